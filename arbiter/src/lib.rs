@@ -1,0 +1,1 @@
+//! Arbiter: matches between players, gating, tournaments and ratings.

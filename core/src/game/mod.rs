@@ -1,0 +1,242 @@
+//! Game rules. Every game implements [`Game`]; search, network and records only ever
+//! see this trait, so adding a game never touches them.
+//!
+//! Moves are *actions*: small integers indexing the game's fixed action space (a column in
+//! Connect Four, a point in Gomoku, a direction in 2048). The network's policy head has one
+//! logit per action, records store actions, and notation converts them to and from text.
+//!
+//! Stochastic one-player games (2048, 2584) alternate a player's move with a chance event
+//! (a tile spawn). While a chance event is pending, [`Game::to_move`] is [`ToMove::Chance`]
+//! and [`Game::chance_outcomes`] lists the events with their probabilities, so a search can
+//! expand them; the chance events are actions too, in their own space.
+
+pub mod connect4;
+pub mod gomoku;
+pub mod sliding;
+pub mod spec;
+
+pub use spec::{AnyGame, GameSpec};
+
+use crate::rng::Rng;
+use std::fmt;
+
+/// An index into a game's action space (or, at a chance node, its chance-event space).
+pub type Action = u16;
+
+/// One of the two players; one-player games only have `First`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Player {
+    First,
+    Second,
+}
+
+impl Player {
+    pub fn other(self) -> Player {
+        match self {
+            Player::First => Player::Second,
+            Player::Second => Player::First,
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Who acts next in a position that is not over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToMove {
+    Player(Player),
+    /// Nature: pick one of [`Game::chance_outcomes`].
+    Chance,
+}
+
+/// How a finished game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Win(Player),
+    Draw,
+    /// One-player games end with a score (the sum of the move rewards).
+    Score(u64),
+}
+
+impl Outcome {
+    /// The result from `player`'s point of view in {-1, 0, 1}; a score counts as 0.
+    pub fn value_for(self, player: Player) -> f32 {
+        match self {
+            Outcome::Win(p) if p == player => 1.0,
+            Outcome::Win(_) => -1.0,
+            Outcome::Draw | Outcome::Score(_) => 0.0,
+        }
+    }
+}
+
+/// Everything that can go wrong when a caller hands a game bad input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    #[error("illegal move {action}: {reason}")]
+    IllegalMove { action: String, reason: String },
+    #[error("the game is already over")]
+    GameOver,
+    #[error("a chance event is pending; a player move is not allowed now")]
+    ChancePending,
+    #[error("no chance event is pending")]
+    NoChancePending,
+    #[error("cannot parse {what} {text:?}: {reason}")]
+    Parse {
+        what: &'static str,
+        text: String,
+        reason: String,
+    },
+    #[error("bad game spec {spec:?}: {reason}")]
+    Spec { spec: String, reason: String },
+}
+
+/// The shape of the network input for a game: `channels` planes of `height × width`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaneShape {
+    pub channels: usize,
+    pub height: usize,
+    pub width: usize,
+}
+
+impl PlaneShape {
+    pub fn len(&self) -> usize {
+        self.channels * self.height * self.width
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The rules of one game, implemented over a position value that is cheap to clone.
+pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
+    /// The spec this position's rules come from, e.g. `connect4:7x6`, `gomoku:15`.
+    /// For games whose board is drawn at random (saiblo), the concrete board, so a
+    /// record replays exactly.
+    fn spec(&self) -> GameSpec;
+
+    /// Size of the player action space (the policy head's width).
+    fn num_actions(&self) -> usize;
+
+    /// Who acts next; meaningless once [`Game::outcome`] is `Some`.
+    fn to_move(&self) -> ToMove;
+
+    /// Appends the legal player actions to `out` (clearing it first). Empty when the game
+    /// is over or a chance event is pending.
+    fn legal_actions(&self, out: &mut Vec<Action>);
+
+    /// Whether `action` is a legal player move now.
+    fn is_legal(&self, action: Action) -> bool;
+
+    /// Plays a player move without checking it; the caller guarantees `is_legal`.
+    /// Returns the move's reward (0 for two-player games).
+    fn play_unchecked(&mut self, action: Action) -> u32;
+
+    /// Plays a player move, or explains why it is not legal. Never panics.
+    fn play(&mut self, action: Action) -> Result<u32, GameError> {
+        if self.outcome().is_some() {
+            return Err(GameError::GameOver);
+        }
+        if self.to_move() == ToMove::Chance {
+            return Err(GameError::ChancePending);
+        }
+        if !self.is_legal(action) {
+            return Err(self.illegal_reason(action));
+        }
+        Ok(self.play_unchecked(action))
+    }
+
+    /// The error for an illegal `action` (called only when `is_legal` is false).
+    fn illegal_reason(&self, action: Action) -> GameError {
+        GameError::IllegalMove {
+            action: self.action_to_text(action),
+            reason: "not a legal move in this position".into(),
+        }
+    }
+
+    /// `Some` once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Zobrist-style hash of the position (including side to move and pending chance),
+    /// kept incrementally.
+    fn hash(&self) -> u64;
+
+    /// Number of player moves played so far.
+    fn ply(&self) -> usize;
+
+    /// The last player action, if any (an input plane of the network).
+    fn last_action(&self) -> Option<Action>;
+
+    // --- chance (stochastic games only) ---
+
+    /// The pending chance events with their probabilities (summing to 1). Empty when no
+    /// chance event is pending.
+    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
+        out.clear();
+    }
+
+    /// Applies a chance event from [`Game::chance_outcomes`].
+    fn apply_chance(&mut self, _event: Action) -> Result<(), GameError> {
+        Err(GameError::NoChancePending)
+    }
+
+    /// Samples and applies a chance event with the right probabilities.
+    fn sample_chance(&mut self, _rng: &mut Rng) {}
+
+    // --- symmetries ---
+
+    /// Number of symmetries of the board (1 = identity only).
+    fn num_symmetries(&self) -> usize {
+        1
+    }
+
+    /// Maps a player action through symmetry `sym` (0 is the identity).
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < self.num_symmetries());
+        action
+    }
+
+    /// Maps a single `height × width` plane (row-major) through symmetry `sym`.
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < self.num_symmetries());
+        dst.copy_from_slice(src);
+    }
+
+    // --- network input ---
+
+    /// Shape of [`Game::encode_planes`].
+    fn plane_shape(&self) -> PlaneShape;
+
+    /// Writes the input planes (from the side to move's point of view) into `out`,
+    /// whose length is `plane_shape().len()`.
+    fn encode_planes(&self, out: &mut [f32]);
+
+    // --- notation ---
+
+    /// Text for one action, e.g. `4` (Connect Four column, 1-based) or `7,7` (Gomoku).
+    fn action_to_text(&self, action: Action) -> String;
+
+    /// Parses one action's text.
+    fn action_from_text(&self, text: &str) -> Result<Action, GameError>;
+
+    /// Parses a move list (the game's position notation: the moves from the start).
+    /// The default splits on whitespace and `;`; Connect Four also takes digit strings.
+    fn moves_from_text(&self, text: &str) -> Result<Vec<Action>, GameError> {
+        text.split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|t| !t.is_empty())
+            .map(|t| self.action_from_text(t))
+            .collect()
+    }
+
+    /// Formats a move list so that [`Game::moves_from_text`] reads it back.
+    fn moves_to_text(&self, moves: &[Action]) -> String {
+        moves
+            .iter()
+            .map(|&a| self.action_to_text(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Human-readable board diagram (for `dojo play` and debugging).
+    fn render(&self) -> String;
+}

@@ -1,0 +1,405 @@
+//! Game specs: the text users type (`connect4`, `connect4:9x7`, `connect4:saiblo`,
+//! `gomoku:15`, `2048`, `2584:1-3`) and the concrete rules a position carries.
+//!
+//! A spec may be *random* (`connect4:saiblo` draws a board per game); [`GameSpec::new_game`]
+//! turns it into a concrete position whose own [`Game::spec`] is the drawn board, so a record
+//! replays exactly.
+
+use super::connect4::{Bits192, Connect4};
+use super::gomoku::Gomoku;
+use super::sliding::{Fib2584, SpawnOdds, Twenty48};
+use super::{Game, GameError};
+use crate::rng::Rng;
+use std::fmt;
+use std::str::FromStr;
+
+/// Which game, with which rules.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameSpec {
+    /// Connect Four on `width × height` with optional blocked cells `(column, row)`, both
+    /// 0-based, row 0 at the bottom.
+    Connect4 {
+        width: u8,
+        height: u8,
+        blocked: Vec<(u8, u8)>,
+    },
+    /// The saiblo variant (seed 001): width and height drawn uniformly from 9..=12 and one
+    /// blocked cell, per game.
+    Connect4Saiblo,
+    /// Freestyle Gomoku (five or more in a row wins) on `size × size`.
+    Gomoku { size: u8 },
+    /// 2048 on 4×4: spawns 2 (90%) or 4 (10%).
+    Twenty48,
+    /// 2584 (Fibonacci) on 4×4 with the given spawn odds.
+    Fib2584 { odds: SpawnOdds },
+}
+
+pub const C4_MIN: u8 = 4;
+pub const C4_MAX_WIDTH: u8 = 12;
+pub const C4_MAX_HEIGHT: u8 = 12;
+pub const GOMOKU_MIN: u8 = 7;
+pub const GOMOKU_MAX: u8 = 19;
+
+impl GameSpec {
+    /// Standard Connect Four, 7 wide and 6 high.
+    pub fn connect4() -> GameSpec {
+        GameSpec::Connect4 {
+            width: 7,
+            height: 6,
+            blocked: Vec::new(),
+        }
+    }
+
+    /// Whether every game of this spec is played on the same board.
+    pub fn is_random(&self) -> bool {
+        matches!(self, GameSpec::Connect4Saiblo)
+    }
+
+    /// A new game at its starting position (stochastic games get their two opening tiles).
+    pub fn new_game(&self, rng: &mut Rng) -> Result<AnyGame, GameError> {
+        Ok(match self {
+            GameSpec::Connect4 {
+                width,
+                height,
+                blocked,
+            } => {
+                let cells: Vec<(usize, usize)> = blocked
+                    .iter()
+                    .map(|&(c, r)| (c as usize, r as usize))
+                    .collect();
+                if fits_64(*width, *height) {
+                    AnyGame::Connect4(Connect4::new(*width as usize, *height as usize, &cells)?)
+                } else {
+                    AnyGame::Connect4Wide(Connect4::new(*width as usize, *height as usize, &cells)?)
+                }
+            }
+            GameSpec::Connect4Saiblo => {
+                let width = 9 + rng.below(4) as u8;
+                let height = 9 + rng.below(4) as u8;
+                let blocked = vec![(
+                    rng.below(width as usize) as u8,
+                    rng.below(height as usize) as u8,
+                )];
+                return GameSpec::Connect4 {
+                    width,
+                    height,
+                    blocked,
+                }
+                .new_game(rng);
+            }
+            GameSpec::Gomoku { size } => AnyGame::Gomoku(Gomoku::new(*size as usize)?),
+            GameSpec::Twenty48 => {
+                let mut g = Twenty48::new();
+                g.sample_chance(rng);
+                g.sample_chance(rng);
+                AnyGame::Twenty48(g)
+            }
+            GameSpec::Fib2584 { odds } => {
+                let mut g = Fib2584::new(*odds);
+                g.sample_chance(rng);
+                g.sample_chance(rng);
+                AnyGame::Fib2584(g)
+            }
+        })
+    }
+
+    /// The starting position of a non-random spec, or a clear error for a random one.
+    pub fn start(&self) -> Result<AnyGame, GameError> {
+        if self.is_random() {
+            return Err(GameError::Spec {
+                spec: self.to_string(),
+                reason: "draws a new board per game; name a concrete board instead".into(),
+            });
+        }
+        self.new_game(&mut Rng::seed(0))
+    }
+
+    /// The short family name: `connect4`, `gomoku`, `2048`, `2584`.
+    pub fn family(&self) -> &'static str {
+        match self {
+            GameSpec::Connect4 { .. } | GameSpec::Connect4Saiblo => "connect4",
+            GameSpec::Gomoku { .. } => "gomoku",
+            GameSpec::Twenty48 => "2048",
+            GameSpec::Fib2584 { .. } => "2584",
+        }
+    }
+}
+
+/// Connect Four bitboards use `height + 1` bits per column (a sentinel row).
+pub fn fits_64(width: u8, height: u8) -> bool {
+    (width as u32) * (height as u32 + 1) <= 64
+}
+
+fn spec_err(spec: &str, reason: impl Into<String>) -> GameError {
+    GameError::Spec {
+        spec: spec.to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn parse_u8(spec: &str, what: &str, t: &str) -> Result<u8, GameError> {
+    t.parse::<u8>()
+        .map_err(|_| spec_err(spec, format!("{what} {t:?} is not a number")))
+}
+
+impl FromStr for GameSpec {
+    type Err = GameError;
+
+    /// `connect4`, `connect4:WxH`, `connect4:WxH:C.R[,C.R...]` (blocked cells, 1-based column
+    /// and row from the bottom), `connect4:saiblo`, `gomoku`, `gomoku:N`, `2048`, `2584`,
+    /// `2584:1-2` or `2584:1-3`.
+    fn from_str(s: &str) -> Result<GameSpec, GameError> {
+        let text = s.trim();
+        let mut parts = text.split(':');
+        let family = parts.next().unwrap_or("").to_ascii_lowercase();
+        let rest: Vec<&str> = parts.collect();
+        let spec = match family.as_str() {
+            "connect4" | "c4" => {
+                match rest.as_slice() {
+                    [] => GameSpec::connect4(),
+                    ["saiblo"] => GameSpec::Connect4Saiblo,
+                    [dims] | [dims, _] => {
+                        let (w, h) = dims
+                            .split_once(['x', 'X'])
+                            .ok_or_else(|| spec_err(text, "size must look like WxH, e.g. 7x6"))?;
+                        let width = parse_u8(text, "width", w)?;
+                        let height = parse_u8(text, "height", h)?;
+                        for (what, v, max) in [
+                            ("width", width, C4_MAX_WIDTH),
+                            ("height", height, C4_MAX_HEIGHT),
+                        ] {
+                            if !(C4_MIN..=max).contains(&v) {
+                                return Err(spec_err(
+                                    text,
+                                    format!("{what} {v} is outside {C4_MIN}..={max}"),
+                                ));
+                            }
+                        }
+                        let mut blocked = Vec::new();
+                        if let [_, cells] = rest.as_slice() {
+                            for cell in cells.split(',').filter(|c| !c.is_empty()) {
+                                let (c, r) = cell.split_once('.').ok_or_else(|| {
+                                spec_err(text, format!("blocked cell {cell:?} must look like COLUMN.ROW, e.g. 3.1"))
+                            })?;
+                                let c = parse_u8(text, "blocked column", c)?;
+                                let r = parse_u8(text, "blocked row", r)?;
+                                if c == 0 || c > width || r == 0 || r > height {
+                                    return Err(spec_err(
+                                        text,
+                                        format!(
+                                            "blocked cell {cell} is off the {width}x{height} board"
+                                        ),
+                                    ));
+                                }
+                                blocked.push((c - 1, r - 1));
+                            }
+                            blocked.sort_unstable();
+                            blocked.dedup();
+                        }
+                        GameSpec::Connect4 {
+                            width,
+                            height,
+                            blocked,
+                        }
+                    }
+                    _ => {
+                        return Err(spec_err(
+                            text,
+                            "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo",
+                        ))
+                    }
+                }
+            }
+            "gomoku" => {
+                let size = match rest.as_slice() {
+                    [] => 15,
+                    [n] => parse_u8(text, "size", n)?,
+                    _ => return Err(spec_err(text, "expected gomoku or gomoku:N")),
+                };
+                if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
+                    return Err(spec_err(
+                        text,
+                        format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}"),
+                    ));
+                }
+                GameSpec::Gomoku { size }
+            }
+            "2048" => match rest.as_slice() {
+                [] => GameSpec::Twenty48,
+                _ => return Err(spec_err(text, "2048 takes no options")),
+            },
+            "2584" => match rest.as_slice() {
+                [] => GameSpec::Fib2584 {
+                    odds: SpawnOdds::OneTwo,
+                },
+                ["1-2"] => GameSpec::Fib2584 {
+                    odds: SpawnOdds::OneTwo,
+                },
+                ["1-3"] => GameSpec::Fib2584 {
+                    odds: SpawnOdds::OneThree,
+                },
+                _ => {
+                    return Err(spec_err(
+                        text,
+                        "expected 2584, 2584:1-2 (90/10) or 2584:1-3 (75/25)",
+                    ))
+                }
+            },
+            _ => {
+                return Err(spec_err(
+                    text,
+                    "unknown game; expected connect4, gomoku, 2048 or 2584",
+                ));
+            }
+        };
+        Ok(spec)
+    }
+}
+
+impl fmt::Display for GameSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameSpec::Connect4 {
+                width,
+                height,
+                blocked,
+            } => {
+                write!(f, "connect4:{width}x{height}")?;
+                if !blocked.is_empty() {
+                    let cells: Vec<String> = blocked
+                        .iter()
+                        .map(|(c, r)| format!("{}.{}", c + 1, r + 1))
+                        .collect();
+                    write!(f, ":{}", cells.join(","))?;
+                }
+                Ok(())
+            }
+            GameSpec::Connect4Saiblo => write!(f, "connect4:saiblo"),
+            GameSpec::Gomoku { size } => write!(f, "gomoku:{size}"),
+            GameSpec::Twenty48 => write!(f, "2048"),
+            GameSpec::Fib2584 {
+                odds: SpawnOdds::OneTwo,
+            } => write!(f, "2584:1-2"),
+            GameSpec::Fib2584 {
+                odds: SpawnOdds::OneThree,
+            } => write!(f, "2584:1-3"),
+        }
+    }
+}
+
+impl serde::Serialize for GameSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for GameSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GameSpec, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A position of any game, for code that picks the game at run time (the CLI, records).
+/// Hot loops should be generic over [`Game`] instead: use [`with_game!`](crate::with_game).
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    Connect4(Connect4<u64>),
+    Connect4Wide(Connect4<Bits192>),
+    Gomoku(Gomoku),
+    Twenty48(Twenty48),
+    Fib2584(Fib2584),
+}
+
+/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
+/// is monomorphised per game: `with_game!(any, g => run_match(g, ...))`.
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::game::AnyGame::Connect4($g) => $body,
+            $crate::game::AnyGame::Connect4Wide($g) => $body,
+            $crate::game::AnyGame::Gomoku($g) => $body,
+            $crate::game::AnyGame::Twenty48($g) => $body,
+            $crate::game::AnyGame::Fib2584($g) => $body,
+        }
+    };
+}
+
+impl AnyGame {
+    pub fn spec(&self) -> GameSpec {
+        with_game!(self, g => g.spec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_round_trip_through_text() {
+        for text in [
+            "connect4:7x6",
+            "connect4:12x12",
+            "connect4:9x10:3.1,5.4",
+            "connect4:saiblo",
+            "gomoku:15",
+            "gomoku:7",
+            "2048",
+            "2584:1-2",
+            "2584:1-3",
+        ] {
+            let spec: GameSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+        }
+        assert_eq!(
+            "connect4".parse::<GameSpec>().unwrap(),
+            GameSpec::connect4()
+        );
+        assert_eq!(
+            "gomoku".parse::<GameSpec>().unwrap(),
+            GameSpec::Gomoku { size: 15 }
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let cases = [
+            ("connect4:3x6", "width 3 is outside 4..=12"),
+            ("connect4:7x13", "height 13 is outside 4..=12"),
+            ("connect4:7by6", "size must look like WxH"),
+            ("connect4:7x6:8.1", "blocked cell 8.1 is off the 7x6 board"),
+            ("gomoku:20", "size 20 is outside 7..=19"),
+            ("gomoku:x", "size \"x\" is not a number"),
+            ("chess", "unknown game"),
+            ("2584:1-4", "expected 2584"),
+        ];
+        for (text, want) in cases {
+            let err = text.parse::<GameSpec>().unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn saiblo_draws_boards_in_range_with_one_blocked_cell() {
+        let mut rng = Rng::seed(3);
+        let mut sizes = std::collections::HashSet::new();
+        for _ in 0..200 {
+            let g = GameSpec::Connect4Saiblo.new_game(&mut rng).unwrap();
+            match g.spec() {
+                GameSpec::Connect4 {
+                    width,
+                    height,
+                    blocked,
+                } => {
+                    assert!((9..=12).contains(&width) && (9..=12).contains(&height));
+                    assert_eq!(blocked.len(), 1);
+                    sizes.insert((width, height));
+                }
+                other => panic!("saiblo made {other}"),
+            }
+        }
+        assert_eq!(sizes.len(), 16);
+        assert!(GameSpec::Connect4Saiblo.start().is_err());
+    }
+}

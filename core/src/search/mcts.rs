@@ -1,0 +1,1 @@
+//! Pure MCTS (UCT) with rollouts: a baseline player. (stub; being written)

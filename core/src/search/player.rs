@@ -1,0 +1,43 @@
+//! The interface every move-picking player implements, and the uniform random baseline.
+
+use crate::game::{Action, Game};
+use crate::rng::Rng;
+
+/// A player: given a position where it is to move, picks a legal move.
+pub trait Agent<G: Game>: Send {
+    /// A short description, e.g. `mcts:1000`.
+    fn name(&self) -> String;
+
+    /// Called before each new game (drop any reused tree, reset clocks).
+    fn new_game(&mut self) {}
+
+    /// Picks a legal player move for the side to move. The game is not over and no chance
+    /// event is pending.
+    fn select_move(&mut self, game: &G) -> Action;
+}
+
+/// Picks uniformly among the legal moves.
+pub struct RandomAgent {
+    rng: Rng,
+    moves: Vec<Action>,
+}
+
+impl RandomAgent {
+    pub fn new(rng: Rng) -> RandomAgent {
+        RandomAgent {
+            rng,
+            moves: Vec::new(),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for RandomAgent {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn select_move(&mut self, game: &G) -> Action {
+        game.legal_actions(&mut self.moves);
+        self.moves[self.rng.below(self.moves.len())]
+    }
+}

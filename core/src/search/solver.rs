@@ -1,0 +1,1 @@
+//! Exact Connect Four solver. (stub; being written)

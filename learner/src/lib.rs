@@ -1,0 +1,1 @@
+//! Learner: gRPC service, durable game log, replay buffer, training loop, checkpoints, metrics.

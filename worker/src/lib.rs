@@ -1,0 +1,1 @@
+//! Self-play worker: fetches models, plays batched self-play games, uploads them with spool and retry.
