@@ -1,1 +1,4 @@
 //! Arbiter: matches between players, gating, tournaments and ratings.
+
+pub mod matches;
+pub mod players;

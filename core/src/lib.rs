@@ -1,8 +1,11 @@
 //! dojo-core: everything a worker, learner and arbiter share.
 //!
 //! Layers, lowest first (a module never imports one above it):
-//! `rng` ← `game` (rules, bitboards) ← `search` (MCTS, baselines, solver).
+//! `rng`, `util` ← `game` (rules, bitboards) ← `search` (MCTS, PUCT graph search, baselines,
+//! solver) ← `net` (tch model, checkpoints, training).
 
 pub mod game;
+pub mod net;
 pub mod rng;
 pub mod search;
+pub mod util;

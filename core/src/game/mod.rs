@@ -15,7 +15,7 @@ pub mod gomoku;
 pub mod sliding;
 pub mod spec;
 
-pub use spec::{AnyGame, GameSpec};
+pub use spec::{AnyGame, FromAnyGame, GameSpec};
 
 use crate::rng::Rng;
 use std::fmt;

@@ -74,6 +74,7 @@ impl GameSpec {
                 }
             }
             GameSpec::Connect4Saiblo => {
+                // Every saiblo board is at least 9×9, so always a `Connect4<Bits192>`.
                 let width = 9 + rng.below(4) as u8;
                 let height = 9 + rng.below(4) as u8;
                 let blocked = vec![(
@@ -331,6 +332,26 @@ impl AnyGame {
         with_game!(self, g => g.spec())
     }
 }
+
+/// Takes the concrete game back out of an [`AnyGame`] (generic code that starts many games
+/// of one spec needs its concrete type).
+pub trait FromAnyGame: Sized {
+    fn from_any(any: AnyGame) -> Option<Self>;
+}
+
+macro_rules! from_any {
+    ($($variant:ident => $t:ty),*) => {$(
+        impl FromAnyGame for $t {
+            fn from_any(any: AnyGame) -> Option<Self> {
+                match any {
+                    AnyGame::$variant(g) => Some(g),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+from_any!(Connect4 => Connect4<u64>, Connect4Wide => Connect4<Bits192>, Gomoku => Gomoku, Twenty48 => Twenty48, Fib2584 => Fib2584);
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,9 @@
 //! Search: players that pick moves. Baselines (uniform random, pure MCTS with rollouts, the
-//! exact Connect Four solver) live here beside the network-guided search.
+//! exact Connect Four solver) and the network-guided PUCT graph search.
 
+pub mod config;
+pub mod evaluator;
 pub mod mcts;
 pub mod player;
+pub mod puct;
 pub mod solver;

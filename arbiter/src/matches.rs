@@ -1,0 +1,253 @@
+//! Head-to-head matches between two players with alternating first player, and their
+//! statistics (score with a 95% interval, Elo difference).
+
+use dojo_core::game::{Game, Outcome, Player, ToMove};
+use dojo_core::rng::Rng;
+use dojo_core::search::player::Agent;
+use serde::Serialize;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+/// One finished game of a match, from player A's point of view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameResult {
+    pub index: u32,
+    pub a_first: bool,
+    /// 1 = A won, 0 = draw, -1 = A lost.
+    pub result: i8,
+    pub moves: String,
+}
+
+/// Wins, draws and losses of A against B.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Tally {
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+impl Tally {
+    pub fn add(&mut self, result: i8) {
+        self.games += 1;
+        match result {
+            1 => self.wins += 1,
+            0 => self.draws += 1,
+            _ => self.losses += 1,
+        }
+    }
+
+    /// Points per game for A: wins count 1, draws 1/2.
+    pub fn score(&self) -> f64 {
+        if self.games == 0 {
+            return 0.5;
+        }
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games as f64
+    }
+
+    /// 95% Wilson score interval for A's score (well-behaved at 0% and 100%, unlike the
+    /// normal approximation).
+    pub fn interval(&self) -> (f64, f64) {
+        wilson(self.score(), self.games as f64, 1.959_964)
+    }
+
+    /// Elo difference implied by the score (±inf at 0% or 100%, clamped to ±1000).
+    pub fn elo(&self) -> f64 {
+        elo_from_score(self.score())
+    }
+}
+
+pub fn wilson(p: f64, n: f64, z: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+pub fn elo_from_score(score: f64) -> f64 {
+    let s = score.clamp(1e-9, 1.0 - 1e-9);
+    (-400.0 * (1.0 / s - 1.0).log10()).clamp(-1000.0, 1000.0)
+}
+
+/// The result of a whole match.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchResult {
+    pub game: String,
+    pub a: String,
+    pub b: String,
+    #[serde(flatten)]
+    pub tally: Tally,
+    pub score: f64,
+    pub interval: [f64; 2],
+    pub elo: f64,
+    /// A's results split by who moved first.
+    pub a_first: Tally,
+    pub b_first: Tally,
+}
+
+impl MatchResult {
+    pub fn summary(&self) -> String {
+        let t = &self.tally;
+        format!(
+            "{a} vs {b} on {game}: {n} games, {a} {w} wins, {d} draws, {l} losses; score {s:.1}% (95% CI {lo:.1}%..{hi:.1}%), Elo {elo:+.0}\n  {a} moving first: {fw}-{fd}-{fl}; {b} moving first: {sw}-{sd}-{sl} (W-D-L for {a})",
+            a = self.a,
+            b = self.b,
+            game = self.game,
+            n = t.games,
+            w = t.wins,
+            d = t.draws,
+            l = t.losses,
+            s = 100.0 * self.score,
+            lo = 100.0 * self.interval[0],
+            hi = 100.0 * self.interval[1],
+            elo = self.elo,
+            fw = self.a_first.wins,
+            fd = self.a_first.draws,
+            fl = self.a_first.losses,
+            sw = self.b_first.wins,
+            sd = self.b_first.draws,
+            sl = self.b_first.losses,
+        )
+    }
+}
+
+/// Plays one game between `first` and `second` from `start`; returns the outcome and the
+/// move list. Chance events (none in two-player games) are sampled from `rng`.
+pub fn play_game<G: Game>(
+    mut game: G,
+    first: &mut dyn Agent<G>,
+    second: &mut dyn Agent<G>,
+    rng: &mut Rng,
+) -> (Outcome, G, Vec<dojo_core::game::Action>) {
+    first.new_game();
+    second.new_game();
+    let mut moves = Vec::new();
+    loop {
+        if let Some(outcome) = game.outcome() {
+            return (outcome, game, moves);
+        }
+        match game.to_move() {
+            ToMove::Chance => game.sample_chance(rng),
+            ToMove::Player(p) => {
+                let agent: &mut dyn Agent<G> = if p == Player::First { &mut *first } else { &mut *second };
+                let action = agent.select_move(&game);
+                // An agent returning an illegal move is a bug in that agent, not bad input.
+                game.play(action).unwrap_or_else(|e| panic!("{} played an illegal move: {e}", agent.name()));
+                moves.push(action);
+            }
+        }
+    }
+}
+
+/// Plays `games` games between A and B, A moving first in even-numbered games, on
+/// `threads` threads (each with its own pair of agents from the factories). `start` makes
+/// each game's starting position (it may draw a random board); `on_game` sees every
+/// finished game as it ends.
+#[allow(clippy::too_many_arguments)]
+pub fn play_match<G, FA, FB, S>(
+    games: u32,
+    threads: usize,
+    seed: u64,
+    make_a: FA,
+    make_b: FB,
+    start: S,
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<MatchResult, String>
+where
+    G: Game,
+    FA: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
+    FB: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
+    S: Fn(&mut Rng) -> G + Sync,
+{
+    let probe = start(&mut Rng::seed(seed));
+    if probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
+        return Err(format!("{} is not a two-player game; matches need two players", probe.spec()));
+    }
+    let a_name = make_a(seed)?.name();
+    let b_name = make_b(seed)?.name();
+    let next = AtomicU32::new(0);
+    let results: Mutex<Vec<GameResult>> = Mutex::new(Vec::new());
+    let threads = threads.clamp(1, games.max(1) as usize);
+    let errors: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (next, results, errors, make_a, make_b, start) = (&next, &results, &errors, &make_a, &make_b, &start);
+            scope.spawn(move || {
+                let thread_seed = seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                let (mut a, mut b) = match (make_a(thread_seed), make_b(thread_seed ^ 1)) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (Err(e), _) | (_, Err(e)) => {
+                        *errors.lock().unwrap() = Some(e);
+                        return;
+                    }
+                };
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= games {
+                        break;
+                    }
+                    let mut rng = Rng::seed(seed.wrapping_add(u64::from(index)).wrapping_mul(0x2545_f491_4f6c_dd1d));
+                    let game = start(&mut rng);
+                    let a_first = index % 2 == 0;
+                    let (outcome, end, moves) = if a_first {
+                        play_game(game, a.as_mut(), b.as_mut(), &mut rng)
+                    } else {
+                        play_game(game, b.as_mut(), a.as_mut(), &mut rng)
+                    };
+                    let a_player = if a_first { Player::First } else { Player::Second };
+                    let result = GameResult {
+                        index,
+                        a_first,
+                        result: outcome.value_for(a_player) as i8,
+                        moves: end.moves_to_text(&moves),
+                    };
+                    on_game(&result);
+                    results.lock().unwrap().push(result);
+                }
+            });
+        }
+    });
+    if let Some(e) = errors.into_inner().unwrap() {
+        return Err(e);
+    }
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|r| r.index);
+    let (mut tally, mut a_first, mut b_first) = (Tally::default(), Tally::default(), Tally::default());
+    for r in &results {
+        tally.add(r.result);
+        if r.a_first { a_first.add(r.result) } else { b_first.add(r.result) }
+    }
+    let (lo, hi) = tally.interval();
+    Ok(MatchResult {
+        game: probe.spec().to_string(),
+        a: a_name,
+        b: b_name,
+        score: tally.score(),
+        interval: [lo, hi],
+        elo: tally.elo(),
+        tally,
+        a_first,
+        b_first,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_is_sane_at_the_extremes_and_the_middle() {
+        let (lo, hi) = wilson(1.0, 100.0, 1.959_964);
+        assert!((lo - 0.963).abs() < 0.001 && hi == 1.0, "{lo} {hi}");
+        let (lo, hi) = wilson(0.5, 100.0, 1.959_964);
+        assert!((lo - 0.404).abs() < 0.001 && (hi - 0.596).abs() < 0.001, "{lo} {hi}");
+        let t = Tally { games: 4, wins: 1, draws: 2, losses: 1 };
+        assert_eq!(t.score(), 0.5);
+        assert_eq!(t.elo(), 0.0);
+        assert!((elo_from_score(0.75) - 190.85).abs() < 0.1);
+    }
+}

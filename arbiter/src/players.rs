@@ -1,0 +1,139 @@
+//! Player specs (`random`, `mcts:1000`, `solver`) and building the agent a spec names for
+//! a given game.
+
+use dojo_core::game::connect4::{BitWord, Connect4};
+use dojo_core::game::gomoku::Gomoku;
+use dojo_core::game::sliding::{Fib2584, Twenty48};
+use dojo_core::game::{Game, GameSpec};
+use dojo_core::rng::Rng;
+use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
+use dojo_core::search::player::{Agent, RandomAgent};
+use dojo_core::search::solver_agent::SolverAgent;
+use std::fmt;
+use std::str::FromStr;
+
+/// What a player is, as typed on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    /// Uniformly random legal moves.
+    Random,
+    /// Pure MCTS with `iterations` rollouts per move; Connect Four uses seed 001's rollout
+    /// rules unless `uniform` is set (`mcts:N:uniform`).
+    Mcts { iterations: u32, uniform: bool },
+    /// The exact Connect Four solver (`solver` or `solver:NODES` for its per-move budget).
+    Solver { max_nodes: u64 },
+}
+
+pub const DEFAULT_SOLVER_NODES: u64 = 20_000_000;
+
+impl FromStr for PlayerSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<PlayerSpec, String> {
+        let parts: Vec<&str> = s.trim().split(':').collect();
+        let bad = |why: &str| format!("bad player spec {s:?}: {why}");
+        match parts.as_slice() {
+            ["random"] => Ok(PlayerSpec::Random),
+            ["mcts", rest @ ..] => {
+                let iterations = match rest.first() {
+                    None => 1000,
+                    Some(n) => n.parse().map_err(|_| bad("mcts:N needs a number of rollouts, e.g. mcts:1000"))?,
+                };
+                if iterations == 0 {
+                    return Err(bad("mcts needs at least 1 rollout"));
+                }
+                let uniform = match rest.get(1..) {
+                    None | Some([]) => false,
+                    Some(["uniform"]) => true,
+                    Some(_) => return Err(bad("expected mcts:N or mcts:N:uniform")),
+                };
+                Ok(PlayerSpec::Mcts { iterations, uniform })
+            }
+            ["solver"] => Ok(PlayerSpec::Solver { max_nodes: DEFAULT_SOLVER_NODES }),
+            ["solver", n] => Ok(PlayerSpec::Solver {
+                max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
+            }),
+            _ => Err(bad("expected random, mcts:N, mcts:N:uniform, solver or solver:NODES")),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Mcts { iterations, uniform: false } => write!(f, "mcts:{iterations}"),
+            PlayerSpec::Mcts { iterations, uniform: true } => write!(f, "mcts:{iterations}:uniform"),
+            PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
+            PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
+        }
+    }
+}
+
+fn mcts_config(iterations: u32) -> MctsConfig {
+    MctsConfig { iterations, ..MctsConfig::default() }
+}
+
+/// Games whose baseline players the arbiter can build.
+pub trait BaselinePlayers: Game + Sized {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String>;
+}
+
+/// The players every game has: random and MCTS with uniform rollouts.
+fn generic_baseline<G: Game>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
+    let rng = Rng::seed(seed);
+    match *spec {
+        PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
+        PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
+        PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
+    }
+}
+
+impl<B: BitWord> BaselinePlayers for Connect4<B> {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+        match *spec {
+            PlayerSpec::Mcts { iterations, uniform: false } => {
+                Ok(Box::new(Mcts::new(mcts_config(iterations), Connect4Rollout, Rng::seed(seed))))
+            }
+            PlayerSpec::Solver { max_nodes } => Ok(Box::new(SolverAgent::new(max_nodes, Rng::seed(seed)))),
+            _ => generic_baseline(spec, seed),
+        }
+    }
+}
+
+macro_rules! generic_players {
+    ($($t:ty),*) => {$(
+        impl BaselinePlayers for $t {
+            fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+                generic_baseline(spec, seed)
+            }
+        }
+    )*};
+}
+generic_players!(Gomoku, Twenty48, Fib2584);
+
+/// Checks a spec can play `game` before a long run starts (e.g. the solver on Gomoku).
+pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), String> {
+    match spec {
+        PlayerSpec::Solver { .. } if game.family() != "connect4" => {
+            Err(format!("the solver player only plays Connect Four, not {game}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn player_specs_parse_and_print() {
+        for text in ["random", "mcts:1000", "mcts:50:uniform", "solver", "solver:1000"] {
+            assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
+        }
+        assert_eq!("mcts".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts { iterations: 1000, uniform: false });
+        for (bad, why) in [("mcts:x", "needs a number"), ("mcts:0", "at least 1"), ("alphago", "expected random")] {
+            let err = bad.parse::<PlayerSpec>().unwrap_err();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! `dojo match`: two players, many games, alternating first player.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dojo_arbiter::matches::{play_match, GameResult};
+use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
+use dojo_core::game::{FromAnyGame, GameSpec};
+use dojo_core::rng::Rng;
+use dojo_core::with_game;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::sync::Mutex;
+
+#[derive(Args)]
+pub struct MatchArgs {
+    /// Game: connect4, connect4:WxH, connect4:saiblo, gomoku:N, ...
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES.
+    #[arg(long)]
+    a: String,
+    /// Player B (same forms as --a).
+    #[arg(long)]
+    b: String,
+    /// Number of games; A moves first in even-numbered games.
+    #[arg(long, default_value_t = 100)]
+    games: u32,
+    /// Games played at once (each thread has its own pair of players); default: the cores.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed for reproducible matches (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print one JSON object (players, games, wins, draws, losses, score, interval, elo).
+    #[arg(long)]
+    json: bool,
+    /// Also print every game's moves (one line each; with --json, a `games_played` list).
+    #[arg(long)]
+    verbose: bool,
+}
+
+pub fn run(args: MatchArgs) -> Result<()> {
+    let spec: GameSpec = args.game.parse().context("--game")?;
+    let a: PlayerSpec = args.a.parse().map_err(anyhow::Error::msg).context("--a")?;
+    let b: PlayerSpec = args.b.parse().map_err(anyhow::Error::msg).context("--b")?;
+    check_player_for(&a, &spec).map_err(anyhow::Error::msg)?;
+    check_player_for(&b, &spec).map_err(anyhow::Error::msg)?;
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let seed = args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64());
+    let probe = spec.new_game(&mut Rng::seed(seed))?;
+    with_game!(probe, g => run_typed(g, &spec, &a, &b, &args, seed))
+}
+
+fn run_typed<G: BaselinePlayers + FromAnyGame>(
+    _probe: G,
+    spec: &GameSpec,
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    args: &MatchArgs,
+    seed: u64,
+) -> Result<()> {
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = ProgressBar::new(u64::from(args.games));
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} elapsed, eta {eta} {msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(format!("{a} vs {b}"));
+    let tally = Mutex::new((0u32, 0u32, 0u32));
+    let played = Mutex::new(Vec::<GameResult>::new());
+    let on_game = |r: &GameResult| {
+        let mut t = tally.lock().unwrap();
+        match r.result {
+            1 => t.0 += 1,
+            0 => t.1 += 1,
+            _ => t.2 += 1,
+        }
+        bar.set_message(format!("(A: {}-{}-{})", t.0, t.1, t.2));
+        bar.inc(1);
+        if args.verbose {
+            played.lock().unwrap().push(r.clone());
+        }
+    };
+    let start = |rng: &mut Rng| {
+        let any = spec.new_game(rng).expect("spec was checked by the probe game");
+        G::from_any(any).expect("every game of a spec has the probe's type")
+    };
+    let result = play_match(
+        args.games,
+        threads,
+        seed,
+        |s| G::baseline(a, s),
+        |s| G::baseline(b, s),
+        start,
+        &on_game,
+    )
+    .map_err(anyhow::Error::msg)?;
+    bar.finish_and_clear();
+    let mut played = played.into_inner().unwrap();
+    played.sort_by_key(|r| r.index);
+    if args.json {
+        let mut value = serde_json::to_value(&result)?;
+        if args.verbose {
+            value["games_played"] = serde_json::to_value(&played)?;
+        }
+        println!("{value}");
+    } else {
+        for r in &played {
+            let first = if r.a_first { "A" } else { "B" };
+            println!("game {:>4}: {first} first, A {:>2}  {}", r.index + 1, r.result, r.moves);
+        }
+        println!("{}", result.summary());
+    }
+    Ok(())
+}

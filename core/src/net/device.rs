@@ -1,0 +1,118 @@
+//! Choosing where the network runs and how many threads libtorch may use.
+//!
+//! libtorch's intra-op pool spins while it waits for work: two processes whose pools
+//! together exceed the cores slow each other down by up to ~100× (measured on a 2-core
+//! machine). Every process that runs a network therefore sets its thread counts
+//! explicitly, once, before the first tensor op.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Once;
+
+/// Where to run the network: `cpu`, `cuda` (device 0) or `cuda:N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeviceSpec {
+    #[default]
+    Cpu,
+    Cuda(usize),
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DeviceError {
+    #[error("unknown device {0:?}: expected cpu, cuda or cuda:N")]
+    Unknown(String),
+    #[error("device {requested} was requested but libtorch sees no CUDA device{hint}")]
+    NoCuda { requested: String, hint: String },
+    #[error("device cuda:{index} was requested but only {count} CUDA device(s) exist")]
+    NoSuchGpu { index: usize, count: usize },
+}
+
+impl FromStr for DeviceSpec {
+    type Err = DeviceError;
+    fn from_str(s: &str) -> Result<Self, DeviceError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cpu" => Ok(DeviceSpec::Cpu),
+            "cuda" | "gpu" => Ok(DeviceSpec::Cuda(0)),
+            other => other
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(DeviceSpec::Cuda)
+                .ok_or_else(|| DeviceError::Unknown(s.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for DeviceSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceSpec::Cpu => write!(f, "cpu"),
+            DeviceSpec::Cuda(i) => write!(f, "cuda:{i}"),
+        }
+    }
+}
+
+impl DeviceSpec {
+    /// The tch device, or a clear error when CUDA was asked for and is not there.
+    pub fn resolve(self) -> Result<tch::Device, DeviceError> {
+        match self {
+            DeviceSpec::Cpu => Ok(tch::Device::Cpu),
+            DeviceSpec::Cuda(index) => {
+                if !tch::Cuda::is_available() {
+                    let hint = if tch::utils::has_cuda() {
+                        " (libtorch has CUDA support; is a GPU and its driver present?)"
+                    } else {
+                        " (this libtorch was built without CUDA)"
+                    };
+                    return Err(DeviceError::NoCuda { requested: self.to_string(), hint: hint.into() });
+                }
+                let count = tch::Cuda::device_count().max(0) as usize;
+                if index >= count {
+                    return Err(DeviceError::NoSuchGpu { index, count });
+                }
+                Ok(tch::Device::Cuda(index))
+            }
+        }
+    }
+}
+
+/// Sets libtorch's intra-op and inter-op thread counts for this process. Only the first
+/// call has an effect (libtorch refuses to change the inter-op pool once it has started).
+pub fn set_threads(threads: usize) {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let n = threads.max(1) as i32;
+        tch::set_num_interop_threads(n);
+        tch::set_num_threads(n);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::{Kind, Tensor};
+
+    #[test]
+    fn libtorch_links_and_computes() {
+        set_threads(1);
+        let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0]).reshape([2, 2]);
+        let b = a.matmul(&a);
+        let got: Vec<f32> = Vec::try_from(b.flatten(0, 1)).unwrap();
+        assert_eq!(got, vec![7.0, 10.0, 15.0, 22.0]);
+        assert_eq!(tch::get_num_threads(), 1);
+        assert_eq!(b.kind(), Kind::Float);
+    }
+
+    #[test]
+    fn device_specs_parse_and_cuda_absence_is_a_clear_error() {
+        assert_eq!("cpu".parse::<DeviceSpec>(), Ok(DeviceSpec::Cpu));
+        assert_eq!("cuda".parse::<DeviceSpec>(), Ok(DeviceSpec::Cuda(0)));
+        assert_eq!("cuda:1".parse::<DeviceSpec>(), Ok(DeviceSpec::Cuda(1)));
+        let err = "tpu".parse::<DeviceSpec>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown device \"tpu\": expected cpu, cuda or cuda:N");
+        assert_eq!(DeviceSpec::Cpu.resolve(), Ok(tch::Device::Cpu));
+        if !tch::Cuda::is_available() {
+            let err = DeviceSpec::Cuda(0).resolve().unwrap_err().to_string();
+            assert!(err.starts_with("device cuda:0 was requested but libtorch sees no CUDA device"), "{err}");
+        }
+    }
+}

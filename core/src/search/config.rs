@@ -1,0 +1,207 @@
+//! Settings of the network-guided search and of self-play, with the defaults a user gets
+//! when the config file says nothing.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Forced minimum visits per root child in self-play.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum ForcedVisits {
+    Off,
+    /// Every root child at least N visits (AlphaFive uses 2).
+    Min(u32),
+    /// KataGo's `sqrt(k · P · N)` forced playouts.
+    KataGo(f32),
+}
+
+impl FromStr for ForcedVisits {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("bad forced_visits {s:?}: expected \"off\", \"min:N\" or \"katago:K\"");
+        match s.split_once(':') {
+            None if s == "off" => Ok(ForcedVisits::Off),
+            Some(("min", n)) => n.parse().map(ForcedVisits::Min).map_err(|_| bad()),
+            Some(("katago", k)) => match k.parse::<f32>() {
+                Ok(k) if k > 0.0 && k.is_finite() => Ok(ForcedVisits::KataGo(k)),
+                _ => Err(bad()),
+            },
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl TryFrom<String> for ForcedVisits {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl fmt::Display for ForcedVisits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ForcedVisits::Off => write!(f, "off"),
+            ForcedVisits::Min(n) => write!(f, "min:{n}"),
+            ForcedVisits::KataGo(k) => write!(f, "katago:{k}"),
+        }
+    }
+}
+
+impl From<ForcedVisits> for String {
+    fn from(v: ForcedVisits) -> String {
+        v.to_string()
+    }
+}
+
+/// The PUCT search's knobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Playouts per move.
+    pub simulations: u32,
+    /// Exploration constant of PUCT.
+    pub c_puct: f32,
+    /// First-play urgency: unvisited moves are valued at the parent's Q minus this times
+    /// sqrt(policy mass already visited) (Leela/KataGo).
+    pub fpu_reduction: f32,
+    /// Weight of Dirichlet noise in the root priors during self-play (AlphaZero: 0.25).
+    pub dirichlet_epsilon: f32,
+    /// Dirichlet α; 0 means "scale with the number of legal moves" (10 / legal, as KataGo).
+    pub dirichlet_alpha: f32,
+    /// AlphaFive's weaker noise at every non-root node in self-play (0.1 there); 0 = off.
+    pub nonroot_noise_epsilon: f32,
+    /// Forced visits per root child in self-play.
+    pub forced_visits: ForcedVisits,
+    /// Remove forced visits from the policy target (KataGo's pruning).
+    pub prune_forced: bool,
+    /// Keep the searched subgraph below the move played for the next search.
+    pub reuse_tree: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            simulations: 200,
+            c_puct: 1.5,
+            fpu_reduction: 0.2,
+            dirichlet_epsilon: 0.25,
+            dirichlet_alpha: 0.0,
+            nonroot_noise_epsilon: 0.0,
+            forced_visits: ForcedVisits::KataGo(2.0),
+            prune_forced: true,
+            reuse_tree: true,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// α for a node with `legal` moves.
+    pub fn dirichlet_alpha(&self, legal: usize) -> f32 {
+        if self.dirichlet_alpha > 0.0 {
+            self.dirichlet_alpha
+        } else {
+            (10.0 / legal.max(1) as f32).min(2.0)
+        }
+    }
+
+    /// Checks the values make sense, naming the first that does not.
+    pub fn validate(&self) -> Result<(), String> {
+        let unit = |name: &str, v: f32| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("search.{name} = {v} must be within 0..=1"))
+            }
+        };
+        if self.simulations == 0 {
+            return Err("search.simulations must be at least 1".into());
+        }
+        if !(self.c_puct > 0.0 && self.c_puct.is_finite()) {
+            return Err(format!("search.c_puct = {} must be positive", self.c_puct));
+        }
+        if !(self.fpu_reduction >= 0.0 && self.fpu_reduction.is_finite()) {
+            return Err(format!("search.fpu_reduction = {} must be >= 0", self.fpu_reduction));
+        }
+        if !(self.dirichlet_alpha >= 0.0 && self.dirichlet_alpha.is_finite()) {
+            return Err(format!("search.dirichlet_alpha = {} must be >= 0", self.dirichlet_alpha));
+        }
+        unit("dirichlet_epsilon", self.dirichlet_epsilon)?;
+        unit("nonroot_noise_epsilon", self.nonroot_noise_epsilon)
+    }
+}
+
+/// How self-play picks moves and when it gives up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Games played at once by one engine (their leaves are evaluated in one batch).
+    pub parallel_games: usize,
+    /// Moves (plies) played at temperature 1 (proportional to visits) at the start of a game.
+    pub temperature_moves: u32,
+    /// Temperature after that (0 = always the most visited move).
+    pub final_temperature: f32,
+    /// Resign when the root value stays below -threshold for `resign_consecutive` moves of
+    /// the same player; 0 = never resign.
+    pub resign_threshold: f32,
+    pub resign_consecutive: u32,
+    /// Fraction of games that never resign, to measure how often resigning was wrong.
+    pub no_resign_fraction: f32,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            parallel_games: 32,
+            temperature_moves: 8,
+            final_temperature: 0.0,
+            resign_threshold: 0.0,
+            resign_consecutive: 3,
+            no_resign_fraction: 0.1,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.parallel_games == 0 {
+            return Err("selfplay.parallel_games must be at least 1".into());
+        }
+        if !(0.0..1.0).contains(&self.resign_threshold) {
+            return Err(format!("selfplay.resign_threshold = {} must be within 0..1", self.resign_threshold));
+        }
+        if !(0.0..=1.0).contains(&self.no_resign_fraction) {
+            return Err(format!("selfplay.no_resign_fraction = {} must be within 0..=1", self.no_resign_fraction));
+        }
+        if !(self.final_temperature >= 0.0 && self.final_temperature.is_finite()) {
+            return Err(format!("selfplay.final_temperature = {} must be >= 0", self.final_temperature));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forced_visits_parse() {
+        assert_eq!("off".parse::<ForcedVisits>(), Ok(ForcedVisits::Off));
+        assert_eq!("min:2".parse::<ForcedVisits>(), Ok(ForcedVisits::Min(2)));
+        assert_eq!("katago:2".parse::<ForcedVisits>(), Ok(ForcedVisits::KataGo(2.0)));
+        assert!("katago:-1".parse::<ForcedVisits>().unwrap_err().contains("expected"));
+        let json = serde_json::to_string(&SearchConfig::default()).unwrap();
+        assert!(json.contains("\"forced_visits\":\"katago:2\""), "{json}");
+        let back: SearchConfig = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, SearchConfig::default());
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        let err = serde_json::from_str::<SearchConfig>(r#"{"c_puc": 1.0}"#).unwrap_err().to_string();
+        assert!(err.contains("unknown field `c_puc`"), "{err}");
+        let c = SearchConfig { dirichlet_epsilon: 1.5, ..SearchConfig::default() };
+        assert_eq!(c.validate().unwrap_err(), "search.dirichlet_epsilon = 1.5 must be within 0..=1");
+    }
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every test in the workspace (the README's test command; CI runs it too).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/env.sh"
+cd "$root"
+# Tests that touch libtorch set it to one thread each; the harness runs two at a time on
+# this 2-core machine by default, which is the most that does not oversubscribe it.
+exec cargo test --workspace "$@"
