@@ -2,4 +2,6 @@
 
 pub mod checkpoint;
 pub mod device;
+pub mod infer;
 pub mod model;
+pub mod train;

@@ -1,0 +1,145 @@
+//! Network, checkpoint and trainer behaviour (small nets, one libtorch thread).
+
+use dojo_core::game::GameSpec;
+use dojo_core::net::checkpoint::{self, CheckpointError};
+use dojo_core::net::device::set_threads;
+use dojo_core::net::model::{Architecture, Model};
+use dojo_core::net::train::{Batch, TrainConfig, Trainer};
+use std::path::PathBuf;
+use tch::Device;
+
+fn arch(blocks: usize, channels: usize) -> Architecture {
+    Architecture {
+        game: GameSpec::connect4(),
+        blocks,
+        channels,
+        input_channels: 4,
+        height: 6,
+        width: 7,
+        actions: 7,
+        value_hidden: 16,
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dojo-net-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn inputs(batch: usize, a: &Architecture, seed: u64) -> Vec<f32> {
+    let mut rng = dojo_core::rng::Rng::seed(seed);
+    (0..batch * a.input_len()).map(|_| if rng.below(3) == 0 { 1.0 } else { 0.0 }).collect()
+}
+
+#[test]
+fn forward_shapes_and_value_range() {
+    set_threads(1);
+    let model = Model::new(arch(2, 8), Device::Cpu);
+    let x = inputs(5, model.arch(), 1);
+    let mut p = vec![0.0; 5 * 7];
+    let mut v = vec![9.0; 5];
+    model.infer(&x, 5, &mut p, &mut v);
+    assert!(v.iter().all(|v| (-1.0..=1.0).contains(v)), "{v:?}");
+    assert!(p.iter().all(|x| x.is_finite()));
+}
+
+#[test]
+fn checkpoint_round_trip_gives_identical_outputs() {
+    set_threads(1);
+    let dir = temp_dir("roundtrip");
+    let model = Model::new(arch(1, 8), Device::Cpu);
+    let path = dir.join("a.safetensors");
+    let side = checkpoint::save(&model, &path, 42, 3, Some(&dir.join("parent.safetensors"))).unwrap();
+    assert_eq!(side.step, 42);
+    assert_eq!(side.parent.as_deref(), Some("parent.safetensors"));
+    // Loadable by either name or the stem.
+    for name in ["a.safetensors", "a.json", "a"] {
+        let loaded = checkpoint::load(&dir.join(name), Device::Cpu, Some(&GameSpec::connect4())).unwrap();
+        assert_eq!(loaded.sidecar, side);
+        let x = inputs(3, model.arch(), 2);
+        let (mut p1, mut v1, mut p2, mut v2) = (vec![0.0; 21], vec![0.0; 3], vec![0.0; 21], vec![0.0; 3]);
+        model.infer(&x, 3, &mut p1, &mut v1);
+        loaded.model.infer(&x, 3, &mut p2, &mut v2);
+        assert_eq!(p1, p2);
+        assert_eq!(v1, v2);
+    }
+    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names.len(), 2, "no temp files left: {names:?}");
+}
+
+#[test]
+fn damaged_or_mismatched_checkpoints_are_clear_errors() {
+    set_threads(1);
+    let dir = temp_dir("damaged");
+    let model = Model::new(arch(1, 8), Device::Cpu);
+    let path = dir.join("m.safetensors");
+    checkpoint::save(&model, &path, 1, 0, None).unwrap();
+    let good = std::fs::read(&path).unwrap();
+
+    // Wrong game.
+    let err = checkpoint::load(&path, Device::Cpu, Some(&GameSpec::Gomoku { size: 9 })).err().unwrap();
+    assert!(matches!(err, CheckpointError::WrongGame { .. }), "{err}");
+    assert!(err.to_string().contains("checkpoint is for connect4:7x6, not gomoku:9"), "{err}");
+
+    // Truncated weights: the checksum catches it.
+    std::fs::write(&path, &good[..good.len() / 2]).unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
+    assert!(err.to_string().contains("truncated or replaced file?"), "{err}");
+
+    // A consistent sidecar over garbage weights: the safetensors parser catches it.
+    std::fs::write(&path, b"not a tensor file at all").unwrap();
+    let mut side = checkpoint::read_sidecar(&path).unwrap();
+    side.sha256 = dojo_core::util::sha256_hex(b"not a tensor file at all");
+    std::fs::write(dir.join("m.json"), serde_json::to_vec(&side).unwrap()).unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
+    assert!(err.to_string().contains("not a valid safetensors file"), "{err}");
+
+    // Weights of another architecture under this sidecar: a shape error naming the tensor.
+    let other = Model::new(arch(1, 16), Device::Cpu);
+    let bytes = checkpoint::weights_bytes(&other).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    side.sha256 = dojo_core::util::sha256_hex(&bytes);
+    std::fs::write(dir.join("m.json"), serde_json::to_vec(&side).unwrap()).unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
+    assert!(err.to_string().contains("does not match the architecture's"), "{err}");
+
+    // Unknown sidecar keys and missing files.
+    std::fs::write(dir.join("m.json"), br#"{"format":"dojo-checkpoint/1","bogus":1}"#).unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
+    assert!(err.to_string().contains("bad sidecar JSON"), "{err}");
+    let err = checkpoint::load(&dir.join("nope.safetensors"), Device::Cpu, None).err().unwrap();
+    assert!(err.to_string().contains("cannot read"), "{err}");
+}
+
+#[test]
+fn training_fits_a_fixed_batch() {
+    set_threads(1);
+    let a = arch(1, 8);
+    let mut trainer = Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() }).unwrap();
+    let n = 16;
+    let mut batch = Batch { len: n, planes: inputs(n, &a, 3), ..Default::default() };
+    for i in 0..n {
+        let mut row = vec![0.0; 7];
+        row[i % 7] = 1.0;
+        batch.policy.extend(row);
+        batch.value.push(if i % 2 == 0 { 1.0 } else { -1.0 });
+        batch.weight.push(1.0);
+    }
+    let before = trainer.evaluate(&batch);
+    for _ in 0..150 {
+        trainer.train_step(&batch);
+    }
+    let after = trainer.evaluate(&batch);
+    assert_eq!(trainer.step, 150);
+    assert!(after.policy < before.policy * 0.5, "policy loss {} -> {}", before.policy, after.policy);
+    assert!(after.value < before.value * 0.5, "value loss {} -> {}", before.value, after.value);
+    assert!(after.entropy < before.entropy);
+}
+
+#[test]
+fn bad_train_config_is_refused() {
+    let err = Trainer::new(Model::new(arch(1, 4), Device::Cpu), TrainConfig { batch_size: 0, ..Default::default() }).err().unwrap();
+    assert_eq!(err, "train.batch_size must be at least 1");
+}
