@@ -4,5 +4,6 @@
 //! `rng` ← `game` (rules, bitboards) ← `search` (MCTS, baselines, solver).
 
 pub mod game;
+pub mod record;
 pub mod rng;
 pub mod search;
