@@ -1,11 +1,12 @@
 //! dojo-core: everything a worker, learner and arbiter share.
 //!
 //! Layers, lowest first (a module never imports one above it):
-//! `rng`, `util` ← `game` (rules, bitboards) ← `search` (MCTS, PUCT graph search, baselines,
+//! `rng`, `util` ← `game` (rules, bitboards) ← `record` (game records, samples) ← `search` (MCTS, PUCT graph search, baselines,
 //! solver) ← `net` (tch model, checkpoints, training).
 
 pub mod game;
 pub mod net;
+pub mod record;
 pub mod rng;
 pub mod search;
 pub mod util;
