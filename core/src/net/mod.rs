@@ -1,5 +1,6 @@
 //! The policy/value network in tch (libtorch): model, checkpoints, devices and threads.
 
+pub mod agent;
 pub mod checkpoint;
 pub mod device;
 pub mod infer;

@@ -6,4 +6,5 @@ pub mod evaluator;
 pub mod mcts;
 pub mod player;
 pub mod puct;
+pub mod selfplay;
 pub mod solver;

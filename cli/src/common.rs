@@ -1,0 +1,52 @@
+//! Pieces several subcommands share: devices and threads, loading checkpoints, progress
+//! bars, and turning a game spec into a concrete game type.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use dojo_core::game::{AnyGame, GameSpec};
+use dojo_core::net::checkpoint::{self, Loaded};
+use dojo_core::net::device::{set_threads, DeviceSpec};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::Path;
+
+/// Where the network runs.
+#[derive(Args, Clone, Debug)]
+pub struct DeviceArgs {
+    /// cpu, cuda or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// libtorch threads for this process (intra- and inter-op). Keep the total over all
+    /// processes at or below the cores: libtorch's pools spin and slow each other down.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+}
+
+impl DeviceArgs {
+    /// Sets the thread counts and resolves the device (a clear error if CUDA is missing).
+    pub fn init(&self) -> Result<tch::Device> {
+        set_threads(self.threads);
+        let spec: DeviceSpec = self.device.parse()?;
+        Ok(spec.resolve()?)
+    }
+}
+
+/// Loads a checkpoint, checking it is for `game` when given.
+pub fn load_checkpoint(path: &Path, device: tch::Device, game: Option<&GameSpec>) -> Result<Loaded> {
+    checkpoint::load(path, device, game).with_context(|| format!("loading checkpoint {}", path.display()))
+}
+
+/// The starting position of a concrete (non-random) game spec.
+pub fn start_of(spec: &GameSpec) -> Result<AnyGame> {
+    Ok(spec.start()?)
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal).
+pub fn progress(len: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(&format!("{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{elapsed}} elapsed, eta {{eta}} {{msg}}"))
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar
+}

@@ -1,0 +1,44 @@
+//! A network-guided player for matches and analysis: the PUCT graph search with the
+//! network, no noise, most-visited move.
+
+use super::infer::NetEvaluator;
+use crate::game::{Action, Game};
+use crate::rng::Rng;
+use crate::search::config::SearchConfig;
+use crate::search::player::Agent;
+use crate::search::puct::Search;
+
+pub struct NetAgent<G: Game> {
+    search: Search<G>,
+    evaluator: NetEvaluator,
+    name: String,
+}
+
+impl<G: Game> NetAgent<G> {
+    pub fn new(evaluator: NetEvaluator, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
+        NetAgent { search: Search::new(config, false, rng), evaluator, name }
+    }
+
+    /// Searches `game` and returns the search for inspection (root children, value).
+    pub fn analyse(&mut self, game: &G) -> &Search<G> {
+        self.search.set_root(game);
+        let sims = self.search.config().simulations;
+        self.search.search_with(&mut self.evaluator, sims);
+        &self.search
+    }
+}
+
+impl<G: Game> Agent<G> for NetAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self) {
+        self.search.clear();
+    }
+
+    fn select_move(&mut self, game: &G) -> Action {
+        self.analyse(game);
+        self.search.choose_move(0.0)
+    }
+}
