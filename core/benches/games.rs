@@ -1,1 +1,88 @@
-fn main() {}
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use dojo_core::game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
+use dojo_core::game::{Action, Game, ToMove};
+use dojo_core::rng::Rng;
+use std::hint::black_box;
+
+const SLIDING_MOVES: u64 = 10_000;
+
+/// `SLIDING_MOVES` random player moves, each with its spawn and the next legal-move list,
+/// starting a new game whenever one ends.
+fn sliding_random_play<R: Rules>(start: Sliding<R>, rng: &mut Rng, legal: &mut Vec<Action>) -> u64 {
+    let mut g = start;
+    let mut score = 0;
+    for _ in 0..SLIDING_MOVES {
+        while g.to_move() == ToMove::Chance {
+            g.sample_chance(rng);
+        }
+        g.legal_actions(legal);
+        if legal.is_empty() {
+            score += g.score();
+            g = start;
+            continue;
+        }
+        g.play_unchecked(legal[rng.below(legal.len())]);
+    }
+    score + g.score()
+}
+
+/// Player-to-move positions from random games, with their legal moves.
+fn sliding_positions<R: Rules>(start: Sliding<R>, n: usize) -> Vec<(Sliding<R>, Vec<Action>)> {
+    let mut rng = Rng::seed(11);
+    let mut out = Vec::with_capacity(n);
+    let mut g = start;
+    let mut legal = Vec::new();
+    while out.len() < n {
+        if g.to_move() == ToMove::Chance {
+            g.sample_chance(&mut rng);
+            continue;
+        }
+        g.legal_actions(&mut legal);
+        if legal.is_empty() {
+            g = start;
+            continue;
+        }
+        out.push((g, legal.clone()));
+        g.play_unchecked(legal[rng.below(legal.len())]);
+    }
+    out
+}
+
+fn sliding_bench<R: Rules>(c: &mut Criterion, name: &str, start: Sliding<R>) {
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(SLIDING_MOVES));
+    let mut rng = Rng::seed(1);
+    let mut legal = Vec::with_capacity(4);
+    group.bench_function("random_play", |b| {
+        b.iter(|| black_box(sliding_random_play(start, &mut rng, &mut legal)))
+    });
+    // The slide alone: every legal move of a fixed set of positions.
+    let positions = sliding_positions(start, 4096);
+    let moves: u64 = positions.iter().map(|(_, l)| l.len() as u64).sum();
+    group.throughput(Throughput::Elements(moves));
+    group.bench_function("move_only", |b| {
+        b.iter(|| {
+            let mut acc = 0u32;
+            for (g, legal) in &positions {
+                for &a in legal {
+                    let mut h = *g;
+                    acc = acc.wrapping_add(h.play_unchecked(a));
+                    black_box(&h);
+                }
+            }
+            acc
+        })
+    });
+    group.finish();
+}
+
+fn sliding_2048_moves(c: &mut Criterion) {
+    sliding_bench(c, "sliding_2048_moves", Twenty48::new());
+}
+
+fn sliding_2584_moves(c: &mut Criterion) {
+    sliding_bench(c, "sliding_2584_moves", Fib2584::new(SpawnOdds::OneTwo));
+}
+
+criterion_group!(sliding, sliding_2048_moves, sliding_2584_moves);
+criterion_main!(sliding);
