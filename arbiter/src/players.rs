@@ -1,7 +1,7 @@
 //! Player specs (`random`, `mcts:1000`, `solver`) and building the agent a spec names for
 //! a given game.
 
-use dojo_core::game::connect4::{BitWord, Connect4};
+use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::{Fib2584, Twenty48};
 use dojo_core::game::{Game, GameSpec};
@@ -9,7 +9,14 @@ use dojo_core::rng::Rng;
 use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_core::search::player::{Agent, RandomAgent};
 use dojo_core::search::solver_agent::SolverAgent;
+use dojo_core::net::agent::NetAgent;
+use dojo_core::net::checkpoint;
+use dojo_core::net::device::set_threads;
+use dojo_core::net::infer::NetEvaluator;
+use dojo_core::search::config::SearchConfig;
 use std::fmt;
+use std::path::PathBuf;
+use tch::Device;
 use std::str::FromStr;
 
 /// What a player is, as typed on the command line.
@@ -22,7 +29,11 @@ pub enum PlayerSpec {
     Mcts { iterations: u32, uniform: bool },
     /// The exact Connect Four solver (`solver` or `solver:NODES` for its per-move budget).
     Solver { max_nodes: u64 },
+    /// A network checkpoint with the PUCT search: `net:PATH` or `net:PATH:sims=N`.
+    Net { path: PathBuf, sims: u32 },
 }
+
+pub const DEFAULT_NET_SIMS: u32 = 200;
 
 pub const DEFAULT_SOLVER_NODES: u64 = 20_000_000;
 
@@ -48,11 +59,25 @@ impl FromStr for PlayerSpec {
                 };
                 Ok(PlayerSpec::Mcts { iterations, uniform })
             }
+            ["net", rest @ ..] if !rest.is_empty() => {
+                // The path may itself contain ':'; only a trailing `sims=N` is an option.
+                let (path, sims) = match rest.split_last() {
+                    Some((last, path)) if last.starts_with("sims=") && !path.is_empty() => {
+                        let n = last["sims=".len()..].parse::<u32>().map_err(|_| bad("sims=N needs a number"))?;
+                        (path.join(":"), n)
+                    }
+                    _ => (rest.join(":"), DEFAULT_NET_SIMS),
+                };
+                if sims == 0 {
+                    return Err(bad("sims must be at least 1"));
+                }
+                Ok(PlayerSpec::Net { path: PathBuf::from(path), sims })
+            }
             ["solver"] => Ok(PlayerSpec::Solver { max_nodes: DEFAULT_SOLVER_NODES }),
             ["solver", n] => Ok(PlayerSpec::Solver {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
-            _ => Err(bad("expected random, mcts:N, mcts:N:uniform, solver or solver:NODES")),
+            _ => Err(bad("expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH or net:PATH:sims=N")),
         }
     }
 }
@@ -65,6 +90,8 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Mcts { iterations, uniform: true } => write!(f, "mcts:{iterations}:uniform"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
+            PlayerSpec::Net { path, sims } if *sims == DEFAULT_NET_SIMS => write!(f, "net:{}", path.display()),
+            PlayerSpec::Net { path, sims } => write!(f, "net:{}:sims={sims}", path.display()),
         }
     }
 }
@@ -85,17 +112,42 @@ fn generic_baseline<G: Game>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Age
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
         PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
         PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
+        PlayerSpec::Net { ref path, sims } => {
+            // Matches run players on several threads: one libtorch thread each.
+            set_threads(1);
+            let loaded = checkpoint::load(path, Device::Cpu, None).map_err(|e| e.to_string())?;
+            let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
+            Ok(Box::new(NetAgent::new(NetEvaluator::new(loaded.model), config, spec.to_string(), rng)))
+        }
     }
 }
 
-impl<B: BitWord> BaselinePlayers for Connect4<B> {
+/// Connect Four players: MCTS with seed 001's rollouts; the solver where the board fits it.
+fn connect4_baseline<B: BitWord>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Connect4<B>>>, String> {
+    match *spec {
+        PlayerSpec::Mcts { iterations, uniform: false } => {
+            Ok(Box::new(Mcts::new(mcts_config(iterations), Connect4Rollout, Rng::seed(seed))))
+        }
+        _ => generic_baseline(spec, seed),
+    }
+}
+
+impl BaselinePlayers for Connect4<u64> {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
         match *spec {
-            PlayerSpec::Mcts { iterations, uniform: false } => {
-                Ok(Box::new(Mcts::new(mcts_config(iterations), Connect4Rollout, Rng::seed(seed))))
-            }
             PlayerSpec::Solver { max_nodes } => Ok(Box::new(SolverAgent::new(max_nodes, Rng::seed(seed)))),
-            _ => generic_baseline(spec, seed),
+            _ => connect4_baseline(spec, seed),
+        }
+    }
+}
+
+impl BaselinePlayers for Connect4<Bits192> {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+        match *spec {
+            PlayerSpec::Solver { .. } => {
+                Err("this board is too big for the solver: it needs width × (height + 1) <= 64".into())
+            }
+            _ => connect4_baseline(spec, seed),
         }
     }
 }
@@ -117,6 +169,16 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), String
         PlayerSpec::Solver { .. } if game.family() != "connect4" => {
             Err(format!("the solver player only plays Connect Four, not {game}"))
         }
+        PlayerSpec::Net { path, .. } => {
+            let side = checkpoint::read_sidecar(path).map_err(|e| e.to_string())?;
+            let ok = side.architecture.game == *game
+                || (game.is_random() && side.architecture.game.family() == game.family());
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("{} is a network for {}, not {game}", path.display(), side.architecture.game))
+            }
+        }
         _ => Ok(()),
     }
 }
@@ -127,11 +189,15 @@ mod tests {
 
     #[test]
     fn player_specs_parse_and_print() {
-        for text in ["random", "mcts:1000", "mcts:50:uniform", "solver", "solver:1000"] {
+        for text in ["random", "mcts:1000", "mcts:50:uniform", "solver", "solver:1000", "net:a/b.safetensors", "net:c:d.json:sims=50"] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }
         assert_eq!("mcts".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts { iterations: 1000, uniform: false });
-        for (bad, why) in [("mcts:x", "needs a number"), ("mcts:0", "at least 1"), ("alphago", "expected random")] {
+        assert_eq!(
+            "net:x.json:sims=7".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Net { path: PathBuf::from("x.json"), sims: 7 }
+        );
+        for (bad, why) in [("net:x:sims=0", "at least 1"), ("net", "expected random"), ("mcts:x", "needs a number"), ("mcts:0", "at least 1"), ("alphago", "expected random")] {
             let err = bad.parse::<PlayerSpec>().unwrap_err();
             assert!(err.contains(why), "{bad}: {err}");
         }

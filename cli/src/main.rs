@@ -1,7 +1,12 @@
 //! `dojo`: the one command users run. Each subcommand lives in its own module and only
 //! parses arguments, wires the library crates together and prints.
 
+mod analyse_cmd;
+mod common;
+mod init_cmd;
+mod learn_cmd;
 mod match_cmd;
+mod selfplay_cmd;
 mod solve_cmd;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +24,18 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Print the exact score of every move for Connect Four positions read from stdin.
     Solve(solve_cmd::SolveArgs),
+    /// Write a randomly initialised network checkpoint for a game.
+    Init(init_cmd::InitArgs),
+    /// Play self-play games with a checkpoint and write their records.
+    Selfplay(selfplay_cmd::SelfPlayArgs),
+    /// Train a checkpoint on self-play records.
+    Learn(learn_cmd::LearnArgs),
+    /// Print the network's move for each position read from stdin.
+    Bestmove(analyse_cmd::BestMoveArgs),
+    /// Measure how often the network's moves are not game-theoretically optimal (Connect Four).
+    Eval(analyse_cmd::EvalArgs),
+    /// Print random-play positions (move strings) for `dojo eval`.
+    Positions(analyse_cmd::PositionsArgs),
 }
 
 fn main() {
@@ -26,6 +43,12 @@ fn main() {
     let result = match cli.command {
         Command::Match(args) => match_cmd::run(args),
         Command::Solve(args) => solve_cmd::run(args),
+        Command::Init(args) => init_cmd::run(args),
+        Command::Selfplay(args) => selfplay_cmd::run(args),
+        Command::Learn(args) => learn_cmd::run(args),
+        Command::Bestmove(args) => analyse_cmd::run_bestmove(args),
+        Command::Eval(args) => analyse_cmd::run_eval(args),
+        Command::Positions(args) => analyse_cmd::run_positions(args),
     };
     if let Err(e) = result {
         eprintln!("dojo: error: {e:#}");

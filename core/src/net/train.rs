@@ -2,6 +2,8 @@
 //! decay), per-sample weights, SGD with momentum or Adam.
 
 use super::model::Model;
+use crate::game::Game;
+use crate::record::{RecordError, SampleOptions, TrainingGame};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, OptimizerConfig};
 use tch::{Kind, Reduction, Tensor};
@@ -81,6 +83,32 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// Appends position `index` of `game` under symmetry `sym`.
+    pub fn push<G: Game>(
+        &mut self,
+        game: &TrainingGame<G>,
+        index: usize,
+        sym: usize,
+        opts: &SampleOptions,
+    ) -> Result<(), RecordError> {
+        let (p0, q0) = (self.planes.len(), self.policy.len());
+        self.planes.resize(p0 + game.plane_shape().len(), 0.0);
+        self.policy.resize(q0 + game.num_actions(), 0.0);
+        match game.write_sample(index, sym, opts, &mut self.planes[p0..], &mut self.policy[q0..]) {
+            Ok(t) => {
+                self.value.push(t.value);
+                self.weight.push(t.weight);
+                self.len += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.planes.truncate(p0);
+                self.policy.truncate(q0);
+                Err(e)
+            }
+        }
+    }
+
     pub fn clear(&mut self) {
         self.len = 0;
         self.planes.clear();

@@ -702,3 +702,15 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for Mcts<G, R> {
         self.best_child().map_or(fallback, |i| self.nodes[i].action)
     }
 }
+
+/// Seed 001's Connect Four playout rules (take a win, block a loss, never play under an
+/// opponent threat, keep the opponent's forbidden columns for later) as a rollout policy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Connect4Rollout;
+
+impl<B: crate::game::connect4::BitWord> RolloutPolicy<crate::game::connect4::Connect4<B>> for Connect4Rollout {
+    #[inline]
+    fn choose(&mut self, game: &crate::game::connect4::Connect4<B>, rng: &mut Rng, _scratch: &mut Vec<Action>) -> Action {
+        game.heuristic_move(rng)
+    }
+}

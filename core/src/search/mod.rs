@@ -8,3 +8,4 @@ pub mod player;
 pub mod puct;
 pub mod selfplay;
 pub mod solver;
+pub mod solver_agent;

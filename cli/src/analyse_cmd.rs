@@ -1,0 +1,249 @@
+//! `dojo bestmove`, `dojo eval` and `dojo positions`: what a network plays in given
+//! positions, and how often that is a game-theoretic mistake by the solver's verdict.
+
+use crate::common::{load_checkpoint, progress, DeviceArgs};
+use crate::selfplay_cmd::SearchArgs;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dojo_core::game::connect4::Connect4;
+use dojo_core::game::{Action, AnyGame, FromAnyGame, Game, GameSpec, Outcome, ToMove};
+use dojo_core::net::agent::NetAgent;
+use dojo_core::net::infer::NetEvaluator;
+use dojo_core::rng::Rng;
+use dojo_core::search::player::Agent;
+use dojo_core::search::solver::{Position, Solver};
+use dojo_core::with_game;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct BestMoveArgs {
+    /// Game (must match the checkpoint's).
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    /// Checkpoint to play with.
+    #[arg(long)]
+    model: PathBuf,
+    #[command(flatten)]
+    search: SearchArgs,
+    #[command(flatten)]
+    device: DeviceArgs,
+}
+
+/// A network player for `game` from a checkpoint (no noise, temperature 0).
+pub fn net_agent<G: Game>(model: &PathBuf, spec: &GameSpec, search: &SearchArgs, device: tch::Device) -> Result<NetAgent<G>> {
+    let loaded = load_checkpoint(model, device, Some(spec))?;
+    let name = format!("net:{}:sims={}", model.display(), search.sims);
+    Ok(NetAgent::new(NetEvaluator::new(loaded.model), search.config(), name, Rng::seed(0)))
+}
+
+/// Plays `moves` (text) from `start`; the position must not be over.
+fn position_from_text<G: Game>(start: &G, moves: &str) -> Result<G> {
+    let mut game = start.clone();
+    for action in game.moves_from_text(moves)? {
+        game.play(action)?;
+    }
+    if game.outcome().is_some() {
+        bail!("position {moves:?} is already over");
+    }
+    Ok(game)
+}
+
+pub fn run_bestmove(args: BestMoveArgs) -> Result<()> {
+    let device = args.device.init()?;
+    let spec: GameSpec = args.game.parse().context("--game")?;
+    let start = spec.start()?;
+    with_game!(start, g => bestmove_typed(g, &spec, &args, device))
+}
+
+fn bestmove_typed<G: Game>(start: G, spec: &GameSpec, args: &BestMoveArgs, device: tch::Device) -> Result<()> {
+    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &args.search, device)?;
+    let mut out = std::io::stdout().lock();
+    let mut failures = 0;
+    for (number, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.context("reading stdin")?;
+        match position_from_text(&start, line.trim()) {
+            Ok(game) => {
+                let action = agent.select_move(&game);
+                writeln!(out, "{}", game.action_to_text(action))?;
+            }
+            Err(e) => {
+                failures += 1;
+                eprintln!("dojo bestmove: line {}: {e:#}", number + 1);
+                writeln!(out, "error: {e:#}")?;
+            }
+        }
+        out.flush()?;
+    }
+    if failures > 0 {
+        bail!("{failures} position(s) could not be read (see the errors above)");
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Connect Four board (the solver needs width × (height + 1) <= 64).
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    /// Checkpoint to evaluate.
+    #[arg(long)]
+    model: PathBuf,
+    /// Positions file: one move string per line (e.g. from `dojo positions`).
+    #[arg(long)]
+    positions: PathBuf,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    search: SearchArgs,
+    #[command(flatten)]
+    device: DeviceArgs,
+}
+
+/// Error counts for one group of positions.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ErrorRate {
+    pub positions: u32,
+    pub errors: u32,
+    pub rate: f64,
+}
+
+#[derive(Serialize)]
+struct EvalReport {
+    model: String,
+    sims: u32,
+    overall: ErrorRate,
+    by_discs: BTreeMap<usize, ErrorRate>,
+}
+
+/// -1, 0 or 1: the game-theoretic class of each legal column for the side to move.
+fn move_classes(solver: &mut Solver, pos: &Position) -> Vec<Option<i32>> {
+    (0..pos.width())
+        .map(|col| {
+            if !pos.can_play(col) {
+                None
+            } else if pos.is_winning_move(col) {
+                Some(1)
+            } else {
+                let mut child = *pos;
+                child.play(col).expect("playable column");
+                Some(-solver.solve_weak(&child))
+            }
+        })
+        .collect()
+}
+
+pub fn run_eval(args: EvalArgs) -> Result<()> {
+    let device = args.device.init()?;
+    let spec: GameSpec = args.game.parse().context("--game")?;
+    let start = match spec.start()? {
+        AnyGame::Connect4(g) => g,
+        _ => bail!("dojo eval needs a Connect Four board the solver handles (width × (height + 1) <= 64), not {spec}"),
+    };
+    let text = std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut agent: NetAgent<Connect4> = net_agent(&args.model, &spec, &args.search, device)?;
+    let mut solver = Solver::new();
+    let mut overall = ErrorRate::default();
+    let mut by_discs: BTreeMap<usize, ErrorRate> = BTreeMap::new();
+    let bar = progress(lines.len() as u64, "positions");
+    bar.set_prefix("eval");
+    for (i, line) in lines.iter().enumerate() {
+        let game = position_from_text(&start, line).with_context(|| format!("{} line {}", args.positions.display(), i + 1))?;
+        let pos = Position::from_game(&game);
+        let classes = move_classes(&mut solver, &pos);
+        let best = classes.iter().flatten().max().copied().expect("a position that is not over has a move");
+        let chosen: Action = agent.select_move(&game);
+        let error = classes[chosen as usize].is_none_or(|c| c < best);
+        for rate in [&mut overall, by_discs.entry(game.ply()).or_default()] {
+            rate.positions += 1;
+            rate.errors += u32::from(error);
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    for rate in std::iter::once(&mut overall).chain(by_discs.values_mut()) {
+        rate.rate = f64::from(rate.errors) / f64::from(rate.positions.max(1));
+    }
+    let report = EvalReport { model: args.model.display().to_string(), sims: args.search.sims, overall, by_discs };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("{} at {} sims: {:.1}% of {} positions not optimal", report.model, report.sims, 100.0 * report.overall.rate, report.overall.positions);
+        println!("discs  positions  errors  rate");
+        for (discs, r) in &report.by_discs {
+            println!("{discs:>5}  {:>9}  {:>6}  {:>5.1}%", r.positions, r.errors, 100.0 * r.rate);
+        }
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct PositionsArgs {
+    /// Game to generate positions for.
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    /// How many positions.
+    #[arg(long, default_value_t = 200)]
+    count: usize,
+    /// Fewest moves played.
+    #[arg(long, default_value_t = 8)]
+    min_moves: usize,
+    /// Most moves played.
+    #[arg(long, default_value_t = 20)]
+    max_moves: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// `dojo positions`: distinct random-play positions (not over, no immediate win for the side
+/// to move, so every one is a real decision), one move string per line.
+pub fn run_positions(args: PositionsArgs) -> Result<()> {
+    let spec: GameSpec = args.game.parse().context("--game")?;
+    if args.min_moves > args.max_moves {
+        bail!("--min-moves {} is above --max-moves {}", args.min_moves, args.max_moves);
+    }
+    let start = spec.start()?;
+    with_game!(start, g => positions_typed(g, &args))
+}
+
+fn positions_typed<G: Game + FromAnyGame>(start: G, args: &PositionsArgs) -> Result<()> {
+    let mut rng = Rng::seed(args.seed);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = std::io::stdout().lock();
+    let mut legal = Vec::new();
+    let mut attempts = 0usize;
+    while seen.len() < args.count {
+        attempts += 1;
+        if attempts > args.count * 1000 {
+            bail!("found only {} distinct positions with {}..={} moves", seen.len(), args.min_moves, args.max_moves);
+        }
+        let target = args.min_moves + rng.below(args.max_moves - args.min_moves + 1);
+        let mut game = start.clone();
+        let mut moves = Vec::new();
+        while moves.len() < target && game.outcome().is_none() {
+            game.legal_actions(&mut legal);
+            let a = legal[rng.below(legal.len())];
+            game.play_unchecked(a);
+            moves.push(a);
+        }
+        if moves.len() < target || game.outcome().is_some() {
+            continue;
+        }
+        let ToMove::Player(me) = game.to_move() else { bail!("{}: positions are for two-player games", game.spec()) };
+        game.legal_actions(&mut legal);
+        let immediate_win = legal.iter().any(|&a| {
+            let mut g = game.clone();
+            g.play_unchecked(a);
+            g.outcome() == Some(Outcome::Win(me))
+        });
+        if immediate_win || !seen.insert(game.hash()) {
+            continue;
+        }
+        writeln!(out, "{}", game.moves_to_text(&moves))?;
+    }
+    Ok(())
+}

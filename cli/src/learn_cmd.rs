@@ -1,0 +1,130 @@
+//! `dojo learn`: trains a checkpoint on self-play records offline.
+
+use crate::common::{load_checkpoint, progress, start_of, DeviceArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dojo_core::game::{FromAnyGame, Game};
+use dojo_core::net::checkpoint::{self, read_sidecar};
+use dojo_core::net::train::{Batch, OptimizerKind, TrainConfig, Trainer};
+use dojo_core::record::{read_records, SampleOptions, TrainingGame};
+use dojo_core::rng::Rng;
+use dojo_core::with_game;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct LearnArgs {
+    /// Checkpoint to start from.
+    #[arg(long)]
+    init: PathBuf,
+    /// Records files (from `dojo selfplay`).
+    #[arg(long, num_args = 1.., required = true)]
+    games: Vec<PathBuf>,
+    /// Training steps (batches).
+    #[arg(long)]
+    steps: u64,
+    /// Checkpoint to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Positions per batch.
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    #[arg(long, value_enum, default_value = "adam")]
+    optimizer: OptimizerArg,
+    /// Learning rate (default: 1e-3 for Adam, 0.02 for SGD).
+    #[arg(long)]
+    lr: Option<f64>,
+    /// L2 regularisation (weight decay).
+    #[arg(long, default_value_t = 1e-4)]
+    weight_decay: f64,
+    /// AlphaFive's late-position weighting factor (e.g. 0.94); 0 = off.
+    #[arg(long, default_value_t = 0.0)]
+    late_factor: f32,
+    /// Train without random symmetries.
+    #[arg(long)]
+    no_augment: bool,
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    device: DeviceArgs,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum OptimizerArg {
+    Sgd,
+    Adam,
+}
+
+pub fn run(args: LearnArgs) -> Result<()> {
+    let device = args.device.init()?;
+    let spec = read_sidecar(&args.init)?.architecture.game;
+    let start = start_of(&spec)?;
+    with_game!(start, g => run_typed(g, &args, device))
+}
+
+fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Device) -> Result<()> {
+    let spec = start.spec();
+    let loaded = load_checkpoint(&args.init, device, Some(&spec))?;
+    let mut games: Vec<TrainingGame<G>> = Vec::new();
+    for path in &args.games {
+        for (i, record) in read_records(path)?.into_iter().enumerate() {
+            if record.spec != spec {
+                bail!("{} game {}: played on {}, but the network is for {}", path.display(), i + 1, record.spec, spec);
+            }
+            let game = TrainingGame::new(record, start.clone())
+                .with_context(|| format!("{} game {}", path.display(), i + 1))?;
+            games.push(game);
+        }
+    }
+    let index: Vec<(u32, u32)> =
+        games.iter().enumerate().flat_map(|(g, t)| (0..t.len() as u32).map(move |p| (g as u32, p))).collect();
+    if index.is_empty() {
+        bail!("the records hold no trainable positions");
+    }
+    let (optimizer, default_lr) = match args.optimizer {
+        OptimizerArg::Sgd => (OptimizerKind::Sgd, 0.02),
+        OptimizerArg::Adam => (OptimizerKind::Adam, 1e-3),
+    };
+    let config = TrainConfig {
+        optimizer,
+        learning_rate: args.lr.unwrap_or(default_lr),
+        weight_decay: args.weight_decay,
+        batch_size: args.batch,
+        late_position_factor: args.late_factor,
+        ..TrainConfig::default()
+    };
+    let opts = SampleOptions {
+        late_weight: (args.late_factor > 0.0).then_some(args.late_factor),
+        augment: !args.no_augment,
+    };
+    let start_step = loaded.sidecar.step;
+    let version = loaded.sidecar.version;
+    let mut trainer = Trainer::new(loaded.model, config).map_err(anyhow::Error::msg)?;
+    let mut rng = Rng::seed(args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64()));
+    eprintln!("training on {} positions from {} games", index.len(), games.len());
+    let bar = progress(args.steps, "steps");
+    bar.set_prefix("learn");
+    let mut batch = Batch::default();
+    let mut window = (0.0, 0.0, 0.0, 0u32);
+    for step in 0..args.steps {
+        batch.clear();
+        for _ in 0..args.batch {
+            let (g, p) = index[rng.below(index.len())];
+            let game = &games[g as usize];
+            let sym = game.pick_symmetry(&mut rng, &opts);
+            batch.push(game, p as usize, sym, &opts)?;
+        }
+        let l = trainer.train_step(&batch);
+        window = (window.0 + l.policy, window.1 + l.value, window.2 + l.entropy, window.3 + 1);
+        if (step + 1) % 50 == 0 || step + 1 == args.steps {
+            let n = f64::from(window.3);
+            let line = format!("step {:>6}: policy {:.4}  value {:.4}  entropy {:.3}", start_step + step + 1, window.0 / n, window.1 / n, window.2 / n);
+            bar.println(line);
+            window = (0.0, 0.0, 0.0, 0);
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let side = checkpoint::save(&trainer.model, &args.out, start_step + args.steps, version, Some(&args.init))?;
+    println!("wrote {} (step {})", checkpoint::paths(&args.out).0.display(), side.step);
+    Ok(())
+}

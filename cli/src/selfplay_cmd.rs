@@ -1,0 +1,126 @@
+//! `dojo selfplay`: plays games with a checkpoint and the batched PUCT search, writes records.
+
+use crate::common::{load_checkpoint, progress, start_of, DeviceArgs};
+use anyhow::Result;
+use clap::Args;
+use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
+use dojo_core::net::checkpoint::read_sidecar;
+use dojo_core::net::infer::NetEvaluator;
+use dojo_core::record::{write_records, GameRecord};
+use dojo_core::rng::Rng;
+use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
+use dojo_core::search::selfplay::{winner, SelfPlayEngine};
+use dojo_core::with_game;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct SelfPlayArgs {
+    /// Checkpoint to play with.
+    #[arg(long)]
+    model: PathBuf,
+    /// Games to play.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Records file to write.
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Games played at once (the network batch is this wide).
+    #[arg(long, default_value_t = 32)]
+    parallel: usize,
+    /// Plies played at temperature 1 at the start of each game.
+    #[arg(long, default_value_t = 8)]
+    temperature_moves: u32,
+    /// Resign below this value (0 = never).
+    #[arg(long, default_value_t = 0.0)]
+    resign_threshold: f32,
+    /// Seed (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    device: DeviceArgs,
+}
+
+/// Search settings shared by the commands that search with a network.
+#[derive(Args, Clone, Debug)]
+pub struct SearchArgs {
+    /// Playouts per move.
+    #[arg(long, default_value_t = 200)]
+    pub sims: u32,
+    /// PUCT exploration constant.
+    #[arg(long, default_value_t = SearchConfig::default().c_puct)]
+    pub c_puct: f32,
+    /// Forced root visits in self-play: off, min:N (AlphaFive: min:2) or katago:K.
+    #[arg(long, default_value = "katago:2")]
+    pub forced_visits: ForcedVisits,
+    /// AlphaFive's non-root Dirichlet noise weight (0 = off).
+    #[arg(long, default_value_t = 0.0)]
+    pub nonroot_noise: f32,
+}
+
+impl SearchArgs {
+    pub fn config(&self) -> SearchConfig {
+        SearchConfig {
+            simulations: self.sims,
+            c_puct: self.c_puct,
+            forced_visits: self.forced_visits,
+            nonroot_noise_epsilon: self.nonroot_noise,
+            ..SearchConfig::default()
+        }
+    }
+}
+
+pub fn run(args: SelfPlayArgs) -> Result<()> {
+    let device = args.device.init()?;
+    let spec = read_sidecar(&args.model)?.architecture.game;
+    let start = start_of(&spec)?;
+    with_game!(start, g => run_typed(g, &spec, &args, device))
+}
+
+fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayArgs, device: tch::Device) -> Result<()> {
+    let loaded = load_checkpoint(&args.model, device, Some(spec))?;
+    let version = loaded.sidecar.version;
+    let mut evaluator = NetEvaluator::new(loaded.model);
+    let play = SelfPlayConfig {
+        parallel_games: args.parallel.min(args.games.max(1) as usize),
+        temperature_moves: args.temperature_moves,
+        resign_threshold: args.resign_threshold,
+        ..SelfPlayConfig::default()
+    };
+    let seed = args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64());
+    let starter = Box::new(move |_: &mut Rng| start.clone());
+    let mut engine = SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed(seed), Some(args.games))
+        .map_err(anyhow::Error::msg)?;
+    engine.set_model_version(version);
+    let bar = progress(args.games, "games");
+    bar.set_prefix("selfplay");
+    let t0 = Instant::now();
+    let records: Vec<GameRecord> = engine.play_games(&mut evaluator, |_| bar.inc(1));
+    bar.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    write_records(&args.out, &records)?;
+    let s = engine.stats;
+    let first_wins = records.iter().filter(|r| winner(r) == Some(Player::First)).count();
+    let draws = records.iter().filter(|r| winner(r).is_none()).count();
+    let eval_secs = s.eval_time.as_secs_f64();
+    println!("wrote {} games ({} positions) to {}", records.len(), s.moves, args.out.display());
+    println!(
+        "{:.1} s: {:.2} games/s, {:.1} positions/s, {:.0} NN evals/s overall ({:.0}/s inside the network, mean batch {:.1}, {} cache hits)",
+        secs,
+        records.len() as f64 / secs,
+        s.moves as f64 / secs,
+        s.evals as f64 / secs,
+        s.evals as f64 / eval_secs.max(1e-9),
+        s.evals as f64 / s.batches.max(1) as f64,
+        s.cache_hits
+    );
+    println!(
+        "first player won {:.1}%, draws {:.1}%, mean length {:.1} plies",
+        100.0 * first_wins as f64 / records.len().max(1) as f64,
+        100.0 * draws as f64 / records.len().max(1) as f64,
+        s.moves as f64 / records.len().max(1) as f64
+    );
+    Ok(())
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The offline AlphaZero loop: selfplay -> learn, generation after generation, on this
+# machine. Usage:
+#   scripts/learn-loop.sh RUN_DIR [GENERATIONS]
+# Knobs (environment): GAME (connect4), BLOCKS (5), CHANNELS (64), GAMES (games per
+# generation, 200), SIMS (200), STEPS (training steps per generation, 300), WINDOW
+# (generations of games to train on, 4), WORKERS (self-play processes, = cores), LR (1e-3).
+# Each generation's checkpoint is RUN_DIR/genN.safetensors (+ .json); games are
+# RUN_DIR/games-N.rec. Rerunning continues from the last finished generation.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+run=${1:?usage: scripts/learn-loop.sh RUN_DIR [GENERATIONS]}
+generations=${2:-20}
+game=${GAME:-connect4}
+blocks=${BLOCKS:-5}
+channels=${CHANNELS:-64}
+games=${GAMES:-200}
+sims=${SIMS:-200}
+steps=${STEPS:-300}
+window=${WINDOW:-4}
+workers=${WORKERS:-$(nproc)}
+lr=${LR:-1e-3}
+dojo() { "$root/scripts/dojo" "$@"; }
+
+mkdir -p "$run"
+if [ ! -f "$run/gen0.json" ]; then
+  dojo init --game "$game" --blocks "$blocks" --channels "$channels" --out "$run/gen0" --seed 1
+fi
+last=0
+while [ -f "$run/gen$((last + 1)).json" ]; do last=$((last + 1)); done
+
+for ((g = last + 1; g <= generations; g++)); do
+  prev="$run/gen$((g - 1))"
+  echo "== generation $g: self-play with $prev ($games games, $workers workers, $sims sims)"
+  per=$(( (games + workers - 1) / workers ))
+  pids=()
+  for ((w = 0; w < workers; w++)); do
+    dojo selfplay --model "$prev" --games "$per" --sims "$sims" --out "$run/games-$g.part$w.rec" \
+      --seed "$((g * 1000 + w))" --threads 1 > "$run/selfplay-$g.$w.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  tail -n 3 "$run/selfplay-$g.0.log"
+  files=()
+  for ((k = g - window + 1; k <= g; k++)); do
+    [ "$k" -ge 1 ] && files+=("$run"/games-"$k".part*.rec)
+  done
+  echo "== generation $g: learn $steps steps on ${#files[@]} files"
+  dojo learn --init "$prev" --games "${files[@]}" --steps "$steps" --lr "$lr" \
+    --out "$run/gen$g" --threads "$workers" --seed "$g" 2>&1 | grep -v '^\s*$' | tail -n 2
+done
