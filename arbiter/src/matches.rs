@@ -219,7 +219,11 @@ where
     let (mut tally, mut a_first, mut b_first) = (Tally::default(), Tally::default(), Tally::default());
     for r in &results {
         tally.add(r.result);
-        if r.a_first { a_first.add(r.result) } else { b_first.add(r.result) }
+        if r.a_first {
+            a_first.add(r.result)
+        } else {
+            b_first.add(r.result)
+        }
     }
     let (lo, hi) = tally.interval();
     Ok(MatchResult {

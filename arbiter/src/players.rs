@@ -5,19 +5,19 @@ use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::{Fib2584, Twenty48};
 use dojo_core::game::{Game, GameSpec};
-use dojo_core::rng::Rng;
-use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
-use dojo_core::search::player::{Agent, RandomAgent};
-use dojo_core::search::solver_agent::SolverAgent;
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::infer::NetEvaluator;
+use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
+use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
+use dojo_core::search::player::{Agent, RandomAgent};
+use dojo_core::search::solver_agent::SolverAgent;
 use std::fmt;
 use std::path::PathBuf;
-use tch::Device;
 use std::str::FromStr;
+use tch::Device;
 
 /// What a player is, as typed on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,7 +189,15 @@ mod tests {
 
     #[test]
     fn player_specs_parse_and_print() {
-        for text in ["random", "mcts:1000", "mcts:50:uniform", "solver", "solver:1000", "net:a/b.safetensors", "net:c:d.json:sims=50"] {
+        for text in [
+            "random",
+            "mcts:1000",
+            "mcts:50:uniform",
+            "solver",
+            "solver:1000",
+            "net:a/b.safetensors",
+            "net:c:d.json:sims=50",
+        ] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }
         assert_eq!("mcts".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts { iterations: 1000, uniform: false });
@@ -197,7 +205,13 @@ mod tests {
             "net:x.json:sims=7".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::Net { path: PathBuf::from("x.json"), sims: 7 }
         );
-        for (bad, why) in [("net:x:sims=0", "at least 1"), ("net", "expected random"), ("mcts:x", "needs a number"), ("mcts:0", "at least 1"), ("alphago", "expected random")] {
+        for (bad, why) in [
+            ("net:x:sims=0", "at least 1"),
+            ("net", "expected random"),
+            ("mcts:x", "needs a number"),
+            ("mcts:0", "at least 1"),
+            ("alphago", "expected random"),
+        ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err();
             assert!(err.contains(why), "{bad}: {err}");
         }

@@ -33,7 +33,12 @@ pub struct BestMoveArgs {
 }
 
 /// A network player for `game` from a checkpoint (no noise, temperature 0).
-pub fn net_agent<G: Game>(model: &PathBuf, spec: &GameSpec, search: &SearchArgs, device: tch::Device) -> Result<NetAgent<G>> {
+pub fn net_agent<G: Game>(
+    model: &PathBuf,
+    spec: &GameSpec,
+    search: &SearchArgs,
+    device: tch::Device,
+) -> Result<NetAgent<G>> {
     let loaded = load_checkpoint(model, device, Some(spec))?;
     let name = format!("net:{}:sims={}", model.display(), search.sims);
     Ok(NetAgent::new(NetEvaluator::new(loaded.model), search.config(), name, Rng::seed(0)))
@@ -143,7 +148,8 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
         AnyGame::Connect4(g) => g,
         _ => bail!("dojo eval needs a Connect Four board the solver handles (width × (height + 1) <= 64), not {spec}"),
     };
-    let text = std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
+    let text =
+        std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let mut agent: NetAgent<Connect4> = net_agent(&args.model, &spec, &args.search, device)?;
     let mut solver = Solver::new();
@@ -152,7 +158,8 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
     let bar = progress(lines.len() as u64, "positions");
     bar.set_prefix("eval");
     for (i, line) in lines.iter().enumerate() {
-        let game = position_from_text(&start, line).with_context(|| format!("{} line {}", args.positions.display(), i + 1))?;
+        let game =
+            position_from_text(&start, line).with_context(|| format!("{} line {}", args.positions.display(), i + 1))?;
         let pos = Position::from_game(&game);
         let classes = move_classes(&mut solver, &pos);
         let best = classes.iter().flatten().max().copied().expect("a position that is not over has a move");
@@ -172,7 +179,13 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        println!("{} at {} sims: {:.1}% of {} positions not optimal", report.model, report.sims, 100.0 * report.overall.rate, report.overall.positions);
+        println!(
+            "{} at {} sims: {:.1}% of {} positions not optimal",
+            report.model,
+            report.sims,
+            100.0 * report.overall.rate,
+            report.overall.positions
+        );
         println!("discs  positions  errors  rate");
         for (discs, r) in &report.by_discs {
             println!("{discs:>5}  {:>9}  {:>6}  {:>5.1}%", r.positions, r.errors, 100.0 * r.rate);

@@ -44,9 +44,11 @@ pub fn start_of(spec: &GameSpec) -> Result<AnyGame> {
 pub fn progress(len: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template(&format!("{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{elapsed}} elapsed, eta {{eta}} {{msg}}"))
-            .expect("static template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(&format!(
+            "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{elapsed}} elapsed, eta {{eta}} {{msg}}"
+        ))
+        .expect("static template")
+        .progress_chars("=> "),
     );
     bar
 }

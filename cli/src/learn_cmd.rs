@@ -92,10 +92,8 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
         late_position_factor: args.late_factor,
         ..TrainConfig::default()
     };
-    let opts = SampleOptions {
-        late_weight: (args.late_factor > 0.0).then_some(args.late_factor),
-        augment: !args.no_augment,
-    };
+    let opts =
+        SampleOptions { late_weight: (args.late_factor > 0.0).then_some(args.late_factor), augment: !args.no_augment };
     let start_step = loaded.sidecar.step;
     let version = loaded.sidecar.version;
     let mut trainer = Trainer::new(loaded.model, config).map_err(anyhow::Error::msg)?;
@@ -117,7 +115,13 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
         window = (window.0 + l.policy, window.1 + l.value, window.2 + l.entropy, window.3 + 1);
         if (step + 1) % 50 == 0 || step + 1 == args.steps {
             let n = f64::from(window.3);
-            let line = format!("step {:>6}: policy {:.4}  value {:.4}  entropy {:.3}", start_step + step + 1, window.0 / n, window.1 / n, window.2 / n);
+            let line = format!(
+                "step {:>6}: policy {:.4}  value {:.4}  entropy {:.3}",
+                start_step + step + 1,
+                window.0 / n,
+                window.1 / n,
+                window.2 / n
+            );
             bar.println(line);
             window = (0.0, 0.0, 0.0, 0);
         }

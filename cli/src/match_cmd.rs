@@ -87,16 +87,8 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
         let any = spec.new_game(rng).expect("spec was checked by the probe game");
         G::from_any(any).expect("every game of a spec has the probe's type")
     };
-    let result = play_match(
-        args.games,
-        threads,
-        seed,
-        |s| G::baseline(a, s),
-        |s| G::baseline(b, s),
-        start,
-        &on_game,
-    )
-    .map_err(anyhow::Error::msg)?;
+    let result = play_match(args.games, threads, seed, |s| G::baseline(a, s), |s| G::baseline(b, s), start, &on_game)
+        .map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
     let mut played = played.into_inner().unwrap();
     played.sort_by_key(|r| r.index);

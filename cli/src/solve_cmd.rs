@@ -23,7 +23,9 @@ pub fn run(args: SolveArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     let start = match spec.start()? {
         AnyGame::Connect4(g) => g,
-        AnyGame::Connect4Wide(_) => anyhow::bail!("{spec} is too big for the solver: it needs width × (height + 1) <= 64"),
+        AnyGame::Connect4Wide(_) => {
+            anyhow::bail!("{spec} is too big for the solver: it needs width × (height + 1) <= 64")
+        }
         _ => anyhow::bail!("dojo solve only solves Connect Four, not {spec}"),
     };
     let mut solver = Solver::new();
@@ -43,7 +45,8 @@ pub fn run(args: SolveArgs) -> Result<()> {
                         .filter(|(_, s)| s.is_some() && **s == best)
                         .map(|(c, _)| c + 1)
                         .collect();
-                    let value = serde_json::json!({"position": text, "scores": scores, "score": best, "best": best_columns});
+                    let value =
+                        serde_json::json!({"position": text, "scores": scores, "score": best, "best": best_columns});
                     writeln!(out, "{value}")?;
                 } else {
                     let cells: Vec<String> =

@@ -1,8 +1,48 @@
+//! Game-rule throughput: `cargo bench -p dojo-core --bench games -- <filter>`.
+//! Each game's benches live in functions named after the game (`connect4_*`, ...).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
-use dojo_core::game::{Action, Game, ToMove};
+use dojo_core::game::{Action, ToMove};
+use dojo_core::game::{Game, Outcome};
 use dojo_core::rng::Rng;
 use std::hint::black_box;
+use std::time::Duration;
+
+/// One playout from `start` to the end; the policy is uniform or the seed-001 heuristic.
+#[inline]
+fn connect4_playout<B: BitWord>(start: &Connect4<B>, rng: &mut Rng, heuristic: bool) -> Option<Outcome> {
+    let mut g = start.clone();
+    while g.outcome().is_none() {
+        let a = if heuristic { g.heuristic_move(rng) } else { g.random_move(rng) };
+        g.play_unchecked(a);
+    }
+    g.outcome()
+}
+
+/// Full playouts per second (criterion's `elem/s`) from the empty board.
+fn connect4_random_playouts(c: &mut Criterion) {
+    let mut group = c.benchmark_group("connect4_playouts");
+    group
+        .throughput(Throughput::Elements(1))
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    let standard = Connect4::<u64>::new(7, 6, &[]).unwrap();
+    let saiblo = Connect4::<Bits192>::new(12, 12, &[(5, 3)]).unwrap();
+    for (name, heuristic) in [("random", false), ("heuristic", true)] {
+        group.bench_function(format!("7x6_{name}"), |b| {
+            let mut rng = Rng::seed(1);
+            b.iter(|| black_box(connect4_playout(&standard, &mut rng, heuristic)))
+        });
+        group.bench_function(format!("12x12_blocked_{name}"), |b| {
+            let mut rng = Rng::seed(2);
+            b.iter(|| black_box(connect4_playout(&saiblo, &mut rng, heuristic)))
+        });
+    }
+    group.finish();
+}
+
+// ---- 2048 / 2584 ----
 
 const SLIDING_MOVES: u64 = 10_000;
 
@@ -53,9 +93,7 @@ fn sliding_bench<R: Rules>(c: &mut Criterion, name: &str, start: Sliding<R>) {
     group.throughput(Throughput::Elements(SLIDING_MOVES));
     let mut rng = Rng::seed(1);
     let mut legal = Vec::with_capacity(4);
-    group.bench_function("random_play", |b| {
-        b.iter(|| black_box(sliding_random_play(start, &mut rng, &mut legal)))
-    });
+    group.bench_function("random_play", |b| b.iter(|| black_box(sliding_random_play(start, &mut rng, &mut legal))));
     // The slide alone: every legal move of a fixed set of positions.
     let positions = sliding_positions(start, 4096);
     let moves: u64 = positions.iter().map(|(_, l)| l.len() as u64).sum();
@@ -84,5 +122,6 @@ fn sliding_2584_moves(c: &mut Criterion) {
     sliding_bench(c, "sliding_2584_moves", Fib2584::new(SpawnOdds::OneTwo));
 }
 
+criterion_group!(connect4, connect4_random_playouts);
 criterion_group!(sliding, sliding_2048_moves, sliding_2584_moves);
-criterion_main!(sliding);
+criterion_main!(connect4, sliding);

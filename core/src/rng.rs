@@ -11,9 +11,7 @@ pub struct Rng {
 impl Rng {
     /// A generator with a fixed seed (reproducible runs and tests).
     pub fn seed(seed: u64) -> Rng {
-        let mut r = Rng {
-            state: seed ^ 0x2d35_8dcc_aa6c_78a5,
-        };
+        let mut r = Rng { state: seed ^ 0x2d35_8dcc_aa6c_78a5 };
         r.next_u64();
         r
     }
@@ -23,14 +21,9 @@ impl Rng {
         use std::sync::atomic::{AtomicU64, Ordering};
         use std::time::{SystemTime, UNIX_EPOCH};
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
         let c = COUNTER.fetch_add(1, Ordering::Relaxed);
-        Rng::seed(
-            nanos ^ (u64::from(std::process::id()) << 32) ^ c.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-        )
+        Rng::seed(nanos ^ (u64::from(std::process::id()) << 32) ^ c.wrapping_mul(0x9e37_79b9_7f4a_7c15))
     }
 
     #[inline]

@@ -4,9 +4,7 @@
 
 use dojo_core::game::{Action, Game, GameError, GameSpec, Outcome, PlaneShape, Player, ToMove};
 use dojo_core::rng::Rng;
-use dojo_core::search::mcts::{
-    FnRollout, Mcts, MctsConfig, Proven, RolloutPolicy, SearchResult, UniformRollout,
-};
+use dojo_core::search::mcts::{FnRollout, Mcts, MctsConfig, Proven, RolloutPolicy, SearchResult, UniformRollout};
 use dojo_core::search::player::{Agent, RandomAgent};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -52,11 +50,7 @@ macro_rules! toy_boilerplate {
             0
         }
         fn plane_shape(&self) -> PlaneShape {
-            PlaneShape {
-                channels: 1,
-                height: 1,
-                width: 1,
-            }
+            PlaneShape { channels: 1, height: 1, width: 1 }
         }
         fn encode_planes(&self, out: &mut [f32]) {
             out.fill(0.0);
@@ -101,12 +95,7 @@ struct Ttt {
 
 impl Ttt {
     fn new() -> Ttt {
-        Ttt {
-            x: 0,
-            o: 0,
-            ply: 0,
-            last: None,
-        }
+        Ttt { x: 0, o: 0, ply: 0, last: None }
     }
 
     /// From a 9-character diagram, `x`, `o` or `.` per cell.
@@ -133,11 +122,7 @@ impl Game for Ttt {
         9
     }
     fn to_move(&self) -> ToMove {
-        ToMove::Player(if self.ply & 1 == 0 {
-            Player::First
-        } else {
-            Player::Second
-        })
+        ToMove::Player(if self.ply & 1 == 0 { Player::First } else { Player::Second })
     }
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
@@ -219,11 +204,7 @@ fn move_values(g: &Ttt) -> Vec<(Action, i32)> {
 }
 
 fn uniform(iterations: u32, seed: u64) -> Mcts<Ttt, UniformRollout> {
-    Mcts::new(
-        MctsConfig::with_iterations(iterations),
-        UniformRollout,
-        Rng::seed(seed),
-    )
+    Mcts::new(MctsConfig::with_iterations(iterations), UniformRollout, Rng::seed(seed))
 }
 
 fn visit_sum(r: &SearchResult) -> u32 {
@@ -287,11 +268,7 @@ fn finds_mate_in_one() {
 fn blocks_opponents_mate_in_one() {
     // O to move must take 2; every other move loses at once.
     let g = Ttt::from_diagram("xx..o....");
-    let good: Vec<Action> = move_values(&g)
-        .into_iter()
-        .filter(|&(_, v)| v >= 0)
-        .map(|(a, _)| a)
-        .collect();
+    let good: Vec<Action> = move_values(&g).into_iter().filter(|&(_, v)| v >= 0).map(|(a, _)| a).collect();
     assert_eq!(good, vec![2]);
     for seed in 0..5 {
         let mut m = uniform(2000, seed);
@@ -309,21 +286,14 @@ fn blocks_opponents_mate_in_one() {
 fn proves_mate_in_two() {
     // X (0, 4) against O (1, 8), X to move: 3 or 6 forks; X wins in 3 plies.
     let g = Ttt::from_diagram("xo..x...o");
-    let winning: Vec<Action> = move_values(&g)
-        .into_iter()
-        .filter(|&(_, v)| v == 7)
-        .map(|(a, _)| a)
-        .collect();
+    let winning: Vec<Action> = move_values(&g).into_iter().filter(|&(_, v)| v == 7).map(|(a, _)| a).collect();
     assert!(!winning.is_empty());
     for seed in 0..5 {
         let mut m = uniform(20_000, seed);
         let r = m.search(&g);
         assert_eq!(r.proven, Some(Proven::Win { plies: 3 }), "seed {seed}");
         let best = r.best.unwrap();
-        assert!(
-            winning.contains(&best),
-            "seed {seed}: {best} not in {winning:?}"
-        );
+        assert!(winning.contains(&best), "seed {seed}: {best} not in {winning:?}");
         let c = r.children.iter().find(|c| c.action == best).unwrap();
         assert_eq!(c.proven, Some(Proven::Win { plies: 3 }));
     }
@@ -332,10 +302,7 @@ fn proves_mate_in_two() {
 #[test]
 fn solver_off_still_finds_mate_but_proves_nothing() {
     let g = Ttt::from_diagram("xx.oo....");
-    let cfg = MctsConfig {
-        solver: false,
-        ..MctsConfig::with_iterations(2000)
-    };
+    let cfg = MctsConfig { solver: false, ..MctsConfig::with_iterations(2000) };
     let mut m: Mcts<Ttt, _> = Mcts::new(cfg, UniformRollout, Rng::seed(4));
     let r = m.search(&g);
     assert_eq!(r.best, Some(2));
@@ -350,11 +317,7 @@ fn play_ttt(first: &mut dyn Agent<Ttt>, second: &mut dyn Agent<Ttt>) -> Outcome 
         if let Some(o) = g.outcome() {
             return o;
         }
-        let a = if g.ply & 1 == 0 {
-            first.select_move(&g)
-        } else {
-            second.select_move(&g)
-        };
+        let a = if g.ply & 1 == 0 { first.select_move(&g) } else { second.select_move(&g) };
         g.play(a).expect("agent played an illegal move");
     }
 }
@@ -366,16 +329,8 @@ fn never_loses_tic_tac_toe_to_random() {
     let (mut wins, mut draws, mut losses) = (0, 0, 0);
     for game in 0..50 {
         let mcts_first = game & 1 == 0;
-        let outcome = if mcts_first {
-            play_ttt(&mut mcts, &mut random)
-        } else {
-            play_ttt(&mut random, &mut mcts)
-        };
-        let me = if mcts_first {
-            Player::First
-        } else {
-            Player::Second
-        };
+        let outcome = if mcts_first { play_ttt(&mut mcts, &mut random) } else { play_ttt(&mut random, &mut mcts) };
+        let me = if mcts_first { Player::First } else { Player::Second };
         match outcome {
             Outcome::Win(p) if p == me => wins += 1,
             Outcome::Win(_) => losses += 1,
@@ -433,10 +388,7 @@ impl RolloutPolicy<Ttt> for LowestFirst {
 
 #[test]
 fn rollout_cap_and_struct_policy_still_find_the_win() {
-    let cfg = MctsConfig {
-        max_rollout_moves: Some(1),
-        ..MctsConfig::with_iterations(1000)
-    };
+    let cfg = MctsConfig { max_rollout_moves: Some(1), ..MctsConfig::with_iterations(1000) };
     let mut m = Mcts::new(cfg, LowestFirst, Rng::seed(10));
     let r = m.search(&Ttt::from_diagram("xx.oo....")); // X to move
     assert_eq!(r.best, Some(2));
@@ -472,11 +424,7 @@ impl Game for TakeAway {
         3
     }
     fn to_move(&self) -> ToMove {
-        ToMove::Player(if self.ply & 1 == 0 {
-            Player::First
-        } else {
-            Player::Second
-        })
+        ToMove::Player(if self.ply & 1 == 0 { Player::First } else { Player::Second })
     }
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
@@ -491,11 +439,7 @@ impl Game for TakeAway {
         0
     }
     fn outcome(&self) -> Option<Outcome> {
-        let winner = if self.ply & 1 == 1 {
-            Player::First
-        } else {
-            Player::Second
-        };
+        let winner = if self.ply & 1 == 1 { Player::First } else { Player::Second };
         (self.pile == 0).then_some(Outcome::Win(winner))
     }
     fn ply(&self) -> usize {
@@ -511,28 +455,15 @@ impl Game for TakeAway {
 fn take_away_finds_the_winning_take() {
     // Leave a multiple of 4: from 5, 6, 7, 9, 10, 11, 13 take pile % 4.
     for pile in [5u8, 6, 7, 9, 10, 11, 13] {
-        let mut m: Mcts<TakeAway, _> = Mcts::new(
-            MctsConfig::with_iterations(3000),
-            UniformRollout,
-            Rng::seed(12),
-        );
+        let mut m: Mcts<TakeAway, _> = Mcts::new(MctsConfig::with_iterations(3000), UniformRollout, Rng::seed(12));
         let r = m.search(&TakeAway { pile, ply: 0 });
-        assert_eq!(
-            r.best,
-            Some((pile % 4 - 1) as Action),
-            "pile {pile}: {:?}",
-            r.children
-        );
+        assert_eq!(r.best, Some((pile % 4 - 1) as Action), "pile {pile}: {:?}", r.children);
     }
 }
 
 #[test]
 fn beats_random_at_take_away() {
-    let mut mcts: Mcts<TakeAway, _> = Mcts::new(
-        MctsConfig::with_iterations(1000),
-        UniformRollout,
-        Rng::seed(13),
-    );
+    let mut mcts: Mcts<TakeAway, _> = Mcts::new(MctsConfig::with_iterations(1000), UniformRollout, Rng::seed(13));
     let mut random = RandomAgent::new(Rng::seed(14));
     let mut wins = 0;
     for game in 0..40 {
@@ -540,18 +471,10 @@ fn beats_random_at_take_away() {
         let mut g = TakeAway { pile: 15, ply: 0 };
         while g.outcome().is_none() {
             let mcts_turn = (g.ply & 1 == 0) == mcts_first;
-            let a = if mcts_turn {
-                mcts.select_move(&g)
-            } else {
-                Agent::<TakeAway>::select_move(&mut random, &g)
-            };
+            let a = if mcts_turn { mcts.select_move(&g) } else { Agent::<TakeAway>::select_move(&mut random, &g) };
             g.play(a).unwrap();
         }
-        let me = if mcts_first {
-            Player::First
-        } else {
-            Player::Second
-        };
+        let me = if mcts_first { Player::First } else { Player::Second };
         if g.outcome() == Some(Outcome::Win(me)) {
             wins += 1;
         }
@@ -581,11 +504,7 @@ impl Game for TreeGame {
         4
     }
     fn to_move(&self) -> ToMove {
-        ToMove::Player(if self.ply & 1 == 0 {
-            Player::First
-        } else {
-            Player::Second
-        })
+        ToMove::Player(if self.ply & 1 == 0 { Player::First } else { Player::Second })
     }
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
@@ -636,27 +555,15 @@ static ALL_LOST: [T; 8] = [
 
 #[test]
 fn lost_position_picks_the_longest_defence() {
-    let g = TreeGame {
-        tree: &ALL_LOST,
-        at: 0,
-        ply: 0,
-    };
-    let mut m: Mcts<TreeGame, _> = Mcts::new(
-        MctsConfig::with_iterations(1000),
-        UniformRollout,
-        Rng::seed(15),
-    );
+    let g = TreeGame { tree: &ALL_LOST, at: 0, ply: 0 };
+    let mut m: Mcts<TreeGame, _> = Mcts::new(MctsConfig::with_iterations(1000), UniformRollout, Rng::seed(15));
     let r = m.search(&g);
     assert_eq!(r.proven, Some(Proven::Loss { plies: 4 }));
     assert_eq!(r.best, Some(2));
     let proofs: Vec<_> = r.children.iter().map(|c| c.proven).collect();
     assert_eq!(
         proofs,
-        vec![
-            Some(Proven::Loss { plies: 1 }),
-            Some(Proven::Loss { plies: 2 }),
-            Some(Proven::Loss { plies: 4 }),
-        ]
+        vec![Some(Proven::Loss { plies: 1 }), Some(Proven::Loss { plies: 2 }), Some(Proven::Loss { plies: 4 }),]
     );
     assert_eq!(m.select_move(&g), 2);
 }
@@ -675,17 +582,9 @@ static DRAWISH: [T; 7] = [
 
 #[test]
 fn proves_draws_and_avoids_proven_losses() {
-    let g = TreeGame {
-        tree: &DRAWISH,
-        at: 0,
-        ply: 0,
-    };
+    let g = TreeGame { tree: &DRAWISH, at: 0, ply: 0 };
     for seed in 0..5 {
-        let mut m: Mcts<TreeGame, _> = Mcts::new(
-            MctsConfig::with_iterations(500),
-            UniformRollout,
-            Rng::seed(seed),
-        );
+        let mut m: Mcts<TreeGame, _> = Mcts::new(MctsConfig::with_iterations(500), UniformRollout, Rng::seed(seed));
         let r = m.search(&g);
         assert_eq!(r.proven, Some(Proven::Draw), "seed {seed}");
         assert_eq!(r.children[2].proven, Some(Proven::Loss { plies: 2 }));
@@ -707,12 +606,7 @@ struct Lottery {
 
 impl Lottery {
     fn new(p_good: f32) -> Lottery {
-        Lottery {
-            p_good,
-            stage: 0,
-            score: 0,
-            ply: 0,
-        }
+        Lottery { p_good, stage: 0, score: 0, ply: 0 }
     }
 }
 
@@ -801,11 +695,7 @@ fn lottery_follows_expected_value_not_event_count() {
     // at p = 0.4 it is 8.6 > 5.
     for (p, want, ev) in [(0.1f32, 0, 2.9), (0.4, 1, 8.6)] {
         for seed in 0..3 {
-            let mut m: Mcts<Lottery, _> = Mcts::new(
-                MctsConfig::with_iterations(3000),
-                UniformRollout,
-                Rng::seed(seed),
-            );
+            let mut m: Mcts<Lottery, _> = Mcts::new(MctsConfig::with_iterations(3000), UniformRollout, Rng::seed(seed));
             let r = m.search(&Lottery::new(p));
             assert_eq!(r.best, Some(want), "p {p} seed {seed}: {:?}", r.children);
             assert_eq!(r.iterations, 3000);

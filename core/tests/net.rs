@@ -65,7 +65,8 @@ fn checkpoint_round_trip_gives_identical_outputs() {
         assert_eq!(p1, p2);
         assert_eq!(v1, v2);
     }
-    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert_eq!(names.len(), 2, "no temp files left: {names:?}");
 }
 
@@ -117,7 +118,9 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
 fn training_fits_a_fixed_batch() {
     set_threads(1);
     let a = arch(1, 8);
-    let mut trainer = Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() }).unwrap();
+    let mut trainer =
+        Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() })
+            .unwrap();
     let n = 16;
     let mut batch = Batch { len: n, planes: inputs(n, &a, 3), ..Default::default() };
     for i in 0..n {
@@ -140,6 +143,8 @@ fn training_fits_a_fixed_batch() {
 
 #[test]
 fn bad_train_config_is_refused() {
-    let err = Trainer::new(Model::new(arch(1, 4), Device::Cpu), TrainConfig { batch_size: 0, ..Default::default() }).err().unwrap();
+    let err = Trainer::new(Model::new(arch(1, 4), Device::Cpu), TrainConfig { batch_size: 0, ..Default::default() })
+        .err()
+        .unwrap();
     assert_eq!(err, "train.batch_size must be at least 1");
 }

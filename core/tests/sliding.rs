@@ -1,9 +1,7 @@
 //! 2048 and 2584 against a naive array implementation written from the rules, plus known
 //! rows, spawn statistics, symmetries, notation and errors.
 
-use dojo_core::game::sliding::{
-    Fib2584, Rules, Sliding, SpawnOdds, Twenty48, DOWN, LEFT, RIGHT, UP,
-};
+use dojo_core::game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48, DOWN, LEFT, RIGHT, UP};
 use dojo_core::game::{Action, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_core::rng::Rng;
 use std::collections::HashMap;
@@ -92,21 +90,15 @@ fn naive_move(kind: Kind, cells: [[u32; 4]; 4], dir: Action) -> ([[u32; 4]; 4], 
 }
 
 fn naive_legal(kind: Kind, cells: [[u32; 4]; 4]) -> Vec<Action> {
-    (0..4)
-        .filter(|&d| naive_move(kind, cells, d).0 != cells)
-        .collect()
+    (0..4).filter(|&d| naive_move(kind, cells, d).0 != cells).collect()
 }
 
 /// (small value, big value, P(big)).
 fn naive_odds(spec: &GameSpec) -> (u32, u32, f64) {
     match spec {
         GameSpec::Twenty48 => (2, 4, 0.1),
-        GameSpec::Fib2584 {
-            odds: SpawnOdds::OneTwo,
-        } => (1, 2, 0.1),
-        GameSpec::Fib2584 {
-            odds: SpawnOdds::OneThree,
-        } => (1, 3, 0.25),
+        GameSpec::Fib2584 { odds: SpawnOdds::OneTwo } => (1, 2, 0.1),
+        GameSpec::Fib2584 { odds: SpawnOdds::OneThree } => (1, 3, 0.25),
         other => panic!("not a sliding game: {other}"),
     }
 }
@@ -115,15 +107,7 @@ fn naive_chances(spec: &GameSpec, cells: [[u32; 4]; 4]) -> Vec<(Action, f64)> {
     let (_, _, p_big) = naive_odds(spec);
     let empty: Vec<usize> = (0..16).filter(|&i| cells[i / 4][i % 4] == 0).collect();
     let n = empty.len() as f64;
-    empty
-        .iter()
-        .flat_map(|&i| {
-            [
-                (i as Action * 2, (1.0 - p_big) / n),
-                (i as Action * 2 + 1, p_big / n),
-            ]
-        })
-        .collect()
+    empty.iter().flat_map(|&i| [(i as Action * 2, (1.0 - p_big) / n), (i as Action * 2 + 1, p_big / n)]).collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -171,9 +155,8 @@ fn differential<R: Rules>(start: Sliding<R>, games: usize, seed: u64) -> usize {
                     let before = cells;
                     g.sample_chance(&mut rng);
                     let after = g.tile_values();
-                    let changed: Vec<usize> = (0..16)
-                        .filter(|&i| before[i / 4][i % 4] != after[i / 4][i % 4])
-                        .collect();
+                    let changed: Vec<usize> =
+                        (0..16).filter(|&i| before[i / 4][i % 4] != after[i / 4][i % 4]).collect();
                     assert_eq!(changed.len(), 1, "one spawn");
                     let i = changed[0];
                     assert_eq!(before[i / 4][i % 4], 0, "spawned on an empty cell");
@@ -253,10 +236,8 @@ fn differential_covers_big_tiles_from_random_positions() {
     for _ in 0..3000 {
         // Three cells in four hold a tile.
         let mut cell = |value: u32| if rng.below(4) == 0 { 0 } else { value };
-        let v2048: [[u32; 4]; 4] =
-            std::array::from_fn(|_| std::array::from_fn(|_| cell(1 << (1 + rng_below(15)))));
-        let v2584: [[u32; 4]; 4] =
-            std::array::from_fn(|_| std::array::from_fn(|_| cell(f[rng_below(31)])));
+        let v2048: [[u32; 4]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| cell(1 << (1 + rng_below(15)))));
+        let v2584: [[u32; 4]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| cell(f[rng_below(31)])));
         let a = Twenty48::from_tiles(v2048).unwrap();
         let b = Fib2584::from_tiles(v2584).unwrap();
         for d in 0..4 {
@@ -380,12 +361,7 @@ fn fib2584_known_rows() {
     ];
     for &(line, want) in cases {
         check_line(Fib2584::from_tiles, |g| g.tile_values(), line, want);
-        check_line(
-            |v| Fib2584::from_tiles_with_odds(SpawnOdds::OneThree, v),
-            |g| g.tile_values(),
-            line,
-            want,
-        );
+        check_line(|v| Fib2584::from_tiles_with_odds(SpawnOdds::OneThree, v), |g| g.tile_values(), line, want);
     }
     let mut g = Fib2584::from_tiles([[1, 1, 2, 3], [1, 2, 3, 0], [0; 4], [0; 4]]).unwrap();
     assert_eq!(g.play(RIGHT), Ok(7 + 5));
@@ -420,18 +396,8 @@ fn new_games_start_empty_with_two_spawns_pending() {
 
     for (spec, values) in [
         (GameSpec::Twenty48, [2, 4]),
-        (
-            GameSpec::Fib2584 {
-                odds: SpawnOdds::OneTwo,
-            },
-            [1, 2],
-        ),
-        (
-            GameSpec::Fib2584 {
-                odds: SpawnOdds::OneThree,
-            },
-            [1, 3],
-        ),
+        (GameSpec::Fib2584 { odds: SpawnOdds::OneTwo }, [1, 2]),
+        (GameSpec::Fib2584 { odds: SpawnOdds::OneThree }, [1, 3]),
     ] {
         let mut rng = Rng::seed(4);
         for _ in 0..50 {
@@ -463,20 +429,11 @@ fn check_chance_sums<R: Rules>(start: Sliding<R>, big_share: f32) {
     while g.outcome().is_none() {
         if g.to_move() == ToMove::Chance {
             g.chance_outcomes(&mut ch);
-            let empty = g
-                .tile_values()
-                .iter()
-                .flatten()
-                .filter(|&&v| v == 0)
-                .count();
+            let empty = g.tile_values().iter().flatten().filter(|&&v| v == 0).count();
             assert_eq!(ch.len(), 2 * empty);
             let sum: f32 = ch.iter().map(|&(_, p)| p).sum();
             assert!((sum - 1.0).abs() < 1e-5, "{sum}");
-            let big: f32 = ch
-                .iter()
-                .filter(|&&(e, _)| e % 2 == 1)
-                .map(|&(_, p)| p)
-                .sum();
+            let big: f32 = ch.iter().filter(|&&(e, _)| e % 2 == 1).map(|&(_, p)| p).sum();
             assert!((big - big_share).abs() < 1e-5, "{big}");
             checked += 1;
             g.sample_chance(&mut rng);
@@ -511,9 +468,7 @@ fn spawn_counts<R: Rules>(start: Sliding<R>, n: usize, big: u32) -> (usize, [usi
         h.sample_chance(&mut rng);
         assert_eq!(h.to_move(), ToMove::Player(Player::First));
         let after = h.tile_values();
-        let i = (0..16)
-            .find(|&i| before[i / 4][i % 4] != after[i / 4][i % 4])
-            .expect("a spawn");
+        let i = (0..16).find(|&i| before[i / 4][i % 4] != after[i / 4][i % 4]).expect("a spawn");
         cells[i] += 1;
         if after[i / 4][i % 4] == big {
             bigs += 1;
@@ -545,10 +500,7 @@ fn spawn_frequencies_match_the_odds() {
     ] {
         let expect = n as f64 * share;
         // ±6 standard deviations or more: a wrong rule fails, luck does not.
-        assert!(
-            (bigs as f64 - expect).abs() < 600.0,
-            "big tiles {bigs}, expected about {expect}"
-        );
+        assert!((bigs as f64 - expect).abs() < 600.0, "big tiles {bigs}, expected about {expect}");
         for (i, &c) in cells.iter().enumerate() {
             if i % 4 == 0 {
                 assert_eq!(c, 0, "cell {i} is occupied");
@@ -589,28 +541,14 @@ fn check_symmetries<R: Rules>(start: Sliding<R>, seed: u64) {
         for s in 0..8 {
             let q = p.symmetric(s);
             // The board maps like a plane.
-            let flat: Vec<f32> = p
-                .tile_values()
-                .iter()
-                .flatten()
-                .map(|&v| v as f32)
-                .collect();
+            let flat: Vec<f32> = p.tile_values().iter().flatten().map(|&v| v as f32).collect();
             p.map_plane(s, &flat, &mut mapped);
-            let q_flat: Vec<f32> = q
-                .tile_values()
-                .iter()
-                .flatten()
-                .map(|&v| v as f32)
-                .collect();
+            let q_flat: Vec<f32> = q.tile_values().iter().flatten().map(|&v| v as f32).collect();
             assert_eq!(q_flat, mapped, "sym {s}");
             q.encode_planes(&mut sym_planes);
             for c in 0..shape.channels {
                 p.map_plane(s, &planes[c * 16..c * 16 + 16], &mut mapped);
-                assert_eq!(
-                    &sym_planes[c * 16..c * 16 + 16],
-                    &mapped[..],
-                    "sym {s} ch {c}"
-                );
+                assert_eq!(&sym_planes[c * 16..c * 16 + 16], &mapped[..], "sym {s} ch {c}");
             }
             // A move and its mapped move give mapped results.
             for d in 0..4 {
@@ -621,11 +559,7 @@ fn check_symmetries<R: Rules>(start: Sliding<R>, seed: u64) {
                     let ra = a.play(d).unwrap();
                     let rb = b.play(md).unwrap();
                     assert_eq!(ra, rb);
-                    assert_eq!(
-                        a.symmetric(s).tile_values(),
-                        b.tile_values(),
-                        "sym {s} dir {d}"
-                    );
+                    assert_eq!(a.symmetric(s).tile_values(), b.tile_values(), "sym {s} dir {d}");
                     assert_eq!(a.symmetric(s).last_action(), b.last_action());
                     // Spawns map cell by cell.
                     let mut ca = Vec::new();
@@ -657,8 +591,7 @@ fn symmetries_map_moves_boards_and_planes_consistently() {
 
     let g = Twenty48::from_tiles([[2, 4, 8, 16], [0, 0, 0, 32], [0; 4], [0, 0, 0, 64]]).unwrap();
     assert_eq!(g.num_symmetries(), 8);
-    let boards: std::collections::HashSet<_> =
-        (0..8).map(|s| g.symmetric(s).tile_values()).collect();
+    let boards: std::collections::HashSet<_> = (0..8).map(|s| g.symmetric(s).tile_values()).collect();
     assert_eq!(boards.len(), 8, "the 8 symmetries are distinct");
     assert_eq!(g.symmetric(0), g);
     for s in 0..8 {
@@ -667,13 +600,8 @@ fn symmetries_map_moves_boards_and_planes_consistently() {
         assert_eq!(dirs, [0, 1, 2, 3], "sym {s} permutes the directions");
     }
     // The mirror that swaps the left and right columns swaps L and R and keeps U and D.
-    let mirror = (0..8)
-        .find(|&s| g.symmetric(s).tile_values()[0] == [16, 8, 4, 2])
-        .unwrap();
-    assert_eq!(
-        (0..4).map(|d| g.map_action(mirror, d)).collect::<Vec<_>>(),
-        [UP, LEFT, DOWN, RIGHT]
-    );
+    let mirror = (0..8).find(|&s| g.symmetric(s).tile_values()[0] == [16, 8, 4, 2]).unwrap();
+    assert_eq!((0..4).map(|d| g.map_action(mirror, d)).collect::<Vec<_>>(), [UP, LEFT, DOWN, RIGHT]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -747,10 +675,7 @@ fn planes_are_one_hot_tile_indices() {
     let mut p = vec![9.0; shape.len()];
     g.encode_planes(&mut p);
     let hot = |ch: usize, cell: usize| p[ch * 16 + cell];
-    assert_eq!(
-        (hot(0, 0), hot(1, 1), hot(2, 2), hot(15, 3), hot(10, 15)),
-        (1.0, 1.0, 1.0, 1.0, 1.0)
-    );
+    assert_eq!((hot(0, 0), hot(1, 1), hot(2, 2), hot(15, 3), hot(10, 15)), (1.0, 1.0, 1.0, 1.0, 1.0));
     assert_eq!(p.iter().sum::<f32>(), 16.0);
     for cell in 0..16 {
         assert_eq!((0..16).map(|c| hot(c, cell)).sum::<f32>(), 1.0);
@@ -758,24 +683,13 @@ fn planes_are_one_hot_tile_indices() {
 
     let f = fibs();
     // Indices 23 and above share the last of the 24 channels.
-    let g =
-        Fib2584::from_tiles([[1, 2, 3, 5], [f[22], f[23], f[24], f[30]], [0; 4], [0; 4]]).unwrap();
+    let g = Fib2584::from_tiles([[1, 2, 3, 5], [f[22], f[23], f[24], f[30]], [0; 4], [0; 4]]).unwrap();
     let shape = g.plane_shape();
     assert_eq!((shape.channels, shape.height, shape.width), (24, 4, 4));
     let mut p = vec![9.0; shape.len()];
     g.encode_planes(&mut p);
     let hot = |ch: usize, cell: usize| p[ch * 16 + cell];
-    for (cell, ch) in [
-        (0, 1),
-        (1, 2),
-        (2, 3),
-        (3, 4),
-        (4, 23),
-        (5, 23),
-        (6, 23),
-        (7, 23),
-        (8, 0),
-    ] {
+    for (cell, ch) in [(0, 1), (1, 2), (2, 3), (3, 4), (4, 23), (5, 23), (6, 23), (7, 23), (8, 0)] {
         assert_eq!(hot(ch, cell), 1.0, "cell {cell}");
     }
     assert_eq!(p.iter().sum::<f32>(), 16.0);
@@ -783,8 +697,7 @@ fn planes_are_one_hot_tile_indices() {
 
 #[test]
 fn notation_round_trips_and_render_shows_values() {
-    let g =
-        Twenty48::from_tiles([[2, 0, 0, 0], [0, 1024, 0, 0], [0; 4], [0, 0, 0, 32768]]).unwrap();
+    let g = Twenty48::from_tiles([[2, 0, 0, 0], [0, 1024, 0, 0], [0; 4], [0, 0, 0, 32768]]).unwrap();
     for (text, a) in [
         ("U", UP),
         ("u", UP),
@@ -799,10 +712,7 @@ fn notation_round_trips_and_render_shows_values() {
     ] {
         assert_eq!(g.action_from_text(text), Ok(a), "{text}");
     }
-    assert_eq!(
-        (0..4).map(|a| g.action_to_text(a)).collect::<Vec<_>>(),
-        ["U", "R", "D", "L"]
-    );
+    assert_eq!((0..4).map(|a| g.action_to_text(a)).collect::<Vec<_>>(), ["U", "R", "D", "L"]);
     let moves = g.moves_from_text("U r down;L").unwrap();
     assert_eq!(moves, [UP, RIGHT, DOWN, LEFT]);
     assert_eq!(g.moves_to_text(&moves), "U R D L");
@@ -815,26 +725,12 @@ fn notation_round_trips_and_render_shows_values() {
     assert!(r.contains("32768") && r.contains("1024"), "{r}");
     let rows: Vec<&str> = r.lines().skip(1).collect();
     assert_eq!(rows.len(), 4);
-    assert_eq!(
-        rows[0].split_whitespace().collect::<Vec<_>>(),
-        ["2", ".", ".", "."]
-    );
-    assert_eq!(
-        rows[3].split_whitespace().collect::<Vec<_>>(),
-        [".", ".", ".", "32768"]
-    );
+    assert_eq!(rows[0].split_whitespace().collect::<Vec<_>>(), ["2", ".", ".", "."]);
+    assert_eq!(rows[3].split_whitespace().collect::<Vec<_>>(), [".", ".", ".", "32768"]);
 
     let f = Fib2584::from_tiles([[2584, 1, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap();
     assert!(f.render().contains("2584"));
-    assert_eq!(
-        f.render()
-            .lines()
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .collect::<Vec<_>>(),
-        ["2584", "1", ".", "."]
-    );
+    assert_eq!(f.render().lines().nth(1).unwrap().split_whitespace().collect::<Vec<_>>(), ["2584", "1", ".", "."]);
 }
 
 #[test]
@@ -842,16 +738,11 @@ fn bad_input_gives_clear_errors() {
     for v in [3, 1, 6, 65536, 1 << 20] {
         let err = Twenty48::from_tiles([[0, 0, 0, 0], [0, 0, v, 0], [0; 4], [0; 4]]).unwrap_err();
         let msg = err.to_string();
-        assert!(
-            msg.contains(&v.to_string()) && msg.contains("power of two"),
-            "{msg}"
-        );
+        assert!(msg.contains(&v.to_string()) && msg.contains("power of two"), "{msg}");
         assert!(msg.contains("row 2, column 3"), "{msg}");
     }
     for v in [4, 6, 7, 2584 + 1, 3524578] {
-        let msg = Fib2584::from_tiles([[v, 0, 0, 0], [0; 4], [0; 4], [0; 4]])
-            .unwrap_err()
-            .to_string();
+        let msg = Fib2584::from_tiles([[v, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap_err().to_string();
         assert!(msg.contains("Fibonacci"), "{msg}");
     }
 
@@ -866,40 +757,28 @@ fn bad_input_gives_clear_errors() {
     assert!(err.contains("spawn events are 0..32"), "{err}");
     g.apply_chance(6).unwrap();
     let err = g.apply_chance(7).unwrap_err().to_string();
-    assert!(
-        err.contains("cell 3 (row 1, column 4) is occupied"),
-        "{err}"
-    );
+    assert!(err.contains("cell 3 (row 1, column 4) is occupied"), "{err}");
     g.apply_chance(0).unwrap();
     // No spawn is pending.
     assert_eq!(g.apply_chance(2), Err(GameError::NoChancePending));
     let before = g.tile_values();
     g.sample_chance(&mut Rng::seed(1));
-    assert_eq!(
-        g.tile_values(),
-        before,
-        "sample_chance without a pending spawn does nothing"
-    );
+    assert_eq!(g.tile_values(), before, "sample_chance without a pending spawn does nothing");
     // Illegal directions.
     let err = g.play(7).unwrap_err();
     assert!(matches!(err, GameError::IllegalMove { .. }));
     assert!(err.to_string().contains("moves are 0..4"), "{err}");
     let err = g.play(UP).unwrap_err().to_string();
-    assert!(
-        err.contains("illegal move U: sliding up changes nothing"),
-        "{err}"
-    );
+    assert!(err.contains("illegal move U: sliding up changes nothing"), "{err}");
     assert!(!g.is_legal(4));
 
     // A full board with no merges is over.
-    let mut over =
-        Twenty48::from_tiles([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]).unwrap();
+    let mut over = Twenty48::from_tiles([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]).unwrap();
     assert_eq!(over.outcome(), Some(Outcome::Score(0)));
     assert_eq!(over.play(LEFT), Err(GameError::GameOver));
     over.legal_actions(&mut legal);
     assert!(legal.is_empty());
-    let over =
-        Fib2584::from_tiles([[1, 3, 1, 3], [3, 1, 3, 1], [1, 3, 1, 3], [3, 1, 3, 1]]).unwrap();
+    let over = Fib2584::from_tiles([[1, 3, 1, 3], [3, 1, 3, 1], [1, 3, 1, 3], [3, 1, 3, 1]]).unwrap();
     assert_eq!(over.outcome(), Some(Outcome::Score(0)));
     assert!(over.render().contains("game over"));
 }
@@ -913,13 +792,7 @@ fn ply_score_and_last_action_track_player_moves() {
     g.apply_chance(15 * 2).unwrap();
     assert_eq!((g.ply(), g.last_action()), (1, Some(LEFT)));
     let r = g.play(DOWN).unwrap();
-    assert_eq!(
-        (g.ply(), g.score(), g.last_action()),
-        (2, 12 + u64::from(r), Some(DOWN))
-    );
+    assert_eq!((g.ply(), g.score(), g.last_action()), (2, 12 + u64::from(r), Some(DOWN)));
     assert_eq!(g.spec().to_string(), "2048");
-    assert_eq!(
-        Fib2584::new(SpawnOdds::OneThree).spec().to_string(),
-        "2584:1-3"
-    );
+    assert_eq!(Fib2584::new(SpawnOdds::OneThree).spec().to_string(), "2584:1-3");
 }

@@ -82,11 +82,7 @@ pub enum GameError {
     #[error("no chance event is pending")]
     NoChancePending,
     #[error("cannot parse {what} {text:?}: {reason}")]
-    Parse {
-        what: &'static str,
-        text: String,
-        reason: String,
-    },
+    Parse { what: &'static str, text: String, reason: String },
     #[error("bad game spec {spec:?}: {reason}")]
     Spec { spec: String, reason: String },
 }
@@ -230,11 +226,7 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
 
     /// Formats a move list so that [`Game::moves_from_text`] reads it back.
     fn moves_to_text(&self, moves: &[Action]) -> String {
-        moves
-            .iter()
-            .map(|&a| self.action_to_text(a))
-            .collect::<Vec<_>>()
-            .join(" ")
+        moves.iter().map(|&a| self.action_to_text(a)).collect::<Vec<_>>().join(" ")
     }
 
     /// Human-readable board diagram (for `dojo play` and debugging).

@@ -251,11 +251,7 @@ impl RowTable {
             // Leftmost pairs merge first, and a merged tile does not merge again this move.
             let (mut out, mut reward, mut pos, mut i) = (0u32, 0u32, 0u32, 0usize);
             while i < k {
-                let merged = if i + 1 < k {
-                    R::merge(tiles[i], tiles[i + 1])
-                } else {
-                    None
-                };
+                let merged = if i + 1 < k { R::merge(tiles[i], tiles[i + 1]) } else { None };
                 let t = match merged {
                     Some(m) => {
                         reward += R::value(m);
@@ -270,10 +266,7 @@ impl RowTable {
                 out |= u32::from(t) << (pos * cell);
                 pos += 1;
             }
-            *e = Entry {
-                left: out | if out != row { CAN_LEFT } else { 0 },
-                reward,
-            };
+            *e = Entry { left: out | if out != row { CAN_LEFT } else { 0 }, reward };
         }
         // A row can slide right exactly when its mirror image can slide left.
         for row in 0..n as u32 {
@@ -472,9 +465,7 @@ impl Rules for Rules2048 {
     fn index_of(value: u32) -> Option<u8> {
         match value {
             0 => Some(0),
-            v if v.is_power_of_two() && (2..=1 << 15).contains(&v) => {
-                Some(v.trailing_zeros() as u8)
-            }
+            v if v.is_power_of_two() && (2..=1 << 15).contains(&v) => Some(v.trailing_zeros() as u8),
             _ => None,
         }
     }
@@ -484,11 +475,7 @@ impl Rules for Rules2048 {
         TABLE.get_or_init(RowTable::build::<Self>)
     }
     fn spawn(&self) -> Spawn {
-        Spawn {
-            small: 1,
-            big: 2,
-            big_percent: 10,
-        }
+        Spawn { small: 1, big: 2, big_percent: 10 }
     }
     fn spec(&self) -> GameSpec {
         GameSpec::Twenty48
@@ -518,8 +505,7 @@ impl Rules for Rules2584 {
     type Bits = u128;
     const NAME: &'static str = "2584";
     const CHANNELS: usize = 24;
-    const TILE_HINT: &'static str =
-        "0 (empty) or a Fibonacci number 1, 2, 3, 5, 8, ... up to 2178309";
+    const TILE_HINT: &'static str = "0 (empty) or a Fibonacci number 1, 2, 3, 5, 8, ... up to 2178309";
 
     #[inline(always)]
     fn merge(a: u8, b: u8) -> Option<u8> {
@@ -540,16 +526,8 @@ impl Rules for Rules2584 {
     }
     fn spawn(&self) -> Spawn {
         match self.odds {
-            SpawnOdds::OneTwo => Spawn {
-                small: 1,
-                big: 2,
-                big_percent: 10,
-            },
-            SpawnOdds::OneThree => Spawn {
-                small: 1,
-                big: 3,
-                big_percent: 25,
-            },
+            SpawnOdds::OneTwo => Spawn { small: 1, big: 2, big_percent: 10 },
+            SpawnOdds::OneThree => Spawn { small: 1, big: 3, big_percent: 25 },
         }
     }
     fn spec(&self) -> GameSpec {
@@ -620,15 +598,7 @@ impl Fib2584 {
 
 impl<R: Rules> Sliding<R> {
     fn empty(rules: R) -> Self {
-        Sliding {
-            board: R::Bits::default(),
-            rules,
-            pending: 2,
-            legal: 0,
-            last: NO_ACTION,
-            ply: 0,
-            score: 0,
-        }
+        Sliding { board: R::Bits::default(), rules, pending: 2, legal: 0, last: NO_ACTION, ply: 0, score: 0 }
     }
 
     /// A position with these face values (row-major, 0 = empty), the player to move.
@@ -639,13 +609,7 @@ impl<R: Rules> Sliding<R> {
                 let t = R::index_of(v).ok_or_else(|| GameError::Parse {
                     what: "tile",
                     text: v.to_string(),
-                    reason: format!(
-                        "{} tiles are {} (row {}, column {})",
-                        R::NAME,
-                        R::TILE_HINT,
-                        r + 1,
-                        c + 1
-                    ),
+                    reason: format!("{} tiles are {} (row {}, column {})", R::NAME, R::TILE_HINT, r + 1, c + 1),
                 })?;
                 board = board.with_cell(r * 4 + c, t);
             }
@@ -709,11 +673,7 @@ impl<R: Rules> Sliding<R> {
         }
         let mut g = *self;
         g.board = b;
-        g.legal = if self.pending == 0 {
-            legal_mask(b, R::table())
-        } else {
-            0
-        };
+        g.legal = if self.pending == 0 { legal_mask(b, R::table()) } else { 0 };
         if self.last != NO_ACTION {
             g.last = DIR_MAP[sym & 7][self.last as usize];
         }
@@ -741,10 +701,7 @@ impl<R: Rules> Sliding<R> {
     }
 
     fn chance_error(&self, event: Action, reason: String) -> GameError {
-        GameError::IllegalMove {
-            action: format!("spawn event {event}"),
-            reason,
-        }
+        GameError::IllegalMove { action: format!("spawn event {event}"), reason }
     }
 }
 
@@ -811,10 +768,7 @@ impl<R: Rules> Game for Sliding<R> {
         } else {
             format!("sliding {} changes nothing", DIR_NAMES[action as usize])
         };
-        GameError::IllegalMove {
-            action: self.action_to_text(action),
-            reason,
-        }
+        GameError::IllegalMove { action: self.action_to_text(action), reason }
     }
 
     #[inline]
@@ -864,31 +818,18 @@ impl<R: Rules> Game for Sliding<R> {
             return Err(GameError::NoChancePending);
         }
         if event as usize >= NUM_CHANCE_EVENTS {
-            return Err(self.chance_error(
-                event,
-                format!("spawn events are 0..{NUM_CHANCE_EVENTS} (cell * 2 + 0 small / 1 big)"),
-            ));
+            return Err(self
+                .chance_error(event, format!("spawn events are 0..{NUM_CHANCE_EVENTS} (cell * 2 + 0 small / 1 big)")));
         }
         let cell = event as usize / 2;
         if self.board.cell(cell) != 0 {
             return Err(self.chance_error(
                 event,
-                format!(
-                    "cell {cell} (row {}, column {}) is occupied",
-                    cell / 4 + 1,
-                    cell % 4 + 1
-                ),
+                format!("cell {cell} (row {}, column {}) is occupied", cell / 4 + 1, cell % 4 + 1),
             ));
         }
         let spawn = self.rules.spawn();
-        self.place(
-            cell,
-            if event & 1 == 0 {
-                spawn.small
-            } else {
-                spawn.big
-            },
-        );
+        self.place(cell, if event & 1 == 0 { spawn.small } else { spawn.big });
         Ok(())
     }
 
@@ -934,11 +875,7 @@ impl<R: Rules> Game for Sliding<R> {
     }
 
     fn plane_shape(&self) -> PlaneShape {
-        PlaneShape {
-            channels: R::CHANNELS,
-            height: 4,
-            width: 4,
-        }
+        PlaneShape { channels: R::CHANNELS, height: 4, width: 4 }
     }
 
     fn encode_planes(&self, out: &mut [f32]) {
@@ -958,14 +895,13 @@ impl<R: Rules> Game for Sliding<R> {
 
     fn action_from_text(&self, text: &str) -> Result<Action, GameError> {
         let t = text.trim().to_ascii_lowercase();
-        (0..4)
-            .find(|&d| t == DIR_NAMES[d] || t == DIR_NAMES[d][..1])
-            .map(|d| d as Action)
-            .ok_or_else(|| GameError::Parse {
+        (0..4).find(|&d| t == DIR_NAMES[d] || t == DIR_NAMES[d][..1]).map(|d| d as Action).ok_or_else(|| {
+            GameError::Parse {
                 what: "move",
                 text: text.to_string(),
                 reason: "expected U, R, D or L (or up, right, down, left)".into(),
-            })
+            }
+        })
     }
 
     fn render(&self) -> String {
@@ -976,22 +912,10 @@ impl<R: Rules> Game for Sliding<R> {
             s.push_str("  (game over)");
         }
         s.push('\n');
-        let width = self
-            .tile_values()
-            .iter()
-            .flatten()
-            .map(|v| v.to_string().len())
-            .max()
-            .unwrap_or(1)
-            .max(4)
-            + 1;
+        let width = self.tile_values().iter().flatten().map(|v| v.to_string().len()).max().unwrap_or(1).max(4) + 1;
         for row in self.tile_values() {
             for v in row {
-                let cell = if v == 0 {
-                    ".".to_string()
-                } else {
-                    v.to_string()
-                };
+                let cell = if v == 0 { ".".to_string() } else { v.to_string() };
                 s.push_str(&format!("{cell:>width$}"));
             }
             s.push('\n');

@@ -18,11 +18,7 @@ use std::str::FromStr;
 pub enum GameSpec {
     /// Connect Four on `width × height` with optional blocked cells `(column, row)`, both
     /// 0-based, row 0 at the bottom.
-    Connect4 {
-        width: u8,
-        height: u8,
-        blocked: Vec<(u8, u8)>,
-    },
+    Connect4 { width: u8, height: u8, blocked: Vec<(u8, u8)> },
     /// The saiblo variant (seed 001): width and height drawn uniformly from 9..=12 and one
     /// blocked cell, per game.
     Connect4Saiblo,
@@ -43,11 +39,7 @@ pub const GOMOKU_MAX: u8 = 19;
 impl GameSpec {
     /// Standard Connect Four, 7 wide and 6 high.
     pub fn connect4() -> GameSpec {
-        GameSpec::Connect4 {
-            width: 7,
-            height: 6,
-            blocked: Vec::new(),
-        }
+        GameSpec::Connect4 { width: 7, height: 6, blocked: Vec::new() }
     }
 
     /// Whether every game of this spec is played on the same board.
@@ -58,15 +50,8 @@ impl GameSpec {
     /// A new game at its starting position (stochastic games get their two opening tiles).
     pub fn new_game(&self, rng: &mut Rng) -> Result<AnyGame, GameError> {
         Ok(match self {
-            GameSpec::Connect4 {
-                width,
-                height,
-                blocked,
-            } => {
-                let cells: Vec<(usize, usize)> = blocked
-                    .iter()
-                    .map(|&(c, r)| (c as usize, r as usize))
-                    .collect();
+            GameSpec::Connect4 { width, height, blocked } => {
+                let cells: Vec<(usize, usize)> = blocked.iter().map(|&(c, r)| (c as usize, r as usize)).collect();
                 if fits_64(*width, *height) {
                     AnyGame::Connect4(Connect4::new(*width as usize, *height as usize, &cells)?)
                 } else {
@@ -77,16 +62,8 @@ impl GameSpec {
                 // Every saiblo board is at least 9×9, so always a `Connect4<Bits192>`.
                 let width = 9 + rng.below(4) as u8;
                 let height = 9 + rng.below(4) as u8;
-                let blocked = vec![(
-                    rng.below(width as usize) as u8,
-                    rng.below(height as usize) as u8,
-                )];
-                return GameSpec::Connect4 {
-                    width,
-                    height,
-                    blocked,
-                }
-                .new_game(rng);
+                let blocked = vec![(rng.below(width as usize) as u8, rng.below(height as usize) as u8)];
+                return GameSpec::Connect4 { width, height, blocked }.new_game(rng);
             }
             GameSpec::Gomoku { size } => AnyGame::Gomoku(Gomoku::new(*size as usize)?),
             GameSpec::Twenty48 => {
@@ -132,15 +109,11 @@ pub fn fits_64(width: u8, height: u8) -> bool {
 }
 
 fn spec_err(spec: &str, reason: impl Into<String>) -> GameError {
-    GameError::Spec {
-        spec: spec.to_string(),
-        reason: reason.into(),
-    }
+    GameError::Spec { spec: spec.to_string(), reason: reason.into() }
 }
 
 fn parse_u8(spec: &str, what: &str, t: &str) -> Result<u8, GameError> {
-    t.parse::<u8>()
-        .map_err(|_| spec_err(spec, format!("{what} {t:?} is not a number")))
+    t.parse::<u8>().map_err(|_| spec_err(spec, format!("{what} {t:?} is not a number")))
 }
 
 impl FromStr for GameSpec {
@@ -155,62 +128,43 @@ impl FromStr for GameSpec {
         let family = parts.next().unwrap_or("").to_ascii_lowercase();
         let rest: Vec<&str> = parts.collect();
         let spec = match family.as_str() {
-            "connect4" | "c4" => {
-                match rest.as_slice() {
-                    [] => GameSpec::connect4(),
-                    ["saiblo"] => GameSpec::Connect4Saiblo,
-                    [dims] | [dims, _] => {
-                        let (w, h) = dims
-                            .split_once(['x', 'X'])
-                            .ok_or_else(|| spec_err(text, "size must look like WxH, e.g. 7x6"))?;
-                        let width = parse_u8(text, "width", w)?;
-                        let height = parse_u8(text, "height", h)?;
-                        for (what, v, max) in [
-                            ("width", width, C4_MAX_WIDTH),
-                            ("height", height, C4_MAX_HEIGHT),
-                        ] {
-                            if !(C4_MIN..=max).contains(&v) {
-                                return Err(spec_err(
-                                    text,
-                                    format!("{what} {v} is outside {C4_MIN}..={max}"),
-                                ));
-                            }
+            "connect4" | "c4" => match rest.as_slice() {
+                [] => GameSpec::connect4(),
+                ["saiblo"] => GameSpec::Connect4Saiblo,
+                [dims] | [dims, _] => {
+                    let (w, h) = dims
+                        .split_once(['x', 'X'])
+                        .ok_or_else(|| spec_err(text, "size must look like WxH, e.g. 7x6"))?;
+                    let width = parse_u8(text, "width", w)?;
+                    let height = parse_u8(text, "height", h)?;
+                    for (what, v, max) in [("width", width, C4_MAX_WIDTH), ("height", height, C4_MAX_HEIGHT)] {
+                        if !(C4_MIN..=max).contains(&v) {
+                            return Err(spec_err(text, format!("{what} {v} is outside {C4_MIN}..={max}")));
                         }
-                        let mut blocked = Vec::new();
-                        if let [_, cells] = rest.as_slice() {
-                            for cell in cells.split(',').filter(|c| !c.is_empty()) {
-                                let (c, r) = cell.split_once('.').ok_or_else(|| {
+                    }
+                    let mut blocked = Vec::new();
+                    if let [_, cells] = rest.as_slice() {
+                        for cell in cells.split(',').filter(|c| !c.is_empty()) {
+                            let (c, r) = cell.split_once('.').ok_or_else(|| {
                                 spec_err(text, format!("blocked cell {cell:?} must look like COLUMN.ROW, e.g. 3.1"))
                             })?;
-                                let c = parse_u8(text, "blocked column", c)?;
-                                let r = parse_u8(text, "blocked row", r)?;
-                                if c == 0 || c > width || r == 0 || r > height {
-                                    return Err(spec_err(
-                                        text,
-                                        format!(
-                                            "blocked cell {cell} is off the {width}x{height} board"
-                                        ),
-                                    ));
-                                }
-                                blocked.push((c - 1, r - 1));
+                            let c = parse_u8(text, "blocked column", c)?;
+                            let r = parse_u8(text, "blocked row", r)?;
+                            if c == 0 || c > width || r == 0 || r > height {
+                                return Err(spec_err(
+                                    text,
+                                    format!("blocked cell {cell} is off the {width}x{height} board"),
+                                ));
                             }
-                            blocked.sort_unstable();
-                            blocked.dedup();
+                            blocked.push((c - 1, r - 1));
                         }
-                        GameSpec::Connect4 {
-                            width,
-                            height,
-                            blocked,
-                        }
+                        blocked.sort_unstable();
+                        blocked.dedup();
                     }
-                    _ => {
-                        return Err(spec_err(
-                            text,
-                            "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo",
-                        ))
-                    }
+                    GameSpec::Connect4 { width, height, blocked }
                 }
-            }
+                _ => return Err(spec_err(text, "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo")),
+            },
             "gomoku" => {
                 let size = match rest.as_slice() {
                     [] => 15,
@@ -218,10 +172,7 @@ impl FromStr for GameSpec {
                     _ => return Err(spec_err(text, "expected gomoku or gomoku:N")),
                 };
                 if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
-                    return Err(spec_err(
-                        text,
-                        format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}"),
-                    ));
+                    return Err(spec_err(text, format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}")));
                 }
                 GameSpec::Gomoku { size }
             }
@@ -230,27 +181,13 @@ impl FromStr for GameSpec {
                 _ => return Err(spec_err(text, "2048 takes no options")),
             },
             "2584" => match rest.as_slice() {
-                [] => GameSpec::Fib2584 {
-                    odds: SpawnOdds::OneTwo,
-                },
-                ["1-2"] => GameSpec::Fib2584 {
-                    odds: SpawnOdds::OneTwo,
-                },
-                ["1-3"] => GameSpec::Fib2584 {
-                    odds: SpawnOdds::OneThree,
-                },
-                _ => {
-                    return Err(spec_err(
-                        text,
-                        "expected 2584, 2584:1-2 (90/10) or 2584:1-3 (75/25)",
-                    ))
-                }
+                [] => GameSpec::Fib2584 { odds: SpawnOdds::OneTwo },
+                ["1-2"] => GameSpec::Fib2584 { odds: SpawnOdds::OneTwo },
+                ["1-3"] => GameSpec::Fib2584 { odds: SpawnOdds::OneThree },
+                _ => return Err(spec_err(text, "expected 2584, 2584:1-2 (90/10) or 2584:1-3 (75/25)")),
             },
             _ => {
-                return Err(spec_err(
-                    text,
-                    "unknown game; expected connect4, gomoku, 2048 or 2584",
-                ));
+                return Err(spec_err(text, "unknown game; expected connect4, gomoku, 2048 or 2584"));
             }
         };
         Ok(spec)
@@ -260,17 +197,10 @@ impl FromStr for GameSpec {
 impl fmt::Display for GameSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GameSpec::Connect4 {
-                width,
-                height,
-                blocked,
-            } => {
+            GameSpec::Connect4 { width, height, blocked } => {
                 write!(f, "connect4:{width}x{height}")?;
                 if !blocked.is_empty() {
-                    let cells: Vec<String> = blocked
-                        .iter()
-                        .map(|(c, r)| format!("{}.{}", c + 1, r + 1))
-                        .collect();
+                    let cells: Vec<String> = blocked.iter().map(|(c, r)| format!("{}.{}", c + 1, r + 1)).collect();
                     write!(f, ":{}", cells.join(","))?;
                 }
                 Ok(())
@@ -278,12 +208,8 @@ impl fmt::Display for GameSpec {
             GameSpec::Connect4Saiblo => write!(f, "connect4:saiblo"),
             GameSpec::Gomoku { size } => write!(f, "gomoku:{size}"),
             GameSpec::Twenty48 => write!(f, "2048"),
-            GameSpec::Fib2584 {
-                odds: SpawnOdds::OneTwo,
-            } => write!(f, "2584:1-2"),
-            GameSpec::Fib2584 {
-                odds: SpawnOdds::OneThree,
-            } => write!(f, "2584:1-3"),
+            GameSpec::Fib2584 { odds: SpawnOdds::OneTwo } => write!(f, "2584:1-2"),
+            GameSpec::Fib2584 { odds: SpawnOdds::OneThree } => write!(f, "2584:1-3"),
         }
     }
 }
@@ -373,14 +299,8 @@ mod tests {
             let spec: GameSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
         }
-        assert_eq!(
-            "connect4".parse::<GameSpec>().unwrap(),
-            GameSpec::connect4()
-        );
-        assert_eq!(
-            "gomoku".parse::<GameSpec>().unwrap(),
-            GameSpec::Gomoku { size: 15 }
-        );
+        assert_eq!("connect4".parse::<GameSpec>().unwrap(), GameSpec::connect4());
+        assert_eq!("gomoku".parse::<GameSpec>().unwrap(), GameSpec::Gomoku { size: 15 });
     }
 
     #[test]
@@ -408,11 +328,7 @@ mod tests {
         for _ in 0..200 {
             let g = GameSpec::Connect4Saiblo.new_game(&mut rng).unwrap();
             match g.spec() {
-                GameSpec::Connect4 {
-                    width,
-                    height,
-                    blocked,
-                } => {
+                GameSpec::Connect4 { width, height, blocked } => {
                     assert!((9..=12).contains(&width) && (9..=12).contains(&height));
                     assert_eq!(blocked.len(), 1);
                     sizes.insert((width, height));

@@ -88,16 +88,20 @@ pub fn weights_bytes(model: &Model) -> Result<Vec<u8>, CheckpointError> {
     }
     let views: Vec<(String, TensorView<'_>)> = owned
         .iter()
-        .map(|(name, shape, bytes)| {
-            TensorView::new(Dtype::F32, shape.clone(), bytes).map(|v| (name.clone(), v))
-        })
+        .map(|(name, shape, bytes)| TensorView::new(Dtype::F32, shape.clone(), bytes).map(|v| (name.clone(), v)))
         .collect::<Result<_, _>>()
         .map_err(|e| CheckpointError::Torch(format!("serialising weights: {e}")))?;
     safetensors::serialize(views, None).map_err(|e| CheckpointError::Torch(format!("serialising weights: {e}")))
 }
 
 /// Writes `model` as a checkpoint at `path` (either name, or the stem). Returns the sidecar.
-pub fn save(model: &Model, path: &Path, step: u64, version: u64, parent: Option<&Path>) -> Result<Sidecar, CheckpointError> {
+pub fn save(
+    model: &Model,
+    path: &Path,
+    step: u64,
+    version: u64,
+    parent: Option<&Path>,
+) -> Result<Sidecar, CheckpointError> {
     let (weights_path, sidecar_path) = paths(path);
     let bytes = weights_bytes(model)?;
     let sidecar = Sidecar {
@@ -118,7 +122,8 @@ pub fn save(model: &Model, path: &Path, step: u64, version: u64, parent: Option<
 /// Reads and checks a checkpoint's sidecar (not the weights).
 pub fn read_sidecar(path: &Path) -> Result<Sidecar, CheckpointError> {
     let (_, sidecar_path) = paths(path);
-    let text = std::fs::read(&sidecar_path).map_err(|source| CheckpointError::Io { path: sidecar_path.clone(), source })?;
+    let text =
+        std::fs::read(&sidecar_path).map_err(|source| CheckpointError::Io { path: sidecar_path.clone(), source })?;
     let sidecar: Sidecar = serde_json::from_slice(&text)
         .map_err(|e| CheckpointError::Sidecar { path: sidecar_path.clone(), reason: e.to_string() })?;
     if sidecar.format != FORMAT {
@@ -153,17 +158,19 @@ pub fn load(path: &Path, device: Device, expect_game: Option<&GameSpec>) -> Resu
             });
         }
     }
-    let weights = std::fs::read(&weights_path).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
+    let weights =
+        std::fs::read(&weights_path).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
     let actual = sha256_hex(&weights);
     if actual != sidecar.sha256 {
         return Err(CheckpointError::Checksum { path: weights_path, expected: sidecar.sha256, actual });
     }
-    let model = model_from_bytes(&sidecar.architecture, &weights, device)
-        .map_err(|e| match e {
-            CheckpointError::Weights { reason, .. } => CheckpointError::Weights { path: weights_path.clone(), reason },
-            CheckpointError::Tensor { name, reason, .. } => CheckpointError::Tensor { path: weights_path.clone(), name, reason },
-            other => other,
-        })?;
+    let model = model_from_bytes(&sidecar.architecture, &weights, device).map_err(|e| match e {
+        CheckpointError::Weights { reason, .. } => CheckpointError::Weights { path: weights_path.clone(), reason },
+        CheckpointError::Tensor { name, reason, .. } => {
+            CheckpointError::Tensor { path: weights_path.clone(), name, reason }
+        }
+        other => other,
+    })?;
     Ok(Loaded { model, sidecar, weights })
 }
 
@@ -175,7 +182,8 @@ pub fn model_from_bytes(arch: &Architecture, bytes: &[u8], device: Device) -> Re
     let model = Model::new(arch.clone(), device);
     let mut vars: Vec<(String, Tensor)> = model.vs.variables().into_iter().collect();
     vars.sort_by(|a, b| a.0.cmp(&b.0));
-    let tensor_err = |name: &str, reason: String| CheckpointError::Tensor { path: PathBuf::new(), name: name.to_string(), reason };
+    let tensor_err =
+        |name: &str, reason: String| CheckpointError::Tensor { path: PathBuf::new(), name: name.to_string(), reason };
     if st.len() != vars.len() {
         let expected: std::collections::BTreeSet<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
         let found: std::collections::BTreeSet<&str> = st.names().into_iter().collect();
@@ -193,7 +201,10 @@ pub fn model_from_bytes(arch: &Architecture, bytes: &[u8], device: Device) -> Re
             }
             let want: Vec<usize> = var.size().iter().map(|&d| d as usize).collect();
             if view.shape() != want.as_slice() {
-                return Err(tensor_err(name, format!("shape {:?} does not match the architecture's {want:?}", view.shape())));
+                return Err(tensor_err(
+                    name,
+                    format!("shape {:?} does not match the architecture's {want:?}", view.shape()),
+                ));
             }
             let data: Vec<f32> =
                 view.data().chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();

@@ -79,7 +79,10 @@ struct ConvBn {
 impl ConvBn {
     fn new(p: nn::Path, cin: i64, cout: i64, k: i64) -> ConvBn {
         let cfg = nn::ConvConfig { padding: k / 2, bias: false, ..Default::default() };
-        ConvBn { conv: nn::conv2d(&p / "conv", cin, cout, k, cfg), bn: nn::batch_norm2d(&p / "bn", cout, Default::default()) }
+        ConvBn {
+            conv: nn::conv2d(&p / "conv", cin, cout, k, cfg),
+            bn: nn::batch_norm2d(&p / "bn", cout, Default::default()),
+        }
     }
 
     fn forward(&self, xs: &Tensor, train: bool) -> Tensor {

@@ -171,7 +171,8 @@ impl Trainer {
         let log_p = logits.log_softmax(1, Kind::Float);
         let policy_each = -(&target_p * &log_p).sum_dim_intlist(1, false, Kind::Float);
         let value_each = (&v - &target_v).square();
-        let total = (&policy_each * &w).mean(Kind::Float) + (&value_each * &w).mean(Kind::Float) * self.config.value_loss_weight;
+        let total = (&policy_each * &w).mean(Kind::Float)
+            + (&value_each * &w).mean(Kind::Float) * self.config.value_loss_weight;
         self.optimizer.backward_step(&total);
         self.step += 1;
         let (policy, value, entropy) = tch::no_grad(|| {
@@ -204,7 +205,12 @@ impl Trainer {
             let entropy = -(log_p.exp() * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
             let p = policy.double_value(&[]);
             let val = value.double_value(&[]);
-            Losses { policy: p, value: val, total: p + self.config.value_loss_weight * val, entropy: entropy.double_value(&[]) }
+            Losses {
+                policy: p,
+                value: val,
+                total: p + self.config.value_loss_weight * val,
+                entropy: entropy.double_value(&[]),
+            }
         })
     }
 }

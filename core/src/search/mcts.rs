@@ -58,10 +58,7 @@ impl<G: Game> RolloutPolicy<G> for UniformRollout {
     #[inline]
     fn choose(&mut self, game: &G, rng: &mut Rng, scratch: &mut Vec<Action>) -> Action {
         game.legal_actions(scratch);
-        debug_assert!(
-            !scratch.is_empty(),
-            "rollout reached a position with no moves"
-        );
+        debug_assert!(!scratch.is_empty(), "rollout reached a position with no moves");
         scratch[rng.below(scratch.len())]
     }
 }
@@ -109,10 +106,7 @@ impl Default for MctsConfig {
 impl MctsConfig {
     /// The defaults with `iterations` playouts per move.
     pub fn with_iterations(iterations: u32) -> MctsConfig {
-        MctsConfig {
-            iterations,
-            ..MctsConfig::default()
-        }
+        MctsConfig { iterations, ..MctsConfig::default() }
     }
 }
 
@@ -436,14 +430,12 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             ToMove::Player(p) => {
                 game.legal_actions(&mut self.actions);
                 self.rng.shuffle(&mut self.actions);
-                self.nodes
-                    .extend(self.actions.iter().map(|&a| Node::new(a, 1.0)));
+                self.nodes.extend(self.actions.iter().map(|&a| Node::new(a, 1.0)));
                 Kind::Player(p)
             }
             ToMove::Chance => {
                 game.chance_outcomes(&mut self.events);
-                self.nodes
-                    .extend(self.events.iter().map(|&(a, p)| Node::new(a, p)));
+                self.nodes.extend(self.events.iter().map(|&(a, p)| Node::new(a, p)));
                 Kind::Chance
             }
         };
@@ -517,9 +509,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
                     if moves >= limit {
                         return self.cutoff_value(ret);
                     }
-                    let a = self
-                        .rollout
-                        .choose(game, &mut self.rng, &mut self.rollout_scratch);
+                    let a = self.rollout.choose(game, &mut self.rng, &mut self.rollout_scratch);
                     debug_assert!(game.is_legal(a), "rollout policy chose illegal {a}");
                     ret += f64::from(game.play_unchecked(a));
                     moves += 1;
@@ -547,9 +537,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
                     win_len = Some(win_len.map_or(c.proof_len, |l| l.min(c.proof_len)));
                 }
                 Proof::Win(_) => loss_len = loss_len.max(c.proof_len),
-                Proof::Draw => {
-                    draw_len = Some(draw_len.map_or(c.proof_len, |l| l.max(c.proof_len)))
-                }
+                Proof::Draw => draw_len = Some(draw_len.map_or(c.proof_len, |l| l.max(c.proof_len))),
             }
         }
         let (proof, len) = if let Some(l) = win_len {
@@ -578,10 +566,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         let won = Proof::Win(mover);
         let lost = Proof::Win(mover.other());
         let range = root.children();
-        if let Some(i) = range
-            .clone()
-            .filter(|&i| self.nodes[i].proof == won)
-            .min_by_key(|&i| self.nodes[i].proof_len)
+        if let Some(i) = range.clone().filter(|&i| self.nodes[i].proof == won).min_by_key(|&i| self.nodes[i].proof_len)
         {
             return Some(i);
         }
@@ -710,7 +695,12 @@ pub struct Connect4Rollout;
 
 impl<B: crate::game::connect4::BitWord> RolloutPolicy<crate::game::connect4::Connect4<B>> for Connect4Rollout {
     #[inline]
-    fn choose(&mut self, game: &crate::game::connect4::Connect4<B>, rng: &mut Rng, _scratch: &mut Vec<Action>) -> Action {
+    fn choose(
+        &mut self,
+        game: &crate::game::connect4::Connect4<B>,
+        rng: &mut Rng,
+        _scratch: &mut Vec<Action>,
+    ) -> Action {
         game.heuristic_move(rng)
     }
 }

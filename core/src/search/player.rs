@@ -24,10 +24,7 @@ pub struct RandomAgent {
 
 impl RandomAgent {
     pub fn new(rng: Rng) -> RandomAgent {
-        RandomAgent {
-            rng,
-            moves: Vec::new(),
-        }
+        RandomAgent { rng, moves: Vec::new() }
     }
 }
 

@@ -540,8 +540,8 @@ impl<G: Game> Search<G> {
             let c = self.config.c_puct;
             let best = (0..children.len()).max_by_key(|&i| children[i].visits).unwrap_or(0);
             let b = &children[best];
-            let best_puct = b.q.unwrap_or(0.0)
-                + c * self.root_prior(best, b.prior) * sqrt_total / (1.0 + b.visits as f32);
+            let best_puct =
+                b.q.unwrap_or(0.0) + c * self.root_prior(best, b.prior) * sqrt_total / (1.0 + b.visits as f32);
             for (i, ch) in children.iter().enumerate() {
                 if i == best || ch.visits == 0 {
                     continue;
@@ -551,7 +551,8 @@ impl<G: Game> Search<G> {
                 let forced = self.forced_visits(prior, total) as f32;
                 // Fewest visits that keep this move's PUCT score below the best one's.
                 let gap = best_puct - q;
-                let needed = if gap > 0.0 { (c * prior * sqrt_total / gap - 1.0).ceil().max(0.0) } else { ch.visits as f32 };
+                let needed =
+                    if gap > 0.0 { (c * prior * sqrt_total / gap - 1.0).ceil().max(0.0) } else { ch.visits as f32 };
                 let kept = needed.max(ch.visits as f32 - forced).min(ch.visits as f32);
                 visits[i] = if kept <= 1.0 { 0.0 } else { kept };
             }
@@ -574,7 +575,11 @@ impl<G: Game> Search<G> {
         }
         let playable: Vec<&ChildStats> = {
             let not_lost: Vec<&ChildStats> = children.iter().filter(|c| c.proven != Proven::Loss).collect();
-            if not_lost.is_empty() { children.iter().collect() } else { not_lost }
+            if not_lost.is_empty() {
+                children.iter().collect()
+            } else {
+                not_lost
+            }
         };
         if temperature <= 1e-3 {
             let best = playable.iter().max_by_key(|c| (c.visits, ordered(c.q.unwrap_or(-2.0)), ordered(c.prior)));

@@ -27,7 +27,8 @@ pub struct SolverAgent {
 
 impl SolverAgent {
     pub fn new(max_nodes: u64, mut rng: Rng) -> SolverAgent {
-        let fallback = Mcts::new(MctsConfig::with_iterations(FALLBACK_ITERATIONS), Connect4Rollout, Rng::seed(rng.next_u64()));
+        let fallback =
+            Mcts::new(MctsConfig::with_iterations(FALLBACK_ITERATIONS), Connect4Rollout, Rng::seed(rng.next_u64()));
         SolverAgent { solver: Solver::new(), max_nodes, fallback, rng, exact_moves: 0, fallback_moves: 0 }
     }
 
