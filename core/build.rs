@@ -1,10 +1,10 @@
-//! Link settings for everything that uses libtorch (this crate's tests and benches; the
-//! `dojo` binary includes this file from its own build script).
-//!
-//! - An rpath to libtorch's folder, so binaries run without LD_LIBRARY_PATH.
-//! - libtorch_cuda linked even though no symbol of it is referenced: the linker would drop
-//!   it (--as-needed), and then `tch::Cuda::is_available()` is false even on a GPU machine,
-//!   because CUDA support registers itself from that library's static initialisers.
+// Link settings for everything that uses libtorch (this crate's tests and benches; the
+// `dojo` binary includes this file from its own build script).
+//
+// - An rpath to libtorch's folder, so binaries run without LD_LIBRARY_PATH.
+// - libtorch_cuda linked even though no symbol of it is referenced: the linker would drop
+//   it (--as-needed), and then `tch::Cuda::is_available()` is false even on a GPU machine,
+//   because CUDA support registers itself from that library's static initialisers.
 
 fn main() {
     // Set by torch-sys (`links = "tch"`) for crates that depend on it directly.

@@ -524,6 +524,37 @@ impl<G: Game> Search<G> {
         (n.q, n.proven)
     }
 
+    /// The priors the search uses at `game`'s node (with the root's noise mixed in at the
+    /// root), if that position is in the graph and expanded.
+    pub fn priors_at(&self, game: &G) -> Option<Vec<(Action, f32)>> {
+        let &id = self.table.get(&game.hash())?;
+        let n = &self.nodes[id as usize];
+        if n.state != NodeState::Expanded {
+            return None;
+        }
+        let first = n.first_edge as usize;
+        let edges = &self.edges[first..first + n.num_edges as usize];
+        Some(
+            edges
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.action, if id == self.root { self.root_prior(i, e.prior) } else { e.prior }))
+                .collect(),
+        )
+    }
+
+    /// Nodes with more than one parent edge: positions reached by different move orders
+    /// and shared instead of searched twice.
+    pub fn shared_nodes(&self) -> usize {
+        let mut parents = vec![0u32; self.nodes.len()];
+        for e in &self.edges {
+            if e.child != NONE {
+                parents[e.child as usize] += 1;
+            }
+        }
+        parents.iter().filter(|&&p| p > 1).count()
+    }
+
     /// Playouts since the root was set.
     pub fn playouts(&self) -> u32 {
         self.playouts

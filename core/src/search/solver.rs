@@ -246,6 +246,19 @@ impl Position {
         Ok(pos)
     }
 
+    /// The solver's view of a Connect Four game (the same bitboard layout).
+    pub fn from_game(game: &crate::game::connect4::Connect4<u64>) -> Position {
+        Position::from_bitboards(
+            game.width(),
+            game.height(),
+            game.current_stones(),
+            game.occupied(),
+            game.blocked(),
+            game.discs_played(),
+        )
+        .expect("a Connect4<u64> position that is not over is always a valid solver position")
+    }
+
     /// A position from the bitboards the Connect Four game keeps (same layout): `current`
     /// the side to move's discs, `mask` every occupied cell (both players and `blocked`).
     /// Checks that the discs obey gravity, that the disc counts fit `moves_played`, and that
@@ -409,7 +422,7 @@ impl Position {
     }
 
     /// The score of a win by the side to move with its next disc.
-    fn win_now_score(&self) -> i32 {
+    pub fn win_now_score(&self) -> i32 {
         (self.shape.cells() + 1 - self.moves as i32) / 2
     }
 }

@@ -1,0 +1,198 @@
+//! Invariants of the network-guided PUCT graph search, on Connect Four.
+
+use dojo_core::game::connect4::Connect4;
+use dojo_core::game::{Action, Game};
+use dojo_core::rng::Rng;
+use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
+use dojo_core::search::evaluator::{Evaluator, UniformEvaluator};
+use dojo_core::search::puct::{Proven, Search};
+use dojo_core::search::selfplay::SelfPlayEngine;
+use std::collections::HashMap;
+
+fn position(moves: &str) -> Connect4 {
+    let mut g = Connect4::<u64>::standard();
+    for a in g.moves_from_text(moves).unwrap() {
+        g.play(a).unwrap();
+    }
+    g
+}
+
+fn quiet(sims: u32) -> SearchConfig {
+    SearchConfig { simulations: sims, ..SearchConfig::default() }
+}
+
+/// Logits that prefer low columns strongly, and counts evaluations per position.
+#[derive(Default)]
+struct Skewed {
+    seen: HashMap<Vec<u32>, u32>,
+}
+
+impl Evaluator for Skewed {
+    fn evaluate(&mut self, planes: &[f32], batch: usize, policy: &mut [f32], value: &mut [f32]) {
+        let len = planes.len() / batch;
+        for b in 0..batch {
+            let key: Vec<u32> = planes[b * len..(b + 1) * len].iter().map(|x| x.to_bits()).collect();
+            *self.seen.entry(key).or_default() += 1;
+        }
+        for row in policy.chunks_mut(7) {
+            for (a, p) in row.iter_mut().enumerate() {
+                *p = -(a as f32);
+            }
+        }
+        value.fill(0.0);
+    }
+    fn describe(&self) -> String {
+        "skewed".into()
+    }
+}
+
+fn softmax_legal(game: &Connect4) -> Vec<(Action, f32)> {
+    let mut legal = Vec::new();
+    game.legal_actions(&mut legal);
+    let z: f32 = legal.iter().map(|&a| (-(a as f32)).exp()).sum();
+    legal.iter().map(|&a| (a, (-(a as f32)).exp() / z)).collect()
+}
+
+#[test]
+fn root_edge_visits_sum_to_playouts_minus_the_root_expansion() {
+    let game = position("4453");
+    let mut s = Search::new(quiet(500), false, Rng::seed(1));
+    s.set_root(&game);
+    s.search_with(&mut UniformEvaluator, 500);
+    let total: u32 = s.root_children().iter().map(|c| c.visits).sum();
+    assert_eq!(s.playouts(), 500);
+    assert_eq!(total, 499);
+}
+
+#[test]
+fn finds_and_proves_a_win_in_one() {
+    // First player has three on the bottom row (columns 1-3); column 4 wins.
+    let game = position("172737");
+    let mut s = Search::new(quiet(100), false, Rng::seed(2));
+    s.set_root(&game);
+    s.search_with(&mut UniformEvaluator, 100);
+    assert_eq!(s.root_value().1, Proven::Win);
+    assert_eq!(s.choose_move(0.0), 3);
+    // The proof ends the search early.
+    assert!(s.playouts() < 100, "{}", s.playouts());
+}
+
+#[test]
+fn proves_a_win_in_two_and_blocks_a_loss_in_one() {
+    // X on columns 3 and 4 of the bottom row, O stacked on them: X plays 5 (or 2) for an
+    // open three, which wins next move whatever O does.
+    let game = position("3344");
+    let mut s = Search::new(quiet(3000), false, Rng::seed(3));
+    s.set_root(&game);
+    s.search_with(&mut UniformEvaluator, 3000);
+    assert_eq!(s.root_value().1, Proven::Win, "{:?}", s.root_children());
+    let mv = s.choose_move(0.0);
+    assert!(mv == 1 || mv == 4, "played column {}", mv + 1);
+
+    // O to move must block X's immediate threat on column 4 (X has 1, 2, 3 on the bottom).
+    let game = position("11223");
+    let mut s = Search::new(quiet(400), false, Rng::seed(4));
+    s.set_root(&game);
+    s.search_with(&mut UniformEvaluator, 400);
+    assert_eq!(s.choose_move(0.0), 3);
+}
+
+#[test]
+fn transpositions_share_one_node_and_one_evaluation() {
+    let game = position("44");
+    let mut eval = Skewed::default();
+    let mut s = Search::new(quiet(3000), false, Rng::seed(5));
+    s.set_root(&game);
+    s.search_with(&mut eval, 3000);
+    assert!(s.shared_nodes() > 10, "only {} shared nodes", s.shared_nodes());
+    let repeated = eval.seen.values().filter(|&&n| n > 1).count();
+    assert_eq!(repeated, 0, "a position was evaluated twice");
+}
+
+#[test]
+fn noise_is_only_at_the_root_and_only_in_self_play() {
+    let game = position("");
+    let config = SearchConfig { simulations: 200, dirichlet_epsilon: 0.25, ..SearchConfig::default() };
+    let mut s = Search::new(config.clone(), true, Rng::seed(6));
+    s.set_root(&game);
+    s.search_with(&mut Skewed::default(), 200);
+    let clean = softmax_legal(&game);
+    let root = s.priors_at(&game).unwrap();
+    let diff: f32 = root.iter().zip(&clean).map(|(a, b)| (a.1 - b.1).abs()).sum();
+    assert!(diff > 0.01, "root priors carry no noise: {root:?}");
+    assert!((root.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-4);
+    // A child node keeps the network's priors exactly.
+    let child = position("1");
+    let priors = s.priors_at(&child).expect("column 1 was searched");
+    for (a, b) in priors.iter().zip(softmax_legal(&child)) {
+        assert_eq!(a.0, b.0);
+        assert!((a.1 - b.1).abs() < 1e-6, "{priors:?}");
+    }
+    // Outside self-play the root is clean too.
+    let mut s = Search::new(config, false, Rng::seed(6));
+    s.set_root(&game);
+    s.search_with(&mut Skewed::default(), 50);
+    for (a, b) in s.priors_at(&game).unwrap().iter().zip(&clean) {
+        assert!((a.1 - b.1).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn forced_visits_are_honoured_and_pruned_from_the_target() {
+    let game = position("");
+    let config = SearchConfig {
+        simulations: 300,
+        dirichlet_epsilon: 0.0,
+        forced_visits: ForcedVisits::Min(2),
+        prune_forced: true,
+        ..SearchConfig::default()
+    };
+    let mut s = Search::new(config, true, Rng::seed(7));
+    s.set_root(&game);
+    s.search_with(&mut Skewed::default(), 300);
+    let children = s.root_children();
+    assert!(children.iter().all(|c| c.visits >= 2), "{children:?}");
+    let total: u32 = children.iter().map(|c| c.visits).sum();
+    let target = s.policy_target();
+    assert!((target.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-5);
+    // Column 7 has the lowest prior: its forced visits are removed from the target.
+    let last = children.iter().find(|c| c.action == 6).unwrap();
+    let share = target.iter().find(|t| t.0 == 6).unwrap().1;
+    assert!(share < last.visits as f32 / total as f32, "{share} vs {}/{total}", last.visits);
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree_below_the_played_move() {
+    let mut game = position("");
+    let mut s = Search::new(quiet(400), false, Rng::seed(8));
+    s.set_root(&game);
+    s.search_with(&mut UniformEvaluator, 400);
+    let mv = s.choose_move(0.0);
+    let child_visits = s.root_children().iter().find(|c| c.action == mv).unwrap().visits;
+    game.play(mv).unwrap();
+    s.advance(&game);
+    let kept: u32 = s.root_children().iter().map(|c| c.visits).sum();
+    assert!(kept + 1 >= child_visits, "kept {kept} of {child_visits}");
+    assert!(kept > 0);
+    assert_eq!(s.playouts(), 0);
+}
+
+#[test]
+fn self_play_engine_writes_valid_records() {
+    let search = SearchConfig { simulations: 30, ..SearchConfig::default() };
+    let play = SelfPlayConfig { parallel_games: 3, temperature_moves: 4, ..SelfPlayConfig::default() };
+    let mut engine =
+        SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(9), Some(5)).unwrap();
+    let records = engine.play_games(&mut UniformEvaluator, |_| {});
+    assert_eq!(records.len(), 5);
+    assert_eq!(engine.stats.games, 5);
+    let mut ids = std::collections::HashSet::new();
+    for r in &records {
+        r.validate().unwrap();
+        assert!(ids.insert(r.game_id));
+        assert!(r.moves.iter().all(|m| (m.policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-4));
+    }
+    assert_eq!(engine.stats.moves as usize, records.iter().map(|r| r.moves.len()).sum::<usize>());
+    // Batches were shared between games.
+    assert!(engine.stats.evals > engine.stats.batches, "{:?}", engine.stats);
+}
