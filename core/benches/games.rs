@@ -2,6 +2,7 @@
 //! Each game's benches live in functions named after the game (`connect4_*`, ...).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
+use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
 use dojo_core::game::{Action, ToMove};
 use dojo_core::game::{Game, Outcome};
@@ -122,6 +123,27 @@ fn sliding_2584_moves(c: &mut Criterion) {
     sliding_bench(c, "sliding_2584_moves", Fib2584::new(SpawnOdds::OneTwo));
 }
 
+// ---- Gomoku ----
+/// Whole random games on 15x15 from the empty board; one element = one playout.
+fn gomoku_random_playouts(c: &mut Criterion) {
+    let start = Gomoku::new(15).expect("15 is a legal size");
+    let mut rng = Rng::seed(1);
+    let mut group = c.benchmark_group("gomoku");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("random_playout_15x15", |b| {
+        b.iter(|| {
+            let mut g = start.clone();
+            while g.outcome().is_none() {
+                let a = g.random_move(&mut rng);
+                g.play_unchecked(a);
+            }
+            black_box((g.outcome(), g.ply()))
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(connect4, connect4_random_playouts);
+criterion_group!(gomoku, gomoku_random_playouts);
 criterion_group!(sliding, sliding_2048_moves, sliding_2584_moves);
-criterion_main!(connect4, sliding);
+criterion_main!(connect4, gomoku, sliding);

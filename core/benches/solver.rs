@@ -60,11 +60,7 @@ fn timing_pass(solver: &mut Solver, buckets: &[usize]) {
             let t = Instant::now();
             let score = solver.solve(&pos);
             let secs = t.elapsed().as_secs_f64();
-            println!(
-                "   {text:<16} {:>10.3} ms {:>12} nodes  score {score:>3}",
-                secs * 1e3,
-                solver.node_count()
-            );
+            println!("   {text:<16} {:>10.3} ms {:>12} nodes  score {score:>3}", secs * 1e3, solver.node_count());
             times.push(secs);
             nodes.push(solver.node_count() as f64);
         }
@@ -79,28 +75,21 @@ fn timing_pass(solver: &mut Solver, buckets: &[usize]) {
 
 fn criterion_pass(c: &mut Criterion, solver: &mut Solver) {
     let mut group = c.benchmark_group("solver_7x6");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
     for discs in [16, 12] {
         for (i, (_, pos)) in positions(discs, POSITIONS_PER_BUCKET).iter().enumerate() {
-            group.bench_with_input(
-                BenchmarkId::new(format!("{discs}_discs"), i),
-                pos,
-                |b, pos| {
-                    b.iter_custom(|iters| {
-                        let mut total = Duration::ZERO;
-                        for _ in 0..iters {
-                            solver.reset(); // not timed: clearing the table is no search
-                            let t = Instant::now();
-                            black_box(solver.solve(black_box(pos)));
-                            total += t.elapsed();
-                        }
-                        total
-                    })
-                },
-            );
+            group.bench_with_input(BenchmarkId::new(format!("{discs}_discs"), i), pos, |b, pos| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        solver.reset(); // not timed: clearing the table is no search
+                        let t = Instant::now();
+                        black_box(solver.solve(black_box(pos)));
+                        total += t.elapsed();
+                    }
+                    total
+                })
+            });
         }
     }
     group.finish();

@@ -182,7 +182,8 @@ fn self_play_engine_writes_valid_records() {
     let search = SearchConfig { simulations: 30, ..SearchConfig::default() };
     let play = SelfPlayConfig { parallel_games: 3, temperature_moves: 4, ..SelfPlayConfig::default() };
     let mut engine =
-        SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(9), Some(5)).unwrap();
+        SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(9), Some(5))
+            .unwrap();
     let records = engine.play_games(&mut UniformEvaluator, |_| {});
     assert_eq!(records.len(), 5);
     assert_eq!(engine.stats.games, 5);

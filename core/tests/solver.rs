@@ -52,14 +52,7 @@ struct Brute {
 
 impl Brute {
     fn new(w: usize, h: usize, blocked: &[(usize, usize)]) -> Brute {
-        let mut b = Brute {
-            w,
-            h,
-            cells: vec![EMPTY; w * h],
-            moves: 0,
-            free: w * h,
-            key: 0,
-        };
+        let mut b = Brute { w, h, cells: vec![EMPTY; w * h], moves: 0, free: w * h, key: 0 };
         for &(c, r) in blocked {
             if b.cells[c * h + r] == EMPTY {
                 b.set(c * h + r, BLOCKED);
@@ -195,9 +188,7 @@ fn random_game(
     let mut brute = Brute::new(w, h, blocked);
     let mut moves = Vec::new();
     while moves.len() < discs {
-        let options: Vec<usize> = (0..w)
-            .filter(|&c| pos.can_play(c) && !pos.is_winning_move(c))
-            .collect();
+        let options: Vec<usize> = (0..w).filter(|&c| pos.can_play(c) && !pos.is_winning_move(c)).collect();
         let quiet: Vec<usize> = options
             .iter()
             .copied()
@@ -325,19 +316,11 @@ fn compare_random_positions(
         compared += 1;
     }
     // The sample must exercise wins, losses and draws, or it proves little.
-    assert!(
-        scores_seen.len() >= 3,
-        "{w}x{h}: only scores {scores_seen:?}"
-    );
+    assert!(scores_seen.len() >= 3, "{w}x{h}: only scores {scores_seen:?}");
     compared
 }
 
-fn compare(
-    board: (usize, usize, &[(usize, usize)]),
-    discs: RangeInclusive<usize>,
-    count: usize,
-    seed: u64,
-) -> usize {
+fn compare(board: (usize, usize, &[(usize, usize)]), discs: RangeInclusive<usize>, count: usize, seed: u64) -> usize {
     compare_random_positions(board, discs, count, seed, &mut Memo::default())
 }
 
@@ -348,10 +331,7 @@ fn five_by_four_empty_board_and_random_positions_match_brute_force() {
     assert_eq!(Brute::new(5, 4, &[]).score(&mut memo), 0);
     let empty = Position::new(5, 4, &[]).unwrap();
     assert_eq!(Solver::with_tt_bits(16).solve(&empty), 0);
-    assert_eq!(
-        compare_random_positions((5, 4, &[]), 0..=20, 150, 2, &mut memo),
-        150
-    );
+    assert_eq!(compare_random_positions((5, 4, &[]), 0..=20, 150, 2, &mut memo), 150);
 }
 
 #[test]
@@ -367,10 +347,7 @@ fn random_blocked_board_positions_match_brute_force() {
     assert_eq!(compare((5, 4, &[(2, 0)]), 6..=19, 100, 12), 100);
     assert_eq!(compare((5, 4, &[(0, 3), (4, 1)]), 6..=18, 100, 13), 100);
     // Two blocked cells stacked: a disc skips both.
-    assert_eq!(
-        compare((5, 5, &[(1, 1), (1, 2), (3, 0)]), 10..=22, 100, 14),
-        100
-    );
+    assert_eq!(compare((5, 5, &[(1, 1), (1, 2), (3, 0)]), 10..=22, 100, 14), 100);
     assert_eq!(compare((7, 6, &[(3, 2)]), 28..=34, 40, 15), 40);
 }
 
@@ -433,10 +410,7 @@ fn immediate_wins_are_scored_without_search() {
     let a = solver.analyze(&small);
     assert_eq!(a[0], Some((16 + 1 - 6) / 2));
     assert_eq!((a[2], a[3]), (Some(-5), Some(-5)));
-    assert!(
-        a[1].unwrap() > -5 && a[1].unwrap() < 5,
-        "blocking delays the loss: {a:?}"
-    );
+    assert!(a[1].unwrap() > -5 && a[1].unwrap() < 5, "blocking delays the loss: {a:?}");
 }
 
 #[test]
@@ -449,10 +423,7 @@ fn budget_gives_up_cleanly_and_leaves_a_sound_table() {
     let late = Position::from_moves(7, 6, &[], &digits(END_EASY[16].0)).unwrap();
     for _ in 0..3 {
         assert_eq!(solver.solve_with_budget(&pos, 5_000), None);
-        assert_eq!(
-            solver.solve_with_budget(&late, 10_000_000),
-            Some(END_EASY[16].1)
-        );
+        assert_eq!(solver.solve_with_budget(&late, 10_000_000), Some(END_EASY[16].1));
     }
     solver.reset();
     assert_eq!(solver.node_count(), 0);
@@ -466,11 +437,8 @@ fn switching_boards_resets_the_table() {
     let mut rng = Rng::seed(51);
     // Same key bits mean different positions on these boards; a stale table would mix them.
     for i in 0..60 {
-        let (w, h, blocked, memo): (usize, usize, &[(usize, usize)], _) = if i % 2 == 0 {
-            (4, 4, &[], &mut memo_a)
-        } else {
-            (4, 4, &[(0, 0)], &mut memo_b)
-        };
+        let (w, h, blocked, memo): (usize, usize, &[(usize, usize)], _) =
+            if i % 2 == 0 { (4, 4, &[], &mut memo_a) } else { (4, 4, &[(0, 0)], &mut memo_b) };
         let discs = rng.below(10);
         let Some((_, pos, mut brute)) = random_game(w, h, blocked, discs, &mut rng) else {
             continue;
@@ -492,15 +460,8 @@ fn bitboards_round_trip() {
             let Some((_, pos, _)) = random_game(7, 6, blocked, discs, &mut rng) else {
                 continue;
             };
-            let back = Position::from_bitboards(
-                7,
-                6,
-                pos.current(),
-                pos.mask(),
-                pos.blocked(),
-                pos.moves_played(),
-            )
-            .unwrap();
+            let back =
+                Position::from_bitboards(7, 6, pos.current(), pos.mask(), pos.blocked(), pos.moves_played()).unwrap();
             assert_eq!(back, pos);
             assert_eq!(back.key(), pos.current() + pos.mask());
         }
@@ -589,11 +550,7 @@ fn inconsistent_bitboards_are_refused() {
     // A disc resting on a blocked cell is fine, and so is one that skipped over it.
     let ok = Position::from_bitboards(7, 6, 0, col(2, 0) | col(2, 1), col(2, 0), 1).unwrap();
     assert_eq!(ok.moves_played(), 1);
-    assert_eq!(
-        ok,
-        Position::from_moves(7, 6, &[(2, 0)], &[2]).unwrap(),
-        "same as playing it"
-    );
+    assert_eq!(ok, Position::from_moves(7, 6, &[(2, 0)], &[2]).unwrap(), "same as playing it");
 }
 
 #[test]

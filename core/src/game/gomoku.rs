@@ -1,61 +1,544 @@
-//! Gomoku. (stub with the agreed API; being written)
-#![allow(unused)]
+//! Freestyle Gomoku: five *or more* in a row wins, no renju restrictions, on `N × N` boards
+//! for `N` in [`GOMOKU_MIN`]`..=`[`GOMOKU_MAX`].
+//!
+//! Points are `(x, y)`: `x` the column left→right, `y` the row top→bottom, both 0-based as in
+//! the Gomocup protocol; the action is `y * size + x` and its text is `x,y`.
+//!
+//! Each player's stones are one `u32` per row (bit `x`). Only a line through the new stone
+//! can have become five, so the win check looks at that stone's row (one "five consecutive
+//! bits" test: a few shifts and ands) and at the 9-point windows through it along the
+//! column and both diagonals, gathered from the nine rows around it; no board scan. Bits
+//! past the board's edge are never set, so a run can never wrap into the next row.
+//!
+//! The position is 168 bytes of plain data: cheap to clone in search, and small in
+//! [`AnyGame`](super::AnyGame).
+
+use super::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use super::*;
 use crate::rng::Rng;
+use std::sync::OnceLock;
 
-#[derive(Clone, Debug)]
-pub struct Gomoku {}
+const MAX: usize = GOMOKU_MAX as usize;
+const MAX_POINTS: usize = MAX * MAX;
+
+const NO_MOVE: u16 = u16::MAX;
+
+/// `state` values.
+const ONGOING: u8 = 0;
+const WIN_FIRST: u8 = 1;
+const WIN_SECOND: u8 = 2;
+const DRAW: u8 = 3;
+
+struct Zobrist {
+    /// Keyed by the 19×19 point `y * 19 + x`, so one table serves every board size.
+    stones: [[u64; MAX_POINTS]; 2],
+    side: u64,
+    /// The empty board's hash, per size: the same stones on boards of different sizes
+    /// are different positions.
+    sizes: [u64; MAX + 1],
+}
+
+#[inline]
+fn zobrist() -> &'static Zobrist {
+    static TABLE: OnceLock<Zobrist> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        // Fixed seed: hashes must agree between processes (workers, learner, records).
+        let mut rng = Rng::seed(0x676f_6d6f_6b75_5a6f);
+        let mut stones = [[0u64; MAX_POINTS]; 2];
+        for table in &mut stones {
+            for k in table.iter_mut() {
+                *k = rng.next_u64();
+            }
+        }
+        let side = rng.next_u64();
+        let mut sizes = [0u64; MAX + 1];
+        for k in sizes.iter_mut() {
+            *k = rng.next_u64();
+        }
+        Zobrist { stones, side, sizes }
+    })
+}
+
+/// The first bits of the runs of five consecutive set bits in `w`.
+#[inline(always)]
+fn five_starts(w: u32) -> u32 {
+    let pairs = w & (w >> 1);
+    let fours = pairs & (pairs >> 2);
+    fours & (w >> 4)
+}
+
+/// Whether `w` has five consecutive set bits.
+#[inline(always)]
+fn has_five(w: u32) -> bool {
+    five_starts(w) != 0
+}
+
+/// Whether `w` with bit `i` set has five in a row covering bit `i`.
+#[inline(always)]
+fn five_through(w: u32, i: usize) -> bool {
+    five_starts(w | (1 << i)) & ((0x1f << i) >> 4) != 0
+}
+
+/// The directions off the row (a set of [`DIAG`], [`COL`], [`ANTI`]) that pass a cheap
+/// necessary test for a five through `(x, y)`: any such five holds a stone one step and a
+/// stone two steps away along its line (on either side). Most moves of an open game pass
+/// none, and skip the 9-row gathers.
+#[inline(always)]
+fn five_candidates(rows: &[u32; MAX], x: usize, y: usize) -> u32 {
+    let row = |k: usize| rows.get(k).map_or(0, |&r| r << 2);
+    // 3 bits per row around x, lane 0: diagonal, 1: column, 2: anti-diagonal. Rows below
+    // the stone see the diagonals mirrored, so their outer bits swap lanes.
+    let swap3 = |v: u32| ((v & 1) << 2) | (v & 2) | (v >> 2);
+    let near = ((row(y.wrapping_sub(1)) >> (x + 1)) & 7) | swap3((row(y + 1) >> (x + 1)) & 7);
+    let spread = |v: u32| (v & 1) | ((v >> 1) & 2) | ((v >> 2) & 4);
+    let far = spread((row(y.wrapping_sub(2)) >> x) & 0b10101) | swap3(spread((row(y + 2) >> x) & 0b10101));
+    near & far
+}
+
+/// Directions off the row, as lanes of [`five_candidates`] and slopes of [`window`].
+const DIAG: u32 = 1; // down-right
+const COL: u32 = 2;
+const ANTI: u32 = 4; // down-left
+
+/// The 9-point window centred on `(x, y)` along direction `dir`: bit `i` is the point
+/// `i - 4` rows below. Any five inside a 9-bit window covers its centre bit 4.
+#[inline(always)]
+fn window(rows: &[u32; MAX], x: usize, y: usize, dir: u32) -> u32 {
+    let mut w = 0;
+    for i in 0..9 {
+        // Rows off the board (above: the index wraps) read as empty, and `<< 4` keeps the
+        // columns left of the board as zero bits instead of negative shifts.
+        let row = rows.get((y + i).wrapping_sub(4)).map_or(0, |&r| r << 4);
+        let shift = match dir {
+            DIAG => x + i,
+            COL => x + 4,
+            _ => x + 8 - i,
+        };
+        w |= ((row >> shift) & 1) << i;
+    }
+    w
+}
+
+/// A Gomoku position. Plain data (no heap), so cloning it for search is one `memcpy`.
+#[derive(Clone)]
+pub struct Gomoku {
+    size: u8,
+    state: u8,
+    /// `2^16 / size + 1`: `a * recip >> 16 == a / size` exactly for every point `a` of the
+    /// board (the error is below `361 / 2^16`, less than the `1 / size` gap to the next
+    /// integer); a multiply is several times faster than the division on every move.
+    recip: u16,
+    last: u16,
+    ply: u16,
+    empty: u16,
+    hash: u64,
+    /// `rows[player][y]` bit `x`; rows at and past `size` stay zero.
+    rows: [[u32; MAX]; 2],
+}
 
 impl Gomoku {
-    pub fn new(size: usize) -> Result<Self, GameError> {
-        todo!()
+    /// The empty `size × size` board; `size` must be in `7..=19`.
+    pub fn new(size: usize) -> Result<Gomoku, GameError> {
+        if !(GOMOKU_MIN as usize..=GOMOKU_MAX as usize).contains(&size) {
+            return Err(GameError::Spec {
+                spec: format!("gomoku:{size}"),
+                reason: format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX} (the board is size × size)"),
+            });
+        }
+        Ok(Gomoku {
+            size: size as u8,
+            state: ONGOING,
+            recip: ((1 << 16) / size + 1) as u16,
+            last: NO_MOVE,
+            ply: 0,
+            empty: (size * size) as u16,
+            hash: zobrist().sizes[size],
+            rows: [[0; MAX]; 2],
+        })
+    }
+
+    /// The side length of the board.
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.size as usize
+    }
+
+    /// The action of point `(x, y)`.
+    #[inline]
+    pub fn action_at(&self, x: usize, y: usize) -> Action {
+        (y * self.size() + x) as Action
+    }
+
+    /// The point `(x, y)` of `action`.
+    #[inline]
+    pub fn point(&self, action: Action) -> (usize, usize) {
+        let a = action as usize;
+        let s = self.size();
+        if a < s * s {
+            let y = (a * self.recip as usize) >> 16;
+            (a - y * s, y)
+        } else {
+            (a % s, a / s)
+        }
+    }
+
+    /// The stone on `(x, y)`, if any (`None` also off the board).
+    pub fn stone(&self, x: usize, y: usize) -> Option<Player> {
+        if x >= self.size() || y >= self.size() {
+            return None;
+        }
+        let bit = 1u32 << x;
+        if self.rows[0][y] & bit != 0 {
+            Some(Player::First)
+        } else if self.rows[1][y] & bit != 0 {
+            Some(Player::Second)
+        } else {
+            None
+        }
+    }
+
+    /// Number of empty points.
+    #[inline]
+    pub fn empty_count(&self) -> usize {
+        self.empty as usize
+    }
+
+    /// The empty points of row `y` as a bit set (bit `x`).
+    #[inline]
+    fn free_row(&self, y: usize) -> u32 {
+        let full = (1u32 << self.size) - 1;
+        !(self.rows[0][y] | self.rows[1][y]) & full
+    }
+
+    #[inline]
+    fn side(&self) -> Player {
+        if self.ply & 1 == 0 {
+            Player::First
+        } else {
+            Player::Second
+        }
+    }
+
+    /// Whether a stone of `player` on the empty point `(x, y)` would be part of five in a
+    /// row. (Checking "five through it", not just "five on the line", keeps the answer
+    /// right on a finished board, where a line may already hold five.)
+    #[inline]
+    fn would_win(&self, player: Player, x: usize, y: usize) -> bool {
+        let rows = &self.rows[player.index()];
+        five_through(rows[y], x) || [DIAG, COL, ANTI].into_iter().any(|d| has_five(window(rows, x, y, d) | 1 << 4))
+    }
+
+    /// The empty points where a stone of `player` would make five (or more) in a row
+    /// through it, ascending. Looks at the stones only, whoever is to move and even after
+    /// the game ended.
+    pub fn winning_points(&self, player: Player) -> Vec<Action> {
+        let mut out = Vec::new();
+        for y in 0..self.size() {
+            let mut free = self.free_row(y);
+            while free != 0 {
+                let x = free.trailing_zeros() as usize;
+                free &= free - 1;
+                if self.would_win(player, x, y) {
+                    out.push(self.action_at(x, y));
+                }
+            }
+        }
+        out
+    }
+
+    /// A uniformly random empty point, without allocating. The board must not be full
+    /// (true whenever the game is not over); on a full board it returns action 0.
+    #[inline]
+    pub fn random_move(&self, rng: &mut Rng) -> Action {
+        let s = self.size as u64;
+        let points = self.size() * self.size();
+        // While at least half the board is empty, rejection needs under two draws on
+        // average; each draw yields both coordinates from its two 32-bit halves.
+        if 2 * self.empty_count() >= points {
+            loop {
+                let r = rng.next_u64();
+                let x = (((r & 0xffff_ffff) * s) >> 32) as usize;
+                let y = (((r >> 32) * s) >> 32) as usize;
+                if self.free_row(y) & (1 << x) != 0 {
+                    return self.action_at(x, y);
+                }
+            }
+        }
+        if self.empty == 0 {
+            debug_assert!(false, "random_move on a full board");
+            return 0;
+        }
+        // Otherwise pick the k-th empty point by row popcounts.
+        let mut k = rng.below(self.empty_count()) as u32;
+        for y in 0..self.size() {
+            let mut free = self.free_row(y);
+            let n = free.count_ones();
+            if k < n {
+                for _ in 0..k {
+                    free &= free - 1;
+                }
+                return self.action_at(free.trailing_zeros() as usize, y);
+            }
+            k -= n;
+        }
+        debug_assert!(false, "the empty count does not match the rows");
+        0
+    }
+
+    fn off_board(&self, x: impl fmt::Display, y: impl fmt::Display) -> String {
+        let s = self.size();
+        format!("point {x},{y} is off the {s}x{s} board (x and y are 0..={})", s - 1)
+    }
+}
+
+impl fmt::Debug for Gomoku {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Gomoku {{ size: {}, ply: {}, hash: {:016x} }}\n{}", self.size, self.ply, self.hash, self.render())
+    }
+}
+
+/// Symmetry `sym` of the square `0..=n` (n = size - 1) applied to `(x, y)`:
+/// 0 identity, 1–3 rotations by 90°, 180°, 270°, 4 mirror left↔right, 5 transpose,
+/// 6 mirror top↔bottom, 7 anti-transpose.
+#[inline]
+fn map_point(sym: usize, n: usize, x: usize, y: usize) -> (usize, usize) {
+    match sym & 7 {
+        0 => (x, y),
+        1 => (n - y, x),
+        2 => (n - x, n - y),
+        3 => (y, n - x),
+        4 => (n - x, y),
+        5 => (y, x),
+        6 => (x, n - y),
+        _ => (n - y, n - x),
     }
 }
 
 impl Game for Gomoku {
     fn spec(&self) -> GameSpec {
-        todo!()
+        GameSpec::Gomoku { size: self.size }
     }
+
+    #[inline]
     fn num_actions(&self) -> usize {
-        todo!()
+        self.size() * self.size()
     }
+
+    #[inline]
     fn to_move(&self) -> ToMove {
-        todo!()
+        ToMove::Player(self.side())
     }
+
     fn legal_actions(&self, out: &mut Vec<Action>) {
-        todo!()
+        out.clear();
+        if self.state != ONGOING {
+            return;
+        }
+        for y in 0..self.size() {
+            let mut free = self.free_row(y);
+            while free != 0 {
+                let x = free.trailing_zeros() as usize;
+                free &= free - 1;
+                out.push(self.action_at(x, y));
+            }
+        }
     }
+
+    #[inline]
     fn is_legal(&self, action: Action) -> bool {
-        todo!()
+        if self.state != ONGOING || action as usize >= self.num_actions() {
+            return false;
+        }
+        let (x, y) = self.point(action);
+        self.free_row(y) & (1 << x) != 0
     }
+
+    #[inline]
     fn play_unchecked(&mut self, action: Action) -> u32 {
-        todo!()
+        debug_assert!(self.is_legal(action), "illegal gomoku move {action}");
+        let (x, y) = self.point(action);
+        let p = self.side();
+        let rows = &mut self.rows[p.index()];
+        rows[y] |= 1 << x;
+        let won = has_five(rows[y]) || {
+            let dirs = five_candidates(rows, x, y);
+            dirs != 0 && [DIAG, COL, ANTI].into_iter().any(|d| dirs & d != 0 && has_five(window(rows, x, y, d)))
+        };
+        let z = zobrist();
+        self.hash ^= z.stones[p.index()][y * MAX + x] ^ z.side;
+        self.ply += 1;
+        self.empty -= 1;
+        self.last = action;
+        if won {
+            self.state = if p == Player::First { WIN_FIRST } else { WIN_SECOND };
+        } else if self.empty == 0 {
+            self.state = DRAW;
+        }
+        0
     }
+
+    fn illegal_reason(&self, action: Action) -> GameError {
+        let (x, y) = self.point(action);
+        let reason = if action as usize >= self.num_actions() {
+            self.off_board(x, y)
+        } else if self.state != ONGOING {
+            return GameError::GameOver;
+        } else if self.stone(x, y).is_some() {
+            format!("point {x},{y} is already occupied")
+        } else {
+            "not a legal move in this position".to_string()
+        };
+        GameError::IllegalMove { action: self.action_to_text(action), reason }
+    }
+
+    #[inline]
     fn outcome(&self) -> Option<Outcome> {
-        todo!()
+        match self.state {
+            ONGOING => None,
+            WIN_FIRST => Some(Outcome::Win(Player::First)),
+            WIN_SECOND => Some(Outcome::Win(Player::Second)),
+            _ => Some(Outcome::Draw),
+        }
     }
+
+    #[inline]
     fn hash(&self) -> u64 {
-        todo!()
+        self.hash
     }
+
+    #[inline]
     fn ply(&self) -> usize {
-        todo!()
+        self.ply as usize
     }
+
+    #[inline]
     fn last_action(&self) -> Option<Action> {
-        todo!()
+        (self.last != NO_MOVE).then_some(self.last)
     }
+
+    fn num_symmetries(&self) -> usize {
+        8
+    }
+
+    /// Actions off the board map to themselves.
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < 8);
+        if action as usize >= self.num_actions() {
+            return action;
+        }
+        let (x, y) = self.point(action);
+        let (mx, my) = map_point(sym, self.size() - 1, x, y);
+        self.action_at(mx, my)
+    }
+
+    /// `dst[map(p)] = src[p]`, so mapping every plane of a position gives the planes of
+    /// the position with every move mapped by [`Game::map_action`].
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < 8);
+        let s = self.size();
+        debug_assert!(src.len() == s * s && dst.len() == s * s);
+        for y in 0..s {
+            for x in 0..s {
+                let (mx, my) = map_point(sym, s - 1, x, y);
+                dst[my * s + mx] = src[y * s + x];
+            }
+        }
+    }
+
     fn plane_shape(&self) -> PlaneShape {
-        todo!()
+        PlaneShape { channels: 3, height: self.size(), width: self.size() }
     }
+
+    /// Planes (AlphaFive's): the side to move's stones, the opponent's stones, the last move.
     fn encode_planes(&self, out: &mut [f32]) {
-        todo!()
+        let s = self.size();
+        let n = s * s;
+        debug_assert_eq!(out.len(), 3 * n);
+        out.fill(0.0);
+        let me = self.side().index();
+        for (c, player) in [me, 1 - me].into_iter().enumerate() {
+            for y in 0..s {
+                let mut row = self.rows[player][y];
+                while row != 0 {
+                    let x = row.trailing_zeros() as usize;
+                    row &= row - 1;
+                    out[c * n + y * s + x] = 1.0;
+                }
+            }
+        }
+        if let Some(a) = self.last_action() {
+            out[2 * n + a as usize] = 1.0;
+        }
     }
+
+    /// `x,y`, 0-based, as in the Gomocup protocol.
     fn action_to_text(&self, action: Action) -> String {
-        todo!()
+        let (x, y) = self.point(action);
+        format!("{x},{y}")
     }
+
     fn action_from_text(&self, text: &str) -> Result<Action, GameError> {
-        todo!()
+        let err = |reason: String| GameError::Parse { what: "gomoku move", text: text.to_string(), reason };
+        let (xs, ys) = text
+            .trim()
+            .split_once(',')
+            .ok_or_else(|| err("expected x,y (0-based column and row, as in Gomocup), e.g. 7,7".into()))?;
+        let coord = |what: &str, t: &str| -> Result<usize, GameError> {
+            let t = t.trim();
+            if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(err(format!("{what} {t:?} is not a non-negative whole number")));
+            }
+            // Too many digits for usize is simply far off the board.
+            Ok(t.parse::<usize>().unwrap_or(usize::MAX))
+        };
+        let x = coord("x", xs)?;
+        let y = coord("y", ys)?;
+        if x >= self.size() || y >= self.size() {
+            return Err(err(self.off_board(xs.trim(), ys.trim())));
+        }
+        Ok(self.action_at(x, y))
     }
+
+    /// Columns (x) across the top, rows (y) down the side; `X` is the first player.
     fn render(&self) -> String {
-        todo!()
+        let s = self.size();
+        let mut out = String::with_capacity((s + 2) * (3 * s + 5));
+        out.push_str("   ");
+        for x in 0..s {
+            out.push_str(&format!("{x:>3}"));
+        }
+        out.push('\n');
+        for y in 0..s {
+            out.push_str(&format!("{y:>3}"));
+            for x in 0..s {
+                let c = match self.stone(x, y) {
+                    Some(Player::First) => 'X',
+                    Some(Player::Second) => 'O',
+                    None => '.',
+                };
+                // Brackets mark the last move.
+                if self.last_action() == Some(self.action_at(x, y)) {
+                    out.push('[');
+                    out.push(c);
+                    out.push(']');
+                } else {
+                    out.push_str("  ");
+                    out.push(c);
+                }
+            }
+            out.push('\n');
+        }
+        let mark = |p: Player| if p == Player::First { 'X' } else { 'O' };
+        match self.outcome() {
+            Some(Outcome::Win(p)) => out.push_str(&format!("{} wins", mark(p))),
+            Some(_) => out.push_str("draw"),
+            None => out.push_str(&format!("{} to move", mark(self.side()))),
+        }
+        out.push_str(&format!(" (ply {})", self.ply));
+        if let Some(a) = self.last_action() {
+            out.push_str(&format!(", last {}", self.action_to_text(a)));
+        }
+        out.push('\n');
+        out
     }
 }

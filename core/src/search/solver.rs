@@ -58,25 +58,15 @@ struct Shape {
 }
 
 fn spec_error(width: usize, height: usize, reason: String) -> GameError {
-    GameError::Spec {
-        spec: format!("connect4:{width}x{height}"),
-        reason,
-    }
+    GameError::Spec { spec: format!("connect4:{width}x{height}"), reason }
 }
 
 impl Shape {
     fn new(width: usize, height: usize, blocked: u64) -> Result<Shape, GameError> {
         if width == 0 || height == 0 {
-            return Err(spec_error(
-                width,
-                height,
-                "the solver needs at least one column and one row".into(),
-            ));
+            return Err(spec_error(width, height, "the solver needs at least one column and one row".into()));
         }
-        let bits = height
-            .checked_add(1)
-            .and_then(|h1| width.checked_mul(h1))
-            .unwrap_or(usize::MAX);
+        let bits = height.checked_add(1).and_then(|h1| width.checked_mul(h1)).unwrap_or(usize::MAX);
         if bits > 64 {
             return Err(spec_error(
                 width,
@@ -102,20 +92,10 @@ impl Shape {
                 format!("blocked cells {blocked:#x} lie outside the board {board:#x}"),
             ));
         }
-        Ok(Shape {
-            width: width as u8,
-            height: height as u8,
-            bottom,
-            board,
-            blocked,
-        })
+        Ok(Shape { width: width as u8, height: height as u8, bottom, board, blocked })
     }
 
-    fn from_cells(
-        width: usize,
-        height: usize,
-        blocked: &[(usize, usize)],
-    ) -> Result<Shape, GameError> {
+    fn from_cells(width: usize, height: usize, blocked: &[(usize, usize)]) -> Result<Shape, GameError> {
         // Validate the size before shifting by it.
         Shape::new(width, height, 0)?;
         let mut bits = 0u64;
@@ -210,18 +190,9 @@ pub struct Position {
 
 impl Position {
     /// The empty board. `blocked` lists `(column, row)` cells, 0-based, row 0 at the bottom.
-    pub fn new(
-        width: usize,
-        height: usize,
-        blocked: &[(usize, usize)],
-    ) -> Result<Position, GameError> {
+    pub fn new(width: usize, height: usize, blocked: &[(usize, usize)]) -> Result<Position, GameError> {
         let shape = Shape::from_cells(width, height, blocked)?;
-        Ok(Position {
-            shape,
-            current: 0,
-            mask: shape.blocked,
-            moves: 0,
-        })
+        Ok(Position { shape, current: 0, mask: shape.blocked, moves: 0 })
     }
 
     /// The position after playing `moves` (0-based columns) from the empty board. Fails on a
@@ -236,10 +207,9 @@ impl Position {
         let mut pos = Position::new(width, height, blocked)?;
         for (i, &col) in moves.iter().enumerate() {
             pos.play(col).map_err(|e| match e {
-                GameError::IllegalMove { action, reason } => GameError::IllegalMove {
-                    action,
-                    reason: format!("move {} of the sequence: {reason}", i + 1),
-                },
+                GameError::IllegalMove { action, reason } => {
+                    GameError::IllegalMove { action, reason: format!("move {} of the sequence: {reason}", i + 1) }
+                }
                 other => other,
             })?;
         }
@@ -278,18 +248,14 @@ impl Position {
             reason,
         };
         if mask & !shape.board != 0 {
-            return Err(bad(format!(
-                "mask has bits outside the {width}x{height} board"
-            )));
+            return Err(bad(format!("mask has bits outside the {width}x{height} board")));
         }
         if blocked & !mask != 0 {
             return Err(bad("blocked cells must be part of mask".into()));
         }
         let stones = mask & !blocked;
         if current & !stones != 0 {
-            return Err(bad(
-                "current has discs outside mask or on blocked cells".into()
-            ));
+            return Err(bad("current has discs outside mask or on blocked cells".into()));
         }
         // `next` has exactly one bit per column: the first free cell or the sentinel, so
         // `next - bottom` is every cell under it and all discs must lie there.
@@ -300,9 +266,7 @@ impl Position {
         }
         let n = stones.count_ones() as usize;
         if n != moves_played {
-            return Err(bad(format!(
-                "{n} discs on the board but moves_played is {moves_played}"
-            )));
+            return Err(bad(format!("{n} discs on the board but moves_played is {moves_played}")));
         }
         if current.count_ones() as usize != moves_played / 2 {
             return Err(bad(format!(
@@ -312,17 +276,9 @@ impl Position {
             )));
         }
         if shape.has_four(current) || shape.has_four(stones ^ current) {
-            return Err(bad(
-                "a player already has four in a row; the solver takes only games in progress"
-                    .into(),
-            ));
+            return Err(bad("a player already has four in a row; the solver takes only games in progress".into()));
         }
-        Ok(Position {
-            shape,
-            current,
-            mask,
-            moves: moves_played as u32,
-        })
+        Ok(Position { shape, current, mask, moves: moves_played as u32 })
     }
 
     pub fn width(&self) -> usize {
@@ -367,8 +323,7 @@ impl Position {
     }
 
     pub fn can_play(&self, col: usize) -> bool {
-        col < self.width()
-            && self.shape.possible(self.mask) & column_bits(self.shape.height, col) != 0
+        col < self.width() && self.shape.possible(self.mask) & column_bits(self.shape.height, col) != 0
     }
 
     /// Whether playing `col` completes four in a row (false for a column that cannot be
@@ -389,15 +344,9 @@ impl Position {
     /// Plays `col` (0-based). Refuses a column off the board, a full column, and a winning
     /// move (a position is never over).
     pub fn play(&mut self, col: usize) -> Result<(), GameError> {
-        let illegal = |reason: String| GameError::IllegalMove {
-            action: format!("column {col}"),
-            reason,
-        };
+        let illegal = |reason: String| GameError::IllegalMove { action: format!("column {col}"), reason };
         if col >= self.width() {
-            return Err(illegal(format!(
-                "the board has columns 0..{} (0-based)",
-                self.width()
-            )));
+            return Err(illegal(format!("the board has columns 0..{} (0-based)", self.width())));
         }
         if !self.can_play(col) {
             return Err(illegal("the column is full".into()));
@@ -445,11 +394,7 @@ struct TransTable {
 
 impl TransTable {
     fn new(bits: u32) -> TransTable {
-        TransTable {
-            entries: vec![0; 1usize << bits],
-            shift: 64 - bits,
-            dirty: false,
-        }
+        TransTable { entries: vec![0; 1usize << bits], shift: 64 - bits, dirty: false }
     }
 
     /// The slot and the tag of `key`.
@@ -533,13 +478,7 @@ impl Geo {
         for (c, m) in col_masks.iter_mut().take(width).enumerate() {
             *m = column_bits(shape.height, c);
         }
-        Geo {
-            shape,
-            width,
-            cells: shape.cells(),
-            order,
-            col_masks,
-        }
+        Geo { shape, width, cells: shape.cells(), order, col_masks }
     }
 
     /// Playable cells that do not hand the opponent an immediate win; 0 when every move
@@ -703,11 +642,7 @@ impl Solver {
 
     /// A solver with 2^`bits` table entries of 8 bytes; `bits` is clamped to 10..=30.
     pub fn with_tt_bits(bits: u32) -> Solver {
-        Solver {
-            tt: TransTable::new(bits.clamp(10, 30)),
-            geo: None,
-            nodes: 0,
-        }
+        Solver { tt: TransTable::new(bits.clamp(10, 30)), geo: None, nodes: 0 }
     }
 
     /// Nodes searched since construction or the last [`Solver::reset`].
@@ -723,14 +658,12 @@ impl Solver {
 
     /// The exact score of `pos` for the side to move (see the module docs).
     pub fn solve(&mut self, pos: &Position) -> i32 {
-        self.run(pos, false, u64::MAX)
-            .expect("an unlimited search always finishes")
+        self.run(pos, false, u64::MAX).expect("an unlimited search always finishes")
     }
 
     /// Only the outcome: 1 win, 0 draw, -1 loss for the side to move (faster than `solve`).
     pub fn solve_weak(&mut self, pos: &Position) -> i32 {
-        self.run(pos, true, u64::MAX)
-            .expect("an unlimited search always finishes")
+        self.run(pos, true, u64::MAX).expect("an unlimited search always finishes")
     }
 
     /// Like [`Solver::solve`], but gives up (`None`) after searching `max_nodes` nodes. What
@@ -785,20 +718,9 @@ impl Solver {
             let child_score = if child.can_win_next() {
                 child.win_now_score()
             } else {
-                let mut search = Search {
-                    geo: &geo,
-                    tt: &mut self.tt,
-                    nodes: self.nodes,
-                    limit: u64::MAX,
-                    aborted: false,
-                };
-                let r = search.negamax(
-                    child.current,
-                    child.mask,
-                    child.moves as i32,
-                    -best,
-                    -best + 1,
-                );
+                let mut search =
+                    Search { geo: &geo, tt: &mut self.tt, nodes: self.nodes, limit: u64::MAX, aborted: false };
+                let r = search.negamax(child.current, child.mask, child.moves as i32, -best, -best + 1);
                 self.nodes = search.nodes;
                 r
             };
@@ -807,9 +729,7 @@ impl Solver {
             }
         }
         // Unreachable when the search is exact; fall back to any legal column.
-        (0..pos.width())
-            .find(|&c| pos.can_play(c))
-            .unwrap_or(pos.width())
+        (0..pos.width()).find(|&c| pos.can_play(c)).unwrap_or(pos.width())
     }
 
     /// Makes the table and move order match `pos`'s board.
@@ -830,11 +750,7 @@ impl Solver {
         let geo = *self.geo_for(pos);
         let cells = geo.cells;
         let moves = pos.moves as i32;
-        let (mut min, mut max) = if weak {
-            (-1, 1)
-        } else {
-            (-(cells - moves) / 2, (cells + 1 - moves) / 2)
-        };
+        let (mut min, mut max) = if weak { (-1, 1) } else { (-(cells - moves) / 2, (cells + 1 - moves) / 2) };
         self.tt.dirty = true;
         let mut search = Search {
             geo: &geo,
@@ -894,8 +810,7 @@ mod tests {
             assert_eq!(product.wrapping_mul(0xf1de_83e1_9937_733d), key);
         }
         // Keys that differ only in their top bits (the last columns) still spread.
-        let slots: std::collections::HashSet<usize> =
-            (0..64u64).map(|k| tt.locate(k << 42).0).collect();
+        let slots: std::collections::HashSet<usize> = (0..64u64).map(|k| tt.locate(k << 42).0).collect();
         assert!(slots.len() > 40, "{}", slots.len());
     }
 
