@@ -16,7 +16,7 @@ use dojo_core::with_game;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct BestMoveArgs {
@@ -34,7 +34,7 @@ pub struct BestMoveArgs {
 
 /// A network player for `game` from a checkpoint (no noise, temperature 0).
 pub fn net_agent<G: Game>(
-    model: &PathBuf,
+    model: &Path,
     spec: &GameSpec,
     search: &SearchArgs,
     device: tch::Device,
