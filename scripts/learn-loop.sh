@@ -4,7 +4,9 @@
 #   scripts/learn-loop.sh RUN_DIR [GENERATIONS]
 # Knobs (environment): GAME (connect4), BLOCKS (5), CHANNELS (64), GAMES (games per
 # generation, 200), SIMS (200), STEPS (training steps per generation, 300), WINDOW
-# (generations of games to train on, 4), WORKERS (self-play processes, = cores), LR (1e-3).
+# (generations of games to train on, 4), WORKERS (self-play processes, = cores), LR (1e-3),
+# DOJO_BIN (a dojo binary to use instead of building one: keeps a long run independent of
+# later edits to the checkout).
 # Each generation's checkpoint is RUN_DIR/genN.safetensors (+ .json); games are
 # RUN_DIR/games-N.rec. Rerunning continues from the last finished generation.
 set -euo pipefail
@@ -20,7 +22,11 @@ steps=${STEPS:-300}
 window=${WINDOW:-4}
 workers=${WORKERS:-$(nproc)}
 lr=${LR:-1e-3}
-dojo() { "$root/scripts/dojo" "$@"; }
+if [ -n "${DOJO_BIN:-}" ]; then
+  dojo() { "$DOJO_BIN" "$@"; }
+else
+  dojo() { "$root/scripts/dojo" "$@"; }
+fi
 
 mkdir -p "$run"
 if [ ! -f "$run/gen0.json" ]; then

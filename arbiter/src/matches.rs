@@ -164,8 +164,8 @@ where
     S: Fn(&mut Rng) -> G + Sync,
 {
     let probe = start(&mut Rng::seed(seed));
-    if probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
-        return Err(format!("{} is not a two-player game; matches need two players", probe.spec()));
+    if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
+        return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
     }
     let a_name = make_a(seed)?.name();
     let b_name = make_b(seed)?.name();
@@ -242,6 +242,42 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_player_games_are_refused() {
+        use dojo_core::game::sliding::Twenty48;
+        use dojo_core::search::player::RandomAgent;
+        let make =
+            |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let start = |rng: &mut Rng| {
+            let mut g = Twenty48::new();
+            g.sample_chance(rng);
+            g.sample_chance(rng);
+            g
+        };
+        let err = play_match(2, 1, 1, make, make, start, &|_| {}).unwrap_err();
+        assert_eq!(err, "2048 is a one-player game; matches need two players");
+    }
+
+    #[test]
+    fn matches_alternate_colours_and_count_results() {
+        use dojo_core::game::connect4::Connect4;
+        use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
+        use dojo_core::search::player::RandomAgent;
+        let strong = |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> {
+            Ok(Box::new(Mcts::new(MctsConfig::with_iterations(300), Connect4Rollout, Rng::seed(s))))
+        };
+        let weak =
+            |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let seen = Mutex::new(0);
+        let r = play_match(10, 2, 5, strong, weak, |_: &mut Rng| Connect4::standard(), &|_| *seen.lock().unwrap() += 1)
+            .unwrap();
+        assert_eq!(*seen.lock().unwrap(), 10);
+        assert_eq!((r.a_first.games, r.b_first.games), (5, 5));
+        assert_eq!(r.tally.wins + r.tally.draws + r.tally.losses, 10);
+        assert!(r.tally.wins >= 9, "{r:?}");
+        assert_eq!((r.a.as_str(), r.b.as_str()), ("mcts:300", "random"));
+    }
 
     #[test]
     fn wilson_interval_is_sane_at_the_extremes_and_the_middle() {

@@ -122,7 +122,11 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
                 window.1 / n,
                 window.2 / n
             );
-            bar.println(line);
+            if bar.is_hidden() {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
             window = (0.0, 0.0, 0.0, 0);
         }
         bar.inc(1);

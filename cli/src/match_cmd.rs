@@ -89,6 +89,8 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
     };
     let result = play_match(args.games, threads, seed, |s| G::baseline(a, s), |s| G::baseline(b, s), start, &on_game)
         .map_err(anyhow::Error::msg)?;
+    // Name the spec the user asked for (a random one like connect4:saiblo, not the first board).
+    let result = dojo_arbiter::matches::MatchResult { game: spec.to_string(), ..result };
     bar.finish_and_clear();
     let mut played = played.into_inner().unwrap();
     played.sort_by_key(|r| r.index);

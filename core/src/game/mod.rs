@@ -111,6 +111,11 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// record replays exactly.
     fn spec(&self) -> GameSpec;
 
+    /// 2 for games between two players, 1 for one-player games (2048, 2584).
+    fn num_players(&self) -> usize {
+        2
+    }
+
     /// Size of the player action space (the policy head's width).
     fn num_actions(&self) -> usize;
 

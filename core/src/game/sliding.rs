@@ -722,6 +722,10 @@ impl<R: Rules> Game for Sliding<R> {
         self.rules.spec()
     }
 
+    fn num_players(&self) -> usize {
+        1
+    }
+
     fn num_actions(&self) -> usize {
         4
     }

@@ -87,7 +87,7 @@ impl<G: Game> SelfPlayEngine<G> {
             stats: EngineStats::default(),
         };
         let probe = (engine.start)(&mut engine.rng);
-        if !matches!(probe.to_move(), ToMove::Player(_)) || probe.outcome().is_some() {
+        if probe.num_players() != 2 || !matches!(probe.to_move(), ToMove::Player(_)) || probe.outcome().is_some() {
             return Err(format!("{}: self-play with the network search needs a two-player game", probe.spec()));
         }
         for _ in 0..engine.play.parallel_games {

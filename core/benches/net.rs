@@ -1,0 +1,58 @@
+//! Network and search throughput: raw forward passes per batch size, and PUCT playouts per
+//! second with a free evaluator. `cargo bench -p dojo-core --bench net`.
+//!
+//! One libtorch thread, as every worker process runs. The pipeline's efficiency is the
+//! self-play NN evals/s (printed by `dojo selfplay`) over the raw rate at the same batch.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use dojo_core::game::connect4::Connect4;
+use dojo_core::net::device::set_threads;
+use dojo_core::net::model::{Architecture, Model};
+use dojo_core::rng::Rng;
+use dojo_core::search::config::SearchConfig;
+use dojo_core::search::evaluator::UniformEvaluator;
+use dojo_core::search::puct::Search;
+use std::time::Duration;
+
+fn net_forward(c: &mut Criterion) {
+    set_threads(1);
+    let game = Connect4::<u64>::standard();
+    for (blocks, channels) in [(5, 64), (4, 48)] {
+        let model = Model::new(Architecture::for_game(&game, blocks, channels), tch::Device::Cpu);
+        let mut group = c.benchmark_group(format!("net_forward_{blocks}x{channels}"));
+        group.measurement_time(Duration::from_secs(4)).sample_size(10);
+        for batch in [1usize, 16, 64, 256] {
+            let mut planes = vec![0.0; batch * model.arch().input_len()];
+            let mut rng = Rng::seed(1);
+            planes.iter_mut().for_each(|x| *x = (rng.below(3) == 0) as u8 as f32);
+            let mut policy = vec![0.0; batch * 7];
+            let mut value = vec![0.0; batch];
+            group.throughput(Throughput::Elements(batch as u64));
+            group.bench_with_input(BenchmarkId::from_parameter(batch), &batch, |b, &batch| {
+                b.iter(|| model.infer(&planes, batch, &mut policy, &mut value))
+            });
+        }
+        group.finish();
+    }
+}
+
+fn puct_playouts(c: &mut Criterion) {
+    let game = Connect4::<u64>::standard();
+    let sims = 20_000;
+    let mut group = c.benchmark_group("puct_uniform_connect4");
+    group.throughput(Throughput::Elements(sims as u64)).sample_size(10);
+    group.bench_function("20k_playouts_from_empty", |b| {
+        let mut search =
+            Search::new(SearchConfig { simulations: sims, ..SearchConfig::default() }, false, Rng::seed(1));
+        b.iter(|| {
+            search.clear();
+            search.set_root(&game);
+            search.search_with(&mut UniformEvaluator, sims);
+            search.playouts()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, net_forward, puct_playouts);
+criterion_main!(benches);
