@@ -3,13 +3,19 @@
 
 mod analyse_cmd;
 mod common;
+mod duration;
 mod init_cmd;
 mod learn_cmd;
+mod learner_cmd;
 mod match_cmd;
 mod selfplay_cmd;
 mod solve_cmd;
+mod train_cmd;
+mod worker_cmd;
 
 use clap::{Parser, Subcommand};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "dojo", version, about = "AlphaZero-style self-play training for board games")]
@@ -20,6 +26,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Train on this machine: a learner plus local self-play workers (the main job).
+    Train(train_cmd::TrainArgs),
+    /// Run the learner of a cluster run (workers connect to it over gRPC).
+    Learner(learner_cmd::LearnerArgs),
+    /// Run a self-play worker for a learner.
+    Worker(worker_cmd::WorkerArgs),
     /// Play two players against each other and report wins, draws and losses.
     Match(match_cmd::MatchArgs),
     /// Print the exact score of every move for Connect Four positions read from stdin.
@@ -40,7 +52,24 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    // Ctrl-C and SIGTERM ask long-running commands to stop cleanly; a second Ctrl-C kills.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
     let result = match cli.command {
+        Command::Train(args) => train_cmd::run(args, stop),
+        Command::Learner(args) => learner_cmd::run(args, stop),
+        Command::Worker(args) => worker_cmd::run(args, stop),
         Command::Match(args) => match_cmd::run(args),
         Command::Solve(args) => solve_cmd::run(args),
         Command::Init(args) => init_cmd::run(args),

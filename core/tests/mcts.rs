@@ -611,6 +611,10 @@ impl Lottery {
 }
 
 impl Game for Lottery {
+    fn num_players(&self) -> usize {
+        1
+    }
+
     fn num_actions(&self) -> usize {
         2
     }

@@ -174,6 +174,10 @@ impl Dice {
 }
 
 impl Game for Dice {
+    fn num_players(&self) -> usize {
+        1
+    }
+
     fn spec(&self) -> GameSpec {
         GameSpec::Twenty48
     }

@@ -1,1 +1,8 @@
 //! Learner: gRPC service, durable game log, replay buffer, training loop, checkpoints, metrics.
+
+pub mod config;
+pub mod ingest;
+pub mod learner;
+pub mod run_dir;
+pub mod server;
+pub mod service;

@@ -1,1 +1,16 @@
-//! The wire contract (`dojo.proto`) between workers and the learner; generated tonic/prost code.
+//! The wire contract (`dojo.proto`) between workers and the learner: generated tonic/prost
+//! code plus the protocol version both sides check.
+
+/// Bumped whenever a message changes in a way an old peer would misread.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Largest message either side sends or accepts (a model chunk, a game record).
+pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Model weights travel in chunks of this size.
+pub const MODEL_CHUNK_BYTES: usize = 1024 * 1024;
+
+#[allow(clippy::all, missing_docs)]
+pub mod pb {
+    tonic::include_proto!("dojo.v1");
+}

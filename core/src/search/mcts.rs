@@ -35,9 +35,8 @@
 //!   the tree path and rollout); selection divides means by the largest return seen in
 //!   this search, so UCB sees values in `[0, 1]` whatever the score scale. Chance nodes are
 //!   descended by sampling an event by its probability.
-//! - **Which kind of game.** The trait does not say whether outcomes are scores, so the
-//!   first search plays one uniform random game from the root and remembers the answer
-//!   for this searcher (one `Mcts` plays one game type).
+//! - **Which kind of game.** One-player games (`Game::num_players() == 1`) end in scores;
+//!   two-player games in wins, draws and losses.
 
 use super::player::Agent;
 use crate::game::{Action, Game, Outcome, Player, ToMove};
@@ -211,9 +210,6 @@ impl Node {
     }
 }
 
-/// Cap on the probe game that decides whether outcomes are scores.
-const PROBE_MAX_MOVES: u32 = 1_000_000;
-
 /// Pure MCTS with rollout policy `R`.
 pub struct Mcts<G: Game, R: RolloutPolicy<G>> {
     config: MctsConfig,
@@ -301,7 +297,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             ToMove::Chance => Player::First,
         };
         if self.scored.is_none() {
-            self.scored = Some(self.probe(game));
+            self.scored = Some(game.num_players() == 1);
         }
         self.nodes.push(Node::new(0, 1.0));
         if let Some(o) = game.outcome() {
@@ -328,30 +324,6 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         }
         self.work = Some(work);
         done
-    }
-
-    /// Plays one random game to learn whether this game ends in scores.
-    fn probe(&mut self, game: &G) -> bool {
-        let mut g = game.clone();
-        for _ in 0..PROBE_MAX_MOVES {
-            if let Some(o) = g.outcome() {
-                return matches!(o, Outcome::Score(_));
-            }
-            match g.to_move() {
-                ToMove::Chance => g.sample_chance(&mut self.rng),
-                ToMove::Player(_) => {
-                    g.legal_actions(&mut self.actions);
-                    if self.actions.is_empty() {
-                        return false;
-                    }
-                    let a = self.actions[self.rng.below(self.actions.len())];
-                    if g.play_unchecked(a) != 0 {
-                        return true;
-                    }
-                }
-            }
-        }
-        false
     }
 
     /// One selection–expansion–rollout–backup pass; `game` starts at the root.

@@ -1,0 +1,198 @@
+//! `dojo train`: the main job on one machine. A learner in this process, N worker processes
+//! beside it, a progress line, clean stop on Ctrl-C (workers flush, the learner
+//! checkpoints), and resumption when run again with the same run directory.
+
+use crate::duration::parse_duration;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dojo_core::game::GameSpec;
+use dojo_learner::config::RunConfig;
+use dojo_learner::run_dir::RunDir;
+use dojo_learner::server::{start_learner, LearnerOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct TrainArgs {
+    /// The run directory: created if new, resumed if it exists.
+    #[arg(long, default_value = "runs/connect4")]
+    run_dir: PathBuf,
+    /// TOML config for a new run (every knob; unknown keys are an error).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Game for a new run (overrides the config's).
+    #[arg(long)]
+    game: Option<String>,
+    /// Worker processes (default: from the config, fitted to the cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Stop after this long (e.g. 20m, 1h30m); checkpoints and exits cleanly.
+    #[arg(long = "for")]
+    duration: Option<String>,
+    /// Stop after this many training steps in total.
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Address the learner listens on (port 0: any free port).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: String,
+}
+
+fn spawn_worker(exe: &PathBuf, url: &str, token: &str, run: &RunDir, index: usize, threads: usize) -> Result<Child> {
+    let spool = run.spool(index);
+    let log_path = run.logs().join(format!("worker-{index}.log"));
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .with_context(|| format!("cannot open {}", log_path.display()))?;
+    let child = Command::new(exe)
+        .args(["worker", "--learner", url, "--threads", &threads.to_string()])
+        .arg("--spool")
+        .arg(&spool)
+        .env("DOJO_TOKEN", token)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .spawn()
+        .with_context(|| format!("cannot start worker {index}"))?;
+    Ok(child)
+}
+
+fn terminate(child: &Child) {
+    // SIGTERM: the worker stops playing, tries a last upload, and exits.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+}
+
+pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
+    let run = RunDir::new(&args.run_dir);
+    let mut config = match &args.config {
+        Some(p) => Some(RunConfig::load(p).map_err(anyhow::Error::msg)?),
+        None if run.exists() => None,
+        None => Some(RunConfig::default()),
+    };
+    if let Some(g) = &args.game {
+        let spec: GameSpec = g.parse().context("--game")?;
+        let c = config.get_or_insert_with(|| RunConfig::load(&run.config()).unwrap_or_default());
+        c.game = spec;
+        c.validate().map_err(anyhow::Error::msg)?;
+    }
+    let deadline = args.duration.as_deref().map(parse_duration).transpose().map_err(anyhow::Error::msg)?.map(|d| Instant::now() + d);
+    let listen = args.listen.parse().with_context(|| format!("--listen {:?} is not an address", args.listen))?;
+    let token = format!("{:032x}", u128::from(dojo_core::rng::Rng::from_entropy().next_u64()) << 64 | u128::from(std::process::id()));
+    let resumed = run.exists();
+    let handle = start_learner(LearnerOptions {
+        run_dir: args.run_dir.clone(),
+        config,
+        listen,
+        token: Some(token.clone()),
+        max_steps: args.steps,
+    })
+    .map_err(anyhow::Error::msg)?;
+    let cfg = handle.shared.config.clone();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = args.workers.unwrap_or_else(|| cfg.worker_count(cores));
+    if workers == 0 {
+        bail!("--workers must be at least 1");
+    }
+    eprintln!(
+        "{} run {} ({}, {}x{} net) in {}: learner on {}, {} worker process(es); Ctrl-C stops cleanly",
+        if resumed { "resuming" } else { "new" },
+        handle.shared.run_id,
+        cfg.game,
+        cfg.net.blocks,
+        cfg.net.channels,
+        args.run_dir.display(),
+        handle.addr,
+        workers
+    );
+    let exe = std::env::current_exe().context("cannot find the dojo executable")?;
+    let url = format!("http://{}", handle.addr);
+    let mut children = Vec::new();
+    for i in 0..workers {
+        children.push(spawn_worker(&exe, &url, &token, &run, i, cfg.workers.threads)?);
+    }
+
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("static template"));
+    let started = Instant::now();
+    let games0 = handle.shared.counters.games.load(Ordering::Relaxed);
+    let mut last_line = Instant::now();
+    let reason = loop {
+        std::thread::sleep(Duration::from_millis(250));
+        if stop.load(Ordering::Relaxed) {
+            break "interrupted";
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break "time is up";
+        }
+        if handle.trainer_finished() {
+            break "step limit reached";
+        }
+        for (i, child) in children.iter_mut().enumerate() {
+            if let Ok(Some(status)) = child.try_wait() {
+                eprintln!("worker {i} exited ({status}); restarting it (log: {})", run.logs().join(format!("worker-{i}.log")).display());
+                *child = spawn_worker(&exe, &url, &token, &run, i, cfg.workers.threads)?;
+            }
+        }
+        let c = &handle.shared.counters;
+        let games = c.games.load(Ordering::Relaxed);
+        let rate = (games - games0) as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        let losses = handle.shared.latest_losses.lock().expect("losses lock").map_or_else(
+            || "waiting for data".to_string(),
+            |l| format!("loss policy {:.3} value {:.3}", l.policy, l.value),
+        );
+        let msg = format!(
+            "model v{} | games {} ({:.2}/s) | steps {} | buffer {} positions | {}",
+            handle.shared.newest().version,
+            games,
+            rate,
+            c.steps.load(Ordering::Relaxed),
+            c.buffer_positions.load(Ordering::Relaxed),
+            losses
+        );
+        if bar.is_hidden() {
+            if last_line.elapsed() >= Duration::from_secs(30) {
+                eprintln!("{msg}");
+                last_line = Instant::now();
+            }
+        } else {
+            bar.set_message(msg);
+            bar.tick();
+        }
+    };
+    bar.finish_and_clear();
+    eprintln!("stopping ({reason}): workers flush their games, the learner checkpoints");
+    for child in &children {
+        terminate(child);
+    }
+    let grace = Instant::now() + Duration::from_secs(20);
+    for child in &mut children {
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) => break,
+                _ if Instant::now() >= grace => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                _ => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+    let version = handle.shared.newest().version;
+    let steps = handle.shared.counters.steps.load(Ordering::Relaxed);
+    let games = handle.shared.counters.games.load(Ordering::Relaxed);
+    handle.stop().map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "done: {games} games, {steps} steps, newest model {} (run `dojo train --run-dir {}` again to continue)",
+        run.model_version(version).display(),
+        args.run_dir.display()
+    );
+    Ok(())
+}

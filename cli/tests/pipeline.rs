@@ -1,0 +1,243 @@
+//! The distributed pipeline on loopback: a learner and workers in this process, talking
+//! gRPC, with a tiny network so a run takes seconds.
+
+use dojo_core::game::connect4::Connect4;
+use dojo_core::game::{Game, GameSpec};
+use dojo_core::net::checkpoint;
+use dojo_core::net::device::{set_threads, DeviceSpec};
+use dojo_core::record::{new_game_id, GameRecord, MoveRecord};
+use dojo_core::rng::Rng;
+use dojo_learner::config::RunConfig;
+use dojo_learner::run_dir::RunDir;
+use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
+use dojo_worker::client::{self, Delivery};
+use dojo_worker::run::{run_worker, WorkerOptions, WorkerSummary};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn tiny_config() -> RunConfig {
+    let mut c = RunConfig::default();
+    c.net.blocks = 1;
+    c.net.channels = 8;
+    c.search.simulations = 8;
+    c.selfplay.parallel_games = 4;
+    c.train.batch_size = 32;
+    c.learner.min_positions = 60;
+    c.learner.publish_every = 5;
+    c.learner.checkpoint_every = 10;
+    c.replay.max_samples_per_position = 100.0;
+    c
+}
+
+fn temp_run(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dojo-pipeline-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>) -> LearnerHandle {
+    set_threads(1);
+    start_learner(LearnerOptions {
+        run_dir: run.to_path_buf(),
+        config: Some(tiny_config()),
+        listen: listen.parse().unwrap(),
+        token: token.map(String::from),
+        max_steps,
+    })
+    .unwrap()
+}
+
+fn worker_options(addr: std::net::SocketAddr, spool: PathBuf, token: Option<&str>, games: Option<u64>, seed: u64) -> WorkerOptions {
+    WorkerOptions {
+        learner: format!("http://{addr}"),
+        token: token.map(String::from),
+        spool,
+        device: DeviceSpec::Cpu,
+        threads: 1,
+        name: format!("test-{seed}"),
+        max_games: games,
+        parallel_games: Some(4),
+        model_poll: Duration::from_millis(200),
+        seed: Some(seed),
+    }
+}
+
+fn random_game(rng: &mut Rng) -> GameRecord {
+    let mut g = Connect4::<u64>::standard();
+    let mut r = GameRecord::new(new_game_id(rng), GameSpec::connect4(), 1);
+    let mut legal = Vec::new();
+    while g.outcome().is_none() {
+        g.legal_actions(&mut legal);
+        let a = legal[rng.below(legal.len())];
+        let p = 1.0 / legal.len() as f32;
+        r.moves.push(MoveRecord::player(a, legal.iter().map(|&l| (l, p)).collect(), 0.0));
+        g.play(a).unwrap();
+    }
+    r.outcome = g.outcome().unwrap().into();
+    r
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !done() {
+        assert!(t.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn learner_and_two_workers_train_and_publish_versions() {
+    let run = temp_run("e2e");
+    let handle = learner(&run, "127.0.0.1:0", Some("secret"), None);
+    let stop = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..2)
+        .map(|i| {
+            let opts = worker_options(handle.addr, run.join(format!("spool{i}")), Some("secret"), None, i);
+            let stop = stop.clone();
+            std::thread::spawn(move || run_worker(opts, stop))
+        })
+        .collect();
+    let shared = handle.shared.clone();
+    wait_until("three published versions", Duration::from_secs(240), || shared.newest().version >= 3);
+    stop.store(true, Ordering::Relaxed);
+    let summaries: Vec<WorkerSummary> = workers.into_iter().map(|w| w.join().unwrap().unwrap()).collect();
+    let games = shared.counters.games.load(Ordering::Relaxed);
+    let delivered: u64 = summaries.iter().map(|s| s.games_delivered).sum();
+    assert!(games > 0 && delivered == games, "learner stored {games}, workers delivered {delivered}");
+    assert!(summaries.iter().all(|s| s.games_delivered > 0), "{summaries:?}");
+    let version = shared.newest().version;
+    handle.stop().unwrap();
+    // Every published version on disk loads, and state.json points at a loadable checkpoint.
+    let dir = RunDir::new(&run);
+    for v in 1..=version {
+        let loaded = checkpoint::load(&dir.model_version(v), tch::Device::Cpu, Some(&GameSpec::connect4())).unwrap();
+        assert_eq!(loaded.sidecar.version, v);
+    }
+    let state = dir.read_state().unwrap();
+    assert!(state.step > 0);
+    checkpoint::load(&dir.resolve(state.model.as_deref().unwrap()), tch::Device::Cpu, None).unwrap();
+    let metrics = std::fs::read_to_string(dir.metrics()).unwrap();
+    assert!(metrics.lines().count() >= 1 && metrics.contains("\"policy_loss\""), "{metrics}");
+}
+
+#[test]
+fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reasons() {
+    let run = temp_run("ingest");
+    let handle = learner(&run, "127.0.0.1:0", None, Some(0));
+    let rt = rt();
+    let mut rng = Rng::seed(11);
+    let good: Vec<GameRecord> = (0..3).map(|_| random_game(&mut rng)).collect();
+    let mut bad = random_game(&mut rng);
+    bad.moves[1].policy = vec![(bad.moves[1].action, 0.25)];
+    let mut wrong_game = random_game(&mut rng);
+    wrong_game.spec = GameSpec::Connect4 { width: 6, height: 5, blocked: vec![] };
+    let batch = vec![good[0].clone(), bad.clone(), good[1].clone(), good[0].clone(), wrong_game.clone(), good[2].clone()];
+    let acks = rt.block_on(async {
+        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        client::submit(&mut c, &batch).await.unwrap()
+    });
+    assert_eq!(acks.len(), 6);
+    assert_eq!(acks[0], (good[0].game_id, Delivery::Delivered));
+    assert!(matches!(&acks[1].1, Delivery::Rejected(why) if why.contains("move 2")), "{:?}", acks[1]);
+    assert_eq!(acks[3], (good[0].game_id, Delivery::Delivered));
+    assert!(matches!(&acks[4].1, Delivery::Rejected(why) if why.contains("this run plays connect4:7x6")), "{:?}", acks[4]);
+    let c = &handle.shared.counters;
+    assert_eq!(c.games.load(Ordering::Relaxed), 3);
+    assert_eq!(c.duplicates.load(Ordering::Relaxed), 1);
+    assert_eq!(c.rejected.load(Ordering::Relaxed), 2);
+    handle.stop().unwrap();
+    // The log holds exactly the three good games.
+    let handle = learner(&run, "127.0.0.1:0", None, Some(0));
+    assert_eq!(handle.shared.counters.games.load(Ordering::Relaxed), 3);
+    handle.stop().unwrap();
+}
+
+#[test]
+fn restarted_learner_resumes_its_checkpoint_and_log() {
+    let run = temp_run("resume");
+    let rt = rt();
+    let mut rng = Rng::seed(12);
+    let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
+    let handle = learner(&run, "127.0.0.1:0", None, Some(12));
+    let acks = rt.block_on(async {
+        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        client::submit(&mut c, &games).await.unwrap()
+    });
+    assert!(acks.iter().all(|a| a.1 == Delivery::Delivered));
+    wait_until("12 training steps", Duration::from_secs(120), || handle.trainer_finished());
+    let version = handle.shared.newest().version;
+    handle.stop().unwrap();
+    let state = RunDir::new(&run).read_state().unwrap();
+    assert_eq!(state.step, 12);
+
+    let handle = learner(&run, "127.0.0.1:0", None, Some(12));
+    assert_eq!(handle.shared.counters.games.load(Ordering::Relaxed), 40, "no acked game lost");
+    assert_eq!(handle.shared.counters.steps.load(Ordering::Relaxed), 12);
+    assert_eq!(handle.shared.newest().version, version);
+    assert!(handle.shared.counters.buffer_positions.load(Ordering::Relaxed) > 0);
+    // Resubmitting after the restart is still a duplicate.
+    let acks = rt.block_on(async {
+        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        client::submit(&mut c, &games[..5]).await.unwrap()
+    });
+    assert!(acks.iter().all(|a| a.1 == Delivery::Delivered));
+    assert_eq!(handle.shared.counters.duplicates.load(Ordering::Relaxed), 5);
+    handle.stop().unwrap();
+}
+
+#[test]
+fn worker_keeps_games_through_a_learner_restart() {
+    let run = temp_run("spool");
+    // Find a free port, then keep using it across the restart.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let handle = learner(&run, &listen, None, Some(0));
+    let addr = handle.addr;
+    let stop = Arc::new(AtomicBool::new(false));
+    let spool = run.join("worker-spool");
+    let opts = worker_options(addr, spool.clone(), None, Some(12), 5);
+    let worker = std::thread::spawn(move || run_worker(opts, stop));
+    let shared = handle.shared.clone();
+    wait_until("the first games", Duration::from_secs(120), || shared.counters.games.load(Ordering::Relaxed) >= 2);
+    handle.stop().unwrap();
+    // The learner is away: the worker plays on and spools.
+    std::thread::sleep(Duration::from_secs(3));
+    let handle = learner(&run, &listen, None, Some(0));
+    let summary = worker.join().unwrap().unwrap();
+    assert_eq!(summary.games_delivered, 12, "{summary:?}");
+    assert_eq!(summary.left_in_spool, 0);
+    assert_eq!(handle.shared.counters.games.load(Ordering::Relaxed), 12);
+    handle.stop().unwrap();
+}
+
+#[test]
+fn wrong_token_and_wrong_protocol_are_refused() {
+    let run = temp_run("auth");
+    let handle = learner(&run, "127.0.0.1:0", Some("right"), Some(0));
+    let rt = rt();
+    let url = format!("http://{}", handle.addr);
+    let err = rt.block_on(async {
+        let mut c = client::connect(&url, Some("wrong")).await.unwrap();
+        client::hello(&mut c, "t").await.unwrap_err()
+    });
+    assert!(err.contains("wrong token"), "{err}");
+    let err = rt.block_on(async {
+        let mut c = client::connect(&url, None).await.unwrap();
+        client::status(&mut c).await.unwrap_err()
+    });
+    assert!(err.contains("needs a token"), "{err}");
+    let err = rt.block_on(async {
+        use dojo_proto::pb::HelloRequest;
+        let mut c = client::connect(&url, Some("right")).await.unwrap();
+        c.hello(HelloRequest { protocol_version: 999, worker: "old".into() }).await.unwrap_err()
+    });
+    assert_eq!(err.code(), tonic::Code::FailedPrecondition);
+    assert!(err.message().contains("worker old speaks 999, this learner speaks 1"), "{}", err.message());
+    handle.stop().unwrap();
+}

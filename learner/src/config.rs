@@ -1,0 +1,191 @@
+//! The run's configuration: one TOML file with every knob, documented defaults, and unknown
+//! keys refused (a typo must not silently fall back to a default).
+
+use crate::replay::ReplayConfig;
+use dojo_core::game::GameSpec;
+use dojo_core::net::train::TrainConfig;
+use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The network's shape for a new run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetConfig {
+    pub blocks: usize,
+    pub channels: usize,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        // Small enough that a 2-core machine plays a few games a second, big enough to play
+        // Connect Four well.
+        NetConfig { blocks: 4, channels: 48 }
+    }
+}
+
+/// The learner's own knobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LearnerConfig {
+    /// Publish a new model version every this many training steps.
+    pub publish_every: u64,
+    /// Write a resumable checkpoint (model + optimizer) every this many steps.
+    pub checkpoint_every: u64,
+    /// Positions in the buffer before training starts.
+    pub min_positions: u64,
+    /// libtorch threads of the training loop.
+    pub threads: usize,
+    /// Published model versions kept on disk (older ones are deleted; 0 keeps all).
+    pub keep_versions: usize,
+    /// Largest game segment file of the log, in bytes.
+    pub segment_bytes: u64,
+}
+
+impl Default for LearnerConfig {
+    fn default() -> Self {
+        LearnerConfig {
+            publish_every: 100,
+            checkpoint_every: 500,
+            min_positions: 2_000,
+            threads: 1,
+            keep_versions: 20,
+            segment_bytes: 64 << 20,
+        }
+    }
+}
+
+/// Local workers started by `dojo train`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkersConfig {
+    /// Worker processes (0 = fitted to the cores: one per core left after the learner).
+    pub count: usize,
+    /// libtorch threads per worker.
+    pub threads: usize,
+}
+
+impl Default for WorkersConfig {
+    fn default() -> Self {
+        WorkersConfig { count: 0, threads: 1 }
+    }
+}
+
+/// Everything a run is configured by.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    pub game: GameSpec,
+    pub net: NetConfig,
+    pub search: SearchConfig,
+    pub selfplay: SelfPlayConfig,
+    pub train: TrainConfig,
+    pub replay: ReplayConfig,
+    pub learner: LearnerConfig,
+    pub workers: WorkersConfig,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            game: GameSpec::connect4(),
+            net: NetConfig::default(),
+            search: SearchConfig::default(),
+            selfplay: SelfPlayConfig::default(),
+            train: TrainConfig::default(),
+            replay: ReplayConfig::default(),
+            learner: LearnerConfig::default(),
+            workers: WorkersConfig::default(),
+        }
+    }
+}
+
+impl RunConfig {
+    /// Parses TOML, naming the bad key or value.
+    pub fn from_toml(text: &str) -> Result<RunConfig, String> {
+        let config: RunConfig = toml::from_str(text).map_err(|e| e.to_string().trim().to_string())?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub fn load(path: &Path) -> Result<RunConfig, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        RunConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("the config serialises")
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.game.is_random() {
+            return Err(format!("game {} draws a new board per game; a run needs one fixed board", self.game));
+        }
+        if !(1..=64).contains(&self.net.blocks) || !(1..=1024).contains(&self.net.channels) {
+            return Err(format!("net.blocks = {} and net.channels = {} must be within 1..=64 and 1..=1024", self.net.blocks, self.net.channels));
+        }
+        self.search.validate()?;
+        self.selfplay.validate()?;
+        self.train.validate()?;
+        self.replay.validate()?;
+        let l = &self.learner;
+        if l.publish_every == 0 || l.checkpoint_every == 0 {
+            return Err("learner.publish_every and learner.checkpoint_every must be at least 1".into());
+        }
+        if l.threads == 0 || self.workers.threads == 0 {
+            return Err("learner.threads and workers.threads must be at least 1".into());
+        }
+        if l.segment_bytes < 4096 {
+            return Err(format!("learner.segment_bytes = {} must be at least 4096", l.segment_bytes));
+        }
+        Ok(())
+    }
+
+    /// Worker processes for this machine: the configured count, or one per core the
+    /// learner's threads leave free (at least one).
+    pub fn worker_count(&self, cores: usize) -> usize {
+        if self.workers.count > 0 {
+            self.workers.count
+        } else {
+            (cores.saturating_sub(self.learner.threads) / self.workers.threads).max(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_round_trip_through_toml() {
+        let c = RunConfig::default();
+        let text = c.to_toml();
+        assert_eq!(RunConfig::from_toml(&text).unwrap(), c);
+        assert_eq!(RunConfig::from_toml("").unwrap(), c);
+    }
+
+    #[test]
+    fn overrides_and_unknown_keys() {
+        let c = RunConfig::from_toml("game = \"gomoku:9\"\n[search]\nsimulations = 64\n[net]\nblocks = 2\n").unwrap();
+        assert_eq!(c.game, GameSpec::Gomoku { size: 9 });
+        assert_eq!((c.search.simulations, c.net.blocks, c.net.channels), (64, 2, 48));
+        let err = RunConfig::from_toml("[search]\nsimulatons = 64\n").unwrap_err();
+        assert!(err.contains("unknown field `simulatons`"), "{err}");
+        let err = RunConfig::from_toml("game = \"chess\"\n").unwrap_err();
+        assert!(err.contains("unknown game"), "{err}");
+        let err = RunConfig::from_toml("[learner]\npublish_every = 0\n").unwrap_err();
+        assert_eq!(err, "learner.publish_every and learner.checkpoint_every must be at least 1");
+        let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n").unwrap_err();
+        assert!(err.contains("a run needs one fixed board"), "{err}");
+    }
+
+    #[test]
+    fn workers_fit_the_cores() {
+        let c = RunConfig::default();
+        assert_eq!(c.worker_count(2), 1);
+        assert_eq!(c.worker_count(8), 7);
+        assert_eq!(c.worker_count(1), 1);
+        let c = RunConfig { workers: WorkersConfig { count: 3, threads: 1 }, ..RunConfig::default() };
+        assert_eq!(c.worker_count(2), 3);
+    }
+}

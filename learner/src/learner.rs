@@ -1,0 +1,386 @@
+//! The learner's state and its training loop.
+//!
+//! Records arrive from the gRPC service already validated and durable in the game log; the
+//! service hands them to the training thread over a channel. The training thread owns the
+//! replay buffer and the trainer, trains whenever the buffer allows another batch (the
+//! sample cap makes it wait for data instead of overfitting), publishes a model version
+//! every `publish_every` steps and writes a resumable checkpoint every `checkpoint_every`.
+
+use crate::config::RunConfig;
+use crate::gamelog::{Appended, GameLog};
+use crate::replay::ReplayBuffer;
+use crate::run_dir::{RunDir, RunState};
+use dojo_core::game::{FromAnyGame, Game, Outcome, Player};
+use dojo_core::net::checkpoint;
+use dojo_core::net::device::set_threads;
+use dojo_core::net::model::{Architecture, Model};
+use dojo_core::net::train::{Batch, Losses, Trainer};
+use dojo_core::record::{GameRecord, TrainingGame};
+use dojo_core::rng::Rng;
+use serde::Serialize;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// A published model version as the service streams it.
+#[derive(Debug)]
+pub struct Published {
+    pub version: u64,
+    pub sha256: String,
+    pub sidecar_json: String,
+    pub weights: Vec<u8>,
+}
+
+/// Counters shared by the service and the training thread.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub games: AtomicU64,
+    pub positions: AtomicU64,
+    pub rejected: AtomicU64,
+    pub duplicates: AtomicU64,
+    pub steps: AtomicU64,
+    pub buffer_positions: AtomicU64,
+}
+
+/// What the service and the training thread share.
+pub struct Shared {
+    pub run_id: String,
+    pub config: RunConfig,
+    pub run_dir: RunDir,
+    pub log: Mutex<GameLog>,
+    pub to_trainer: Mutex<Sender<GameRecord>>,
+    pub model: RwLock<Arc<Published>>,
+    pub counters: Counters,
+    pub token: Option<String>,
+    pub stop: AtomicBool,
+    /// Mean losses of the last metrics window (for progress displays).
+    pub latest_losses: Mutex<Option<Losses>>,
+}
+
+impl Shared {
+    pub fn newest(&self) -> Arc<Published> {
+        self.model.read().expect("model lock").clone()
+    }
+
+    /// Stores a validated game durably and passes it to training. Duplicates (by game id)
+    /// are acknowledged without being stored again.
+    pub fn store(&self, record: GameRecord) -> Result<Appended, String> {
+        let appended = {
+            let mut log = self.log.lock().expect("log lock");
+            log.append(&record).map_err(|e| format!("cannot store the game: {e}"))?
+        };
+        match appended {
+            Appended::Stored => {
+                self.counters.games.fetch_add(1, Ordering::Relaxed);
+                self.counters.positions.fetch_add(record.player_moves() as u64, Ordering::Relaxed);
+                // The trainer may have exited (shutdown); the game is in the log regardless.
+                let _ = self.to_trainer.lock().expect("channel lock").send(record);
+            }
+            Appended::Duplicate => {
+                self.counters.duplicates.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(appended)
+    }
+}
+
+/// Reads a published version's files.
+pub fn read_published(run: &RunDir, version: u64) -> Result<Published, String> {
+    let path = run.model_version(version);
+    let (weights_path, sidecar_path) = checkpoint::paths(&path);
+    let sidecar = checkpoint::read_sidecar(&path).map_err(|e| e.to_string())?;
+    let weights = std::fs::read(&weights_path).map_err(|e| format!("cannot read {}: {e}", weights_path.display()))?;
+    let sidecar_json =
+        std::fs::read_to_string(&sidecar_path).map_err(|e| format!("cannot read {}: {e}", sidecar_path.display()))?;
+    Ok(Published { version, sha256: sidecar.sha256, sidecar_json, weights })
+}
+
+/// One line of metrics.jsonl.
+#[derive(Serialize)]
+struct MetricsLine {
+    unix_ms: u64,
+    step: u64,
+    version: u64,
+    policy_loss: f64,
+    value_loss: f64,
+    entropy: f64,
+    samples_per_s: f64,
+    games_per_s: f64,
+    games: u64,
+    positions: u64,
+    buffer_positions: usize,
+    buffer_games: usize,
+    first_player_win_rate: f64,
+    draw_rate: f64,
+    mean_game_length: f64,
+}
+
+/// The training thread's state.
+pub struct TrainingLoop<G: Game + FromAnyGame> {
+    run: RunDir,
+    config: RunConfig,
+    /// Set by [`TrainingLoop::run`]; restoring happens before the service exists.
+    shared: Option<Arc<Shared>>,
+    start: G,
+    trainer: Trainer,
+    buffer: ReplayBuffer<G>,
+    incoming: Receiver<GameRecord>,
+    rng: Rng,
+    version: u64,
+    max_steps: Option<u64>,
+    // Metrics since the last line.
+    losses: Vec<Losses>,
+    window_start: Instant,
+    window_games: u64,
+    recent: Vec<(Option<Player>, usize)>,
+    metrics: std::fs::File,
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl<G: Game + FromAnyGame> TrainingLoop<G> {
+    /// Restores (or creates) the model, optimizer and replay buffer of the run. Returns the
+    /// loop and the newest published model.
+    pub fn restore(inputs: RestoreInputs<G>) -> Result<(TrainingLoop<G>, Published, Vec<GameRecord>), String> {
+        let RestoreInputs { run, config, start, stored, incoming, max_steps } = inputs;
+        set_threads(config.learner.threads);
+        let state = run.read_state()?;
+        let device = tch::Device::Cpu;
+        let (model, version) = match &state.model {
+            Some(rel) => {
+                let loaded = checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
+                (loaded.model, state.version)
+            }
+            None => {
+                let arch = Architecture::for_game(&start, config.net.blocks, config.net.channels);
+                (Model::new(arch, device), 0)
+            }
+        };
+        let mut trainer = Trainer::new(model, config.train.clone())?;
+        if let Some(rel) = &state.optimizer {
+            trainer.load_state(&run.resolve(rel)).map_err(|e| e.to_string())?;
+        }
+        trainer.step = state.step;
+        let mut buffer = ReplayBuffer::new(config.replay.clone());
+        let mut rejected = Vec::new();
+        for record in stored {
+            match TrainingGame::new(record.clone(), start.clone()) {
+                Ok(game) => buffer.add(game),
+                Err(_) => rejected.push(record),
+            }
+        }
+        buffer.set_samples_drawn(state.samples_drawn);
+        let metrics = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(run.metrics())
+            .map_err(|e| format!("cannot open {}: {e}", run.metrics().display()))?;
+        let mut lp = TrainingLoop {
+            run: run.clone(),
+            config,
+            shared: None,
+            start,
+            trainer,
+            buffer,
+            incoming,
+            rng: Rng::from_entropy(),
+            version,
+            max_steps,
+            losses: Vec::new(),
+            window_start: Instant::now(),
+            window_games: 0,
+            recent: Vec::new(),
+            metrics,
+        };
+        if version == 0 {
+            // A new run: version 1 is the random network, so workers can start at once.
+            lp.publish(&run)?;
+            lp.checkpoint(&run)?;
+        }
+        let published = read_published(&run, lp.version)?;
+        Ok((lp, published, rejected))
+    }
+
+    pub fn buffer_positions(&self) -> usize {
+        self.buffer.positions()
+    }
+
+    pub fn step(&self) -> u64 {
+        self.trainer.step
+    }
+
+    fn publish(&mut self, run: &RunDir) -> Result<(), String> {
+        let version = self.version + 1;
+        let path = run.model_version(version);
+        let parent = (self.version > 0).then(|| run.model_version(self.version));
+        checkpoint::save(&self.trainer.model, &path, self.trainer.step, version, parent.as_deref())
+            .map_err(|e| e.to_string())?;
+        let (_, sidecar) = checkpoint::paths(&path);
+        std::fs::copy(&sidecar, run.models().join("latest.json"))
+            .map_err(|e| format!("cannot update models/latest.json: {e}"))?;
+        self.version = version;
+        Ok(())
+    }
+
+    fn checkpoint(&mut self, run: &RunDir) -> Result<(), String> {
+        if checkpoint::read_sidecar(&run.model_version(self.version)).map(|s| s.step) != Ok(self.trainer.step) {
+            self.publish(run)?;
+            self.announce(run)?;
+        }
+        let optim = run.optimizer_state(self.version);
+        self.trainer.save_state(&optim).map_err(|e| e.to_string())?;
+        let state = RunState {
+            version: self.version,
+            step: self.trainer.step,
+            model: Some(run.relative(&run.model_version(self.version))),
+            optimizer: Some(run.relative(&optim)),
+            samples_drawn: self.buffer.samples_drawn(),
+        };
+        run.write_state(&state)?;
+        self.prune(run);
+        Ok(())
+    }
+
+    /// Makes the newest version the one the service streams.
+    fn announce(&self, run: &RunDir) -> Result<(), String> {
+        if let Some(shared) = &self.shared {
+            let published = read_published(run, self.version)?;
+            *shared.model.write().expect("model lock") = Arc::new(published);
+        }
+        Ok(())
+    }
+
+    fn shared(&self) -> &Shared {
+        self.shared.as_ref().expect("the loop runs with the service's shared state")
+    }
+
+    /// Deletes old versions beyond `keep_versions` (never the one state.json names).
+    fn prune(&self, run: &RunDir) {
+        let keep = self.config.learner.keep_versions as u64;
+        if keep == 0 || self.version <= keep {
+            return;
+        }
+        let oldest_kept = self.version - keep + 1;
+        for v in 1..oldest_kept {
+            let (w, s) = checkpoint::paths(&run.model_version(v));
+            let _ = std::fs::remove_file(w);
+            let _ = std::fs::remove_file(s);
+            let _ = std::fs::remove_file(run.optimizer_state(v));
+        }
+    }
+
+    fn take_incoming(&mut self, first: Option<GameRecord>) {
+        let mut add = |lp: &mut TrainingLoop<G>, record: GameRecord| {
+            let winner = match Outcome::from(record.outcome) {
+                Outcome::Win(p) => Some(p),
+                _ => None,
+            };
+            lp.recent.push((winner, record.player_moves()));
+            lp.window_games += 1;
+            if let Ok(game) = TrainingGame::new(record, lp.start.clone()) {
+                lp.buffer.add(game);
+            }
+        };
+        if let Some(r) = first {
+            add(self, r);
+        }
+        while let Ok(r) = self.incoming.try_recv() {
+            add(self, r);
+        }
+        self.shared().counters.buffer_positions.store(self.buffer.positions() as u64, Ordering::Relaxed);
+    }
+
+    fn write_metrics(&mut self) {
+        let n = self.losses.len().max(1) as f64;
+        let secs = self.window_start.elapsed().as_secs_f64().max(1e-9);
+        let games = self.recent.len().max(1) as f64;
+        let line = MetricsLine {
+            unix_ms: now_ms(),
+            step: self.trainer.step,
+            version: self.version,
+            policy_loss: self.losses.iter().map(|l| l.policy).sum::<f64>() / n,
+            value_loss: self.losses.iter().map(|l| l.value).sum::<f64>() / n,
+            entropy: self.losses.iter().map(|l| l.entropy).sum::<f64>() / n,
+            samples_per_s: (self.losses.len() * self.config.train.batch_size) as f64 / secs,
+            games_per_s: self.window_games as f64 / secs,
+            games: self.shared().counters.games.load(Ordering::Relaxed),
+            positions: self.shared().counters.positions.load(Ordering::Relaxed),
+            buffer_positions: self.buffer.positions(),
+            buffer_games: self.buffer.games(),
+            first_player_win_rate: self.recent.iter().filter(|r| r.0 == Some(Player::First)).count() as f64 / games,
+            draw_rate: self.recent.iter().filter(|r| r.0.is_none()).count() as f64 / games,
+            mean_game_length: self.recent.iter().map(|r| r.1).sum::<usize>() as f64 / games,
+        };
+        *self.shared().latest_losses.lock().expect("losses lock") =
+            Some(Losses { policy: line.policy_loss, value: line.value_loss, total: 0.0, entropy: line.entropy });
+        if let Ok(mut text) = serde_json::to_string(&line) {
+            text.push('\n');
+            let _ = self.metrics.write_all(text.as_bytes());
+        }
+        self.losses.clear();
+        self.recent.clear();
+        self.window_games = 0;
+        self.window_start = Instant::now();
+    }
+
+    /// Runs until the stop flag is set or `max_steps` is reached; checkpoints on the way out.
+    pub fn run(mut self, shared: Arc<Shared>) -> Result<(), String> {
+        self.shared = Some(shared);
+        let run = self.run.clone();
+        let cfg = self.config.clone();
+        let batch_size = cfg.train.batch_size;
+        let mut batch = Batch::default();
+        let mut last_checkpoint_step = self.trainer.step;
+        loop {
+            if self.shared().stop.load(Ordering::Relaxed) || self.max_steps.is_some_and(|m| self.trainer.step >= m) {
+                break;
+            }
+            self.take_incoming(None);
+            let ready = self.buffer.positions() as u64 >= cfg.learner.min_positions && self.buffer.can_sample(batch_size);
+            if !ready {
+                match self.incoming.recv_timeout(Duration::from_millis(100)) {
+                    Ok(r) => self.take_incoming(Some(r)),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+                continue;
+            }
+            self.buffer.sample_batch(&mut batch, batch_size, &mut self.rng).map_err(|e| e.to_string())?;
+            let losses = self.trainer.train_step(&batch);
+            self.losses.push(losses);
+            self.shared().counters.steps.store(self.trainer.step, Ordering::Relaxed);
+            if self.trainer.step % 20 == 0 {
+                self.write_metrics();
+            }
+            if self.trainer.step % cfg.learner.publish_every == 0 {
+                self.publish(&run)?;
+                self.announce(&run)?;
+            }
+            if self.trainer.step % cfg.learner.checkpoint_every == 0 {
+                self.checkpoint(&run)?;
+                last_checkpoint_step = self.trainer.step;
+            }
+        }
+        if self.trainer.step != last_checkpoint_step || !run.state().exists() {
+            self.checkpoint(&run)?;
+        }
+        if !self.losses.is_empty() {
+            self.write_metrics();
+        }
+        Ok(())
+    }
+}
+
+/// What [`TrainingLoop::restore`] needs.
+pub struct RestoreInputs<G: Game> {
+    pub run: RunDir,
+    pub config: RunConfig,
+    pub start: G,
+    pub stored: Vec<GameRecord>,
+    pub incoming: Receiver<GameRecord>,
+    pub max_steps: Option<u64>,
+}

@@ -1,0 +1,166 @@
+//! Starting and stopping a learner: open the run, restore training, serve gRPC.
+
+use crate::config::RunConfig;
+use crate::gamelog::GameLog;
+use crate::learner::{Counters, RestoreInputs, Shared, TrainingLoop};
+use crate::run_dir::RunDir;
+use crate::service::{check_token, LearnerService};
+use dojo_core::game::{FromAnyGame, Game};
+use dojo_core::with_game;
+use dojo_proto::pb::learner_server::LearnerServer;
+use dojo_proto::MAX_MESSAGE_BYTES;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+
+/// How to start a learner.
+#[derive(Clone, Debug)]
+pub struct LearnerOptions {
+    pub run_dir: PathBuf,
+    /// The config for a new run (None: the run's own, or the defaults for a new run).
+    pub config: Option<RunConfig>,
+    pub listen: SocketAddr,
+    /// Shared secret workers must present.
+    pub token: Option<String>,
+    /// Stop training after this many steps (in total, counting earlier sessions).
+    pub max_steps: Option<u64>,
+}
+
+/// A running learner.
+pub struct LearnerHandle {
+    pub addr: SocketAddr,
+    pub shared: Arc<Shared>,
+    trainer: Option<JoinHandle<Result<(), String>>>,
+    server: Option<JoinHandle<Result<(), String>>>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl LearnerHandle {
+    /// Whether training has finished (max steps reached) or failed.
+    pub fn trainer_finished(&self) -> bool {
+        self.trainer.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    /// Stops serving, lets the training loop checkpoint, and waits for both.
+    pub fn stop(mut self) -> Result<(), String> {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        let trained = self.trainer.take().map(|t| t.join().unwrap_or_else(|_| Err("the training thread panicked".into())));
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let served = self.server.take().map(|s| s.join().unwrap_or_else(|_| Err("the server thread panicked".into())));
+        trained.unwrap_or(Ok(()))?;
+        served.unwrap_or(Ok(()))
+    }
+}
+
+impl Drop for LearnerHandle {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Opens (or creates) the run and starts training and serving.
+pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, String> {
+    let run = RunDir::new(&opts.run_dir);
+    let (config, run_id) = run.create_or_open(opts.config.as_ref())?;
+    let start = config.game.start().map_err(|e| e.to_string())?;
+    with_game!(start, g => start_typed(g, run, config, run_id, opts))
+}
+
+fn start_typed<G: Game + FromAnyGame>(
+    start: G,
+    run: RunDir,
+    config: RunConfig,
+    run_id: String,
+    opts: LearnerOptions,
+) -> Result<LearnerHandle, String> {
+    let (log, stored) = GameLog::open(&run.games(), config.learner.segment_bytes).map_err(|e| e.to_string())?;
+    let (tx, rx) = mpsc::channel();
+    let stored_games = stored.len() as u64;
+    let stored_positions: u64 = stored.iter().map(|r| r.player_moves() as u64).sum();
+    let (training, published, unusable) = TrainingLoop::restore(RestoreInputs {
+        run: run.clone(),
+        config: config.clone(),
+        start,
+        stored,
+        incoming: rx,
+        max_steps: opts.max_steps,
+    })?;
+    if !unusable.is_empty() {
+        tracing::warn!("{} stored games could not be replayed for training", unusable.len());
+    }
+    let counters = Counters::default();
+    counters.games.store(stored_games, Ordering::Relaxed);
+    counters.positions.store(stored_positions, Ordering::Relaxed);
+    counters.steps.store(training.step(), Ordering::Relaxed);
+    counters.buffer_positions.store(training.buffer_positions() as u64, Ordering::Relaxed);
+    let shared = Arc::new(Shared {
+        run_id,
+        config,
+        run_dir: run,
+        log: Mutex::new(log),
+        to_trainer: Mutex::new(tx),
+        model: RwLock::new(Arc::new(published)),
+        counters,
+        token: opts.token.clone(),
+        stop: AtomicBool::new(false),
+        latest_losses: Mutex::new(None),
+    });
+    let trainer_shared = shared.clone();
+    let trainer = std::thread::Builder::new()
+        .name("dojo-trainer".into())
+        .spawn(move || training.run(trainer_shared))
+        .map_err(|e| format!("cannot start the training thread: {e}"))?;
+
+    let (addr_tx, addr_rx) = mpsc::channel();
+    let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
+    let service_shared = shared.clone();
+    let listen = opts.listen;
+    let token = opts.token;
+    let server = std::thread::Builder::new()
+        .name("dojo-grpc".into())
+        .spawn(move || -> Result<(), String> {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+            rt.block_on(async move {
+                let listener = match tokio::net::TcpListener::bind(listen).await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let msg = format!("cannot listen on {listen}: {e}");
+                        let _ = addr_tx.send(Err(msg.clone()));
+                        return Err(msg);
+                    }
+                };
+                let _ = addr_tx.send(listener.local_addr().map_err(|e| e.to_string()));
+                let service = LearnerServer::new(LearnerService { shared: service_shared })
+                    .max_decoding_message_size(MAX_MESSAGE_BYTES)
+                    .max_encoding_message_size(MAX_MESSAGE_BYTES);
+                let service = tonic::service::interceptor::InterceptedService::new(service, check_token(token));
+                tonic::transport::Server::builder()
+                    .add_service(service)
+                    .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), async {
+                        let _ = shutdown_rx.await;
+                    })
+                    .await
+                    .map_err(|e| format!("the gRPC server failed: {e}"))
+            })
+        })
+        .map_err(|e| format!("cannot start the server thread: {e}"))?;
+    let addr = match addr_rx.recv().map_err(|_| "the server thread exited before listening".to_string()).and_then(|r| r) {
+        Ok(addr) => addr,
+        Err(e) => {
+            shared.stop.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
+    };
+    Ok(LearnerHandle { addr, shared, trainer: Some(trainer), server: Some(server), shutdown: Some(shutdown_tx) })
+}

@@ -1,0 +1,248 @@
+//! The worker loop: fetch the newest model, play G self-play games at once with one batched
+//! evaluator, spool every finished game durably, upload the spool, and pick up newer models
+//! as the learner publishes them. When the learner is away the worker keeps playing and
+//! keeps its games in the spool; uploads are retried with exponential backoff and jitter.
+
+use crate::backoff::Backoff;
+use crate::client::{self, Client, Delivery};
+use crate::spool::Spool;
+use dojo_core::game::{FromAnyGame, Game, GameSpec};
+use dojo_core::net::device::{set_threads, DeviceSpec};
+use dojo_core::net::infer::NetEvaluator;
+use dojo_core::record::GameRecord;
+use dojo_core::rng::Rng;
+use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
+use dojo_core::search::selfplay::SelfPlayEngine;
+use dojo_core::with_game;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How to run a worker.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The learner's URL, e.g. `http://127.0.0.1:7878`.
+    pub learner: String,
+    pub token: Option<String>,
+    pub spool: PathBuf,
+    pub device: DeviceSpec,
+    pub threads: usize,
+    /// A name for the learner's logs.
+    pub name: String,
+    /// Stop after this many games have been delivered (None: run until stopped).
+    pub max_games: Option<u64>,
+    /// Overrides the run's number of parallel games.
+    pub parallel_games: Option<usize>,
+    /// How often to ask for a newer model.
+    pub model_poll: Duration,
+    pub seed: Option<u64>,
+}
+
+/// What a worker did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkerSummary {
+    pub games_played: u64,
+    pub games_delivered: u64,
+    pub games_rejected: u64,
+    pub left_in_spool: usize,
+    pub models_used: Vec<u64>,
+}
+
+struct Connection {
+    url: String,
+    token: Option<String>,
+    name: String,
+    client: Option<Client>,
+    backoff: Backoff,
+    retry_at: Instant,
+}
+
+impl Connection {
+    /// A connected client, or None while the learner is unreachable (then retried after a
+    /// backoff delay, never more often).
+    fn get(&mut self, rt: &tokio::runtime::Runtime) -> Option<&mut Client> {
+        if self.client.is_none() && Instant::now() >= self.retry_at {
+            let attempt = rt.block_on(async {
+                let mut c = client::connect(&self.url, self.token.as_deref()).await?;
+                client::hello(&mut c, &self.name).await?;
+                Ok::<_, String>(c)
+            });
+            match attempt {
+                Ok(c) => {
+                    self.backoff.reset();
+                    self.client = Some(c);
+                }
+                Err(e) => self.failed(&e),
+            }
+        }
+        self.client.as_mut()
+    }
+
+    fn failed(&mut self, why: &str) {
+        let delay = self.backoff.next_delay();
+        tracing::warn!("learner unavailable ({why}); retrying in {:.1}s", delay.as_secs_f64());
+        self.client = None;
+        self.retry_at = Instant::now() + delay;
+    }
+}
+
+/// Runs a worker until `stop` is set or `max_games` games were delivered.
+pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSummary, String> {
+    set_threads(opts.threads);
+    let device = opts.device.resolve().map_err(|e| e.to_string())?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let mut rng = match opts.seed {
+        Some(s) => Rng::seed(s),
+        None => Rng::from_entropy(),
+    };
+    let mut conn = Connection {
+        url: opts.learner.clone(),
+        token: opts.token.clone(),
+        name: opts.name.clone(),
+        client: None,
+        backoff: Backoff::new(Duration::from_millis(200), Duration::from_secs(30), Rng::seed(rng.next_u64())),
+        retry_at: Instant::now(),
+    };
+    // The first handshake tells the game and the run's settings; without it nothing can start.
+    let hello = loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(WorkerSummary::default());
+        }
+        if conn.get(&rt).is_some() {
+            let c = conn.client.as_mut().expect("connected");
+            match rt.block_on(client::hello(c, &opts.name)) {
+                Ok(h) => break h,
+                Err(e) if e.contains("protocol version mismatch") => return Err(e),
+                Err(e) => conn.failed(&e),
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let spec: GameSpec = hello.game.parse().map_err(|e| format!("the learner's game: {e}"))?;
+    let search: SearchConfig = serde_json::from_str(&hello.search_json).map_err(|e| format!("the learner's search config: {e}"))?;
+    let mut play: SelfPlayConfig =
+        serde_json::from_str(&hello.selfplay_json).map_err(|e| format!("the learner's self-play config: {e}"))?;
+    if let Some(p) = opts.parallel_games {
+        play.parallel_games = p;
+    }
+    let start = spec.start().map_err(|e| e.to_string())?;
+    let spool = Spool::open(&opts.spool).map_err(|e| e.to_string())?;
+    with_game!(start, g => play_loop(g, Context { opts: &opts, stop, rt, conn, spool, rng, device, search, play }))
+}
+
+struct Context<'a> {
+    opts: &'a WorkerOptions,
+    stop: Arc<AtomicBool>,
+    rt: tokio::runtime::Runtime,
+    conn: Connection,
+    spool: Spool,
+    rng: Rng,
+    device: tch::Device,
+    search: SearchConfig,
+    play: SelfPlayConfig,
+}
+
+fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<WorkerSummary, String> {
+    let mut summary = WorkerSummary::default();
+    // The first model: wait for it (a worker without a model has nothing to do).
+    let first = loop {
+        if cx.stop.load(Ordering::Relaxed) {
+            summary.left_in_spool = cx.spool.len();
+            return Ok(summary);
+        }
+        if let Some(c) = cx.conn.get(&cx.rt) {
+            match cx.rt.block_on(client::fetch_model(c, 0, cx.device)) {
+                Ok(Some(m)) => break m,
+                Ok(None) => unreachable!("have_version 0 always downloads"),
+                Err(e) => cx.conn.failed(&e),
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    if first.sidecar.architecture.game != start.spec() {
+        return Err(format!("the learner's model is for {}, not {}", first.sidecar.architecture.game, start.spec()));
+    }
+    let mut version = first.version;
+    summary.models_used.push(version);
+    let mut evaluator = NetEvaluator::new(first.model);
+    let starter = Box::new(move |_: &mut Rng| start.clone());
+    // With a game limit the engine starts exactly that many games.
+    let mut engine =
+        SelfPlayEngine::new(cx.search.clone(), cx.play.clone(), starter, Rng::seed(cx.rng.next_u64()), cx.opts.max_games)?;
+    let mut playing = true;
+    engine.set_model_version(version);
+    let mut finished: Vec<GameRecord> = Vec::new();
+    let mut last_poll = Instant::now();
+    let done = |s: &WorkerSummary| cx.opts.max_games.is_some_and(|m| s.games_delivered >= m);
+    while !cx.stop.load(Ordering::Relaxed) && !done(&summary) {
+        if playing {
+            playing = engine.step(&mut evaluator, &mut finished);
+        } else {
+            // Enough games played: only delivery is left.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for record in finished.drain(..) {
+            cx.spool.push(&record).map_err(|e| e.to_string())?;
+            summary.games_played += 1;
+        }
+        if !cx.spool.is_empty() {
+            deliver(&mut cx, &mut summary);
+        }
+        if last_poll.elapsed() >= cx.opts.model_poll {
+            last_poll = Instant::now();
+            if let Some(c) = cx.conn.get(&cx.rt) {
+                match cx.rt.block_on(client::fetch_model(c, version, cx.device)) {
+                    Ok(Some(m)) if m.version > version => {
+                        tracing::info!("switching to model v{}", m.version);
+                        version = m.version;
+                        evaluator = NetEvaluator::new(m.model);
+                        engine.set_model_version(version);
+                        summary.models_used.push(version);
+                    }
+                    Ok(_) => {}
+                    Err(e) => cx.conn.failed(&e),
+                }
+            }
+        }
+    }
+    // On the way out: one last delivery attempt; whatever is left stays in the spool.
+    if !cx.spool.is_empty() {
+        deliver(&mut cx, &mut summary);
+    }
+    summary.left_in_spool = cx.spool.len();
+    Ok(summary)
+}
+
+/// Uploads the spool; acknowledged games leave it.
+fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary) {
+    let pending = cx.spool.pending();
+    let Some(c) = cx.conn.get(&cx.rt) else { return };
+    let result = cx.rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(60), client::submit(c, &pending)).await.unwrap_or_else(|_| Err("timed out".into()))
+    });
+    match result {
+        Ok(acks) => {
+            for (id, delivery) in acks {
+                match delivery {
+                    Delivery::Delivered => summary.games_delivered += 1,
+                    Delivery::Rejected(why) => {
+                        tracing::error!("the learner rejected game {}: {why}", hex(&id));
+                        summary.games_rejected += 1;
+                    }
+                }
+                if let Err(e) = cx.spool.ack(&id) {
+                    tracing::error!("cannot remove a delivered game from the spool: {e}");
+                }
+            }
+        }
+        Err(e) => cx.conn.failed(&e),
+    }
+}
+
+fn hex(id: &[u8; 16]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
