@@ -1,1 +1,4 @@
 //! Self-play worker: fetches models, plays batched self-play games, uploads them with spool and retry.
+
+pub mod backoff;
+pub mod spool;
