@@ -2,3 +2,5 @@
 
 pub mod client;
 pub mod run;
+pub mod backoff;
+pub mod spool;
