@@ -165,15 +165,17 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             trainer.load_state(&run.resolve(rel)).map_err(|e| e.to_string())?;
         }
         trainer.step = state.step;
-        let mut buffer = ReplayBuffer::new(config.replay.clone());
+        let mut buffer = ReplayBuffer::new(config.replay.clone())?;
         let mut rejected = Vec::new();
         for record in stored {
             match TrainingGame::new(record.clone(), start.clone()) {
-                Ok(game) => buffer.add(game),
+                Ok(game) => buffer.add(game).map_err(|e| e.to_string())?,
                 Err(_) => rejected.push(record),
             }
         }
-        buffer.set_samples_drawn(state.samples_drawn);
+        // The cap on samples per position counts across restarts.
+        let added = buffer.total_positions_added();
+        buffer.restore_counters(added, state.samples_drawn);
         let metrics = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -281,8 +283,10 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             };
             lp.recent.push((winner, record.player_moves()));
             lp.window_games += 1;
-            if let Ok(game) = TrainingGame::new(record, lp.start.clone()) {
-                lp.buffer.add(game);
+            // Records were validated at ingest; a failure here would be a bug, not bad input.
+            match TrainingGame::new(record, lp.start.clone()).map(|g| lp.buffer.add(g)) {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) | Err(e) => tracing::error!("a stored game cannot be trained on: {e}"),
             }
         };
         if let Some(r) = first {

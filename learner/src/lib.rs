@@ -6,3 +6,4 @@ pub mod learner;
 pub mod run_dir;
 pub mod server;
 pub mod service;
+pub mod replay;
