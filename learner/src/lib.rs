@@ -1,1 +1,3 @@
 //! Learner: gRPC service, durable game log, replay buffer, training loop, checkpoints, metrics.
+
+pub mod gamelog;
