@@ -7,3 +7,4 @@ pub mod run_dir;
 pub mod server;
 pub mod service;
 pub mod replay;
+pub mod gamelog;
