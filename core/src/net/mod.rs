@@ -5,4 +5,5 @@ pub mod checkpoint;
 pub mod device;
 pub mod infer;
 pub mod model;
+pub mod optim;
 pub mod train;

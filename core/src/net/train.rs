@@ -1,19 +1,20 @@
 //! One training step: policy cross-entropy + value MSE (+ L2 through the optimizer's weight
-//! decay), per-sample weights, SGD with momentum or Adam.
+//! decay), per-sample weights, SGD with momentum or Adam; the optimizer's state can be saved
+//! next to a checkpoint and restored on restart.
 
 use super::model::Model;
+use super::optim::{OptimError, Optimizer, OptimizerConfig};
 use crate::game::Game;
 use crate::record::{RecordError, SampleOptions, TrainingGame};
+use crate::util::atomic_write;
 use serde::{Deserialize, Serialize};
-use tch::nn::{self, OptimizerConfig};
+use std::path::Path;
 use tch::{Kind, Reduction, Tensor};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OptimizerKind {
-    Sgd,
-    Adam,
-}
+pub use super::optim::OptimizerKind;
+
+/// Metadata key of the trainer's step in a state file.
+const STEP_KEY: &str = "trainer_step";
 
 /// The trainer's knobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,26 +133,63 @@ pub struct Losses {
 pub struct Trainer {
     pub model: Model,
     pub config: TrainConfig,
-    optimizer: nn::Optimizer,
+    optimizer: Optimizer,
+    /// Training steps taken (from wherever the caller started counting; restored by
+    /// [`Trainer::load_state`]).
     pub step: u64,
 }
 
 impl Trainer {
     pub fn new(model: Model, config: TrainConfig) -> Result<Trainer, String> {
         config.validate()?;
-        let optimizer = match config.optimizer {
-            OptimizerKind::Sgd => nn::Sgd { momentum: config.momentum, wd: config.weight_decay, ..Default::default() }
-                .build(&model.vs, config.learning_rate),
-            OptimizerKind::Adam => {
-                nn::Adam { wd: config.weight_decay, ..Default::default() }.build(&model.vs, config.learning_rate)
-            }
-        }
-        .map_err(|e| format!("cannot build the optimizer: {e}"))?;
+        let opt = match config.optimizer {
+            OptimizerKind::Sgd => OptimizerConfig::sgd(config.momentum, config.weight_decay),
+            OptimizerKind::Adam => OptimizerConfig::adam(config.weight_decay),
+        };
+        let optimizer = Optimizer::new(&model.vs, opt, config.learning_rate)
+            .map_err(|e| format!("cannot build the optimizer: {e}"))?;
         Ok(Trainer { model, config, optimizer, step: 0 })
     }
 
+    /// Sets the learning rate of the following steps. A negative, NaN or infinite rate is
+    /// ignored (the previous one stays); `TrainConfig::validate` bounds configured rates.
     pub fn set_learning_rate(&mut self, lr: f64) {
-        self.optimizer.set_lr(lr);
+        let _ = self.optimizer.set_lr(lr);
+    }
+
+    pub fn optimizer(&self) -> &Optimizer {
+        &self.optimizer
+    }
+
+    /// The optimizer state plus `step`, as safetensors bytes (see [`super::optim`]).
+    pub fn state_bytes(&self) -> Result<Vec<u8>, OptimError> {
+        self.optimizer.state_bytes_with(&[(STEP_KEY, self.step.to_string())])
+    }
+
+    /// Writes the optimizer state and `step` to `path` atomically.
+    pub fn save_state(&self, path: &Path) -> Result<(), OptimError> {
+        let bytes = self.state_bytes()?;
+        atomic_write(path, &bytes).map_err(|source| OptimError::Io { path: path.to_path_buf(), source })
+    }
+
+    /// Restores the optimizer state and `step` from bytes written by [`Trainer::state_bytes`].
+    /// On error nothing changes.
+    pub fn load_state_bytes(&mut self, bytes: &[u8]) -> Result<(), OptimError> {
+        let meta = Optimizer::state_metadata(bytes)?;
+        let step = meta
+            .get(STEP_KEY)
+            .ok_or_else(|| OptimError::Format(format!("no {STEP_KEY} in its metadata (not a trainer's state?)")))?;
+        let step = step.parse::<u64>().map_err(|e| OptimError::Format(format!("{STEP_KEY} {step:?}: {e}")))?;
+        self.optimizer.load_state(bytes)?;
+        self.step = step;
+        Ok(())
+    }
+
+    /// Restores the optimizer state and `step` from a file written by [`Trainer::save_state`].
+    /// Errors name the file; on error nothing changes.
+    pub fn load_state(&mut self, path: &Path) -> Result<(), OptimError> {
+        let bytes = std::fs::read(path).map_err(|source| OptimError::Io { path: path.to_path_buf(), source })?;
+        self.load_state_bytes(&bytes).map_err(|e| OptimError::File { path: path.to_path_buf(), source: Box::new(e) })
     }
 
     /// One gradient step on `batch`.
@@ -173,7 +211,11 @@ impl Trainer {
         let value_each = (&v - &target_v).square();
         let total = (&policy_each * &w).mean(Kind::Float)
             + (&value_each * &w).mean(Kind::Float) * self.config.value_loss_weight;
-        self.optimizer.backward_step(&total);
+        // The loss always depends on the trainable weights, so a failure here is libtorch's
+        // (out of memory and the like), which the old tch optimizer panicked on as well.
+        if let Err(e) = self.optimizer.step(&total) {
+            panic!("training step {}: {e}", self.step + 1);
+        }
         self.step += 1;
         let (policy, value, entropy) = tch::no_grad(|| {
             let entropy = -(log_p.exp() * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
