@@ -163,6 +163,9 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let mut trainer = Trainer::new(model, config.train.clone())?;
         if let Some(rel) = &state.optimizer {
             trainer.load_state(&run.resolve(rel)).map_err(|e| e.to_string())?;
+            if trainer.step != state.step {
+                return Err(format!("{rel} is the optimizer state of step {}, but state.json says step {}", trainer.step, state.step));
+            }
         }
         trainer.step = state.step;
         let mut buffer = ReplayBuffer::new(config.replay.clone())?;
@@ -229,7 +232,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     }
 
     fn checkpoint(&mut self, run: &RunDir) -> Result<(), String> {
-        if checkpoint::read_sidecar(&run.model_version(self.version)).map(|s| s.step) != Ok(self.trainer.step) {
+        if checkpoint::read_sidecar(&run.model_version(self.version)).map(|s| s.step).ok() != Some(self.trainer.step) {
             self.publish(run)?;
             self.announce(run)?;
         }
@@ -276,7 +279,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     }
 
     fn take_incoming(&mut self, first: Option<GameRecord>) {
-        let mut add = |lp: &mut TrainingLoop<G>, record: GameRecord| {
+        let add = |lp: &mut TrainingLoop<G>, record: GameRecord| {
             let winner = match Outcome::from(record.outcome) {
                 Outcome::Win(p) => Some(p),
                 _ => None,
