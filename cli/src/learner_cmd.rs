@@ -30,7 +30,10 @@ pub struct LearnerArgs {
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let config = args.config.as_ref().map(|p| RunConfig::load(p)).transpose().map_err(anyhow::Error::msg)?;
-    let listen = args.listen.parse().with_context(|| format!("--listen {:?} is not an address like 0.0.0.0:7878", args.listen))?;
+    let listen = args
+        .listen
+        .parse()
+        .with_context(|| format!("--listen {:?} is not an address like 0.0.0.0:7878", args.listen))?;
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),
         config,

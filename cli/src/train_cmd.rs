@@ -82,9 +82,18 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         c.game = spec;
         c.validate().map_err(anyhow::Error::msg)?;
     }
-    let deadline = args.duration.as_deref().map(parse_duration).transpose().map_err(anyhow::Error::msg)?.map(|d| Instant::now() + d);
+    let deadline = args
+        .duration
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(anyhow::Error::msg)?
+        .map(|d| Instant::now() + d);
     let listen = args.listen.parse().with_context(|| format!("--listen {:?} is not an address", args.listen))?;
-    let token = format!("{:032x}", u128::from(dojo_core::rng::Rng::from_entropy().next_u64()) << 64 | u128::from(std::process::id()));
+    let token = format!(
+        "{:032x}",
+        u128::from(dojo_core::rng::Rng::from_entropy().next_u64()) << 64 | u128::from(std::process::id())
+    );
     let resumed = run.exists();
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),
@@ -136,7 +145,10 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         }
         for (i, child) in children.iter_mut().enumerate() {
             if let Ok(Some(status)) = child.try_wait() {
-                eprintln!("worker {i} exited ({status}); restarting it (log: {})", run.logs().join(format!("worker-{i}.log")).display());
+                eprintln!(
+                    "worker {i} exited ({status}); restarting it (log: {})",
+                    run.logs().join(format!("worker-{i}.log")).display()
+                );
                 *child = spawn_worker(&exe, &url, &token, &run, i, cfg.workers.threads)?;
             }
         }

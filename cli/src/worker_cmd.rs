@@ -52,7 +52,11 @@ pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let summary = run_worker(opts, stop).map_err(anyhow::Error::msg)?;
     eprintln!(
         "worker: played {} games, delivered {}, rejected {}, {} left in the spool, models {:?}",
-        summary.games_played, summary.games_delivered, summary.games_rejected, summary.left_in_spool, summary.models_used
+        summary.games_played,
+        summary.games_delivered,
+        summary.games_rejected,
+        summary.left_in_spool,
+        summary.models_used
     );
     Ok(())
 }

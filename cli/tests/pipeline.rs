@@ -49,7 +49,13 @@ fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>
     .unwrap()
 }
 
-fn worker_options(addr: std::net::SocketAddr, spool: PathBuf, token: Option<&str>, games: Option<u64>, seed: u64) -> WorkerOptions {
+fn worker_options(
+    addr: std::net::SocketAddr,
+    spool: PathBuf,
+    token: Option<&str>,
+    games: Option<u64>,
+    seed: u64,
+) -> WorkerOptions {
     WorkerOptions {
         learner: format!("http://{addr}"),
         token: token.map(String::from),
@@ -137,7 +143,8 @@ fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reason
     bad.moves[1].policy = vec![(bad.moves[1].action, 0.25)];
     let mut wrong_game = random_game(&mut rng);
     wrong_game.spec = GameSpec::Connect4 { width: 6, height: 5, blocked: vec![] };
-    let batch = vec![good[0].clone(), bad.clone(), good[1].clone(), good[0].clone(), wrong_game.clone(), good[2].clone()];
+    let batch =
+        vec![good[0].clone(), bad.clone(), good[1].clone(), good[0].clone(), wrong_game.clone(), good[2].clone()];
     let acks = rt.block_on(async {
         let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
         client::submit(&mut c, &batch).await.unwrap()
@@ -146,7 +153,11 @@ fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reason
     assert_eq!(acks[0], (good[0].game_id, Delivery::Delivered));
     assert!(matches!(&acks[1].1, Delivery::Rejected(why) if why.contains("move 2")), "{:?}", acks[1]);
     assert_eq!(acks[3], (good[0].game_id, Delivery::Delivered));
-    assert!(matches!(&acks[4].1, Delivery::Rejected(why) if why.contains("this run plays connect4:7x6")), "{:?}", acks[4]);
+    assert!(
+        matches!(&acks[4].1, Delivery::Rejected(why) if why.contains("this run plays connect4:7x6")),
+        "{:?}",
+        acks[4]
+    );
     let c = &handle.shared.counters;
     assert_eq!(c.games.load(Ordering::Relaxed), 3);
     assert_eq!(c.duplicates.load(Ordering::Relaxed), 1);

@@ -122,7 +122,10 @@ impl RunConfig {
             return Err(format!("game {} draws a new board per game; a run needs one fixed board", self.game));
         }
         if !(1..=64).contains(&self.net.blocks) || !(1..=1024).contains(&self.net.channels) {
-            return Err(format!("net.blocks = {} and net.channels = {} must be within 1..=64 and 1..=1024", self.net.blocks, self.net.channels));
+            return Err(format!(
+                "net.blocks = {} and net.channels = {} must be within 1..=64 and 1..=1024",
+                self.net.blocks, self.net.channels
+            ));
         }
         self.search.validate()?;
         self.selfplay.validate()?;

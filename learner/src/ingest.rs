@@ -26,7 +26,11 @@ pub fn check_record(bytes: &[u8], spec: &GameSpec) -> Result<GameRecord, Rejecti
         .map_err(|e| Rejection { game_id: None, reason: format!("undecodable record: {e}") })?;
     let reject = |reason: String| Rejection { game_id: Some(record.game_id), reason };
     if record.spec != *spec {
-        return Err(reject(format!("game {} is played on {}, but this run plays {spec}", record.id_hex(), record.spec)));
+        return Err(reject(format!(
+            "game {} is played on {}, but this run plays {spec}",
+            record.id_hex(),
+            record.spec
+        )));
     }
     if record.player_moves() == 0 {
         return Err(reject(format!("game {} has no moves", record.id_hex())));

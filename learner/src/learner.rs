@@ -152,7 +152,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let device = tch::Device::Cpu;
         let (model, version) = match &state.model {
             Some(rel) => {
-                let loaded = checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
+                let loaded =
+                    checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
                 (loaded.model, state.version)
             }
             None => {
@@ -164,7 +165,10 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         if let Some(rel) = &state.optimizer {
             trainer.load_state(&run.resolve(rel)).map_err(|e| e.to_string())?;
             if trainer.step != state.step {
-                return Err(format!("{rel} is the optimizer state of step {}, but state.json says step {}", trainer.step, state.step));
+                return Err(format!(
+                    "{rel} is the optimizer state of step {}, but state.json says step {}",
+                    trainer.step, state.step
+                ));
             }
         }
         trainer.step = state.step;
@@ -347,7 +351,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 break;
             }
             self.take_incoming(None);
-            let ready = self.buffer.positions() as u64 >= cfg.learner.min_positions && self.buffer.can_sample(batch_size);
+            let ready =
+                self.buffer.positions() as u64 >= cfg.learner.min_positions && self.buffer.can_sample(batch_size);
             if !ready {
                 match self.incoming.recv_timeout(Duration::from_millis(100)) {
                     Ok(r) => self.take_incoming(Some(r)),
@@ -360,14 +365,14 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             let losses = self.trainer.train_step(&batch);
             self.losses.push(losses);
             self.shared().counters.steps.store(self.trainer.step, Ordering::Relaxed);
-            if self.trainer.step % 20 == 0 {
+            if self.trainer.step.is_multiple_of(20) {
                 self.write_metrics();
             }
-            if self.trainer.step % cfg.learner.publish_every == 0 {
+            if self.trainer.step.is_multiple_of(cfg.learner.publish_every) {
                 self.publish(&run)?;
                 self.announce(&run)?;
             }
-            if self.trainer.step % cfg.learner.checkpoint_every == 0 {
+            if self.trainer.step.is_multiple_of(cfg.learner.checkpoint_every) {
                 self.checkpoint(&run)?;
                 last_checkpoint_step = self.trainer.step;
             }

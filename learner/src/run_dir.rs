@@ -113,7 +113,9 @@ impl RunDir {
         }
         let mut rng = dojo_core::rng::Rng::from_entropy();
         let run_id = format!("{:016x}", rng.next_u64());
-        let write = |path: PathBuf, bytes: &[u8]| atomic_write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()));
+        let write = |path: PathBuf, bytes: &[u8]| {
+            atomic_write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        };
         write(self.root.join("run_id"), run_id.as_bytes())?;
         // The config last: its presence marks a complete run directory.
         write(self.config(), config.to_toml().as_bytes())?;

@@ -34,7 +34,7 @@ pub struct LearnerHandle {
     pub shared: Arc<Shared>,
     trainer: Option<JoinHandle<Result<(), String>>>,
     server: Option<JoinHandle<Result<(), String>>>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    shutdown: Option<tokio::sync::watch::Sender<bool>>,
 }
 
 impl LearnerHandle {
@@ -46,9 +46,10 @@ impl LearnerHandle {
     /// Stops serving, lets the training loop checkpoint, and waits for both.
     pub fn stop(mut self) -> Result<(), String> {
         self.shared.stop.store(true, Ordering::Relaxed);
-        let trained = self.trainer.take().map(|t| t.join().unwrap_or_else(|_| Err("the training thread panicked".into())));
+        let trained =
+            self.trainer.take().map(|t| t.join().unwrap_or_else(|_| Err("the training thread panicked".into())));
         if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
+            let _ = tx.send(true);
         }
         let served = self.server.take().map(|s| s.join().unwrap_or_else(|_| Err("the server thread panicked".into())));
         trained.unwrap_or(Ok(()))?;
@@ -60,7 +61,7 @@ impl Drop for LearnerHandle {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
         if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
+            let _ = tx.send(true);
         }
     }
 }
@@ -119,7 +120,7 @@ fn start_typed<G: Game + FromAnyGame>(
         .map_err(|e| format!("cannot start the training thread: {e}"))?;
 
     let (addr_tx, addr_rx) = mpsc::channel();
-    let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
+    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let service_shared = shared.clone();
     let listen = opts.listen;
     let token = opts.token;
@@ -145,17 +146,27 @@ fn start_typed<G: Game + FromAnyGame>(
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES);
                 let service = tonic::service::interceptor::InterceptedService::new(service, check_token(token));
-                tonic::transport::Server::builder()
-                    .add_service(service)
-                    .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), async {
-                        let _ = shutdown_rx.await;
-                    })
-                    .await
-                    .map_err(|e| format!("the gRPC server failed: {e}"))
+                let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+                    let _ = rx.wait_for(|&stop| stop).await;
+                };
+                let serve = tonic::transport::Server::builder().add_service(service).serve_with_incoming_shutdown(
+                    tokio_stream::wrappers::TcpListenerStream::new(listener),
+                    stopped(shutdown_rx.clone()),
+                );
+                // Graceful shutdown waits for clients to hang up; a client that keeps an idle
+                // connection open must not keep the learner from exiting.
+                tokio::select! {
+                    served = serve => served.map_err(|e| format!("the gRPC server failed: {e}")),
+                    _ = async {
+                        stopped(shutdown_rx).await;
+                        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                    } => Ok(()),
+                }
             })
         })
         .map_err(|e| format!("cannot start the server thread: {e}"))?;
-    let addr = match addr_rx.recv().map_err(|_| "the server thread exited before listening".to_string()).and_then(|r| r) {
+    let addr = match addr_rx.recv().map_err(|_| "the server thread exited before listening".to_string()).and_then(|r| r)
+    {
         Ok(addr) => addr,
         Err(e) => {
             shared.stop.store(true, Ordering::Relaxed);

@@ -96,7 +96,12 @@ impl Learner for LearnerService {
             Arc::new(loaded.map_err(|e| Status::not_found(format!("model version {v}: {e}")))?)
         };
         if req.have_version == model.version {
-            let chunk = ModelChunk { version: model.version, sha256: model.sha256.clone(), up_to_date: true, ..Default::default() };
+            let chunk = ModelChunk {
+                version: model.version,
+                sha256: model.sha256.clone(),
+                up_to_date: true,
+                ..Default::default()
+            };
             return Ok(Response::new(Box::pin(tokio_stream::iter(vec![Ok(chunk)]))));
         }
         Ok(Response::new(Box::pin(tokio_stream::iter(chunks_of(&model)))))
@@ -136,7 +141,9 @@ impl Learner for LearnerService {
                     Ok(record) => {
                         let id = record.game_id.to_vec();
                         match shared.store(record) {
-                            Ok(Appended::Stored) => GameAck { game_id: id, result: AckResult::Stored as i32, ..Default::default() },
+                            Ok(Appended::Stored) => {
+                                GameAck { game_id: id, result: AckResult::Stored as i32, ..Default::default() }
+                            }
                             Ok(Appended::Duplicate) => {
                                 GameAck { game_id: id, result: AckResult::Duplicate as i32, ..Default::default() }
                             }

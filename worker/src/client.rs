@@ -55,7 +55,9 @@ pub async fn connect(url: &str, token: Option<&str>) -> Result<Client, String> {
         .tcp_nodelay(true);
     let channel = endpoint.connect().await.map_err(|e| format!("cannot reach the learner at {url}: {e}"))?;
     let header = match token {
-        Some(t) => Some(format!("Bearer {t}").parse().map_err(|_| "the token has characters a header cannot carry".to_string())?),
+        Some(t) => Some(
+            format!("Bearer {t}").parse().map_err(|_| "the token has characters a header cannot carry".to_string())?,
+        ),
         None => None,
     };
     Ok(LearnerClient::with_interceptor(channel, Auth { header })
@@ -85,7 +87,11 @@ pub async fn status(client: &mut Client) -> Result<StatusReply, String> {
 
 /// Downloads the newest model unless it is `have_version` (then None). Checks size,
 /// sha256 and architecture before building the model.
-pub async fn fetch_model(client: &mut Client, have_version: u64, device: tch::Device) -> Result<Option<Downloaded>, String> {
+pub async fn fetch_model(
+    client: &mut Client,
+    have_version: u64,
+    device: tch::Device,
+) -> Result<Option<Downloaded>, String> {
     let mut stream = client
         .get_model(GetModelRequest { version: 0, have_version })
         .await

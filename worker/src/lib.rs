@@ -1,6 +1,6 @@
 //! Self-play worker: fetches models, plays batched self-play games, uploads them with spool and retry.
 
+pub mod backoff;
 pub mod client;
 pub mod run;
-pub mod backoff;
 pub mod spool;

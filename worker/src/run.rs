@@ -123,7 +123,8 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
         std::thread::sleep(Duration::from_millis(50));
     };
     let spec: GameSpec = hello.game.parse().map_err(|e| format!("the learner's game: {e}"))?;
-    let search: SearchConfig = serde_json::from_str(&hello.search_json).map_err(|e| format!("the learner's search config: {e}"))?;
+    let search: SearchConfig =
+        serde_json::from_str(&hello.search_json).map_err(|e| format!("the learner's search config: {e}"))?;
     let mut play: SelfPlayConfig =
         serde_json::from_str(&hello.selfplay_json).map_err(|e| format!("the learner's self-play config: {e}"))?;
     if let Some(p) = opts.parallel_games {
@@ -171,8 +172,13 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     let mut evaluator = NetEvaluator::new(first.model);
     let starter = Box::new(move |_: &mut Rng| start.clone());
     // With a game limit the engine starts exactly that many games.
-    let mut engine =
-        SelfPlayEngine::new(cx.search.clone(), cx.play.clone(), starter, Rng::seed(cx.rng.next_u64()), cx.opts.max_games)?;
+    let mut engine = SelfPlayEngine::new(
+        cx.search.clone(),
+        cx.play.clone(),
+        starter,
+        Rng::seed(cx.rng.next_u64()),
+        cx.opts.max_games,
+    )?;
     let mut playing = true;
     engine.set_model_version(version);
     let mut finished: Vec<GameRecord> = Vec::new();
@@ -222,7 +228,9 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary) {
     let pending = cx.spool.pending();
     let Some(c) = cx.conn.get(&cx.rt) else { return };
     let result = cx.rt.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), client::submit(c, &pending)).await.unwrap_or_else(|_| Err("timed out".into()))
+        tokio::time::timeout(Duration::from_secs(60), client::submit(c, &pending))
+            .await
+            .unwrap_or_else(|_| Err("timed out".into()))
     });
     match result {
         Ok(acks) => {
