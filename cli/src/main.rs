@@ -3,6 +3,7 @@
 
 mod analyse_cmd;
 mod common;
+mod config_cmd;
 mod duration;
 mod init_cmd;
 mod learn_cmd;
@@ -32,6 +33,8 @@ enum Command {
     Learner(learner_cmd::LearnerArgs),
     /// Run a self-play worker for a learner.
     Worker(worker_cmd::WorkerArgs),
+    /// Print a run configuration with every key and its default (TOML).
+    Config(config_cmd::ConfigArgs),
     /// Play two players against each other and report wins, draws and losses.
     Match(match_cmd::MatchArgs),
     /// Print the exact score of every move for Connect Four positions read from stdin.
@@ -71,6 +74,7 @@ fn main() {
         Command::Train(args) => train_cmd::run(args, stop),
         Command::Learner(args) => learner_cmd::run(args, stop),
         Command::Worker(args) => worker_cmd::run(args, stop),
+        Command::Config(args) => config_cmd::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Solve(args) => solve_cmd::run(args),
         Command::Init(args) => init_cmd::run(args),

@@ -1,0 +1,19 @@
+//! `dojo config`: prints a run configuration with every key and its default, as TOML.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use dojo_learner::config::RunConfig;
+
+#[derive(Args)]
+pub struct ConfigArgs {
+    /// Game of the run.
+    #[arg(long, default_value = "connect4")]
+    game: String,
+}
+
+pub fn run(args: ConfigArgs) -> Result<()> {
+    let config = RunConfig { game: args.game.parse().context("--game")?, ..RunConfig::default() };
+    config.validate().map_err(anyhow::Error::msg)?;
+    print!("{}", config.to_toml());
+    Ok(())
+}
