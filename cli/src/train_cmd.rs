@@ -180,8 +180,20 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     };
     bar.finish_and_clear();
     eprintln!("stopping ({reason}): workers flush their games, the learner checkpoints");
-    for child in &children {
-        terminate(child);
+    // A Ctrl-C in the terminal already reached the workers (same process group), and a
+    // second signal makes a worker exit at once instead of finishing its last upload: give
+    // them a moment before signalling the ones still running (e.g. when only this process
+    // was sent SIGTERM).
+    if reason == "interrupted" {
+        let wait = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < wait && children.iter_mut().any(|c| matches!(c.try_wait(), Ok(None))) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    for child in &mut children {
+        if matches!(child.try_wait(), Ok(None)) {
+            terminate(child);
+        }
     }
     let grace = Instant::now() + Duration::from_secs(20);
     for child in &mut children {
