@@ -209,10 +209,12 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
             }
         }
     }
-    let version = handle.shared.newest().version;
-    let steps = handle.shared.counters.steps.load(Ordering::Relaxed);
-    let games = handle.shared.counters.games.load(Ordering::Relaxed);
+    let shared = handle.shared.clone();
     handle.stop().map_err(anyhow::Error::msg)?;
+    // Read after the stop: the final checkpoint may have published one more version.
+    let version = shared.newest().version;
+    let steps = shared.counters.steps.load(Ordering::Relaxed);
+    let games = shared.counters.games.load(Ordering::Relaxed);
     eprintln!(
         "done: {games} games, {steps} steps, newest model {} (run `dojo train --run-dir {}` again to continue)",
         run.model_version(version).display(),
