@@ -2,6 +2,7 @@
 //! parses arguments, wires the library crates together and prints.
 
 mod analyse_cmd;
+mod bench_cmd;
 mod common;
 mod config_cmd;
 mod duration;
@@ -35,6 +36,8 @@ enum Command {
     Worker(worker_cmd::WorkerArgs),
     /// Print a run configuration with every key and its default (TOML).
     Config(config_cmd::ConfigArgs),
+    /// Measure the learner: `dojo bench ingest`.
+    Bench(bench_cmd::BenchArgs),
     /// Play two players against each other and report wins, draws and losses.
     Match(match_cmd::MatchArgs),
     /// Print the exact score of every move for Connect Four positions read from stdin.
@@ -75,6 +78,7 @@ fn main() {
         Command::Learner(args) => learner_cmd::run(args, stop),
         Command::Worker(args) => worker_cmd::run(args, stop),
         Command::Config(args) => config_cmd::run(args),
+        Command::Bench(args) => bench_cmd::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Solve(args) => solve_cmd::run(args),
         Command::Init(args) => init_cmd::run(args),

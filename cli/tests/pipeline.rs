@@ -2,10 +2,10 @@
 //! gRPC, with a tiny network so a run takes seconds.
 
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{Game, GameSpec};
+use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::record::{new_game_id, GameRecord, MoveRecord};
+use dojo_core::record::{random_game_record, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_learner::config::RunConfig;
 use dojo_learner::run_dir::RunDir;
@@ -71,18 +71,7 @@ fn worker_options(
 }
 
 fn random_game(rng: &mut Rng) -> GameRecord {
-    let mut g = Connect4::<u64>::standard();
-    let mut r = GameRecord::new(new_game_id(rng), GameSpec::connect4(), 1);
-    let mut legal = Vec::new();
-    while g.outcome().is_none() {
-        g.legal_actions(&mut legal);
-        let a = legal[rng.below(legal.len())];
-        let p = 1.0 / legal.len() as f32;
-        r.moves.push(MoveRecord::player(a, legal.iter().map(|&l| (l, p)).collect(), 0.0));
-        g.play(a).unwrap();
-    }
-    r.outcome = g.outcome().unwrap().into();
-    r
+    random_game_record(&Connect4::<u64>::standard(), 1, rng)
 }
 
 fn rt() -> tokio::runtime::Runtime {

@@ -23,7 +23,7 @@ pub use file::{read_records, write_records, FILE_MAGIC, FILE_VERSION};
 pub use sample::{samples, Sample, SampleOptions, SampleTarget, TrainingGame};
 
 use crate::game::sliding::{Fib2584, Twenty48};
-use crate::game::{Action, AnyGame, GameError, GameSpec, Outcome, Player};
+use crate::game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player};
 use crate::rng::Rng;
 use std::fmt;
 use std::path::PathBuf;
@@ -182,6 +182,25 @@ pub fn new_game_id(rng: &mut Rng) -> [u8; 16] {
     id[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
     id[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
     id
+}
+
+/// A valid record of a uniformly random two-player game from `start` (uniform policy targets
+/// over the legal moves): load generators and tests use it.
+pub fn random_game_record<G: Game>(start: &G, model_version: u64, rng: &mut Rng) -> GameRecord {
+    let mut game = start.clone();
+    let mut record = GameRecord::new(new_game_id(rng), start.spec(), model_version);
+    let mut legal = Vec::new();
+    while game.outcome().is_none() {
+        game.legal_actions(&mut legal);
+        let action = legal[rng.below(legal.len())];
+        let p = 1.0 / legal.len() as f32;
+        record.moves.push(MoveRecord::player(action, legal.iter().map(|&a| (a, p)).collect(), 0.0));
+        game.play_unchecked(action);
+    }
+    if let Some(outcome) = game.outcome() {
+        record.outcome = outcome.into();
+    }
+    record
 }
 
 /// Everything that can be wrong with a record, its bytes, or a records file.
