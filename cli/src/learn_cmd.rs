@@ -89,7 +89,6 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
         learning_rate: args.lr.unwrap_or(default_lr),
         weight_decay: args.weight_decay,
         batch_size: args.batch,
-        late_position_factor: args.late_factor,
         ..TrainConfig::default()
     };
     let opts =

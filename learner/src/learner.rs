@@ -138,10 +138,6 @@ pub struct TrainingLoop<G: Game + FromAnyGame> {
     metrics: std::fs::File,
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
 impl<G: Game + FromAnyGame> TrainingLoop<G> {
     /// Restores (or creates) the model, optimizer and replay buffer of the run. Returns the
     /// loop and the newest published model.
@@ -310,7 +306,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let secs = self.window_start.elapsed().as_secs_f64().max(1e-9);
         let games = self.recent.len().max(1) as f64;
         let line = MetricsLine {
-            unix_ms: now_ms(),
+            unix_ms: dojo_core::util::now_unix_ms(),
             step: self.trainer.step,
             version: self.version,
             policy_loss: self.losses.iter().map(|l| l.policy).sum::<f64>() / n,

@@ -238,7 +238,7 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary) {
                 match delivery {
                     Delivery::Delivered => summary.games_delivered += 1,
                     Delivery::Rejected(why) => {
-                        tracing::error!("the learner rejected game {}: {why}", hex(&id));
+                        tracing::error!("the learner rejected game {}: {why}", dojo_core::util::hex(&id));
                         summary.games_rejected += 1;
                     }
                 }
@@ -249,8 +249,4 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary) {
         }
         Err(e) => cx.conn.failed(&e),
     }
-}
-
-fn hex(id: &[u8; 16]) -> String {
-    id.iter().map(|b| format!("{b:02x}")).collect()
 }

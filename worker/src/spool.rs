@@ -234,12 +234,8 @@ impl Spool {
     }
 
     fn path_of(&self, game_id: &[u8; 16]) -> PathBuf {
-        self.dir.join(format!("{}{EXT}", hex(game_id)))
+        self.dir.join(format!("{}{EXT}", dojo_core::util::hex(game_id)))
     }
-}
-
-fn hex(id: &[u8; 16]) -> String {
-    id.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `atomic_write`'s temp names for our files: `.<32 hex>.rec.tmp<pid>`. Only exactly these

@@ -68,10 +68,6 @@ pub fn paths(path: &Path) -> (PathBuf, PathBuf) {
     (with("safetensors"), with("json"))
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
 /// Serialises a model's weights (names sorted, f32) to safetensors bytes.
 pub fn weights_bytes(model: &Model) -> Result<Vec<u8>, CheckpointError> {
     let mut vars: Vec<(String, Tensor)> = model.vs.variables().into_iter().collect();
@@ -111,7 +107,7 @@ pub fn save(
         version,
         parent: parent.map(|p| paths(p).0.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())),
         sha256: sha256_hex(&bytes),
-        created_unix_ms: now_ms(),
+        created_unix_ms: crate::util::now_unix_ms(),
     };
     atomic_write(&weights_path, &bytes).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
     let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");

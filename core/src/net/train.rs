@@ -29,9 +29,6 @@ pub struct TrainConfig {
     pub batch_size: usize,
     /// Weight of the value loss against the policy loss.
     pub value_loss_weight: f64,
-    /// AlphaFive's late-position weighting: a position k moves before the end of its game
-    /// weighs `late_position_factor^k` (0.94 there); 0 turns it off.
-    pub late_position_factor: f32,
 }
 
 impl Default for TrainConfig {
@@ -43,7 +40,6 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             batch_size: 256,
             value_loss_weight: 1.0,
-            late_position_factor: 0.0,
         }
     }
 }
@@ -61,9 +57,6 @@ impl TrainConfig {
         }
         if self.batch_size == 0 {
             return Err("train.batch_size must be at least 1".into());
-        }
-        if !(0.0..=1.0).contains(&self.late_position_factor) {
-            return Err(format!("train.late_position_factor = {} must be within 0..=1", self.late_position_factor));
         }
         Ok(())
     }

@@ -147,7 +147,7 @@ impl GameRecord {
 
     /// The game id as 32 lowercase hex digits.
     pub fn id_hex(&self) -> String {
-        self.game_id.iter().map(|b| format!("{b:02x}")).collect()
+        crate::util::hex(&self.game_id)
     }
 
     /// Number of player moves (chance events left out).

@@ -241,7 +241,7 @@ impl<G: Game> SelfPlayEngine<G> {
                 self.stats.false_resigns += 1;
             }
         }
-        record.created_unix_ms = now_ms();
+        record.created_unix_ms = crate::util::now_unix_ms();
         record
     }
 
@@ -265,10 +265,6 @@ impl<G: Game> SelfPlayEngine<G> {
             }
         }
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Which player a record says won, for statistics.
