@@ -2,8 +2,7 @@
 //! first, forgets acknowledged ones, and survives garbage in its directory.
 
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{Game, GameSpec};
-use dojo_core::record::{new_game_id, GameRecord, MoveRecord};
+use dojo_core::record::{random_game_record, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_worker::spool::{Spool, SpoolError, QUARANTINE_DIR};
 use std::fs;
@@ -11,16 +10,7 @@ use std::path::Path;
 
 /// A real, random, finished Connect Four game.
 fn game(rng: &mut Rng) -> GameRecord {
-    let mut g = Connect4::<u64>::standard();
-    let mut record = GameRecord::new(new_game_id(rng), GameSpec::connect4(), 0);
-    let mut legal = Vec::new();
-    while g.outcome().is_none() {
-        g.legal_actions(&mut legal);
-        let action = legal[rng.below(legal.len())];
-        g.play(action).unwrap();
-        record.moves.push(MoveRecord::player(action, vec![(action, 1.0)], 0.0));
-    }
-    record.outcome = g.outcome().unwrap().into();
+    let record = random_game_record(&Connect4::<u64>::standard(), 0, rng);
     record.validate().unwrap();
     record
 }
