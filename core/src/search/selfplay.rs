@@ -166,13 +166,14 @@ impl<G: Game> SelfPlayEngine<G> {
             let Some(slot) = self.slots[i].as_mut() else { return };
             match slot.search.run(simulations) {
                 Step::NeedsEval => {
-                    let leaf = slot.search.leaf();
-                    if let Some((logits, value)) = slot.cache.get(&leaf.hash()) {
-                        let (logits, value) = (logits.clone(), *value);
+                    let hash = slot.search.leaf().hash();
+                    // Disjoint fields: the cached logits are read in place, not copied.
+                    if let Some((logits, value)) = slot.cache.get(&hash) {
                         self.stats.cache_hits += 1;
-                        slot.search.deliver(&logits, value);
+                        slot.search.deliver(logits, *value);
                         continue;
                     }
+                    let leaf = slot.search.leaf();
                     let len = leaf.plane_shape().len();
                     let at = self.planes.len();
                     self.planes.resize(at + len, 0.0);
