@@ -6,7 +6,8 @@ use crate::selfplay_cmd::SearchArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{Action, AnyGame, FromAnyGame, Game, GameSpec, Outcome, ToMove};
+use dojo_core::game::gomoku::{Gomoku, Tactic};
+use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
@@ -90,7 +91,8 @@ fn bestmove_typed<G: Game>(start: G, spec: &GameSpec, args: &BestMoveArgs, devic
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Connect Four board (the solver needs width × (height + 1) <= 64).
+    /// Connect Four (judged by the solver: width × (height + 1) <= 64) or Gomoku (judged on
+    /// one-move tactics: make five, or block the opponent's only five).
     #[arg(long, default_value = "connect4")]
     game: String,
     /// Checkpoint to evaluate.
@@ -99,6 +101,10 @@ pub struct EvalArgs {
     /// Positions file: one move string per line (e.g. from `dojo positions`).
     #[arg(long)]
     positions: PathBuf,
+    /// Judge the raw network policy (its highest-rated legal move, no search) instead of
+    /// the move the search plays.
+    #[arg(long)]
+    policy: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -119,9 +125,41 @@ pub struct ErrorRate {
 #[derive(Serialize)]
 struct EvalReport {
     model: String,
+    /// "search" or "policy".
+    mover: &'static str,
     sims: u32,
     overall: ErrorRate,
+    /// By pieces on the board.
     by_discs: BTreeMap<usize, ErrorRate>,
+    /// By kind of position (Gomoku: "win" or "block").
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    by_kind: BTreeMap<&'static str, ErrorRate>,
+    /// Positions with nothing to judge (Gomoku: no five to make or to stop).
+    skipped: u32,
+}
+
+/// The correct moves of a position, and the kind of position it is (if the judge groups
+/// them); None when there is nothing to judge.
+type Verdict = Option<(Vec<Action>, Option<&'static str>)>;
+
+/// The solver's verdict: every move whose game-theoretic class (win/draw/loss) is the best
+/// available.
+fn solver_verdict(solver: &mut Solver, game: &Connect4) -> Verdict {
+    let pos = Position::from_game(game);
+    let classes = move_classes(solver, &pos);
+    let best = classes.iter().flatten().max().copied()?;
+    let correct = (0..classes.len()).filter(|&c| classes[c] == Some(best)).map(|c| c as Action).collect();
+    Some((correct, None))
+}
+
+/// The one-move tactic of a Gomoku position: make five, else block the only five.
+fn tactic_verdict(game: &Gomoku) -> Verdict {
+    let kind = game.tactic()?;
+    let correct = match &kind {
+        Tactic::Win(points) => points.clone(),
+        Tactic::Block(point) => vec![*point],
+    };
+    Some((correct, Some(kind.kind())))
 }
 
 /// -1, 0 or 1: the game-theoretic class of each legal column for the side to move.
@@ -144,54 +182,85 @@ fn move_classes(solver: &mut Solver, pos: &Position) -> Vec<Option<i32>> {
 pub fn run_eval(args: EvalArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec: GameSpec = args.game.parse().context("--game")?;
-    let start = match spec.start()? {
-        AnyGame::Connect4(g) => g,
-        _ => bail!("dojo eval needs a Connect Four board the solver handles (width × (height + 1) <= 64), not {spec}"),
-    };
     let text =
         std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let mut agent: NetAgent<Connect4> = net_agent(&args.model, &spec, &args.search, device)?;
-    let mut solver = Solver::new();
-    let mut overall = ErrorRate::default();
-    let mut by_discs: BTreeMap<usize, ErrorRate> = BTreeMap::new();
+    let report = match spec.start()? {
+        AnyGame::Connect4(start) => {
+            let mut solver = Solver::new();
+            eval_typed(start, &spec, &args, &lines, device, |g| solver_verdict(&mut solver, g))?
+        }
+        AnyGame::Gomoku(start) => eval_typed(start, &spec, &args, &lines, device, tactic_verdict)?,
+        _ => bail!(
+            "dojo eval judges Connect Four (width × (height + 1) <= 64, by the solver) and Gomoku (by one-move tactics), not {spec}"
+        ),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    println!(
+        "{} ({} at {} sims): {:.1}% of {} positions not optimal{}",
+        report.model,
+        report.mover,
+        report.sims,
+        100.0 * report.overall.rate,
+        report.overall.positions,
+        if report.skipped > 0 { format!(" ({} without a tactic skipped)", report.skipped) } else { String::new() }
+    );
+    for (kind, r) in &report.by_kind {
+        println!("  {kind:>5}: {:.1}% of {} ({} errors)", 100.0 * r.rate, r.positions, r.errors);
+    }
+    println!("discs  positions  errors  rate");
+    for (discs, r) in &report.by_discs {
+        println!("{discs:>5}  {:>9}  {:>6}  {:>5.1}%", r.positions, r.errors, 100.0 * r.rate);
+    }
+    Ok(())
+}
+
+fn eval_typed<G: Game>(
+    start: G,
+    spec: &GameSpec,
+    args: &EvalArgs,
+    lines: &[&str],
+    device: tch::Device,
+    mut judge: impl FnMut(&G) -> Verdict,
+) -> Result<EvalReport> {
+    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &args.search, device)?;
+    let mut report = EvalReport {
+        model: args.model.display().to_string(),
+        mover: if args.policy { "policy" } else { "search" },
+        sims: if args.policy { 0 } else { args.search.sims },
+        overall: ErrorRate::default(),
+        by_discs: BTreeMap::new(),
+        by_kind: BTreeMap::new(),
+        skipped: 0,
+    };
     let bar = progress(lines.len() as u64, "positions");
     bar.set_prefix("eval");
     for (i, line) in lines.iter().enumerate() {
+        bar.inc(1);
         let game =
             position_from_text(&start, line).with_context(|| format!("{} line {}", args.positions.display(), i + 1))?;
-        let pos = Position::from_game(&game);
-        let classes = move_classes(&mut solver, &pos);
-        let best = classes.iter().flatten().max().copied().expect("a position that is not over has a move");
-        let chosen: Action = agent.select_move(&game);
-        let error = classes[chosen as usize].is_none_or(|c| c < best);
-        for rate in [&mut overall, by_discs.entry(game.ply()).or_default()] {
+        let Some((correct, kind)) = judge(&game) else {
+            report.skipped += 1;
+            continue;
+        };
+        let chosen = if args.policy { agent.policy_move(&game) } else { agent.select_move(&game) };
+        let error = !correct.contains(&chosen);
+        let groups = [Some(&mut report.overall), Some(report.by_discs.entry(game.ply()).or_default())];
+        let kind_group = kind.map(|k| report.by_kind.entry(k).or_default());
+        for rate in groups.into_iter().chain([kind_group]).flatten() {
             rate.positions += 1;
             rate.errors += u32::from(error);
         }
-        bar.inc(1);
     }
     bar.finish_and_clear();
-    for rate in std::iter::once(&mut overall).chain(by_discs.values_mut()) {
+    let rates = std::iter::once(&mut report.overall).chain(report.by_discs.values_mut());
+    for rate in rates.chain(report.by_kind.values_mut()) {
         rate.rate = f64::from(rate.errors) / f64::from(rate.positions.max(1));
     }
-    let report = EvalReport { model: args.model.display().to_string(), sims: args.search.sims, overall, by_discs };
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        println!(
-            "{} at {} sims: {:.1}% of {} positions not optimal",
-            report.model,
-            report.sims,
-            100.0 * report.overall.rate,
-            report.overall.positions
-        );
-        println!("discs  positions  errors  rate");
-        for (discs, r) in &report.by_discs {
-            println!("{discs:>5}  {:>9}  {:>6}  {:>5.1}%", r.positions, r.errors, 100.0 * r.rate);
-        }
-    }
-    Ok(())
+    Ok(report)
 }
 
 #[derive(Args)]
@@ -208,22 +277,42 @@ pub struct PositionsArgs {
     /// Most moves played.
     #[arg(long, default_value_t = 20)]
     max_moves: usize,
+    /// Gomoku only: keep just positions with a one-move tactic (the side to move can make
+    /// five, or must block the opponent's only five), for `dojo eval`.
+    #[arg(long)]
+    tactics: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
 
-/// `dojo positions`: distinct random-play positions (not over, no immediate win for the side
-/// to move, so every one is a real decision), one move string per line.
+/// `dojo positions`: distinct random-play positions, one move string per line. Without
+/// `--tactics` the side to move has no immediate win, so every one is a real decision.
 pub fn run_positions(args: PositionsArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     if args.min_moves > args.max_moves {
         bail!("--min-moves {} is above --max-moves {}", args.min_moves, args.max_moves);
     }
     let start = spec.start()?;
-    with_game!(start, g => positions_typed(g, &args))
+    if args.tactics {
+        let AnyGame::Gomoku(start) = start else { bail!("--tactics is for Gomoku, not {spec}") };
+        return positions_typed(start, &args, |g| g.tactic().is_some());
+    }
+    with_game!(start, g => positions_typed(g, &args, no_immediate_win))
 }
 
-fn positions_typed<G: Game + FromAnyGame>(start: G, args: &PositionsArgs) -> Result<()> {
+/// The side to move cannot win with its next move.
+fn no_immediate_win<G: Game>(game: &G) -> bool {
+    let ToMove::Player(me) = game.to_move() else { return false };
+    let mut legal = Vec::new();
+    game.legal_actions(&mut legal);
+    !legal.iter().any(|&a| {
+        let mut g = game.clone();
+        g.play_unchecked(a);
+        g.outcome() == Some(Outcome::Win(me))
+    })
+}
+
+fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) -> bool) -> Result<()> {
     let mut rng = Rng::seed(args.seed);
     let mut seen = std::collections::HashSet::new();
     let mut out = std::io::stdout().lock();
@@ -246,14 +335,10 @@ fn positions_typed<G: Game + FromAnyGame>(start: G, args: &PositionsArgs) -> Res
         if moves.len() < target || game.outcome().is_some() {
             continue;
         }
-        let ToMove::Player(me) = game.to_move() else { bail!("{}: positions are for two-player games", game.spec()) };
-        game.legal_actions(&mut legal);
-        let immediate_win = legal.iter().any(|&a| {
-            let mut g = game.clone();
-            g.play_unchecked(a);
-            g.outcome() == Some(Outcome::Win(me))
-        });
-        if immediate_win || !seen.insert(game.hash()) {
+        if !matches!(game.to_move(), ToMove::Player(_)) {
+            bail!("{}: positions are for two-player games", game.spec());
+        }
+        if !keep(&game) || !seen.insert(game.hash()) {
             continue;
         }
         writeln!(out, "{}", game.moves_to_text(&moves))?;

@@ -36,6 +36,13 @@ pub struct SelfPlayArgs {
     /// Resign below this value (0 = never).
     #[arg(long, default_value_t = 0.0)]
     resign_threshold: f32,
+    /// Playout cap randomisation: share of moves given the full search (--sims) and kept as
+    /// training targets; the rest get --fast-sims without noise and are not trained on.
+    #[arg(long, default_value_t = SelfPlayConfig::default().full_search_fraction)]
+    full_search_fraction: f32,
+    /// Playouts of the fast searches (see --full-search-fraction).
+    #[arg(long, default_value_t = SelfPlayConfig::default().fast_simulations)]
+    fast_sims: u32,
     /// Seed (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
@@ -87,6 +94,8 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         parallel_games: args.parallel.min(args.games.max(1) as usize),
         temperature_moves: args.temperature_moves,
         resign_threshold: args.resign_threshold,
+        full_search_fraction: args.full_search_fraction,
+        fast_simulations: args.fast_sims,
         ..SelfPlayConfig::default()
     };
     let seed = args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64());
@@ -105,7 +114,14 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
     let first_wins = records.iter().filter(|r| winner(r) == Some(Player::First)).count();
     let draws = records.iter().filter(|r| winner(r).is_none()).count();
     let eval_secs = s.eval_time.as_secs_f64();
-    println!("wrote {} games ({} positions) to {}", records.len(), s.moves, args.out.display());
+    let targets: usize = records.iter().map(|r| r.training_moves()).sum();
+    println!(
+        "wrote {} games ({} positions, {} training targets) to {}",
+        records.len(),
+        s.moves,
+        targets,
+        args.out.display()
+    );
     println!(
         "{:.1} s: {:.2} games/s, {:.1} positions/s, {:.0} NN evals/s overall ({:.0}/s inside the network, mean batch {:.1}, {} cache hits)",
         secs,

@@ -31,10 +31,11 @@ fn tiny_config() -> RunConfig {
     c
 }
 
-fn temp_run(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dojo-pipeline-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// A run directory inside a fresh temporary one (removed when the guard drops).
+fn temp_run(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::Builder::new().prefix(&format!("dojo-pipeline-{name}-")).tempdir().unwrap();
+    let run = tmp.path().join("run");
+    (tmp, run)
 }
 
 fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>) -> LearnerHandle {
@@ -88,7 +89,7 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 
 #[test]
 fn learner_and_two_workers_train_and_publish_versions() {
-    let run = temp_run("e2e");
+    let (_tmp, run) = temp_run("e2e");
     let handle = learner(&run, "127.0.0.1:0", Some("secret"), None);
     let stop = Arc::new(AtomicBool::new(false));
     let workers: Vec<_> = (0..2)
@@ -123,7 +124,7 @@ fn learner_and_two_workers_train_and_publish_versions() {
 
 #[test]
 fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reasons() {
-    let run = temp_run("ingest");
+    let (_tmp, run) = temp_run("ingest");
     let handle = learner(&run, "127.0.0.1:0", None, Some(0));
     let rt = rt();
     let mut rng = Rng::seed(11);
@@ -160,7 +161,7 @@ fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reason
 
 #[test]
 fn restarted_learner_resumes_its_checkpoint_and_log() {
-    let run = temp_run("resume");
+    let (_tmp, run) = temp_run("resume");
     let rt = rt();
     let mut rng = Rng::seed(12);
     let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
@@ -193,7 +194,7 @@ fn restarted_learner_resumes_its_checkpoint_and_log() {
 
 #[test]
 fn worker_keeps_games_through_a_learner_restart() {
-    let run = temp_run("spool");
+    let (_tmp, run) = temp_run("spool");
     // Find a free port, then keep using it across the restart.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let listen = format!("127.0.0.1:{port}");
@@ -218,7 +219,7 @@ fn worker_keeps_games_through_a_learner_restart() {
 
 #[test]
 fn wrong_token_and_wrong_protocol_are_refused() {
-    let run = temp_run("auth");
+    let (_tmp, run) = temp_run("auth");
     let handle = learner(&run, "127.0.0.1:0", Some("right"), Some(0));
     let rt = rt();
     let url = format!("http://{}", handle.addr);

@@ -519,6 +519,33 @@ fn four_is_not_five_and_winning_points_see_open_and_broken_fours() {
 }
 
 #[test]
+fn tactic_names_the_win_else_the_single_block() {
+    use dojo_core::game::gomoku::Tactic;
+    let at = |g: &Gomoku, x, y| g.action_at(x, y);
+    // X has a broken four on row 1 (gap at (2,1)); O has an open four on row 4.
+    let g = setup(9, &[(0, 1), (1, 1), (3, 1), (4, 1), (8, 8)], &[(1, 4), (2, 4), (3, 4), (4, 4)]);
+    assert_eq!(g.to_move(), ToMove::Player(Player::Second));
+    // O to move here: O's open four wins at (0,4) or (5,4).
+    let t = g.tactic().unwrap();
+    assert_eq!(t, Tactic::Win(vec![at(&g, 0, 4), at(&g, 5, 4)]));
+    assert!(t.solved_by(at(&g, 5, 4)) && !t.solved_by(at(&g, 2, 1)));
+    assert_eq!(t.kind(), "win");
+    // X to move with no five of its own; O threatens five only at (4,4): block it.
+    let g = setup(9, &[(0, 8), (2, 8), (4, 8), (6, 8)], &[(0, 4), (1, 4), (2, 4), (3, 4)]);
+    assert_eq!(g.tactic(), Some(Tactic::Block(at(&g, 4, 4))));
+    assert!(g.tactic().unwrap().solved_by(at(&g, 4, 4)));
+    assert!(!g.tactic().unwrap().solved_by(at(&g, 5, 4)));
+    // O threatens two points (an open four): nothing saves X, so no tactic.
+    let g = setup(9, &[(0, 8), (2, 8), (4, 8), (6, 8)], &[(1, 4), (2, 4), (3, 4), (4, 4)]);
+    assert_eq!(g.tactic(), None);
+    // Quiet positions and finished games have none.
+    assert_eq!(setup(9, &[(4, 4)], &[(5, 5)]).tactic(), None);
+    let done = setup(9, &[(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)], &[(0, 5), (1, 5), (2, 5), (3, 5)]);
+    assert!(done.outcome().is_some());
+    assert_eq!(done.tactic(), None);
+}
+
+#[test]
 fn full_board_without_five_is_a_draw() {
     let pattern = ["XOXOXOX", "XOXOXOX", "OXOXOXO", "OXOXOXO", "XOXOXOX", "XOXOXOX", "OXOXOXO"];
     let mut xs = Vec::new();

@@ -5,7 +5,7 @@ use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
 use dojo_core::net::train::{Batch, TrainConfig, Trainer};
-use std::path::PathBuf;
+
 use tch::Device;
 
 fn arch(blocks: usize, channels: usize) -> Architecture {
@@ -21,11 +21,9 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
     }
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dojo-net-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory, removed with everything in it when the guard drops.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("dojo-net-{name}-")).tempdir().unwrap()
 }
 
 fn inputs(batch: usize, a: &Architecture, seed: u64) -> Vec<f32> {
@@ -48,7 +46,8 @@ fn forward_shapes_and_value_range() {
 #[test]
 fn checkpoint_round_trip_gives_identical_outputs() {
     set_threads(1);
-    let dir = temp_dir("roundtrip");
+    let tmp = temp_dir("roundtrip");
+    let dir = tmp.path().to_path_buf();
     let model = Model::new(arch(1, 8), Device::Cpu);
     let path = dir.join("a.safetensors");
     let side = checkpoint::save(&model, &path, 42, 3, Some(&dir.join("parent.safetensors"))).unwrap();
@@ -73,7 +72,8 @@ fn checkpoint_round_trip_gives_identical_outputs() {
 #[test]
 fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     set_threads(1);
-    let dir = temp_dir("damaged");
+    let tmp = temp_dir("damaged");
+    let dir = tmp.path().to_path_buf();
     let model = Model::new(arch(1, 8), Device::Cpu);
     let path = dir.join("m.safetensors");
     checkpoint::save(&model, &path, 1, 0, None).unwrap();

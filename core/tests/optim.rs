@@ -10,7 +10,7 @@ use dojo_core::net::train::{Batch, TrainConfig, Trainer};
 use dojo_core::rng::Rng;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tch::nn;
 use tch::{Device, Kind, Tensor};
 
@@ -27,11 +27,9 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
     }
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dojo-optim-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory, removed with everything in it when the guard drops.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("dojo-optim-{name}-")).tempdir().unwrap()
 }
 
 /// A random batch: sparse 0/1 planes, one-hot policy targets, ±1 values, uneven weights.
@@ -144,7 +142,8 @@ fn config(kind: OptimizerKind) -> TrainConfig {
 fn resuming_from_checkpoint_and_optimizer_state_is_exact() {
     set_threads(1);
     for kind in [OptimizerKind::Sgd, OptimizerKind::Adam] {
-        let dir = temp_dir(&format!("resume-{kind}"));
+        let tmp = temp_dir(&format!("resume-{kind}"));
+        let dir = tmp.path().to_path_buf();
         let a = arch(1, 8);
         let batches: Vec<Batch> = (0..20).map(|i| batch(&a, 8, 7 + i)).collect();
         let ckpt = dir.join("m.safetensors");
@@ -189,7 +188,6 @@ fn resuming_from_checkpoint_and_optimizer_state_is_exact() {
         let names: Vec<String> =
             std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
         assert_eq!(names.len(), 3, "no temp files left: {names:?}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
 
@@ -272,7 +270,8 @@ fn load_err(t: &mut Trainer, path: &Path, bytes: &[u8]) -> String {
 #[test]
 fn bad_state_files_are_clear_errors_and_change_nothing() {
     set_threads(1);
-    let dir = temp_dir("errors");
+    let tmp = temp_dir("errors");
+    let dir = tmp.path().to_path_buf();
     let a = arch(1, 8);
     let path = dir.join("state.safetensors");
     let mut adam = Trainer::new(Model::new(a.clone(), Device::Cpu), config(OptimizerKind::Adam)).unwrap();
@@ -362,7 +361,6 @@ fn bad_state_files_are_clear_errors_and_change_nothing() {
     t.load_state(&path).unwrap();
     assert_eq!(t.step, 3);
     assert_same_state(&t.state_bytes().unwrap(), &good);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

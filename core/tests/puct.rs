@@ -180,7 +180,12 @@ fn tree_reuse_keeps_the_subtree_below_the_played_move() {
 #[test]
 fn self_play_engine_writes_valid_records() {
     let search = SearchConfig { simulations: 30, ..SearchConfig::default() };
-    let play = SelfPlayConfig { parallel_games: 3, temperature_moves: 4, ..SelfPlayConfig::default() };
+    let play = SelfPlayConfig {
+        parallel_games: 3,
+        temperature_moves: 4,
+        full_search_fraction: 1.0,
+        ..SelfPlayConfig::default()
+    };
     let mut engine =
         SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(9), Some(5))
             .unwrap();
@@ -196,4 +201,90 @@ fn self_play_engine_writes_valid_records() {
     assert_eq!(engine.stats.moves as usize, records.iter().map(|r| r.moves.len()).sum::<usize>());
     // Batches were shared between games.
     assert!(engine.stats.evals > engine.stats.batches, "{:?}", engine.stats);
+}
+
+#[test]
+fn playout_cap_randomisation_trains_only_the_full_searches() {
+    let search = SearchConfig { simulations: 40, ..SearchConfig::default() };
+    let play = SelfPlayConfig {
+        parallel_games: 4,
+        full_search_fraction: 0.3,
+        fast_simulations: 10,
+        ..SelfPlayConfig::default()
+    };
+    let mut engine =
+        SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(4), Some(12))
+            .unwrap();
+    let records = engine.play_games(&mut UniformEvaluator, |_| {});
+    let (mut trained, mut total) = (0, 0);
+    for r in &records {
+        r.validate().unwrap();
+        for m in &r.moves {
+            total += 1;
+            if m.train {
+                trained += 1;
+                assert!((m.policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-4);
+                // A full search spreads 40 playouts: the most visited move has at most 39/40.
+                assert!(m.policy.iter().all(|p| p.1 < 1.0), "{:?}", m.policy);
+            } else {
+                assert!(m.policy.is_empty());
+            }
+        }
+        assert_eq!(r.training_moves(), r.moves.iter().filter(|m| m.train).count());
+    }
+    // 30% of some 250 moves: far from none and from all.
+    assert!(total > 100, "{total}");
+    let share = trained as f64 / total as f64;
+    assert!((0.15..0.45).contains(&share), "{trained} of {total}");
+    // Every move searched 40 would make more playouts than fast ones allow.
+    let full_only = SelfPlayConfig { parallel_games: 4, full_search_fraction: 1.0, ..SelfPlayConfig::default() };
+    let search = SearchConfig { simulations: 40, ..SearchConfig::default() };
+    let mut engine =
+        SelfPlayEngine::new(search, full_only, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(4), Some(12))
+            .unwrap();
+    let records = engine.play_games(&mut UniformEvaluator, |_| {});
+    assert!(records.iter().all(|r| r.moves.iter().all(|m| m.train)));
+}
+
+/// How often `net` evaluated the empty Connect Four board.
+fn empty_board_evals(net: &Skewed) -> u32 {
+    let g = Connect4::<u64>::standard();
+    let mut planes = vec![0.0; g.plane_shape().len()];
+    g.encode_planes(&mut planes);
+    net.seen.get(&planes.iter().map(|x| x.to_bits()).collect::<Vec<u32>>()).copied().unwrap_or(0)
+}
+
+#[test]
+fn the_engine_sends_each_position_to_the_network_once_per_model() {
+    // Sixteen games from the same start, eight at a time, explore the same openings: each
+    // position goes to the network once, however many games reach it, in one batch or in
+    // different ones.
+    let search = SearchConfig { simulations: 30, ..SearchConfig::default() };
+    let play = SelfPlayConfig { parallel_games: 8, ..SelfPlayConfig::default() };
+    let start = || Box::new(|_: &mut Rng| Connect4::<u64>::standard());
+    let mut engine = SelfPlayEngine::new(search.clone(), play.clone(), start(), Rng::seed(2), Some(16)).unwrap();
+    let mut net = Skewed::default();
+    let mut finished = Vec::new();
+    // All eight games start by asking for the empty board: one row of the first batch.
+    assert!(engine.step(&mut net, &mut finished));
+    assert_eq!((net.seen.len(), empty_board_evals(&net), engine.stats.evals), (1, 1, 1));
+    while engine.step(&mut net, &mut finished) {}
+    assert_eq!(finished.len(), 16);
+    assert!(engine.stats.cache_hits > 0);
+    assert!(net.seen.values().all(|&n| n == 1), "a position was evaluated twice");
+    assert_eq!(engine.stats.evals, net.seen.len() as u64);
+
+    // One game at a time: the second game's empty board comes from the cache, unless a new
+    // model arrived in between.
+    let one = SelfPlayConfig { parallel_games: 1, ..play };
+    for (switch, want) in [(false, 1), (true, 2)] {
+        let mut engine = SelfPlayEngine::new(search.clone(), one.clone(), start(), Rng::seed(3), Some(2)).unwrap();
+        let mut net = Skewed::default();
+        engine.step(&mut net, &mut finished);
+        if switch {
+            engine.set_model_version(7);
+        }
+        while engine.step(&mut net, &mut finished) {}
+        assert_eq!(empty_board_evals(&net), want, "new model: {switch}");
+    }
 }

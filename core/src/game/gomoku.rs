@@ -119,6 +119,33 @@ fn window(rows: &[u32; MAX], x: usize, y: usize, dir: u32) -> u32 {
     w
 }
 
+/// What the side to move must do at once (see [`Gomoku::tactic`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tactic {
+    /// Make five: any of these points wins.
+    Win(Vec<Action>),
+    /// Stop the opponent's only five at this point.
+    Block(Action),
+}
+
+impl Tactic {
+    /// Whether `action` is the right answer.
+    pub fn solved_by(&self, action: Action) -> bool {
+        match self {
+            Tactic::Win(points) => points.contains(&action),
+            Tactic::Block(point) => *point == action,
+        }
+    }
+
+    /// "win" or "block".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Tactic::Win(_) => "win",
+            Tactic::Block(_) => "block",
+        }
+    }
+}
+
 /// A Gomoku position. Plain data (no heap), so cloning it for search is one `memcpy`.
 #[derive(Clone)]
 pub struct Gomoku {
@@ -244,6 +271,25 @@ impl Gomoku {
             }
         }
         out
+    }
+
+    /// The one-move tactic of the position, if it has one: the side to move can make five
+    /// ([`Tactic::Win`], every such point), or it cannot but the opponent threatens five at
+    /// exactly one point ([`Tactic::Block`]). None when neither side threatens five, when
+    /// the opponent threatens two points (lost whatever is played), or when the game is over.
+    pub fn tactic(&self) -> Option<Tactic> {
+        let ToMove::Player(me) = self.to_move() else { return None };
+        if self.outcome().is_some() {
+            return None;
+        }
+        let wins = self.winning_points(me);
+        if !wins.is_empty() {
+            return Some(Tactic::Win(wins));
+        }
+        match self.winning_points(me.other())[..] {
+            [only] => Some(Tactic::Block(only)),
+            _ => None,
+        }
     }
 
     /// A uniformly random empty point, without allocating. The board must not be full

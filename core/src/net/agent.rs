@@ -26,6 +26,15 @@ impl<G: Game> NetAgent<G> {
         self.search.search_with(&mut self.evaluator, sims);
         &self.search
     }
+
+    /// The legal move the raw network policy rates highest: one evaluation, no search.
+    pub fn policy_move(&mut self, game: &G) -> Action {
+        self.search.set_root(game);
+        self.search.search_with(&mut self.evaluator, 1);
+        let children = self.search.root_children();
+        let best = children.iter().max_by(|a, b| a.prior.total_cmp(&b.prior));
+        best.expect("a position that is not over has a legal move").action
+    }
 }
 
 impl<G: Game> Agent<G> for NetAgent<G> {

@@ -160,6 +160,13 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// Turns self-play exploration (root noise, forced visits, non-root noise) on or off
+    /// from the next `set_root`/`advance` on. Playout cap randomisation runs its fast,
+    /// untrained searches without it, as KataGo does.
+    pub fn set_exploration(&mut self, on: bool) {
+        self.self_play = on;
+    }
+
     pub fn config(&self) -> &SearchConfig {
         &self.config
     }

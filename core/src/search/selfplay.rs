@@ -3,8 +3,12 @@
 //! Each step runs every game's search until it needs the network (or finishes a move),
 //! collects those leaves into one batch, evaluates it, and hands each game its result. One
 //! leaf per game per step keeps the search exact (no virtual loss) while the batch is as
-//! wide as the number of games in flight. Network results are also cached per game by
-//! position hash, so a position met again after the graph was trimmed costs nothing.
+//! wide as the number of games in flight. Network results are cached by position hash for
+//! all the engine's games together: every game's first searches explore the same opening
+//! positions, and a position met again after the graph was trimmed costs nothing.
+//!
+//! With playout cap randomisation (KataGo) only a random share of moves gets the full,
+//! exploring search and becomes a training target; the rest are fast searches.
 
 use super::config::{SearchConfig, SelfPlayConfig};
 use super::evaluator::Evaluator;
@@ -14,8 +18,9 @@ use crate::record::{new_game_id, GameRecord, MoveRecord, RecordOutcome};
 use crate::rng::Rng;
 use std::time::{Duration, Instant};
 
-/// Most cached network results kept per game before the cache is emptied.
-const CACHE_LIMIT: usize = 50_000;
+/// Most floats (logits plus value) the network result cache holds before it is emptied:
+/// 64 MiB, some 2 M Connect Four results or 45 k on a 19×19 board.
+const CACHE_FLOATS: usize = 16 << 20;
 
 struct Slot<G: Game> {
     game: G,
@@ -24,7 +29,8 @@ struct Slot<G: Game> {
     no_resign: bool,
     /// Consecutive moves each player's root value was below the resign threshold.
     low_streak: [u32; 2],
-    cache: HashIndex<(Box<[f32]>, f32)>,
+    /// The current move gets the full search and is a training target.
+    full_search: bool,
 }
 
 /// Counters for throughput reports.
@@ -56,7 +62,14 @@ pub struct SelfPlayEngine<G: Game> {
     planes: Vec<f32>,
     logits: Vec<f32>,
     values: Vec<f32>,
-    pending: Vec<usize>,
+    /// This step's games waiting for the network, each with its row of the batch.
+    pending: Vec<(usize, usize)>,
+    /// The batch row of each position in this step's batch: games that reach the same
+    /// position in one step share one row.
+    rows: HashIndex<usize>,
+    /// Network results by position hash, for the current model only.
+    cache: HashIndex<(Box<[f32]>, f32)>,
+    cache_floats: usize,
     pub stats: EngineStats,
 }
 
@@ -84,6 +97,9 @@ impl<G: Game> SelfPlayEngine<G> {
             logits: Vec::new(),
             values: Vec::new(),
             pending: Vec::new(),
+            rows: HashIndex::default(),
+            cache: HashIndex::default(),
+            cache_floats: 0,
             stats: EngineStats::default(),
         };
         let probe = (engine.start)(&mut engine.rng);
@@ -97,8 +113,13 @@ impl<G: Game> SelfPlayEngine<G> {
         Ok(engine)
     }
 
-    /// The model version recorded in games started from now on.
+    /// The model version recorded in games started from now on. A new model also drops
+    /// the cached results of the old one.
     pub fn set_model_version(&mut self, version: u64) {
+        if version != self.model_version {
+            self.cache.clear();
+            self.cache_floats = 0;
+        }
         self.model_version = version;
     }
 
@@ -120,17 +141,24 @@ impl<G: Game> SelfPlayEngine<G> {
             *left -= 1;
         }
         let game = (self.start)(&mut self.rng);
-        let mut search = Search::new(self.search.clone(), true, Rng::seed(self.rng.next_u64()));
+        let full_search = self.draw_full_search();
+        let mut search = Search::new(self.search.clone(), full_search, Rng::seed(self.rng.next_u64()));
         search.set_root(&game);
         let record = GameRecord::new(new_game_id(&mut self.rng), game.spec(), self.model_version);
         let no_resign = self.play.resign_threshold > 0.0 && self.rng.f32() < self.play.no_resign_fraction;
-        Some(Slot { game, search, record, no_resign, low_streak: [0; 2], cache: HashIndex::default() })
+        Some(Slot { game, search, record, no_resign, low_streak: [0; 2], full_search })
+    }
+
+    /// Whether the next move gets the full search (playout cap randomisation).
+    fn draw_full_search(&mut self) -> bool {
+        self.play.full_search_fraction >= 1.0 || self.rng.f32() < self.play.full_search_fraction
     }
 
     /// Advances every game by one batched evaluation; finished games are appended to
     /// `finished`. Returns false once no game is left to play.
     pub fn step(&mut self, evaluator: &mut dyn Evaluator, finished: &mut Vec<GameRecord>) -> bool {
         self.pending.clear();
+        self.rows.clear();
         self.planes.clear();
         for i in 0..self.slots.len() {
             self.advance_slot(i, finished);
@@ -138,8 +166,8 @@ impl<G: Game> SelfPlayEngine<G> {
         if self.pending.is_empty() {
             return self.active() > 0;
         }
-        let batch = self.pending.len();
-        let actions = self.slots[self.pending[0]].as_ref().expect("pending slot").game.num_actions();
+        let batch = self.rows.len();
+        let actions = self.slots[self.pending[0].0].as_ref().expect("pending slot").game.num_actions();
         self.logits.resize(batch * actions, 0.0);
         self.values.resize(batch, 0.0);
         let t = Instant::now();
@@ -147,38 +175,49 @@ impl<G: Game> SelfPlayEngine<G> {
         self.stats.eval_time += t.elapsed();
         self.stats.evals += batch as u64;
         self.stats.batches += 1;
-        for (k, &i) in self.pending.iter().enumerate() {
-            let slot = self.slots[i].as_mut().expect("pending slot");
+        if self.cache_floats + batch * (actions + 1) > CACHE_FLOATS {
+            self.cache.clear();
+            self.cache_floats = 0;
+        }
+        for (&hash, &k) in &self.rows {
             let logits = &self.logits[k * actions..(k + 1) * actions];
-            if slot.cache.len() >= CACHE_LIMIT {
-                slot.cache.clear();
-            }
-            slot.cache.insert(slot.search.leaf().hash(), (logits.into(), self.values[k]));
-            slot.search.deliver(logits, self.values[k]);
+            self.cache.insert(hash, (logits.into(), self.values[k]));
+        }
+        self.cache_floats += batch * (actions + 1);
+        for &(i, k) in &self.pending {
+            let slot = self.slots[i].as_mut().expect("pending slot");
+            slot.search.deliver(&self.logits[k * actions..(k + 1) * actions], self.values[k]);
         }
         true
     }
 
     /// Runs slot `i` until it needs the network; plays moves and finishes games on the way.
     fn advance_slot(&mut self, i: usize, finished: &mut Vec<GameRecord>) {
-        let simulations = self.search.simulations;
         loop {
             let Some(slot) = self.slots[i].as_mut() else { return };
+            let full = self.search.simulations;
+            let simulations = if slot.full_search { full } else { self.play.fast_simulations.min(full) };
             match slot.search.run(simulations) {
                 Step::NeedsEval => {
                     let hash = slot.search.leaf().hash();
                     // Disjoint fields: the cached logits are read in place, not copied.
-                    if let Some((logits, value)) = slot.cache.get(&hash) {
+                    if let Some((logits, value)) = self.cache.get(&hash) {
                         self.stats.cache_hits += 1;
                         slot.search.deliver(logits, *value);
                         continue;
                     }
-                    let leaf = slot.search.leaf();
-                    let len = leaf.plane_shape().len();
-                    let at = self.planes.len();
-                    self.planes.resize(at + len, 0.0);
-                    leaf.encode_planes(&mut self.planes[at..]);
-                    self.pending.push(i);
+                    let next_row = self.rows.len();
+                    let row = *self.rows.entry(hash).or_insert(next_row);
+                    if row == next_row {
+                        let leaf = slot.search.leaf();
+                        let len = leaf.plane_shape().len();
+                        let at = self.planes.len();
+                        self.planes.resize(at + len, 0.0);
+                        leaf.encode_planes(&mut self.planes[at..]);
+                    } else {
+                        self.stats.cache_hits += 1;
+                    }
+                    self.pending.push((i, row));
                     return;
                 }
                 Step::Done => {
@@ -213,22 +252,27 @@ impl<G: Game> SelfPlayEngine<G> {
             }
         }
         let temperature = if (slot.game.ply() as u32) < play.temperature_moves { 1.0 } else { play.final_temperature };
-        let policy = slot.search.policy_target();
         let action = slot.search.choose_move(temperature);
-        slot.record.moves.push(MoveRecord::player(action, policy, root_value));
+        let entry = if slot.full_search {
+            MoveRecord::player(action, slot.search.policy_target(), root_value)
+        } else {
+            MoveRecord::untrained(action)
+        };
+        slot.record.moves.push(entry);
         slot.game.play(action).expect("the search only picks legal moves");
         self.stats.moves += 1;
-        match slot.game.outcome() {
-            Some(outcome) => {
-                slot.record.outcome = outcome.into();
-                Some(self.finish(i))
-            }
-            None => {
-                let game = slot.game.clone();
-                slot.search.advance(&game);
-                None
-            }
+        if slot.game.outcome().is_some() {
+            let slot = self.slots[i].as_mut().expect("active slot");
+            slot.record.outcome = slot.game.outcome().expect("just checked").into();
+            return Some(self.finish(i));
         }
+        let full_search = self.draw_full_search();
+        let slot = self.slots[i].as_mut().expect("active slot");
+        slot.full_search = full_search;
+        slot.search.set_exploration(full_search);
+        let game = slot.game.clone();
+        slot.search.advance(&game);
+        None
     }
 
     fn finish(&mut self, i: usize) -> GameRecord {

@@ -1,0 +1,82 @@
+//! `dojo positions` and `dojo eval` as a user runs them: the binary, its output and its
+//! errors.
+
+use dojo_core::game::gomoku::Gomoku;
+use dojo_core::game::Game;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn dojo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dojo")).args(args).output().expect("the dojo binary runs")
+}
+
+fn stdout_of(out: &Output) -> String {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn gomoku_tactic_positions_are_judged_for_the_policy_and_the_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout_of(&dojo(&[
+        "positions", "--game", "gomoku:9", "--count", "30", "--min-moves", "12", "--max-moves", "40", "--tactics",
+        "--seed", "5",
+    ]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 30);
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in &lines {
+        let mut g = Gomoku::new(9).unwrap();
+        for a in g.moves_from_text(line).unwrap() {
+            g.play(a).unwrap();
+        }
+        kinds.insert(g.tactic().expect("every position has a tactic").kind());
+    }
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["block", "win"]);
+    let positions = dir.path().join("tactics.txt");
+    std::fs::write(&positions, &text).unwrap();
+    // A quiet position has nothing to judge and is skipped.
+    std::fs::write(dir.path().join("mixed.txt"), format!("{text}E5 D4\n")).unwrap();
+    let net = dir.path().join("net");
+    stdout_of(&dojo(&["init", "--game", "gomoku:9", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    for (mode, file) in [("--policy", "tactics.txt"), ("--sims=30", "mixed.txt")] {
+        let report = stdout_of(&dojo(&[
+            "eval",
+            "--game",
+            "gomoku:9",
+            "--model",
+            path(&net),
+            "--positions",
+            path(&dir.path().join(file)),
+            mode,
+            "--json",
+        ]));
+        let v: serde_json::Value = serde_json::from_str(&report).unwrap();
+        assert_eq!(v["overall"]["positions"], 30, "{report}");
+        assert_eq!(v["skipped"], if file == "mixed.txt" { 1 } else { 0 }, "{report}");
+        assert_eq!(v["mover"], if mode == "--policy" { "policy" } else { "search" });
+        let by_kind = v["by_kind"].as_object().unwrap();
+        let summed: u64 = by_kind.values().map(|r| r["positions"].as_u64().unwrap()).sum();
+        assert_eq!(summed, 30);
+        let errors: u64 = by_kind.values().map(|r| r["errors"].as_u64().unwrap()).sum();
+        assert_eq!(v["overall"]["errors"].as_u64().unwrap(), errors);
+    }
+}
+
+#[test]
+fn eval_and_positions_name_what_they_cannot_do() {
+    let err = dojo(&["positions", "--game", "connect4", "--tactics"]);
+    assert!(!err.status.success());
+    assert!(String::from_utf8_lossy(&err.stderr).contains("--tactics is for Gomoku, not connect4:7x6"));
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    stdout_of(&dojo(&["init", "--game", "2048", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    std::fs::write(dir.path().join("p.txt"), "\n").unwrap();
+    let err = dojo(&["eval", "--game", "2048", "--model", path(&net), "--positions", path(&dir.path().join("p.txt"))]);
+    let stderr = String::from_utf8_lossy(&err.stderr);
+    assert!(stderr.contains("dojo eval judges Connect Four"), "{stderr}");
+}
