@@ -9,6 +9,7 @@ use dojo_core::net::train::{Batch, OptimizerKind, TrainConfig, Trainer};
 use dojo_core::record::{read_records, SampleOptions, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
+use dojo_learner::replay::ReplayConfig;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -42,6 +43,10 @@ pub struct LearnArgs {
     /// Train without random symmetries.
     #[arg(long)]
     no_augment: bool,
+    /// Weight of the search's root value in the value target, (1 - w)·result + w·root
+    /// value; 0 trains on game results alone.
+    #[arg(long, default_value_t = ReplayConfig::default().search_value_weight)]
+    search_value_weight: f32,
     #[arg(long)]
     seed: Option<u64>,
     #[command(flatten)]
@@ -91,8 +96,14 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
         batch_size: args.batch,
         ..TrainConfig::default()
     };
-    let opts =
-        SampleOptions { late_weight: (args.late_factor > 0.0).then_some(args.late_factor), augment: !args.no_augment };
+    if !(0.0..=1.0).contains(&args.search_value_weight) {
+        bail!("--search-value-weight {} must be within 0..=1", args.search_value_weight);
+    }
+    let opts = SampleOptions {
+        late_weight: (args.late_factor > 0.0).then_some(args.late_factor),
+        augment: !args.no_augment,
+        search_value_weight: args.search_value_weight,
+    };
     let start_step = loaded.sidecar.step;
     let version = loaded.sidecar.version;
     let mut trainer = Trainer::new(loaded.model, config).map_err(anyhow::Error::msg)?;

@@ -1073,7 +1073,7 @@ fn samples_apply_one_symmetry_to_planes_and_policy() {
 fn values_alternate_with_the_side_to_move_and_weights_grow_late() {
     let r = ttt_record(&FIRST_WINS);
     let mut rng = Rng::seed(9);
-    let opts = SampleOptions { late_weight: Some(0.5), augment: true };
+    let opts = SampleOptions { late_weight: Some(0.5), augment: true, search_value_weight: 0.0 };
     let s = samples(&r, Ttt::default(), &mut rng, &opts).unwrap();
     let got: Vec<(usize, f32, f32)> = s.iter().map(|s| (s.ply, s.value, s.weight)).collect();
     assert_eq!(got, vec![(0, 1.0, 0.0625), (1, -1.0, 0.125), (2, 1.0, 0.25), (3, -1.0, 0.5), (4, 1.0, 1.0)]);
@@ -1100,6 +1100,27 @@ fn values_alternate_with_the_side_to_move_and_weights_grow_late() {
     let s = samples(&draw, Ttt::default(), &mut rng, &opts).unwrap();
     assert_eq!(s.len(), 9);
     assert!(s.iter().all(|s| s.value == 0.0));
+}
+
+#[test]
+fn search_value_weight_mixes_the_root_value_into_win_and_draw_targets() {
+    // Root values 0.1 .. 0.5 (mover's view); results +1/-1 alternating.
+    let mut r = ttt_record(&FIRST_WINS);
+    let mut rng = Rng::seed(12);
+    let half = SampleOptions { search_value_weight: 0.5, ..SampleOptions::default() };
+    let values = |r: &GameRecord, opts: &SampleOptions, rng: &mut Rng| -> Vec<f32> {
+        samples(r, Ttt::default(), rng, opts).unwrap().iter().map(|s| (s.value * 1000.0).round() / 1000.0).collect()
+    };
+    assert_eq!(values(&r, &half, &mut rng), vec![0.55, -0.4, 0.65, -0.3, 0.75]);
+    let all = SampleOptions { search_value_weight: 1.0, ..SampleOptions::default() };
+    assert_eq!(values(&r, &all, &mut rng), vec![0.1, 0.2, 0.3, 0.4, 0.5]);
+    // A root value outside [-1, 1] (finite, so valid) is clamped.
+    r.moves[0].root_value = 7.0;
+    assert_eq!(values(&r, &all, &mut rng)[0], 1.0);
+    // Score games keep the return still to come, whatever the weight.
+    let dice = dice_record([0, 1, 2, 3, 2], [0, 1, 1, 0, 0]);
+    let s = samples(&dice, Dice::new(), &mut rng, &all).unwrap();
+    assert_eq!(s.iter().map(|s| s.value).collect::<Vec<_>>(), vec![15.0, 14.0, 11.0, 7.0, 3.0]);
 }
 
 #[test]
@@ -1158,16 +1179,15 @@ fn samples_come_only_from_valid_records_and_bad_requests_are_errors() {
 // Files
 // ---------------------------------------------------------------------------------------
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("dojo-record-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory, removed with everything in it when the guard drops.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("dojo-record-test-{name}-")).tempdir().unwrap()
 }
 
 #[test]
 fn records_files_round_trip_atomically() {
-    let dir = temp_dir("roundtrip");
+    let tmp = temp_dir("roundtrip");
+    let dir = tmp.path().to_path_buf();
     let path = dir.join("games.djr");
     let mut rng = Rng::seed(11);
     let records: Vec<GameRecord> = (0..30).map(|_| random_ttt_record(&mut rng)).collect();
@@ -1180,12 +1200,12 @@ fn records_files_round_trip_atomically() {
     assert_eq!(read_records(&path).unwrap(), Vec::<GameRecord>::new());
     let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names, vec![std::ffi::OsString::from("games.djr")]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_files_name_the_file_and_offset() {
-    let dir = temp_dir("bad");
+    let tmp = temp_dir("bad");
+    let dir = tmp.path().to_path_buf();
     let path = dir.join("games.djr");
     let records = vec![ttt_record(&FIRST_WINS), ttt_record(&[0, 4, 8, 1, 7, 6, 2, 5, 3]), ttt_record(&FIRST_WINS)];
     write_records(&path, &records).unwrap();
@@ -1222,7 +1242,6 @@ fn bad_files_name_the_file_and_offset() {
     assert!(err.starts_with(&format!("cannot read {}: ", missing.display())), "{err}");
     let err = err_text(write_records(dir.join("no/such/dir/x.djr"), &records));
     assert!(err.starts_with("cannot create "), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

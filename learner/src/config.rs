@@ -18,9 +18,10 @@ pub struct NetConfig {
 
 impl Default for NetConfig {
     fn default() -> Self {
-        // Small enough that a 2-core machine plays a few games a second, big enough to play
-        // Connect Four well.
-        NetConfig { blocks: 4, channels: 48 }
+        // Small, so a 2-core machine plays some 25 Connect Four games a second and a new run
+        // is data-rich within minutes (3×32 evaluates ~2.3× faster than 4×48 here); a longer
+        // run or a bigger board wants more.
+        NetConfig { blocks: 3, channels: 32 }
     }
 }
 
@@ -45,7 +46,7 @@ pub struct LearnerConfig {
 impl Default for LearnerConfig {
     fn default() -> Self {
         LearnerConfig {
-            publish_every: 100,
+            publish_every: 50,
             checkpoint_every: 500,
             min_positions: 2_000,
             threads: 1,

@@ -57,6 +57,9 @@ pub struct ReplayConfig {
     pub late_position_factor: f32,
     /// Give each sample a random symmetry of the board.
     pub augment: bool,
+    /// Weight of the self-play search's root value in the value target of win/draw games:
+    /// `(1 - w)·result + w·root value`; 0 = the game's result alone (AlphaZero).
+    pub search_value_weight: f32,
     /// The trainer may draw at most this many samples per position ever added.
     pub max_samples_per_position: f32,
 }
@@ -65,8 +68,8 @@ impl Default for ReplayConfig {
     fn default() -> Self {
         ReplayConfig {
             window_positions: 100_000,
-            power_law: false,
-            min_window: 20_000,
+            power_law: true,
+            min_window: 10_000,
             power_alpha: 0.75,
             power_beta: 0.4,
             balance_outcomes: true,
@@ -74,7 +77,8 @@ impl Default for ReplayConfig {
             short_game_weight: 0.5,
             late_position_factor: 0.0,
             augment: true,
-            max_samples_per_position: 4.0,
+            search_value_weight: 0.5,
+            max_samples_per_position: 8.0,
         }
     }
 }
@@ -108,6 +112,9 @@ impl ReplayConfig {
         if !(0.0..=1.0).contains(&self.late_position_factor) {
             return Err(format!("replay.late_position_factor = {} must be within 0..=1", self.late_position_factor));
         }
+        if !(0.0..=1.0).contains(&self.search_value_weight) {
+            return Err(format!("replay.search_value_weight = {} must be within 0..=1", self.search_value_weight));
+        }
         if !(self.max_samples_per_position > 0.0 && self.max_samples_per_position.is_finite()) {
             return Err(format!(
                 "replay.max_samples_per_position = {} must be a finite number above 0",
@@ -134,6 +141,7 @@ impl ReplayConfig {
         SampleOptions {
             late_weight: (self.late_position_factor > 0.0).then_some(self.late_position_factor),
             augment: self.augment,
+            search_value_weight: self.search_value_weight,
         }
     }
 }

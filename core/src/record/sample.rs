@@ -14,11 +14,18 @@ pub struct SampleOptions {
     pub late_weight: Option<f32>,
     /// Apply a random symmetry of the board per sample.
     pub augment: bool,
+    /// Weight of the search's root value in the value target of a win/draw game:
+    /// `(1 - w)·z + w·q` with `z` the final result and `q` the root value the self-play
+    /// search saw. 0 trains on the result alone (AlphaZero); mixing in `q` lowers the
+    /// target's noise, since one game's result is a coin flip for most of its positions
+    /// early in a run (averaging them helped Connect Four learning in Oracle's "Lessons
+    /// from AlphaZero"). Score games (2048, 2584) always use the return still to come.
+    pub search_value_weight: f32,
 }
 
 impl Default for SampleOptions {
     fn default() -> Self {
-        SampleOptions { late_weight: None, augment: true }
+        SampleOptions { late_weight: None, augment: true, search_value_weight: 0.0 }
     }
 }
 
@@ -29,8 +36,9 @@ pub struct Sample {
     pub planes: Vec<f32>,
     /// Dense over the action space (`num_actions`), zero off the recorded policy.
     pub policy: Vec<f32>,
-    /// The final result from the side to move's view in {-1, 0, 1}; for one-player score
-    /// games the return still to come (the sum of this and later moves' rewards), unscaled.
+    /// The final result from the side to move's view in {-1, 0, 1}, mixed with the search's
+    /// root value by [`SampleOptions::search_value_weight`]; for one-player score games the
+    /// return still to come (the sum of this and later moves' rewards), unscaled.
     pub value: f32,
     /// Player moves played before this position.
     pub ply: usize,
@@ -50,6 +58,7 @@ pub struct SampleTarget {
 struct Position<G> {
     state: G,
     move_index: u32,
+    /// The game's result from the side to move's view, or the return still to come.
     value: f32,
     /// Player moves after this one until the end of the game.
     moves_after: u32,
@@ -106,6 +115,18 @@ impl<G: Game> TrainingGame<G> {
             })
             .collect();
         Ok(TrainingGame { record, positions, shape, num_actions, num_symmetries })
+    }
+
+    /// The value target of `pos`: its result, mixed with the search's root value for
+    /// win/draw games (see [`SampleOptions::search_value_weight`]).
+    fn value_of(&self, pos: &Position<G>, opts: &SampleOptions) -> f32 {
+        let w = opts.search_value_weight;
+        if w <= 0.0 || matches!(self.record.outcome, RecordOutcome::Score(_)) {
+            return pos.value;
+        }
+        // Validation only promises a finite root value; a win/draw value lies in [-1, 1].
+        let q = self.record.moves[pos.move_index as usize].root_value.clamp(-1.0, 1.0);
+        (1.0 - w) * pos.value + w * q
     }
 
     /// Number of trainable positions.
@@ -212,7 +233,7 @@ impl<G: Game> TrainingGame<G> {
             })?;
             *slot = p;
         }
-        Ok(SampleTarget { value: pos.value, weight: self.weight_of(pos, opts), ply: g.ply() })
+        Ok(SampleTarget { value: self.value_of(pos, opts), weight: self.weight_of(pos, opts), ply: g.ply() })
     }
 
     /// The training weight of position `index` (1 without late weighting).

@@ -148,17 +148,27 @@ pub struct SelfPlayConfig {
     pub resign_consecutive: u32,
     /// Fraction of games that never resign, to measure how often resigning was wrong.
     pub no_resign_fraction: f32,
+    /// Playout cap randomisation (KataGo): the share of moves searched with the full
+    /// `search.simulations`, with exploration, and recorded as training targets. The other
+    /// moves get a fast search of `fast_simulations` playouts without noise or forced
+    /// visits and are not trained on, so a game costs fewer playouts and more games (more
+    /// value targets) come from the same compute. 1 = every move is a full search.
+    pub full_search_fraction: f32,
+    /// Playouts of a fast search (never more than `search.simulations`).
+    pub fast_simulations: u32,
 }
 
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
-            parallel_games: 32,
+            parallel_games: 64,
             temperature_moves: 8,
             final_temperature: 0.0,
             resign_threshold: 0.0,
             resign_consecutive: 3,
             no_resign_fraction: 0.1,
+            full_search_fraction: 0.25,
+            fast_simulations: 50,
         }
     }
 }
@@ -176,6 +186,15 @@ impl SelfPlayConfig {
         }
         if !(self.final_temperature >= 0.0 && self.final_temperature.is_finite()) {
             return Err(format!("selfplay.final_temperature = {} must be >= 0", self.final_temperature));
+        }
+        if !(self.full_search_fraction > 0.0 && self.full_search_fraction <= 1.0) {
+            return Err(format!(
+                "selfplay.full_search_fraction = {} must be within 0 (exclusive) and 1",
+                self.full_search_fraction
+            ));
+        }
+        if self.fast_simulations == 0 {
+            return Err("selfplay.fast_simulations must be at least 1".into());
         }
         Ok(())
     }
