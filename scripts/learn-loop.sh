@@ -2,8 +2,8 @@
 # The offline AlphaZero loop: selfplay -> learn, generation after generation, on this
 # machine. Usage:
 #   scripts/learn-loop.sh RUN_DIR [GENERATIONS]
-# Knobs (environment): GAME (connect4), BLOCKS (5), CHANNELS (64), GAMES (games per
-# generation, 200), SIMS (200), STEPS (training steps per generation, 300), WINDOW
+# Knobs (environment): GAME (connect4), BLOCKS (3), CHANNELS (32), GAMES (games per
+# generation, 2000), SIMS (200), STEPS (training steps per generation, 400), WINDOW
 # (generations of games to train on, 4), WORKERS (self-play processes, = cores), LR (1e-3),
 # DOJO_BIN (a dojo binary to use instead of building one: keeps a long run independent of
 # later edits to the checkout).
@@ -14,11 +14,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run=${1:?usage: scripts/learn-loop.sh RUN_DIR [GENERATIONS]}
 generations=${2:-20}
 game=${GAME:-connect4}
-blocks=${BLOCKS:-5}
-channels=${CHANNELS:-64}
-games=${GAMES:-200}
+blocks=${BLOCKS:-3}
+channels=${CHANNELS:-32}
+games=${GAMES:-2000}
 sims=${SIMS:-200}
-steps=${STEPS:-300}
+steps=${STEPS:-400}
 window=${WINDOW:-4}
 workers=${WORKERS:-$(nproc)}
 lr=${LR:-1e-3}

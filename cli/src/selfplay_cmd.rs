@@ -28,7 +28,7 @@ pub struct SelfPlayArgs {
     #[command(flatten)]
     search: SearchArgs,
     /// Games played at once (the network batch is this wide).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = SelfPlayConfig::default().parallel_games)]
     parallel: usize,
     /// Plies played at temperature 1 at the start of each game.
     #[arg(long, default_value_t = 8)]

@@ -23,8 +23,18 @@ fn path(p: &Path) -> &str {
 fn gomoku_tactic_positions_are_judged_for_the_policy_and_the_search() {
     let dir = tempfile::tempdir().unwrap();
     let text = stdout_of(&dojo(&[
-        "positions", "--game", "gomoku:9", "--count", "30", "--min-moves", "12", "--max-moves", "40", "--tactics",
-        "--seed", "5",
+        "positions",
+        "--game",
+        "gomoku:9",
+        "--count",
+        "30",
+        "--min-moves",
+        "12",
+        "--max-moves",
+        "40",
+        "--tactics",
+        "--seed",
+        "5",
     ]));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 30);

@@ -17,7 +17,7 @@ use std::time::Duration;
 fn net_forward(c: &mut Criterion) {
     set_threads(1);
     let game = Connect4::<u64>::standard();
-    for (blocks, channels) in [(5, 64), (4, 48)] {
+    for (blocks, channels) in [(5, 64), (4, 48), (3, 32)] {
         let model = Model::new(Architecture::for_game(&game, blocks, channels), tch::Device::Cpu);
         let mut group = c.benchmark_group(format!("net_forward_{blocks}x{channels}"));
         group.measurement_time(Duration::from_secs(4)).sample_size(10);

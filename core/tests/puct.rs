@@ -239,9 +239,14 @@ fn playout_cap_randomisation_trains_only_the_full_searches() {
     // Every move searched 40 would make more playouts than fast ones allow.
     let full_only = SelfPlayConfig { parallel_games: 4, full_search_fraction: 1.0, ..SelfPlayConfig::default() };
     let search = SearchConfig { simulations: 40, ..SearchConfig::default() };
-    let mut engine =
-        SelfPlayEngine::new(search, full_only, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(4), Some(12))
-            .unwrap();
+    let mut engine = SelfPlayEngine::new(
+        search,
+        full_only,
+        Box::new(|_: &mut Rng| Connect4::<u64>::standard()),
+        Rng::seed(4),
+        Some(12),
+    )
+    .unwrap();
     let records = engine.play_games(&mut UniformEvaluator, |_| {});
     assert!(records.iter().all(|r| r.moves.iter().all(|m| m.train)));
 }

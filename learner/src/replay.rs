@@ -515,7 +515,7 @@ mod tests {
     fn window_evicts_the_oldest_games_and_keeps_positions_within_it() {
         let mut rng = Rng::seed(1);
         let window = 200;
-        let mut buf = buffer(ReplayConfig { window_positions: window, ..Default::default() });
+        let mut buf = buffer(ReplayConfig { window_positions: window, power_law: false, ..Default::default() });
         let mut added: Vec<(u64, [u8; 16])> = Vec::new();
         let mut total = 0;
         for n in 0..60 {
@@ -571,7 +571,7 @@ mod tests {
     #[test]
     fn a_game_longer_than_the_window_is_kept_alone() {
         let mut rng = Rng::seed(2);
-        let mut buf = buffer(ReplayConfig { window_positions: 5, ..Default::default() });
+        let mut buf = buffer(ReplayConfig { window_positions: 5, power_law: false, ..Default::default() });
         let games = games_where(&mut rng, 2, |r| r.moves.len() > 5);
         let last = id_of(&games[1]);
         for g in games {
@@ -599,8 +599,10 @@ mod tests {
         let capped = ReplayConfig { window_positions: 10_000, ..cfg.clone() };
         assert_eq!(capped.window_limit(16_000), 4733);
         assert_eq!(capped.window_limit(81_000), 10_000);
-        let defaults = ReplayConfig { power_law: true, ..Default::default() };
-        assert_eq!(defaults.window_limit(320_000), 94_666);
+        let defaults = ReplayConfig::default();
+        assert!(defaults.power_law);
+        assert_eq!(defaults.window_limit(5_000), 10_000);
+        assert_eq!(defaults.window_limit(320_000), 76_423);
         assert_eq!(defaults.window_limit(5_000_000), 100_000);
 
         // The buffer applies it as positions are added.
@@ -877,10 +879,10 @@ mod tests {
         assert_eq!(bad(ReplayConfig { power_law: true, min_window: 0, ..d() }), "replay.min_window must be at least 1");
         assert_eq!(
             bad(ReplayConfig { power_law: true, window_positions: 1000, ..d() }),
-            "replay.min_window = 20000 must not exceed replay.window_positions = 1000"
+            "replay.min_window = 10000 must not exceed replay.window_positions = 1000"
         );
         // Without the power law, min_window is unused and may exceed the window.
-        assert_eq!(ReplayConfig { window_positions: 1000, ..d() }.validate(), Ok(()));
+        assert_eq!(ReplayConfig { window_positions: 1000, power_law: false, ..d() }.validate(), Ok(()));
         assert_eq!(bad(ReplayConfig { power_alpha: 0.0, ..d() }), "replay.power_alpha = 0 must be within (0, 1]");
         assert_eq!(
             bad(ReplayConfig { power_beta: -0.5, ..d() }),
@@ -893,6 +895,10 @@ mod tests {
         assert_eq!(
             bad(ReplayConfig { late_position_factor: f32::NAN, ..d() }),
             "replay.late_position_factor = NaN must be within 0..=1"
+        );
+        assert_eq!(
+            bad(ReplayConfig { search_value_weight: 1.5, ..d() }),
+            "replay.search_value_weight = 1.5 must be within 0..=1"
         );
         assert_eq!(
             bad(ReplayConfig { max_samples_per_position: 0.0, ..d() }),
