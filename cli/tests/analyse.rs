@@ -50,7 +50,7 @@ fn gomoku_tactic_positions_are_judged_for_the_policy_and_the_search() {
     let positions = dir.path().join("tactics.txt");
     std::fs::write(&positions, &text).unwrap();
     // A quiet position has nothing to judge and is skipped.
-    std::fs::write(dir.path().join("mixed.txt"), format!("{text}E5 D4\n")).unwrap();
+    std::fs::write(dir.path().join("mixed.txt"), format!("{text}4,4 3,3\n")).unwrap();
     let net = dir.path().join("net");
     stdout_of(&dojo(&["init", "--game", "gomoku:9", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
     for (mode, file) in [("--policy", "tactics.txt"), ("--sims=30", "mixed.txt")] {

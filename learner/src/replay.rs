@@ -834,7 +834,8 @@ mod tests {
         assert_eq!(s.class_games, [3, 1, 0]);
         assert_eq!(s.first_player_win_rate, 0.75);
         assert_eq!(s.mean_game_length, plies as f64 / 4.0);
-        assert_eq!(s.window_limit, 100_000);
+        // The power-law window starts at min_window.
+        assert_eq!(s.window_limit, 10_000);
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["class_games"], serde_json::json!([3, 1, 0]));
     }
@@ -912,7 +913,7 @@ mod tests {
         let c: ReplayConfig = serde_json::from_str("{}").unwrap();
         assert_eq!(c, ReplayConfig::default());
         let c: ReplayConfig = serde_json::from_str(r#"{"window_positions": 5000, "power_law": true}"#).unwrap();
-        assert_eq!((c.window_positions, c.power_law, c.max_samples_per_position), (5000, true, 4.0));
+        assert_eq!((c.window_positions, c.power_law, c.max_samples_per_position), (5000, true, 8.0));
         let err = serde_json::from_str::<ReplayConfig>(r#"{"window_size": 5000}"#).unwrap_err().to_string();
         assert!(err.contains("unknown field `window_size`"), "{err}");
         let back: ReplayConfig = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
