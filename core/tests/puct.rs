@@ -177,6 +177,12 @@ fn tree_reuse_keeps_the_subtree_below_the_played_move() {
     assert_eq!(s.playouts(), 0);
 }
 
+/// A self-play engine of standard Connect Four games.
+fn c4_engine(search: SearchConfig, play: SelfPlayConfig, seed: u64, games: u64) -> SelfPlayEngine<Connect4> {
+    SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(seed), Some(games))
+        .unwrap()
+}
+
 #[test]
 fn self_play_engine_writes_valid_records() {
     let search = SearchConfig { simulations: 30, ..SearchConfig::default() };
@@ -186,9 +192,7 @@ fn self_play_engine_writes_valid_records() {
         full_search_fraction: 1.0,
         ..SelfPlayConfig::default()
     };
-    let mut engine =
-        SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(9), Some(5))
-            .unwrap();
+    let mut engine = c4_engine(search, play, 9, 5);
     let records = engine.play_games(&mut UniformEvaluator, |_| {});
     assert_eq!(records.len(), 5);
     assert_eq!(engine.stats.games, 5);
@@ -212,9 +216,7 @@ fn playout_cap_randomisation_trains_only_the_full_searches() {
         fast_simulations: 10,
         ..SelfPlayConfig::default()
     };
-    let mut engine =
-        SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(4), Some(12))
-            .unwrap();
+    let mut engine = c4_engine(search, play, 4, 12);
     let records = engine.play_games(&mut UniformEvaluator, |_| {});
     let (mut trained, mut total, mut spread) = (0, 0, 0);
     for r in &records {
@@ -243,14 +245,7 @@ fn playout_cap_randomisation_trains_only_the_full_searches() {
     // Every move searched 40 would make more playouts than fast ones allow.
     let full_only = SelfPlayConfig { parallel_games: 4, full_search_fraction: 1.0, ..SelfPlayConfig::default() };
     let search = SearchConfig { simulations: 40, ..SearchConfig::default() };
-    let mut engine = SelfPlayEngine::new(
-        search,
-        full_only,
-        Box::new(|_: &mut Rng| Connect4::<u64>::standard()),
-        Rng::seed(4),
-        Some(12),
-    )
-    .unwrap();
+    let mut engine = c4_engine(search, full_only, 4, 12);
     let records = engine.play_games(&mut UniformEvaluator, |_| {});
     assert!(records.iter().all(|r| r.moves.iter().all(|m| m.train)));
 }
@@ -270,8 +265,7 @@ fn the_engine_sends_each_position_to_the_network_once_per_model() {
     // different ones.
     let search = SearchConfig { simulations: 30, ..SearchConfig::default() };
     let play = SelfPlayConfig { parallel_games: 8, ..SelfPlayConfig::default() };
-    let start = || Box::new(|_: &mut Rng| Connect4::<u64>::standard());
-    let mut engine = SelfPlayEngine::new(search.clone(), play.clone(), start(), Rng::seed(2), Some(16)).unwrap();
+    let mut engine = c4_engine(search.clone(), play.clone(), 2, 16);
     let mut net = Skewed::default();
     let mut finished = Vec::new();
     // All eight games start by asking for the empty board: one row of the first batch.
@@ -287,7 +281,7 @@ fn the_engine_sends_each_position_to_the_network_once_per_model() {
     // model arrived in between.
     let one = SelfPlayConfig { parallel_games: 1, ..play };
     for (switch, want) in [(false, 1), (true, 2)] {
-        let mut engine = SelfPlayEngine::new(search.clone(), one.clone(), start(), Rng::seed(3), Some(2)).unwrap();
+        let mut engine = c4_engine(search.clone(), one.clone(), 3, 2);
         let mut net = Skewed::default();
         engine.step(&mut net, &mut finished);
         if switch {

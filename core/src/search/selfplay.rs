@@ -261,9 +261,8 @@ impl<G: Game> SelfPlayEngine<G> {
         slot.record.moves.push(entry);
         slot.game.play(action).expect("the search only picks legal moves");
         self.stats.moves += 1;
-        if slot.game.outcome().is_some() {
-            let slot = self.slots[i].as_mut().expect("active slot");
-            slot.record.outcome = slot.game.outcome().expect("just checked").into();
+        if let Some(outcome) = slot.game.outcome() {
+            slot.record.outcome = outcome.into();
             return Some(self.finish(i));
         }
         let full_search = self.draw_full_search();
