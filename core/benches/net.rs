@@ -41,16 +41,19 @@ fn puct_playouts(c: &mut Criterion) {
     let sims = 20_000;
     let mut group = c.benchmark_group("puct_uniform_connect4");
     group.throughput(Throughput::Elements(sims as u64)).sample_size(10);
-    group.bench_function("20k_playouts_from_empty", |b| {
-        let mut search =
-            Search::new(SearchConfig { simulations: sims, ..SearchConfig::default() }, false, Rng::seed(1));
-        b.iter(|| {
-            search.clear();
-            search.set_root(&game);
-            search.search_with(&mut UniformEvaluator, sims);
-            search.playouts()
-        })
-    });
+    // With and without the one-ply lookahead at each expansion, to show what it costs.
+    for (name, tactics) in [("20k_playouts_from_empty", true), ("20k_playouts_from_empty_no_tactics", false)] {
+        group.bench_function(name, |b| {
+            let config = SearchConfig { simulations: sims, tactics, ..SearchConfig::default() };
+            let mut search = Search::new(config, false, Rng::seed(1));
+            b.iter(|| {
+                search.clear();
+                search.set_root(&game);
+                search.search_with(&mut UniformEvaluator, sims);
+                search.playouts()
+            })
+        });
+    }
     group.finish();
 }
 

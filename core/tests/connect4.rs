@@ -2,7 +2,7 @@
 //! errors and the rollout heuristic.
 
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
-use dojo_core::game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
+use dojo_core::game::{lookahead_by_play, Action, AnyGame, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove};
 use dojo_core::rng::Rng;
 use std::collections::HashMap;
 
@@ -789,4 +789,67 @@ fn random_move_is_uniform_over_legal_columns() {
             }
         }
     }
+}
+
+/// Compares the bitboard lookahead with playing every move and reply, over random games;
+/// returns how often each answer came up.
+fn lookahead_agrees_with_play<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], games: u64) -> [u32; 3] {
+    let mut seen = [0u32; 3];
+    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    for seed in 0..games {
+        let mut rng = Rng::seed(seed);
+        let mut g = Connect4::<B>::new(w, h, blocked).unwrap();
+        while g.outcome().is_none() {
+            let got = g.lookahead(&mut fast);
+            let want = lookahead_by_play(&g, &mut slow);
+            match (got, want) {
+                (Lookahead::Win(a), Lookahead::Win(_)) => {
+                    let mut after = g.clone();
+                    after.play(a).unwrap();
+                    assert_eq!(after.outcome(), Some(Outcome::Win(g.side_to_move())), "{g:?}");
+                    seen[0] += 1;
+                }
+                (Lookahead::Lost, Lookahead::Lost) => seen[1] += 1,
+                (Lookahead::Moves, Lookahead::Moves) => {
+                    assert_eq!(fast, slow, "safe moves of {g:?}");
+                    seen[2] += 1;
+                }
+                _ => panic!("lookahead {got:?}, playing it out {want:?}: {g:?}"),
+            }
+            g.play(g.random_move(&mut rng)).unwrap();
+        }
+    }
+    seen
+}
+
+#[test]
+fn lookahead_matches_playing_every_move_and_reply() {
+    for (w, h, blocked) in [(7, 6, vec![]), (7, 6, vec![(3, 0), (3, 1), (5, 3)]), (4, 4, vec![])] {
+        let seen = lookahead_agrees_with_play::<u64>(w, h, &blocked, 400);
+        assert!(seen.iter().all(|&n| n > 20), "{w}x{h} {blocked:?}: win/lost/moves {seen:?}");
+    }
+    let seen = lookahead_agrees_with_play::<Bits192>(12, 10, &[(0, 0), (6, 2)], 40);
+    assert!(seen.iter().all(|&n| n > 0), "12x10: win/lost/moves {seen:?}");
+}
+
+#[test]
+fn lookahead_on_known_positions() {
+    let at = |moves: &str| {
+        let mut g = Connect4::<u64>::standard();
+        for a in g.moves_from_text(moves).unwrap() {
+            g.play(a).unwrap();
+        }
+        let mut out = Vec::new();
+        let l = g.lookahead(&mut out);
+        (l, out)
+    };
+    assert_eq!(at(""), (Lookahead::Moves, vec![0, 1, 2, 3, 4, 5, 6]));
+    // X has 1 2 3 on the bottom row: column 4 wins.
+    assert_eq!(at("172737").0, Lookahead::Win(3));
+    // O to move against X's 1 2 3: only the block at 4 does not lose.
+    assert_eq!(at("11223"), (Lookahead::Moves, vec![3]));
+    // X has 2 3 4 with both ends open: O cannot stop both.
+    assert_eq!(at("27374").0, Lookahead::Lost);
+    // O has 2 3 4 on the second row; X must not fill the bottom of column 1 or 5.
+    assert_eq!(at("23427374"), (Lookahead::Moves, vec![1, 2, 3, 5, 6]));
 }

@@ -3,7 +3,7 @@
 //! notation and error messages.
 
 use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::{Action, Game, GameError, GameSpec, Outcome, Player, ToMove};
+use dojo_core::game::{lookahead_by_play, Action, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove};
 use dojo_core::rng::Rng;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
@@ -778,4 +778,37 @@ fn points_and_actions_agree_on_every_size() {
     }
     // A position stays small: cheap to clone in search, and no bloat in `AnyGame`.
     assert!(std::mem::size_of::<Gomoku>() <= 200);
+}
+
+#[test]
+fn lookahead_matches_playing_every_move_and_reply() {
+    let mut seen = [0u32; 3];
+    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    for seed in 0..40 {
+        let mut rng = Rng::seed(seed);
+        let mut g = Gomoku::new(7).unwrap();
+        while g.outcome().is_none() {
+            // Early positions cannot hold a four; checking them costs the most plays.
+            if g.ply() >= 6 {
+                let got = g.lookahead(&mut fast);
+                match (got, lookahead_by_play(&g, &mut slow)) {
+                    (Lookahead::Win(a), Lookahead::Win(_)) => {
+                        let mut after = g.clone();
+                        let ToMove::Player(me) = g.to_move() else { unreachable!() };
+                        after.play(a).unwrap();
+                        assert_eq!(after.outcome(), Some(Outcome::Win(me)));
+                        seen[0] += 1;
+                    }
+                    (Lookahead::Lost, Lookahead::Lost) => seen[1] += 1,
+                    (Lookahead::Moves, Lookahead::Moves) => {
+                        assert_eq!(fast, slow, "safe moves at ply {}", g.ply());
+                        seen[2] += 1;
+                    }
+                    (got, want) => panic!("lookahead {got:?}, playing it out {want:?}: {g:?}"),
+                }
+            }
+            g.play(g.random_move(&mut rng)).unwrap();
+        }
+    }
+    assert!(seen.iter().all(|&n| n > 5), "win/lost/moves {seen:?}");
 }

@@ -21,6 +21,27 @@ fn quiet(sims: u32) -> SearchConfig {
     SearchConfig { simulations: sims, ..SearchConfig::default() }
 }
 
+/// Without the one-ply lookahead: the MCTS-Solver proofs alone.
+fn no_tactics(sims: u32) -> SearchConfig {
+    SearchConfig { tactics: false, ..quiet(sims) }
+}
+
+/// A network that is sure `action` is the worst move, and calls every position even.
+struct Against(Action);
+
+impl Evaluator for Against {
+    fn evaluate(&mut self, _planes: &[f32], _batch: usize, policy: &mut [f32], value: &mut [f32]) {
+        for row in policy.chunks_mut(7) {
+            row.fill(0.0);
+            row[self.0 as usize] = -30.0;
+        }
+        value.fill(0.0);
+    }
+    fn describe(&self) -> String {
+        format!("against {}", self.0)
+    }
+}
+
 /// Logits that prefer low columns strongly, and counts evaluations per position.
 #[derive(Default)]
 struct Skewed {
@@ -68,7 +89,7 @@ fn root_edge_visits_sum_to_playouts_minus_the_root_expansion() {
 fn finds_and_proves_a_win_in_one() {
     // First player has three on the bottom row (columns 1-3); column 4 wins.
     let game = position("172737");
-    let mut s = Search::new(quiet(100), false, Rng::seed(2));
+    let mut s = Search::new(no_tactics(100), false, Rng::seed(2));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 100);
     assert_eq!(s.root_value().1, Proven::Win);
@@ -82,7 +103,7 @@ fn proves_a_win_in_two_and_blocks_a_loss_in_one() {
     // X on columns 3 and 4 of the bottom row, O stacked on them: X plays 5 (or 2) for an
     // open three, which wins next move whatever O does.
     let game = position("3344");
-    let mut s = Search::new(quiet(3000), false, Rng::seed(3));
+    let mut s = Search::new(no_tactics(3000), false, Rng::seed(3));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 3000);
     assert_eq!(s.root_value().1, Proven::Win, "{:?}", s.root_children());
@@ -91,10 +112,68 @@ fn proves_a_win_in_two_and_blocks_a_loss_in_one() {
 
     // O to move must block X's immediate threat on column 4 (X has 1, 2, 3 on the bottom).
     let game = position("11223");
-    let mut s = Search::new(quiet(400), false, Rng::seed(4));
+    let mut s = Search::new(no_tactics(400), false, Rng::seed(4));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 400);
     assert_eq!(s.choose_move(0.0), 3);
+}
+
+#[test]
+fn lookahead_takes_a_win_the_network_rates_worst_in_one_playout() {
+    let game = position("172737");
+    let mut s = Search::new(quiet(200), true, Rng::seed(2));
+    s.set_root(&game);
+    s.search_with(&mut Against(3), 200);
+    assert_eq!(s.root_value(), (1.0, Proven::Win));
+    assert_eq!(s.playouts(), 1, "the root's own expansion proves it");
+    assert_eq!(s.policy_target(), vec![(3, 1.0)]);
+    assert_eq!(s.choose_move(1.0), 3);
+
+    // Without the lookahead the first playout proves nothing.
+    let mut s = Search::new(no_tactics(1), false, Rng::seed(2));
+    s.set_root(&game);
+    s.search_with(&mut Against(3), 1);
+    assert_eq!(s.root_value().1, Proven::Unknown);
+}
+
+#[test]
+fn lookahead_searches_only_the_block_and_never_a_move_that_allows_a_win() {
+    // O to move must block X's 1 2 3 at column 4, which the network rates worst.
+    let game = position("11223");
+    let mut s = Search::new(quiet(50), false, Rng::seed(4));
+    s.set_root(&game);
+    s.search_with(&mut Against(3), 50);
+    let children = s.root_children();
+    assert_eq!(children.iter().map(|c| c.action).collect::<Vec<_>>(), vec![3]);
+    assert_eq!(s.choose_move(0.0), 3);
+
+    // O has 2 3 4 on the second row: X's moves in columns 1 and 5 would let O win there.
+    // The network likes column 1 best; the search never plays or even expands it.
+    let game = position("23427374");
+    let mut eval = Skewed::default();
+    let mut s = Search::new(quiet(300), false, Rng::seed(4));
+    s.set_root(&game);
+    s.search_with(&mut eval, 300);
+    let children = s.root_children();
+    assert_eq!(children.iter().map(|c| c.action).collect::<Vec<_>>(), vec![1, 2, 3, 5, 6]);
+    assert!((children.iter().map(|c| c.prior).sum::<f32>() - 1.0).abs() < 1e-5, "{children:?}");
+    assert_ne!(s.choose_move(0.0), 0);
+}
+
+#[test]
+fn lookahead_proves_a_double_threat_lost_at_once() {
+    // X has 2 3 4 on the bottom row with both ends open: O is lost.
+    let game = position("27374");
+    let mut s = Search::new(quiet(200), true, Rng::seed(5));
+    s.set_root(&game);
+    s.search_with(&mut UniformEvaluator, 200);
+    assert_eq!(s.root_value(), (-1.0, Proven::Loss));
+    assert_eq!(s.playouts(), 1);
+    // Something must still be played, and the target is a distribution over legal moves.
+    assert_eq!(s.root_children().len(), 7);
+    let target = s.policy_target();
+    assert!((target.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-5, "{target:?}");
+    assert!(game.is_legal(s.choose_move(0.0)));
 }
 
 #[test]

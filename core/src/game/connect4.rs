@@ -805,6 +805,25 @@ impl<B: BitWord> Game for Connect4<B> {
         }
     }
 
+    /// Exact with bitboards: an immediate win, or gamesolver's non-losing moves (the block
+    /// when the opponent threatens one cell; never a cell under an opponent winning cell).
+    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        out.clear();
+        let wins = self.immediate_wins();
+        if !wins.is_zero() {
+            return Lookahead::Win(self.column_of_cell(wins));
+        }
+        let mut safe = self.non_losing_moves();
+        if safe.is_zero() {
+            return Lookahead::Lost;
+        }
+        while !safe.is_zero() {
+            out.push(self.column_of_cell(safe));
+            safe = safe.clear_lowest();
+        }
+        Lookahead::Moves
+    }
+
     #[inline]
     fn is_legal(&self, action: Action) -> bool {
         (action as usize) < self.width as usize && !(self.playable() & self.column_mask(action as usize)).is_zero()

@@ -390,6 +390,30 @@ impl Game for Gomoku {
         }
     }
 
+    /// Make five if possible; else block the opponent's only five; two of them are lost.
+    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        let me = self.side();
+        if let Some(&win) = self.winning_points(me).first() {
+            out.clear();
+            return Lookahead::Win(win);
+        }
+        match self.winning_points(me.other())[..] {
+            [] => {
+                self.legal_actions(out);
+                Lookahead::Moves
+            }
+            [block] => {
+                out.clear();
+                out.push(block);
+                Lookahead::Moves
+            }
+            _ => {
+                out.clear();
+                Lookahead::Lost
+            }
+        }
+    }
+
     #[inline]
     fn is_legal(&self, action: Action) -> bool {
         if self.state != ONGOING || action as usize >= self.num_actions() {

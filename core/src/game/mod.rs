@@ -70,6 +70,17 @@ impl Outcome {
     }
 }
 
+/// What [`Game::lookahead`] proves about a position, from the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookahead {
+    /// This move wins at once.
+    Win(Action),
+    /// No move wins at once and every legal move lets the opponent win at once.
+    Lost,
+    /// No move wins at once; the moves written to `out` are the ones worth searching.
+    Moves,
+}
+
 /// Everything that can go wrong when a caller hands a game bad input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
@@ -158,6 +169,17 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// `Some` once the game is over.
     fn outcome(&self) -> Option<Outcome>;
 
+    /// One ply of lookahead for the side to move, cheap enough to run at every node a
+    /// search expands (seed 001's rollout rules, moved into the tree): a move that wins at
+    /// once, or else the moves that do not hand the opponent an immediate win, written to
+    /// `out`. Only called on positions that are not over.
+    ///
+    /// The default, [`lookahead_by_play`], is exact but plays every move and every reply;
+    /// games override it with something cheaper that must give the same answer.
+    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        lookahead_by_play(self, out)
+    }
+
     /// Zobrist-style hash of the position (including side to move and pending chance),
     /// kept incrementally.
     fn hash(&self) -> u64;
@@ -236,4 +258,39 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
 
     /// Human-readable board diagram (for `dojo play` and debugging).
     fn render(&self) -> String;
+}
+
+/// [`Game::lookahead`] by brute force: plays each legal move, then each reply. The reference
+/// the games' fast versions are tested against.
+pub fn lookahead_by_play<G: Game + ?Sized>(game: &G, out: &mut Vec<Action>) -> Lookahead {
+    out.clear();
+    let ToMove::Player(me) = game.to_move() else { return Lookahead::Moves };
+    let mut moves = Vec::new();
+    let mut replies = Vec::new();
+    game.legal_actions(&mut moves);
+    for &m in &moves {
+        let mut after = game.clone();
+        after.play_unchecked(m);
+        if after.outcome() == Some(Outcome::Win(me)) {
+            return Lookahead::Win(m);
+        }
+    }
+    for &m in &moves {
+        let mut after = game.clone();
+        after.play_unchecked(m);
+        after.legal_actions(&mut replies);
+        let loses = replies.iter().any(|&r| {
+            let mut reply = after.clone();
+            reply.play_unchecked(r);
+            reply.outcome() == Some(Outcome::Win(me.other()))
+        });
+        if !loses {
+            out.push(m);
+        }
+    }
+    if out.is_empty() && !moves.is_empty() {
+        Lookahead::Lost
+    } else {
+        Lookahead::Moves
+    }
 }

@@ -5,6 +5,7 @@ use super::infer::NetEvaluator;
 use crate::game::{Action, Game};
 use crate::rng::Rng;
 use crate::search::config::SearchConfig;
+use crate::search::evaluator::Evaluator;
 use crate::search::player::Agent;
 use crate::search::puct::Search;
 
@@ -27,13 +28,18 @@ impl<G: Game> NetAgent<G> {
         &self.search
     }
 
-    /// The legal move the raw network policy rates highest: one evaluation, no search.
+    /// The legal move the raw network policy rates highest: one evaluation, no search (and
+    /// no lookahead, so it judges the network alone).
     pub fn policy_move(&mut self, game: &G) -> Action {
-        self.search.set_root(game);
-        self.search.search_with(&mut self.evaluator, 1);
-        let children = self.search.root_children();
-        let best = children.iter().max_by(|a, b| a.prior.total_cmp(&b.prior));
-        best.expect("a position that is not over has a legal move").action
+        let mut planes = vec![0.0; game.plane_shape().len()];
+        let mut logits = vec![0.0; game.num_actions()];
+        let mut value = [0.0f32];
+        game.encode_planes(&mut planes);
+        self.evaluator.evaluate(&planes, 1, &mut logits, &mut value);
+        let mut legal = Vec::new();
+        game.legal_actions(&mut legal);
+        let best = legal.into_iter().max_by(|&a, &b| logits[a as usize].total_cmp(&logits[b as usize]));
+        best.expect("a position that is not over has a legal move")
     }
 }
 

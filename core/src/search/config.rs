@@ -78,6 +78,11 @@ pub struct SearchConfig {
     pub prune_forced: bool,
     /// Keep the searched subgraph below the move played for the next search.
     pub reuse_tree: bool,
+    /// Look one ply ahead at every expanded position (seed 001's rollout rules in the tree):
+    /// a move that wins at once is proven and taken, and moves that hand the opponent an
+    /// immediate win are not searched, so a few hundred playouts never miss a one-move
+    /// tactic however the network rates it.
+    pub tactics: bool,
 }
 
 impl Default for SearchConfig {
@@ -92,6 +97,7 @@ impl Default for SearchConfig {
             forced_visits: ForcedVisits::KataGo(2.0),
             prune_forced: true,
             reuse_tree: true,
+            tactics: true,
         }
     }
 }

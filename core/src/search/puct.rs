@@ -18,7 +18,7 @@
 //! 2048/2584 are a separate search.
 
 use super::config::{ForcedVisits, SearchConfig};
-use crate::game::{Action, Game, Outcome, ToMove};
+use crate::game::{Action, Game, Lookahead, Outcome, ToMove};
 use crate::rng::Rng;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -353,7 +353,22 @@ impl<G: Game> Search<G> {
         let leaf = self.leaf;
         assert!(leaf != NONE, "no leaf is pending");
         let game = self.leaf_game.take().expect("no leaf is pending");
-        game.legal_actions(&mut self.legal);
+        let lookahead = if self.config.tactics {
+            game.lookahead(&mut self.legal)
+        } else {
+            game.legal_actions(&mut self.legal);
+            Lookahead::Moves
+        };
+        // A move that wins at once is the only edge worth having; a lost node keeps every move
+        // (something must be played) but is searched no further.
+        match lookahead {
+            Lookahead::Win(action) => {
+                self.legal.clear();
+                self.legal.push(action);
+            }
+            Lookahead::Lost => game.legal_actions(&mut self.legal),
+            Lookahead::Moves => {}
+        }
         // Softmax over the legal moves only: illegal moves get no prior at all.
         self.scratch.clear();
         let max = self.legal.iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
@@ -385,6 +400,26 @@ impl<G: Game> Search<G> {
         n.nn_value = value;
         n.q = value;
         n.visits = 1;
+        match lookahead {
+            Lookahead::Win(action) => {
+                n.proven = Proven::Win;
+                n.q = 1.0;
+                // The finished position is the winning edge's child, so every reader of the
+                // graph (move choice, policy target, analysis) sees a proven win there.
+                let mut won = game;
+                won.play_unchecked(action);
+                let child = match self.table.get(&won.hash()) {
+                    Some(&c) => c,
+                    None => self.new_node(&won),
+                };
+                self.edges[first as usize].child = child;
+            }
+            Lookahead::Lost => {
+                n.proven = Proven::Loss;
+                n.q = -1.0;
+            }
+            Lookahead::Moves => {}
+        }
         self.leaf = NONE;
         if leaf == self.root {
             self.make_root_noise();
@@ -418,6 +453,11 @@ impl<G: Game> Search<G> {
 
     fn recompute(&mut self, node: u32) {
         let n = &self.nodes[node as usize];
+        if n.proven != Proven::Unknown {
+            // A proof is a fact about the position: nothing found later changes it (and a
+            // node lost by lookahead has no proven children to re-derive it from).
+            return;
+        }
         let (first, count) = (n.first_edge as usize, n.num_edges as usize);
         let mut sum = n.nn_value as f64;
         let mut weight = 1.0f64;
@@ -571,6 +611,14 @@ impl<G: Game> Search<G> {
     /// moves that only got them for being forced (KataGo's policy target pruning).
     pub fn policy_target(&self) -> Vec<(Action, f32)> {
         let children = self.root_children();
+        if self.nodes[self.root as usize].proven == Proven::Win {
+            // A solved root teaches its winning moves, not wherever the playouts went first.
+            let wins = children.iter().filter(|c| c.proven == Proven::Win).count() as f32;
+            return children
+                .iter()
+                .map(|c| (c.action, if c.proven == Proven::Win { 1.0 / wins } else { 0.0 }))
+                .collect();
+        }
         let mut visits: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
         if self.self_play && self.config.prune_forced && self.config.forced_visits != ForcedVisits::Off {
             let total = self.nodes[self.root as usize].visits.saturating_sub(1);
