@@ -2,7 +2,9 @@
 //! errors and the rollout heuristic.
 
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
-use dojo_core::game::{lookahead_by_play, Action, AnyGame, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove};
+use dojo_core::game::{
+    lookahead_by_play, Action, AnyGame, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove,
+};
 use dojo_core::rng::Rng;
 use std::collections::HashMap;
 

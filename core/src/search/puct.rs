@@ -12,7 +12,10 @@
 //! batched with other games, and hands the result back with [`Search::deliver`]) or at a
 //! terminal/proven node or a catch-up, and is backed up at once. Terminal results are
 //! propagated as proven wins/losses/draws (MCTS-Solver, seed 001), so solved positions are
-//! played perfectly and searched no further.
+//! played perfectly and searched no further. With `tactics` on, every expanded position is
+//! also looked at one ply deep ([`Game::lookahead`]): a move that wins at once proves the
+//! node, a double threat proves it lost, and moves that let the opponent win at once get no
+//! edge, so no prior, however wrong, makes the search miss a one-move tactic.
 //!
 //! Only two-player games with alternating moves are supported here; chance nodes for
 //! 2048/2584 are a separate search.
