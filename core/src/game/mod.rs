@@ -262,7 +262,7 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
 
 /// [`Game::lookahead`] by brute force: plays each legal move, then each reply. The reference
 /// the games' fast versions are tested against.
-pub fn lookahead_by_play<G: Game + ?Sized>(game: &G, out: &mut Vec<Action>) -> Lookahead {
+pub fn lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead {
     out.clear();
     let ToMove::Player(me) = game.to_move() else { return Lookahead::Moves };
     let mut moves = Vec::new();
