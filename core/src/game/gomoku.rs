@@ -260,6 +260,14 @@ impl Gomoku {
     /// the game ended.
     pub fn winning_points(&self, player: Player) -> Vec<Action> {
         let mut out = Vec::new();
+        self.winning_points_into(player, usize::MAX, &mut out);
+        out
+    }
+
+    /// Up to `limit` of [`Gomoku::winning_points`], into `out` (cleared first): the search's
+    /// lookahead only needs to know of none, one or two, and must not allocate.
+    fn winning_points_into(&self, player: Player, limit: usize, out: &mut Vec<Action>) {
+        out.clear();
         for y in 0..self.size() {
             let mut free = self.free_row(y);
             while free != 0 {
@@ -267,10 +275,12 @@ impl Gomoku {
                 free &= free - 1;
                 if self.would_win(player, x, y) {
                     out.push(self.action_at(x, y));
+                    if out.len() == limit {
+                        return;
+                    }
                 }
             }
         }
-        out
     }
 
     /// The one-move tactic of the position, if it has one: the side to move can make five
@@ -393,20 +403,17 @@ impl Game for Gomoku {
     /// Make five if possible; else block the opponent's only five; two of them are lost.
     fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
         let me = self.side();
-        if let Some(&win) = self.winning_points(me).first() {
-            out.clear();
+        self.winning_points_into(me, 1, out);
+        if let Some(win) = out.pop() {
             return Lookahead::Win(win);
         }
-        match self.winning_points(me.other())[..] {
-            [] => {
+        self.winning_points_into(me.other(), 2, out);
+        match out.len() {
+            0 => {
                 self.legal_actions(out);
                 Lookahead::Moves
             }
-            [block] => {
-                out.clear();
-                out.push(block);
-                Lookahead::Moves
-            }
+            1 => Lookahead::Moves, // the block, already in `out`
             _ => {
                 out.clear();
                 Lookahead::Lost

@@ -280,6 +280,15 @@ impl<G: Game> Search<G> {
         id
     }
 
+    /// The node of `game`'s position: the one already in the graph (a transposition), or a
+    /// new one.
+    fn node_for(&mut self, game: &G) -> u32 {
+        match self.table.get(&game.hash()) {
+            Some(&c) => c,
+            None => self.new_node(game),
+        }
+    }
+
     /// Runs playouts until one needs the network or `budget` playouts (since `set_root`) are
     /// done. A proven root is done at once.
     pub fn run(&mut self, budget: u32) -> Step {
@@ -332,10 +341,7 @@ impl<G: Game> Search<G> {
             let child = if edge.child != NONE {
                 edge.child
             } else {
-                let c = match self.table.get(&game.hash()) {
-                    Some(&c) => c,
-                    None => self.new_node(&game),
-                };
+                let c = self.node_for(&game);
                 self.edges[e as usize].child = c;
                 c
             };
@@ -411,11 +417,7 @@ impl<G: Game> Search<G> {
                 // graph (move choice, policy target, analysis) sees a proven win there.
                 let mut won = game;
                 won.play_unchecked(action);
-                let child = match self.table.get(&won.hash()) {
-                    Some(&c) => c,
-                    None => self.new_node(&won),
-                };
-                self.edges[first as usize].child = child;
+                self.edges[first as usize].child = self.node_for(&won);
             }
             Lookahead::Lost => {
                 n.proven = Proven::Loss;
