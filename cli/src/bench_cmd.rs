@@ -71,6 +71,7 @@ fn ingest(args: IngestArgs) -> Result<()> {
         listen: "127.0.0.1:0".parse()?,
         token: None,
         max_steps: Some(0),
+        deadline: None,
     })
     .map_err(anyhow::Error::msg)?;
     let mut rng = Rng::seed(1);

@@ -40,6 +40,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         listen,
         token: args.token,
         max_steps: args.steps,
+        deadline: None,
     })
     .map_err(anyhow::Error::msg)?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);

@@ -101,6 +101,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         listen,
         token: Some(token.clone()),
         max_steps: args.steps,
+        deadline,
     })
     .map_err(anyhow::Error::msg)?;
     let cfg = handle.shared.config.clone();

@@ -46,6 +46,7 @@ fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>
         listen: listen.parse().unwrap(),
         token: token.map(String::from),
         max_steps,
+        deadline: None,
     })
     .unwrap()
 }
@@ -176,6 +177,12 @@ fn restarted_learner_resumes_its_checkpoint_and_log() {
     handle.stop().unwrap();
     let state = RunDir::new(&run).read_state().unwrap();
     assert_eq!(state.step, 12);
+    // A session bounded by --steps anneals: the 12th step ran at 1 - 0.9 * (11/12 - 0.7) / 0.3
+    // = 0.35 of the configured rate.
+    let metrics = std::fs::read_to_string(RunDir::new(&run).metrics()).unwrap();
+    let last: serde_json::Value = serde_json::from_str(metrics.lines().last().unwrap()).unwrap();
+    let lr = last["learning_rate"].as_f64().unwrap();
+    assert!((lr - 0.35e-3).abs() < 1e-9, "{last}");
 
     let handle = learner(&run, "127.0.0.1:0", None, Some(12));
     assert_eq!(handle.shared.counters.games.load(Ordering::Relaxed), 40, "no acked game lost");

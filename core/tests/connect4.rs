@@ -553,7 +553,7 @@ fn symmetry_games<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], se
     let start = Connect4::<B>::new(w, h, blocked).unwrap();
     assert_eq!(start.num_symmetries(), 2);
     let shape = start.plane_shape();
-    assert_eq!((shape.channels, shape.height, shape.width), (4, h, w));
+    assert_eq!((shape.channels, shape.height, shape.width), (6, h, w));
     let plane = h * w;
     let (mut pa, mut pb, mut mapped) = (vec![0f32; shape.len()], vec![0f32; shape.len()], vec![0f32; shape.len()]);
     for _ in 0..50 {
@@ -567,7 +567,7 @@ fn symmetry_games<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], se
             }
             g.encode_planes(&mut pa);
             m.encode_planes(&mut pb);
-            for ch in 0..4 {
+            for ch in 0..shape.channels {
                 let r = ch * plane..(ch + 1) * plane;
                 g.map_plane(1, &pa[r.clone()], &mut mapped[r.clone()]);
             }
@@ -593,6 +593,11 @@ fn mirror_symmetry_maps_positions_planes_and_moves() {
     assert!(!lopsided.is_mirror_symmetric());
 }
 
+/// Plane `ch`, row `row` (0 = top), column `col` of 7x6 planes.
+fn at(p: &[f32], ch: usize, row: usize, col: usize) -> f32 {
+    p[ch * 42 + row * 7 + col]
+}
+
 #[test]
 fn planes_read_like_a_diagram() {
     let g = {
@@ -602,13 +607,25 @@ fn planes_read_like_a_diagram() {
     };
     let mut p = vec![0f32; g.plane_shape().len()];
     g.encode_planes(&mut p);
-    let at = |ch: usize, row: usize, col: usize| p[ch * 42 + row * 7 + col];
     // X (first player) is to move: its disc is at the bottom (plane row 5), O's above it.
-    assert_eq!(at(0, 5, 3), 1.0);
-    assert_eq!(at(1, 4, 3), 1.0);
-    assert_eq!(at(2, 4, 3), 1.0, "last move");
-    assert_eq!(at(3, 0, 0), 1.0, "blocked top-left cell");
-    assert_eq!(p.iter().sum::<f32>(), 4.0);
+    assert_eq!(at(&p, 0, 5, 3), 1.0);
+    assert_eq!(at(&p, 1, 4, 3), 1.0);
+    assert_eq!(at(&p, 2, 4, 3), 1.0, "last move");
+    assert_eq!(at(&p, 3, 0, 0), 1.0, "blocked top-left cell");
+    assert!(p[4 * 42..5 * 42].iter().all(|&v| v == 1.0), "ones plane");
+    assert!(p[5 * 42..].iter().all(|&v| v == 1.0), "first player to move");
+    assert_eq!(p[..4 * 42].iter().sum::<f32>(), 4.0);
+    // X plays column 1 (its disc lands under the blocked cell); now the second player is to
+    // move: the parity plane goes dark and the disc planes swap sides.
+    let mut g = g;
+    play_text(&mut g, "1");
+    g.encode_planes(&mut p);
+    assert_eq!(at(&p, 0, 4, 3), 1.0);
+    assert_eq!(at(&p, 1, 5, 3), 1.0);
+    assert_eq!(at(&p, 1, 5, 0), 1.0);
+    assert_eq!(at(&p, 2, 5, 0), 1.0, "last move");
+    assert!(p[4 * 42..5 * 42].iter().all(|&v| v == 1.0), "ones plane");
+    assert!(p[5 * 42..].iter().all(|&v| v == 0.0), "second player to move");
 }
 
 fn err_text<T: std::fmt::Debug>(r: Result<T, GameError>) -> String {

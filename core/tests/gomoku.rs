@@ -626,7 +626,7 @@ fn mapped_planes_equal_planes_of_the_mapped_game() {
                 moves.push(a);
             }
             let shape = g.plane_shape();
-            assert_eq!((shape.channels, shape.height, shape.width), (3, size, size));
+            assert_eq!((shape.channels, shape.height, shape.width), (4, size, size));
             let plane = size * size;
             let mut planes = vec![0.0; shape.len()];
             g.encode_planes(&mut planes);
@@ -639,7 +639,7 @@ fn mapped_planes_equal_planes_of_the_mapped_game() {
                 let mut want = vec![0.0; shape.len()];
                 h.encode_planes(&mut want);
                 let mut got = vec![0.0; shape.len()];
-                for c in 0..3 {
+                for c in 0..shape.channels {
                     g.map_plane(s, &planes[c * plane..(c + 1) * plane], &mut got[c * plane..(c + 1) * plane]);
                 }
                 assert_eq!(got, want, "size {size} sym {s}");
@@ -654,19 +654,22 @@ fn mapped_planes_equal_planes_of_the_mapped_game() {
 #[test]
 fn planes_are_from_the_side_to_move() {
     let mut g = Gomoku::new(7).unwrap();
-    let mut planes = vec![9.0; 3 * 49];
+    let mut planes = vec![9.0; 4 * 49];
     g.encode_planes(&mut planes);
-    assert!(planes.iter().all(|&v| v == 0.0));
+    assert!(planes[..3 * 49].iter().all(|&v| v == 0.0));
+    assert!(planes[3 * 49..].iter().all(|&v| v == 1.0), "ones plane");
     g.play(g.action_at(3, 3)).unwrap(); // X
     g.play(g.action_at(4, 2)).unwrap(); // O
     g.encode_planes(&mut planes);
-    let ones = |p: &[f32]| -> Vec<usize> { (0..p.len()).filter(|&i| p[i] == 1.0).collect() };
+    // The stone and last-move planes' set cells.
+    let ones = |p: &[f32]| -> Vec<usize> { (0..3 * 49).filter(|&i| p[i] == 1.0).collect() };
     // X to move: X's stones, O's stones, O's last move. Plane row = y.
     assert_eq!(ones(&planes), vec![3 * 7 + 3, 49 + 2 * 7 + 4, 98 + 2 * 7 + 4]);
     g.play(g.action_at(0, 6)).unwrap(); // X
     g.encode_planes(&mut planes);
     assert_eq!(ones(&planes), vec![2 * 7 + 4, 49 + 3 * 7 + 3, 49 + 6 * 7, 98 + 6 * 7]);
-    assert_eq!(planes.iter().filter(|&&v| v != 0.0).count(), 4);
+    assert_eq!(planes[..3 * 49].iter().filter(|&&v| v != 0.0).count(), 4);
+    assert!(planes[3 * 49..].iter().all(|&v| v == 1.0), "ones plane");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         game: GameSpec::connect4(),
         blocks,
         channels,
-        input_channels: 4,
+        input_channels: 6,
         height: 6,
         width: 7,
         actions: 7,
@@ -105,6 +105,15 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     std::fs::write(dir.join("m.json"), serde_json::to_vec(&side).unwrap()).unwrap();
     let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
     assert!(err.to_string().contains("does not match the architecture's"), "{err}");
+
+    // A sidecar whose input planes are not the ones the game encodes (a checkpoint from a
+    // build with other planes) is refused before any tensor is fed to it.
+    let mut old = side.clone();
+    old.architecture.input_channels = 4;
+    std::fs::write(dir.join("m.json"), serde_json::to_vec(&old).unwrap()).unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
+    let want = "the network takes 4 input planes of 7x6 and 7 moves, but connect4:7x6 is encoded as 6 planes";
+    assert!(err.to_string().contains(want), "{err}");
 
     // Unknown sidecar keys and missing files.
     std::fs::write(dir.join("m.json"), br#"{"format":"dojo-checkpoint/1","bogus":1}"#).unwrap();

@@ -41,6 +41,12 @@ pub struct LearnerConfig {
     pub keep_versions: usize,
     /// Largest game segment file of the log, in bytes.
     pub segment_bytes: u64,
+    /// In a run bounded by `--for` or `--steps`, the learning rate falls linearly over this
+    /// final fraction of the bound, from `train.learning_rate` to `anneal_factor` times it,
+    /// so the last versions settle instead of jittering at full rate (0: never anneal).
+    pub anneal_fraction: f64,
+    /// Where the annealed learning rate ends, as a fraction of `train.learning_rate`.
+    pub anneal_factor: f64,
 }
 
 impl Default for LearnerConfig {
@@ -52,6 +58,8 @@ impl Default for LearnerConfig {
             threads: 1,
             keep_versions: 20,
             segment_bytes: 64 << 20,
+            anneal_fraction: 0.3,
+            anneal_factor: 0.1,
         }
     }
 }
@@ -136,6 +144,12 @@ impl RunConfig {
         if l.publish_every == 0 || l.checkpoint_every == 0 {
             return Err("learner.publish_every and learner.checkpoint_every must be at least 1".into());
         }
+        if !(0.0..=1.0).contains(&l.anneal_fraction) {
+            return Err(format!("learner.anneal_fraction = {} must be within 0..=1", l.anneal_fraction));
+        }
+        if !(l.anneal_factor > 0.0 && l.anneal_factor <= 1.0) {
+            return Err(format!("learner.anneal_factor = {} must be within (0, 1]", l.anneal_factor));
+        }
         if l.threads == 0 || self.workers.threads == 0 {
             return Err("learner.threads and workers.threads must be at least 1".into());
         }
@@ -181,6 +195,10 @@ mod tests {
         assert!(err.contains("unknown game"), "{err}");
         let err = RunConfig::from_toml("[learner]\npublish_every = 0\n").unwrap_err();
         assert_eq!(err, "learner.publish_every and learner.checkpoint_every must be at least 1");
+        let err = RunConfig::from_toml("[learner]\nanneal_fraction = 1.5\n").unwrap_err();
+        assert_eq!(err, "learner.anneal_fraction = 1.5 must be within 0..=1");
+        let err = RunConfig::from_toml("[learner]\nanneal_factor = 0\n").unwrap_err();
+        assert_eq!(err, "learner.anneal_factor = 0 must be within (0, 1]");
         let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n").unwrap_err();
         assert!(err.contains("a run needs one fixed board"), "{err}");
     }

@@ -106,6 +106,7 @@ struct MetricsLine {
     policy_loss: f64,
     value_loss: f64,
     entropy: f64,
+    learning_rate: f64,
     samples_per_s: f64,
     games_per_s: f64,
     games: u64,
@@ -129,7 +130,9 @@ pub struct TrainingLoop<G: Game + FromAnyGame> {
     incoming: Receiver<GameRecord>,
     rng: Rng,
     version: u64,
-    max_steps: Option<u64>,
+    bound: SessionBound,
+    /// The step this session started at (the bound's steps count from the run's start).
+    first_step: u64,
     // Metrics since the last line.
     losses: Vec<Losses>,
     window_start: Instant,
@@ -142,7 +145,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     /// Restores (or creates) the model, optimizer and replay buffer of the run. Returns the
     /// loop and the newest published model.
     pub fn restore(inputs: RestoreInputs<G>) -> Result<(TrainingLoop<G>, Published, Vec<GameRecord>), String> {
-        let RestoreInputs { run, config, start, stored, incoming, max_steps } = inputs;
+        let RestoreInputs { run, config, start, stored, incoming, bound } = inputs;
         set_threads(config.learner.threads);
         let state = run.read_state()?;
         let device = tch::Device::Cpu;
@@ -194,7 +197,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             incoming,
             rng: Rng::from_entropy(),
             version,
-            max_steps,
+            bound,
+            first_step: 0,
             losses: Vec::new(),
             window_start: Instant::now(),
             window_games: 0,
@@ -312,6 +316,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             policy_loss: self.losses.iter().map(|l| l.policy).sum::<f64>() / n,
             value_loss: self.losses.iter().map(|l| l.value).sum::<f64>() / n,
             entropy: self.losses.iter().map(|l| l.entropy).sum::<f64>() / n,
+            learning_rate: self.trainer.optimizer().lr(),
             samples_per_s: (self.losses.len() * self.config.train.batch_size) as f64 / secs,
             games_per_s: self.window_games as f64 / secs,
             games: self.shared().counters.games.load(Ordering::Relaxed),
@@ -334,6 +339,17 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         self.window_start = Instant::now();
     }
 
+    /// The learning rate of the next step: the configured one, annealed near the end of a
+    /// bounded session.
+    fn learning_rate(&self) -> f64 {
+        let l = &self.config.learner;
+        let factor = match self.bound.progress(self.first_step, self.trainer.step, Instant::now()) {
+            Some(p) => anneal_factor(p, l.anneal_fraction, l.anneal_factor),
+            None => 1.0,
+        };
+        self.config.train.learning_rate * factor
+    }
+
     /// Runs until the stop flag is set or `max_steps` is reached; checkpoints on the way out.
     pub fn run(mut self, shared: Arc<Shared>) -> Result<(), String> {
         self.shared = Some(shared);
@@ -342,8 +358,10 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let batch_size = cfg.train.batch_size;
         let mut batch = Batch::default();
         let mut last_checkpoint_step = self.trainer.step;
+        self.first_step = self.trainer.step;
         loop {
-            if self.shared().stop.load(Ordering::Relaxed) || self.max_steps.is_some_and(|m| self.trainer.step >= m) {
+            if self.shared().stop.load(Ordering::Relaxed) || self.bound.max_steps.is_some_and(|m| self.trainer.step >= m)
+            {
                 break;
             }
             self.take_incoming(None);
@@ -358,6 +376,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 continue;
             }
             self.buffer.sample_batch(&mut batch, batch_size, &mut self.rng).map_err(|e| e.to_string())?;
+            self.trainer.set_learning_rate(self.learning_rate());
             let losses = self.trainer.train_step(&batch);
             self.losses.push(losses);
             self.shared().counters.steps.store(self.trainer.step, Ordering::Relaxed);
@@ -383,6 +402,49 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     }
 }
 
+/// What bounds this learner session: a wall-clock deadline (`dojo train --for`) and a total
+/// step count (`--steps`), either, both or neither.
+#[derive(Clone, Copy, Debug)]
+pub struct SessionBound {
+    started: Instant,
+    deadline: Option<Instant>,
+    pub max_steps: Option<u64>,
+}
+
+impl SessionBound {
+    pub fn new(deadline: Option<Instant>, max_steps: Option<u64>) -> SessionBound {
+        SessionBound { started: Instant::now(), deadline, max_steps }
+    }
+
+    /// How far through its bound the session is, in `0..=1`: the further of the time and
+    /// the step fraction. `None` for an unbounded session.
+    pub fn progress(&self, first_step: u64, step: u64, now: Instant) -> Option<f64> {
+        let by_time = self.deadline.map(|d| {
+            let total = d.saturating_duration_since(self.started).as_secs_f64();
+            let done = now.saturating_duration_since(self.started).as_secs_f64();
+            if total > 0.0 { (done / total).min(1.0) } else { 1.0 }
+        });
+        let by_steps = self.max_steps.map(|m| {
+            let total = m.saturating_sub(first_step);
+            if total > 0 { (step.saturating_sub(first_step) as f64 / total as f64).min(1.0) } else { 1.0 }
+        });
+        match (by_time, by_steps) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// The learning-rate multiplier at `progress` through a bounded session: 1 until the final
+/// `fraction`, then falling linearly to `end` at the bound.
+pub fn anneal_factor(progress: f64, fraction: f64, end: f64) -> f64 {
+    if fraction <= 0.0 {
+        return 1.0;
+    }
+    let into = ((progress - (1.0 - fraction)) / fraction).clamp(0.0, 1.0);
+    1.0 - (1.0 - end) * into
+}
+
 /// What [`TrainingLoop::restore`] needs.
 pub struct RestoreInputs<G: Game> {
     pub run: RunDir,
@@ -390,5 +452,35 @@ pub struct RestoreInputs<G: Game> {
     pub start: G,
     pub stored: Vec<GameRecord>,
     pub incoming: Receiver<GameRecord>,
-    pub max_steps: Option<u64>,
+    pub bound: SessionBound,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_is_the_further_of_time_and_steps() {
+        let start = Instant::now();
+        let unbounded = SessionBound { started: start, deadline: None, max_steps: None };
+        assert_eq!(unbounded.progress(0, 500, start + Duration::from_secs(9)), None);
+        let both = SessionBound { started: start, deadline: Some(start + Duration::from_secs(100)), max_steps: Some(300) };
+        // Resumed at step 100: 50 of the session's 200 steps is 0.25, 40 s of 100 is 0.4.
+        assert_eq!(both.progress(100, 150, start + Duration::from_secs(40)), Some(0.4));
+        assert_eq!(both.progress(100, 260, start + Duration::from_secs(40)), Some(0.8));
+        assert_eq!(both.progress(100, 400, start + Duration::from_secs(400)), Some(1.0));
+        // Already at the step bound when the session starts: done.
+        let steps = SessionBound { started: start, deadline: None, max_steps: Some(50) };
+        assert_eq!(steps.progress(80, 80, start), Some(1.0));
+    }
+
+    #[test]
+    fn learning_rate_anneals_only_in_the_final_fraction() {
+        assert_eq!(anneal_factor(0.5, 0.3, 0.1), 1.0);
+        assert_eq!(anneal_factor(0.7, 0.3, 0.1), 1.0);
+        assert!((anneal_factor(0.85, 0.3, 0.1) - 0.55).abs() < 1e-12);
+        assert!((anneal_factor(1.0, 0.3, 0.1) - 0.1).abs() < 1e-12);
+        assert_eq!(anneal_factor(1.0, 0.0, 0.1), 1.0, "fraction 0 turns annealing off");
+        assert!((anneal_factor(0.0, 1.0, 0.5) - 1.0).abs() < 1e-12);
+    }
 }

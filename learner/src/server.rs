@@ -2,7 +2,7 @@
 
 use crate::config::RunConfig;
 use crate::gamelog::GameLog;
-use crate::learner::{Counters, RestoreInputs, Shared, TrainingLoop};
+use crate::learner::{Counters, RestoreInputs, SessionBound, Shared, TrainingLoop};
 use crate::run_dir::RunDir;
 use crate::service::{check_token, LearnerService};
 use dojo_core::game::{FromAnyGame, Game};
@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 /// How to start a learner.
 #[derive(Clone, Debug)]
@@ -26,6 +27,9 @@ pub struct LearnerOptions {
     pub token: Option<String>,
     /// Stop training after this many steps (in total, counting earlier sessions).
     pub max_steps: Option<u64>,
+    /// When the caller will stop this session (`dojo train --for`); with `max_steps` it
+    /// bounds the session, and the learning rate anneals towards the nearer bound.
+    pub deadline: Option<Instant>,
 }
 
 /// A running learner.
@@ -91,7 +95,7 @@ fn start_typed<G: Game + FromAnyGame>(
         start,
         stored,
         incoming: rx,
-        max_steps: opts.max_steps,
+        bound: SessionBound::new(opts.deadline, opts.max_steps),
     })?;
     if !unusable.is_empty() {
         tracing::warn!("{} stored games could not be replayed for training", unusable.len());

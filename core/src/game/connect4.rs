@@ -915,15 +915,23 @@ impl<B: BitWord> Game for Connect4<B> {
     }
 
     fn plane_shape(&self) -> PlaneShape {
-        PlaneShape { channels: 4, height: self.height as usize, width: self.width as usize }
+        PlaneShape { channels: 6, height: self.height as usize, width: self.width as usize }
     }
 
-    /// Planes: side to move's discs, opponent's discs, the last move, blocked cells; plane
-    /// row 0 is the top row of the board, so a plane reads like a diagram.
+    /// Planes: side to move's discs, opponent's discs, the last move, blocked cells, a plane
+    /// of ones, and a plane of ones when the first player is to move. Plane row 0 is the
+    /// top row of the board, so a plane reads like a diagram.
+    ///
+    /// Why the last two: the convolutions pad with zeros, so on an empty stretch of board a
+    /// cell next to the edge looks like any other unless one plane is 1 on the board and 0
+    /// in the padding (KataGo's on-board plane). And Connect Four is a game of parity: a
+    /// threat on an odd row is worth something to the first player, one on an even row to
+    /// the second. From stone counts alone a convolution cannot tell which side it is
+    /// looking at; the side-to-move plane tells every cell of the trunk.
     fn encode_planes(&self, out: &mut [f32]) {
         let (w, h) = (self.width as usize, self.height as usize);
         let plane = w * h;
-        debug_assert_eq!(out.len(), 4 * plane);
+        debug_assert_eq!(out.len(), 6 * plane);
         out.fill(0.0);
         let last = if self.last_bit == NO_LAST { B::zero() } else { B::bit(self.last_bit as u32) };
         let sets = [self.current_stones(), self.opponent_stones(), last, self.blocked];
@@ -934,6 +942,10 @@ impl<B: BitWord> Game for Connect4<B> {
                 out[ch * plane + (h - 1 - r) * w + c] = 1.0;
                 bits = bits.clear_lowest();
             }
+        }
+        out[4 * plane..5 * plane].fill(1.0);
+        if self.side_to_move() == Player::First {
+            out[5 * plane..6 * plane].fill(1.0);
         }
     }
 

@@ -523,14 +523,16 @@ impl Game for Gomoku {
     }
 
     fn plane_shape(&self) -> PlaneShape {
-        PlaneShape { channels: 3, height: self.size(), width: self.size() }
+        PlaneShape { channels: 4, height: self.size(), width: self.size() }
     }
 
-    /// Planes (AlphaFive's): the side to move's stones, the opponent's stones, the last move.
+    /// Planes: AlphaFive's three (the side to move's stones, the opponent's stones, the last
+    /// move) and a plane of ones. The convolutions pad with zeros, so without it an empty
+    /// cell by the edge looks like any other, yet a line of five cannot run past the edge.
     fn encode_planes(&self, out: &mut [f32]) {
         let s = self.size();
         let n = s * s;
-        debug_assert_eq!(out.len(), 3 * n);
+        debug_assert_eq!(out.len(), 4 * n);
         out.fill(0.0);
         let me = self.side().index();
         for (c, player) in [me, 1 - me].into_iter().enumerate() {
@@ -546,6 +548,7 @@ impl Game for Gomoku {
         if let Some(a) = self.last_action() {
             out[2 * n + a as usize] = 1.0;
         }
+        out[3 * n..].fill(1.0);
     }
 
     /// `x,y`, 0-based, as in the Gomocup protocol.

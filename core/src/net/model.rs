@@ -58,6 +58,26 @@ impl Architecture {
         if !(1..=1024).contains(&self.channels) {
             return Err(format!("channels = {} must be within 1..=1024", self.channels));
         }
+        self.check_input_matches_game()
+    }
+
+    /// The input planes and move space must be the ones the game encodes today: a
+    /// checkpoint from a build whose planes differed would otherwise feed the network
+    /// tensors of the wrong shape.
+    fn check_input_matches_game(&self) -> Result<(), String> {
+        let Ok(start) = self.game.start() else {
+            return Ok(()); // a spec that draws its board per game has no one shape to check
+        };
+        let (shape, actions) = crate::with_game!(&start, g => (g.plane_shape(), g.num_actions()));
+        let ours = (self.input_channels, self.height, self.width, self.actions);
+        let game = (shape.channels, shape.height, shape.width, actions);
+        if ours != game {
+            return Err(format!(
+                "the network takes {} input planes of {}x{} and {} moves, but {} is encoded as {} planes \
+                 of {}x{} with {} moves (a checkpoint from an older dojo with other input planes?)",
+                ours.0, ours.2, ours.1, ours.3, self.game, game.0, game.2, game.1, game.3
+            ));
+        }
         Ok(())
     }
 
