@@ -5,6 +5,8 @@
 # Knobs (environment): GAME (connect4), BLOCKS (3), CHANNELS (32), GAMES (games per
 # generation, 2000), SIMS (200), STEPS (training steps per generation, 400), WINDOW
 # (generations of games to train on, 4), WORKERS (self-play processes, = cores), LR (1e-3),
+# ANNEAL (0.3) and ANNEAL_FACTOR (0.1): over the last ANNEAL of the GENERATIONS the learning
+# rate falls linearly to ANNEAL_FACTOR x LR, as `dojo train` does in a bounded run,
 # DOJO_BIN (a dojo binary to use instead of building one: keeps a long run independent of
 # later edits to the checkout).
 # Each generation's checkpoint is RUN_DIR/genN.safetensors (+ .json); games are
@@ -22,6 +24,8 @@ steps=${STEPS:-400}
 window=${WINDOW:-4}
 workers=${WORKERS:-$(nproc)}
 lr=${LR:-1e-3}
+anneal=${ANNEAL:-0.3}
+anneal_factor=${ANNEAL_FACTOR:-0.1}
 if [ -n "${DOJO_BIN:-}" ]; then
   dojo() { "$DOJO_BIN" "$@"; }
 else
@@ -51,7 +55,12 @@ for ((g = last + 1; g <= generations; g++)); do
   for ((k = g - window + 1; k <= g; k++)); do
     [ "$k" -ge 1 ] && files+=("$run"/games-"$k".part*.rec)
   done
-  echo "== generation $g: learn $steps steps on ${#files[@]} files"
-  dojo learn --init "$prev" --games "${files[@]}" --steps "$steps" --lr "$lr" \
+  # The generation's learning rate: LR until the last ANNEAL of the generations, then
+  # linearly down to ANNEAL_FACTOR x LR at the last one.
+  lr_g=$(awk -v g="$g" -v n="$generations" -v lr="$lr" -v f="$anneal" -v e="$anneal_factor" 'BEGIN {
+    into = (f > 0) ? (g / n - (1 - f)) / f : 0; if (into < 0) into = 0; if (into > 1) into = 1
+    printf "%.6g", lr * (1 - (1 - e) * into) }')
+  echo "== generation $g: learn $steps steps on ${#files[@]} files, learning rate $lr_g"
+  dojo learn --init "$prev" --games "${files[@]}" --steps "$steps" --lr "$lr_g" \
     --out "$run/gen$g" --threads "$workers" --seed "$g" 2>&1 | grep -v '^\s*$' | tail -n 2
 done

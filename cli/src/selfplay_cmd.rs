@@ -43,6 +43,10 @@ pub struct SelfPlayArgs {
     /// Playouts of the fast searches (see --full-search-fraction).
     #[arg(long, default_value_t = SelfPlayConfig::default().fast_simulations)]
     fast_sims: u32,
+    /// Each game opens with 0..=N uniformly random moves (not trained on), so the network
+    /// meets openings its own play avoids; 0 = off.
+    #[arg(long, default_value_t = SelfPlayConfig::default().random_opening_plies)]
+    random_opening_plies: u32,
     /// Seed (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
@@ -96,6 +100,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         resign_threshold: args.resign_threshold,
         full_search_fraction: args.full_search_fraction,
         fast_simulations: args.fast_sims,
+        random_opening_plies: args.random_opening_plies,
         ..SelfPlayConfig::default()
     };
     let seed = args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64());

@@ -269,6 +269,7 @@ fn self_play_engine_writes_valid_records() {
         parallel_games: 3,
         temperature_moves: 4,
         full_search_fraction: 1.0,
+        random_opening_plies: 0,
         ..SelfPlayConfig::default()
     };
     let mut engine = c4_engine(search, play, 9, 5);
@@ -322,9 +323,47 @@ fn playout_cap_randomisation_trains_only_the_full_searches() {
     assert!((0.15..0.45).contains(&share), "{trained} of {total}");
     assert!(spread * 2 > trained, "only {spread} of {trained} full searches spread their playouts");
     // Every move searched 40 would make more playouts than fast ones allow.
-    let full_only = SelfPlayConfig { parallel_games: 4, full_search_fraction: 1.0, ..SelfPlayConfig::default() };
+    let full_only = SelfPlayConfig {
+        parallel_games: 4,
+        full_search_fraction: 1.0,
+        random_opening_plies: 0,
+        ..SelfPlayConfig::default()
+    };
     let search = SearchConfig { simulations: 40, ..SearchConfig::default() };
     let mut engine = c4_engine(search, full_only, 4, 12);
+    let records = engine.play_games(&mut UniformEvaluator, |_| {});
+    assert!(records.iter().all(|r| r.moves.iter().all(|m| m.train)));
+}
+
+#[test]
+fn games_open_with_up_to_n_random_untrained_moves() {
+    let search = SearchConfig { simulations: 8, ..SearchConfig::default() };
+    let play = SelfPlayConfig {
+        parallel_games: 8,
+        full_search_fraction: 1.0,
+        random_opening_plies: 3,
+        ..SelfPlayConfig::default()
+    };
+    let mut engine = c4_engine(search, play.clone(), 21, 80);
+    let records = engine.play_games(&mut UniformEvaluator, |_| {});
+    let mut seen = [0usize; 4];
+    let mut openings = std::collections::HashSet::new();
+    for r in &records {
+        r.validate().unwrap();
+        // Every searched move is a full search here, so the untrained prefix is the random
+        // opening.
+        let random = r.moves.iter().take_while(|m| !m.train).count();
+        assert!(random <= 3, "{random} random plies");
+        assert!(r.moves[random..].iter().all(|m| m.train));
+        seen[random] += 1;
+        openings.insert(r.moves[..random].iter().map(|m| m.action).collect::<Vec<_>>());
+    }
+    assert!(seen.iter().all(|&n| n >= 8), "opening lengths 0..=3 drawn {seen:?} times of 80");
+    assert!(openings.len() > 30, "only {} different openings", openings.len());
+    assert_eq!(engine.stats.moves as usize, records.iter().map(|r| r.moves.len()).sum::<usize>());
+
+    let off = SelfPlayConfig { random_opening_plies: 0, ..play };
+    let mut engine = c4_engine(SearchConfig { simulations: 8, ..SearchConfig::default() }, off, 21, 10);
     let records = engine.play_games(&mut UniformEvaluator, |_| {});
     assert!(records.iter().all(|r| r.moves.iter().all(|m| m.train)));
 }
@@ -343,7 +382,8 @@ fn the_engine_sends_each_position_to_the_network_once_per_model() {
     // position goes to the network once, however many games reach it, in one batch or in
     // different ones.
     let search = SearchConfig { simulations: 30, ..SearchConfig::default() };
-    let play = SelfPlayConfig { parallel_games: 8, ..SelfPlayConfig::default() };
+    // Every game starts from the empty board.
+    let play = SelfPlayConfig { parallel_games: 8, random_opening_plies: 0, ..SelfPlayConfig::default() };
     let mut engine = c4_engine(search.clone(), play.clone(), 2, 16);
     let mut net = Skewed::default();
     let mut finished = Vec::new();

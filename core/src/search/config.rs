@@ -162,6 +162,12 @@ pub struct SelfPlayConfig {
     pub full_search_fraction: f32,
     /// Playouts of a fast search (never more than `search.simulations`).
     pub fast_simulations: u32,
+    /// Each game of a two-player game opens with a number of uniformly random moves, drawn
+    /// from `0..=random_opening_plies` (moves that would end the game are not drawn). They
+    /// are not training targets. Self-play between copies of one network otherwise keeps
+    /// to the few openings it likes and never sees the odd moves an outside opponent
+    /// plays; 0 = off.
+    pub random_opening_plies: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -175,6 +181,7 @@ impl Default for SelfPlayConfig {
             no_resign_fraction: 0.1,
             full_search_fraction: 0.25,
             fast_simulations: 50,
+            random_opening_plies: 4,
         }
     }
 }

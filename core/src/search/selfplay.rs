@@ -140,13 +140,42 @@ impl<G: Game> SelfPlayEngine<G> {
             }
             *left -= 1;
         }
-        let game = (self.start)(&mut self.rng);
+        let mut game = (self.start)(&mut self.rng);
+        let mut record = GameRecord::new(new_game_id(&mut self.rng), game.spec(), self.model_version);
+        self.play_random_opening(&mut game, &mut record);
         let full_search = self.draw_full_search();
         let mut search = Search::new(self.search.clone(), full_search, Rng::seed(self.rng.next_u64()));
         search.set_root(&game);
-        let record = GameRecord::new(new_game_id(&mut self.rng), game.spec(), self.model_version);
         let no_resign = self.play.resign_threshold > 0.0 && self.rng.f32() < self.play.no_resign_fraction;
         Some(Slot { game, search, record, no_resign, low_streak: [0; 2], full_search })
+    }
+
+    /// Plays the game's random opening moves (see `SelfPlayConfig::random_opening_plies`)
+    /// and records them as moves that are not trained on. Only two-player games without
+    /// chance events get one; a move that would end the game is never drawn.
+    fn play_random_opening(&mut self, game: &mut G, record: &mut GameRecord) {
+        if self.play.random_opening_plies == 0 || game.num_players() != 2 {
+            return;
+        }
+        let plies = self.rng.below(self.play.random_opening_plies as usize + 1);
+        let mut moves = Vec::new();
+        for _ in 0..plies {
+            if !matches!(game.to_move(), ToMove::Player(_)) {
+                return;
+            }
+            game.legal_actions(&mut moves);
+            moves.retain(|&a| {
+                let mut next = game.clone();
+                next.play(a).is_ok() && next.outcome().is_none()
+            });
+            if moves.is_empty() {
+                return;
+            }
+            let action = moves[self.rng.below(moves.len())];
+            game.play(action).expect("a legal move");
+            record.moves.push(MoveRecord::untrained(action));
+            self.stats.moves += 1;
+        }
     }
 
     /// Whether the next move gets the full search (playout cap randomisation).
