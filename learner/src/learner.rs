@@ -360,7 +360,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let mut last_checkpoint_step = self.trainer.step;
         self.first_step = self.trainer.step;
         loop {
-            if self.shared().stop.load(Ordering::Relaxed) || self.bound.max_steps.is_some_and(|m| self.trainer.step >= m)
+            if self.shared().stop.load(Ordering::Relaxed)
+                || self.bound.max_steps.is_some_and(|m| self.trainer.step >= m)
             {
                 break;
             }
@@ -422,11 +423,19 @@ impl SessionBound {
         let by_time = self.deadline.map(|d| {
             let total = d.saturating_duration_since(self.started).as_secs_f64();
             let done = now.saturating_duration_since(self.started).as_secs_f64();
-            if total > 0.0 { (done / total).min(1.0) } else { 1.0 }
+            if total > 0.0 {
+                (done / total).min(1.0)
+            } else {
+                1.0
+            }
         });
         let by_steps = self.max_steps.map(|m| {
             let total = m.saturating_sub(first_step);
-            if total > 0 { (step.saturating_sub(first_step) as f64 / total as f64).min(1.0) } else { 1.0 }
+            if total > 0 {
+                (step.saturating_sub(first_step) as f64 / total as f64).min(1.0)
+            } else {
+                1.0
+            }
         });
         match (by_time, by_steps) {
             (Some(a), Some(b)) => Some(a.max(b)),
@@ -464,7 +473,8 @@ mod tests {
         let start = Instant::now();
         let unbounded = SessionBound { started: start, deadline: None, max_steps: None };
         assert_eq!(unbounded.progress(0, 500, start + Duration::from_secs(9)), None);
-        let both = SessionBound { started: start, deadline: Some(start + Duration::from_secs(100)), max_steps: Some(300) };
+        let both =
+            SessionBound { started: start, deadline: Some(start + Duration::from_secs(100)), max_steps: Some(300) };
         // Resumed at step 100: 50 of the session's 200 steps is 0.25, 40 s of 100 is 0.4.
         assert_eq!(both.progress(100, 150, start + Duration::from_secs(40)), Some(0.4));
         assert_eq!(both.progress(100, 260, start + Duration::from_secs(40)), Some(0.8));
