@@ -133,6 +133,8 @@ pub async fn fetch_model(
     if sidecar.sha256 != sha {
         return Err("model sidecar and weights disagree".into());
     }
+    // Sizes, and input planes the game still encodes this way (a learner of another build).
+    sidecar.architecture.validate().map_err(|e| format!("model v{version} cannot be used: {e}"))?;
     let model = checkpoint::model_from_bytes(&sidecar.architecture, &bytes, device).map_err(|e| e.to_string())?;
     Ok(Some(Downloaded { version, model, sidecar }))
 }
