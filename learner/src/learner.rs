@@ -131,8 +131,6 @@ pub struct TrainingLoop<G: Game + FromAnyGame> {
     rng: Rng,
     version: u64,
     bound: SessionBound,
-    /// The step this session started at (the bound's steps count from the run's start).
-    first_step: u64,
     // Metrics since the last line.
     losses: Vec<Losses>,
     window_start: Instant,
@@ -198,7 +196,6 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             rng: Rng::from_entropy(),
             version,
             bound,
-            first_step: 0,
             losses: Vec::new(),
             window_start: Instant::now(),
             window_games: 0,
@@ -343,7 +340,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     /// bounded session.
     fn learning_rate(&self) -> f64 {
         let l = &self.config.learner;
-        let factor = match self.bound.progress(self.first_step, self.trainer.step, Instant::now()) {
+        let factor = match self.bound.progress(self.trainer.step, Instant::now()) {
             Some(p) => anneal_factor(p, l.anneal_fraction, l.anneal_factor),
             None => 1.0,
         };
@@ -358,7 +355,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let batch_size = cfg.train.batch_size;
         let mut batch = Batch::default();
         let mut last_checkpoint_step = self.trainer.step;
-        self.first_step = self.trainer.step;
+        self.bound.first_step = self.trainer.step;
         loop {
             if self.shared().stop.load(Ordering::Relaxed)
                 || self.bound.max_steps.is_some_and(|m| self.trainer.step >= m)
@@ -409,17 +406,21 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
 pub struct SessionBound {
     started: Instant,
     deadline: Option<Instant>,
+    /// Total steps of the run (earlier sessions included) at which training stops.
     pub max_steps: Option<u64>,
+    /// The step this session started at, set when training starts.
+    first_step: u64,
 }
 
 impl SessionBound {
     pub fn new(deadline: Option<Instant>, max_steps: Option<u64>) -> SessionBound {
-        SessionBound { started: Instant::now(), deadline, max_steps }
+        SessionBound { started: Instant::now(), deadline, max_steps, first_step: 0 }
     }
 
     /// How far through its bound the session is, in `0..=1`: the further of the time and
     /// the step fraction. `None` for an unbounded session.
-    pub fn progress(&self, first_step: u64, step: u64, now: Instant) -> Option<f64> {
+    pub fn progress(&self, step: u64, now: Instant) -> Option<f64> {
+        let first_step = self.first_step;
         let by_time = self.deadline.map(|d| {
             let total = d.saturating_duration_since(self.started).as_secs_f64();
             let done = now.saturating_duration_since(self.started).as_secs_f64();
@@ -471,17 +472,17 @@ mod tests {
     #[test]
     fn progress_is_the_further_of_time_and_steps() {
         let start = Instant::now();
-        let unbounded = SessionBound { started: start, deadline: None, max_steps: None };
-        assert_eq!(unbounded.progress(0, 500, start + Duration::from_secs(9)), None);
-        let both =
-            SessionBound { started: start, deadline: Some(start + Duration::from_secs(100)), max_steps: Some(300) };
+        let unbounded = SessionBound { started: start, deadline: None, max_steps: None, first_step: 0 };
+        assert_eq!(unbounded.progress(500, start + Duration::from_secs(9)), None);
+        let deadline = Some(start + Duration::from_secs(100));
+        let both = SessionBound { started: start, deadline, max_steps: Some(300), first_step: 100 };
         // Resumed at step 100: 50 of the session's 200 steps is 0.25, 40 s of 100 is 0.4.
-        assert_eq!(both.progress(100, 150, start + Duration::from_secs(40)), Some(0.4));
-        assert_eq!(both.progress(100, 260, start + Duration::from_secs(40)), Some(0.8));
-        assert_eq!(both.progress(100, 400, start + Duration::from_secs(400)), Some(1.0));
+        assert_eq!(both.progress(150, start + Duration::from_secs(40)), Some(0.4));
+        assert_eq!(both.progress(260, start + Duration::from_secs(40)), Some(0.8));
+        assert_eq!(both.progress(400, start + Duration::from_secs(400)), Some(1.0));
         // Already at the step bound when the session starts: done.
-        let steps = SessionBound { started: start, deadline: None, max_steps: Some(50) };
-        assert_eq!(steps.progress(80, 80, start), Some(1.0));
+        let steps = SessionBound { started: start, deadline: None, max_steps: Some(50), first_step: 80 };
+        assert_eq!(steps.progress(80, start), Some(1.0));
     }
 
     #[test]
