@@ -4,13 +4,14 @@
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::{Fib2584, Twenty48};
-use dojo_core::game::{Game, GameSpec};
+use dojo_core::game::{FromAnyGame, Game, GameSpec};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
+use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_core::search::player::{Agent, RandomAgent};
 use dojo_core::search::solver_agent::SolverAgent;
@@ -29,8 +30,10 @@ pub enum PlayerSpec {
     Mcts { iterations: u32, uniform: bool },
     /// The exact Connect Four solver (`solver` or `solver:NODES` for its per-move budget).
     Solver { max_nodes: u64 },
-    /// A network checkpoint with the PUCT search: `net:PATH` or `net:PATH:sims=N`.
-    Net { path: PathBuf, sims: u32 },
+    /// A network checkpoint with the PUCT search: `net:PATH`, then the options `:sims=N`
+    /// and `:avg` (every evaluation averaged over the board's symmetries, at k times the
+    /// network cost), e.g. `net:PATH:sims=400:avg`.
+    Net { path: PathBuf, sims: u32, average_symmetries: bool },
 }
 
 pub const DEFAULT_NET_SIMS: u32 = 200;
@@ -60,24 +63,33 @@ impl FromStr for PlayerSpec {
                 Ok(PlayerSpec::Mcts { iterations, uniform })
             }
             ["net", rest @ ..] if !rest.is_empty() => {
-                // The path may itself contain ':'; only a trailing `sims=N` is an option.
-                let (path, sims) = match rest.split_last() {
-                    Some((last, path)) if last.starts_with("sims=") && !path.is_empty() => {
-                        let n = last["sims=".len()..].parse::<u32>().map_err(|_| bad("sims=N needs a number"))?;
-                        (path.join(":"), n)
+                // The path may itself contain ':'; only trailing `sims=N` and `avg` are options.
+                let mut path = rest;
+                let (mut sims, mut average_symmetries) = (DEFAULT_NET_SIMS, false);
+                while let Some((last, before)) = path.split_last() {
+                    if before.is_empty() {
+                        break;
+                    } else if let Some(n) = last.strip_prefix("sims=") {
+                        sims = n.parse::<u32>().map_err(|_| bad("sims=N needs a number"))?;
+                    } else if *last == "avg" {
+                        average_symmetries = true;
+                    } else {
+                        break;
                     }
-                    _ => (rest.join(":"), DEFAULT_NET_SIMS),
-                };
+                    path = before;
+                }
                 if sims == 0 {
                     return Err(bad("sims must be at least 1"));
                 }
-                Ok(PlayerSpec::Net { path: PathBuf::from(path), sims })
+                Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), sims, average_symmetries })
             }
             ["solver"] => Ok(PlayerSpec::Solver { max_nodes: DEFAULT_SOLVER_NODES }),
             ["solver", n] => Ok(PlayerSpec::Solver {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
-            _ => Err(bad("expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH or net:PATH:sims=N")),
+            _ => Err(bad(
+                "expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH or net:PATH:sims=N:avg",
+            )),
         }
     }
 }
@@ -90,8 +102,16 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Mcts { iterations, uniform: true } => write!(f, "mcts:{iterations}:uniform"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
-            PlayerSpec::Net { path, sims } if *sims == DEFAULT_NET_SIMS => write!(f, "net:{}", path.display()),
-            PlayerSpec::Net { path, sims } => write!(f, "net:{}:sims={sims}", path.display()),
+            PlayerSpec::Net { path, sims, average_symmetries } => {
+                write!(f, "net:{}", path.display())?;
+                if *sims != DEFAULT_NET_SIMS {
+                    write!(f, ":sims={sims}")?;
+                }
+                if *average_symmetries {
+                    write!(f, ":avg")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -101,29 +121,41 @@ fn mcts_config(iterations: u32) -> MctsConfig {
 }
 
 /// Games whose baseline players the arbiter can build.
-pub trait BaselinePlayers: Game + Sized {
+pub trait BaselinePlayers: Game + FromAnyGame + Sized {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String>;
 }
 
 /// The players every game has: random and MCTS with uniform rollouts.
-fn generic_baseline<G: Game>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
+fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
     let rng = Rng::seed(seed);
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
         PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
         PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
-        PlayerSpec::Net { ref path, sims } => {
+        PlayerSpec::Net { ref path, sims, average_symmetries } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
             let loaded = checkpoint::load(path, Device::Cpu, None).map_err(|e| e.to_string())?;
             let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
-            Ok(Box::new(NetAgent::new(NetEvaluator::new(loaded.model), config, spec.to_string(), rng)))
+            let network = NetEvaluator::new(loaded.model);
+            let name = spec.to_string();
+            if !average_symmetries {
+                return Ok(Box::new(NetAgent::new(network, config, name, rng)));
+            }
+            // The symmetry maps only need the board's shape: the checkpoint's game has it.
+            let board = loaded.sidecar.architecture.game.start().ok().and_then(G::from_any).ok_or_else(|| {
+                format!("{}: cannot average over symmetries of {}", path.display(), loaded.sidecar.architecture.game)
+            })?;
+            Ok(Box::new(NetAgent::new(SymmetryAveraged::new(network, board), config, name, rng)))
         }
     }
 }
 
 /// Connect Four players: MCTS with seed 001's rollouts; the solver where the board fits it.
-fn connect4_baseline<B: BitWord>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Connect4<B>>>, String> {
+fn connect4_baseline<B: BitWord>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Connect4<B>>>, String>
+where
+    Connect4<B>: FromAnyGame,
+{
     match *spec {
         PlayerSpec::Mcts { iterations, uniform: false } => {
             Ok(Box::new(Mcts::new(mcts_config(iterations), Connect4Rollout, Rng::seed(seed))))
@@ -197,13 +229,24 @@ mod tests {
             "solver:1000",
             "net:a/b.safetensors",
             "net:c:d.json:sims=50",
+            "net:c:d.json:sims=50:avg",
+            "net:e.json:avg",
         ] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }
         assert_eq!("mcts".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts { iterations: 1000, uniform: false });
         assert_eq!(
             "net:x.json:sims=7".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Net { path: PathBuf::from("x.json"), sims: 7 }
+            PlayerSpec::Net { path: PathBuf::from("x.json"), sims: 7, average_symmetries: false }
+        );
+        // Options come in either order; a path may hold ':' but not end in an option.
+        assert_eq!(
+            "net:a:b:avg:sims=9".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Net { path: PathBuf::from("a:b"), sims: 9, average_symmetries: true }
+        );
+        assert_eq!(
+            "net:avg".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Net { path: PathBuf::from("avg"), sims: DEFAULT_NET_SIMS, average_symmetries: false }
         );
         for (bad, why) in [
             ("net:x:sims=0", "at least 1"),

@@ -11,6 +11,7 @@ use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
+use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::player::Agent;
 use dojo_core::search::solver::{Position, Solver};
 use dojo_core::with_game;
@@ -27,6 +28,10 @@ pub struct BestMoveArgs {
     /// Checkpoint to play with.
     #[arg(long)]
     model: PathBuf,
+    /// Average every network evaluation over the board's symmetries (k times the network
+    /// cost: 2 for Connect Four, 8 for Gomoku).
+    #[arg(long)]
+    average_symmetries: bool,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -37,12 +42,21 @@ pub struct BestMoveArgs {
 pub fn net_agent<G: Game>(
     model: &Path,
     spec: &GameSpec,
+    start: &G,
     search: &SearchArgs,
+    average_symmetries: bool,
     device: tch::Device,
 ) -> Result<NetAgent<G>> {
     let loaded = load_checkpoint(model, device, Some(spec))?;
-    let name = format!("net:{}:sims={}", model.display(), search.sims);
-    Ok(NetAgent::new(NetEvaluator::new(loaded.model), search.config(), name, Rng::seed(0)))
+    let network = NetEvaluator::new(loaded.model);
+    let (config, rng) = (search.config(), Rng::seed(0));
+    Ok(if average_symmetries {
+        let name = format!("net:{}:sims={}:avg", model.display(), search.sims);
+        NetAgent::new(SymmetryAveraged::new(network, start.clone()), config, name, rng)
+    } else {
+        let name = format!("net:{}:sims={}", model.display(), search.sims);
+        NetAgent::new(network, config, name, rng)
+    })
 }
 
 /// Plays `moves` (text) from `start`; the position must not be over.
@@ -65,7 +79,7 @@ pub fn run_bestmove(args: BestMoveArgs) -> Result<()> {
 }
 
 fn bestmove_typed<G: Game>(start: G, spec: &GameSpec, args: &BestMoveArgs, device: tch::Device) -> Result<()> {
-    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &args.search, device)?;
+    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &start, &args.search, args.average_symmetries, device)?;
     let mut out = std::io::stdout().lock();
     let mut failures = 0;
     for (number, line) in std::io::stdin().lock().lines().enumerate() {
@@ -108,6 +122,10 @@ pub struct EvalArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Average every network evaluation over the board's symmetries (k times the network
+    /// cost: 2 for Connect Four, 8 for Gomoku).
+    #[arg(long)]
+    average_symmetries: bool,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -226,7 +244,7 @@ fn eval_typed<G: Game>(
     device: tch::Device,
     mut judge: impl FnMut(&G) -> Verdict,
 ) -> Result<EvalReport> {
-    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &args.search, device)?;
+    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &start, &args.search, args.average_symmetries, device)?;
     let mut report = EvalReport {
         model: args.model.display().to_string(),
         mover: if args.policy { "policy" } else { "search" },

@@ -1,7 +1,6 @@
 //! A network-guided player for matches and analysis: the PUCT graph search with the
 //! network, no noise, most-visited move.
 
-use super::infer::NetEvaluator;
 use crate::game::{Action, Game};
 use crate::rng::Rng;
 use crate::search::config::SearchConfig;
@@ -11,13 +10,15 @@ use crate::search::puct::Search;
 
 pub struct NetAgent<G: Game> {
     search: Search<G>,
-    evaluator: NetEvaluator,
+    evaluator: Box<dyn Evaluator>,
     name: String,
 }
 
 impl<G: Game> NetAgent<G> {
-    pub fn new(evaluator: NetEvaluator, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
-        NetAgent { search: Search::new(config, false, rng), evaluator, name }
+    /// `evaluator` is the network, alone or wrapped (e.g. in
+    /// [`crate::search::evaluator::SymmetryAveraged`]).
+    pub fn new(evaluator: impl Evaluator + 'static, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
+        NetAgent { search: Search::new(config, false, rng), evaluator: Box::new(evaluator), name }
     }
 
     /// Searches `game` and returns the search for inspection (root children, value).

@@ -1,0 +1,68 @@
+//! `dojo match` and `dojo bestmove` with network players, as a user runs them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn dojo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dojo")).args(args).output().expect("the dojo binary runs")
+}
+
+fn stdout_of(out: &Output) -> String {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn a_network_averaged_over_symmetries_plays_a_match_and_keeps_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let a = format!("net:{}:sims=16:avg", path(&net));
+    let out = stdout_of(&dojo(&[
+        "match",
+        "--a",
+        &a,
+        "--b",
+        "random",
+        "--games",
+        "4",
+        "--threads",
+        "1",
+        "--seed",
+        "3",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["a"], a.as_str(), "{out}");
+    assert_eq!(v["games"], 4);
+    let played = ["wins", "draws", "losses"].iter().map(|k| v[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(played, 4);
+
+    // A misspelt option is not taken for part of the path: the checkpoint is not found.
+    let bad = dojo(&["match", "--a", &format!("net:{}:average", path(&net)), "--b", "random", "--games", "2"]);
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("net:average"), "{stderr}");
+}
+
+#[test]
+fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    // First player has three in column 1 (and the second three in column 2): column 1 wins.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
+        .args(["bestmove", "--model", path(&net), "--sims", "8", "--average-symmetries"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"121212\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(stdout_of(&out).trim(), "1");
+}
