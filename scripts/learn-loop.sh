@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The offline AlphaZero loop: selfplay -> learn, generation after generation, on this
 # machine. Usage:
-#   scripts/learn-loop.sh RUN_DIR [GENERATIONS]
+#   scripts/learn-loop.sh RUN_DIR [GENERATIONS (60: about an hour on 2 cores)]
 # Knobs (environment): GAME (connect4), BLOCKS (3), CHANNELS (32), GAMES (games per
-# generation, 2000), SIMS (200), STEPS (training steps per generation, 400), WINDOW
+# generation, 2000), SIMS (200), STEPS (training steps per generation, 500), WINDOW
 # (generations of games to train on, 4), WORKERS (self-play processes, = cores), LR (1e-3),
 # ANNEAL (0.3) and ANNEAL_FACTOR (0.1): over the last ANNEAL of the GENERATIONS the learning
 # rate falls linearly to ANNEAL_FACTOR x LR, as `dojo train` does in a bounded run,
@@ -14,13 +14,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run=${1:?usage: scripts/learn-loop.sh RUN_DIR [GENERATIONS]}
-generations=${2:-20}
+generations=${2:-60}
 game=${GAME:-connect4}
 blocks=${BLOCKS:-3}
 channels=${CHANNELS:-32}
 games=${GAMES:-2000}
 sims=${SIMS:-200}
-steps=${STEPS:-400}
+steps=${STEPS:-500}
 window=${WINDOW:-4}
 workers=${WORKERS:-$(nproc)}
 lr=${LR:-1e-3}

@@ -177,6 +177,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_shipped_gomoku_config_loads_with_what_it_promises() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/gomoku9.toml");
+        let c = RunConfig::load(&path).unwrap();
+        assert_eq!(c.game.to_string(), "gomoku:9");
+        assert_eq!(c.search.simulations, 100);
+        assert_eq!(c.selfplay.full_search_fraction, 1.0);
+        assert_eq!(c.selfplay.random_opening_plies, 6);
+        // Everything it does not name keeps its default.
+        assert_eq!(c.net, RunConfig::default().net);
+        assert_eq!(c.replay, RunConfig::default().replay);
+    }
+
+    #[test]
     fn defaults_round_trip_through_toml() {
         let c = RunConfig::default();
         let text = c.to_toml();
