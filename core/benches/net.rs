@@ -41,10 +41,15 @@ fn puct_playouts(c: &mut Criterion) {
     let sims = 20_000;
     let mut group = c.benchmark_group("puct_uniform_connect4");
     group.throughput(Throughput::Elements(sims as u64)).sample_size(10);
-    // With and without the one-ply lookahead at each expansion, to show what it costs.
-    for (name, tactics) in [("20k_playouts_from_empty", true), ("20k_playouts_from_empty_no_tactics", false)] {
+    // With the two-step lookahead (the default), one ply only, and none at each expansion,
+    // to show what each costs.
+    for (name, tactics, two_step_kills) in [
+        ("20k_playouts_from_empty", true, true),
+        ("20k_playouts_from_empty_one_ply_tactics", true, false),
+        ("20k_playouts_from_empty_no_tactics", false, false),
+    ] {
         group.bench_function(name, |b| {
-            let config = SearchConfig { simulations: sims, tactics, ..SearchConfig::default() };
+            let config = SearchConfig { simulations: sims, tactics, two_step_kills, ..SearchConfig::default() };
             let mut search = Search::new(config, false, Rng::seed(1));
             b.iter(|| {
                 search.clear();

@@ -3,7 +3,8 @@
 
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::{
-    lookahead_by_play, Action, AnyGame, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove,
+    lookahead_by_play, two_step_lookahead_by_play, Action, AnyGame, Game, GameError, GameSpec, Lookahead, Outcome,
+    Player, ToMove,
 };
 use dojo_core::rng::Rng;
 use std::collections::HashMap;
@@ -849,6 +850,76 @@ fn lookahead_matches_playing_every_move_and_reply() {
     }
     let seen = lookahead_agrees_with_play::<Bits192>(12, 10, &[(0, 0), (6, 2)], 40);
     assert!(seen.iter().all(|&n| n > 0), "12x10: win/lost/moves {seen:?}");
+}
+
+/// Compares the bitboard two-step lookahead with playing it out, over random games; returns
+/// how often each answer came up, and how often the two-step look found more than one ply.
+fn two_step_agrees_with_play<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], games: u64) -> [u32; 4] {
+    let mut seen = [0u32; 4];
+    let (mut fast, mut slow, mut one_ply) = (Vec::new(), Vec::new(), Vec::new());
+    for seed in 0..games {
+        let mut rng = Rng::seed(1000 + seed);
+        let mut g = Connect4::<B>::new(w, h, blocked).unwrap();
+        while g.outcome().is_none() {
+            let got = g.two_step_lookahead(&mut fast);
+            let want = two_step_lookahead_by_play(&g, &mut slow);
+            let shallow = g.lookahead(&mut one_ply);
+            if got != shallow || fast != one_ply {
+                seen[3] += 1;
+            }
+            match (got, want) {
+                (Lookahead::Win(a), Lookahead::Win(b)) => {
+                    assert_eq!(a, b, "{g:?}");
+                    let mut after = g.clone();
+                    after.play(a).unwrap();
+                    // Won at once, or the opponent is lost at once.
+                    let won = after.outcome() == Some(Outcome::Win(g.side_to_move()));
+                    assert!(won || after.lookahead(&mut one_ply) == Lookahead::Lost, "{g:?}");
+                    seen[0] += 1;
+                }
+                (Lookahead::Lost, Lookahead::Lost) => seen[1] += 1,
+                (Lookahead::Moves, Lookahead::Moves) => {
+                    assert_eq!(fast, slow, "safe moves of {g:?}");
+                    seen[2] += 1;
+                }
+                _ => panic!("two-step lookahead {got:?}, playing it out {want:?}: {g:?}"),
+            }
+            g.play(g.random_move(&mut rng)).unwrap();
+        }
+    }
+    seen
+}
+
+#[test]
+fn two_step_lookahead_matches_playing_it_out() {
+    for (w, h, blocked) in [(7, 6, vec![]), (7, 6, vec![(3, 0), (3, 1), (5, 3)]), (4, 4, vec![]), (5, 4, vec![(2, 0)])]
+    {
+        let seen = two_step_agrees_with_play::<u64>(w, h, &blocked, 300);
+        assert!(seen.iter().all(|&n| n > 20), "{w}x{h} {blocked:?}: win/lost/moves/deeper {seen:?}");
+    }
+    let seen = two_step_agrees_with_play::<Bits192>(12, 10, &[(0, 0), (6, 2)], 30);
+    assert!(seen.iter().all(|&n| n > 0), "12x10: win/lost/moves/deeper {seen:?}");
+}
+
+#[test]
+fn two_step_lookahead_on_known_positions() {
+    let at = |moves: &str| {
+        let mut g = Connect4::<u64>::standard();
+        for a in g.moves_from_text(moves).unwrap() {
+            g.play(a).unwrap();
+        }
+        let mut out = Vec::new();
+        let l = g.two_step_lookahead(&mut out);
+        (l, out)
+    };
+    assert_eq!(at(""), (Lookahead::Moves, vec![0, 1, 2, 3, 4, 5, 6]));
+    // Immediate wins and one-ply losses come first, as in the one-ply lookahead.
+    assert_eq!(at("172737").0, Lookahead::Win(3));
+    assert_eq!(at("27374").0, Lookahead::Lost);
+    // X has 2 3 on the bottom row: 4 makes 2 3 4 open at both ends, and O is lost.
+    assert_eq!(at("2737").0, Lookahead::Win(3));
+    // O to move against that: only 1, 4 and 5 keep X from making the open three.
+    assert_eq!(at("273"), (Lookahead::Moves, vec![0, 3, 4]));
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::device::set_threads;
+use dojo_core::net::folded::FoldedNetwork;
 use dojo_core::net::model::{Architecture, Model};
 use dojo_core::net::train::{Batch, TrainConfig, Trainer};
 
@@ -148,6 +149,45 @@ fn training_fits_a_fixed_batch() {
     assert!(after.policy < before.policy * 0.5, "policy loss {} -> {}", before.policy, after.policy);
     assert!(after.value < before.value * 0.5, "value loss {} -> {}", before.value, after.value);
     assert!(after.entropy < before.entropy);
+}
+
+#[test]
+fn folded_network_gives_the_models_outputs() {
+    set_threads(1);
+    let a = arch(2, 8);
+    let mut trainer =
+        Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() })
+            .unwrap();
+    // Training moves every batch norm's statistics, scale and shift away from their
+    // initial values, so a fold that dropped any of them would show.
+    let n = 16;
+    let mut batch = Batch { len: n, planes: inputs(n, &a, 5), ..Default::default() };
+    for i in 0..n {
+        let mut row = vec![0.0; 7];
+        row[(i * 3) % 7] = 1.0;
+        batch.policy.extend(row);
+        batch.value.push(if i % 3 == 0 { 1.0 } else { -0.5 });
+        batch.weight.push(1.0);
+    }
+    for _ in 0..40 {
+        trainer.train_step(&batch);
+    }
+    let folded = FoldedNetwork::new(&trainer.model);
+    let x = inputs(9, &a, 6);
+    let (mut p1, mut v1) = (vec![0.0; 9 * 7], vec![0.0; 9]);
+    let (mut p2, mut v2) = (vec![0.0; 9 * 7], vec![0.0; 9]);
+    trainer.model.infer(&x, 9, &mut p1, &mut v1);
+    folded.infer(&x, 9, &mut p2, &mut v2);
+    let spread = p1.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    assert!(spread > 0.1, "a trained net's logits are not all near zero: {p1:?}");
+    for (x, y) in p1.iter().zip(&p2).chain(v1.iter().zip(&v2)) {
+        assert!((x - y).abs() < 1e-4 * (1.0 + x.abs()), "model {x}, folded {y}");
+    }
+    // A batch of one takes the same path.
+    let (mut p3, mut v3) = (vec![0.0; 7], vec![0.0; 1]);
+    folded.infer(&x[..a.input_len()], 1, &mut p3, &mut v3);
+    assert!(p3.iter().zip(&p1[..7]).all(|(x, y)| (x - y).abs() < 1e-4 * (1.0 + y.abs())), "{p3:?} {:?}", &p1[..7]);
+    assert!((v3[0] - v1[0]).abs() < 1e-4);
 }
 
 #[test]

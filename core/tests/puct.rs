@@ -161,6 +161,45 @@ fn lookahead_searches_only_the_block_and_never_a_move_that_allows_a_win() {
 }
 
 #[test]
+fn two_step_kill_is_proven_and_its_defences_are_all_that_is_searched() {
+    // X has 2 3 on the bottom row: 4 leaves O two threats to block. The network rates 4
+    // worst; the root's own expansion proves it a win all the same.
+    let game = position("2737");
+    let mut s = Search::new(quiet(200), true, Rng::seed(6));
+    s.set_root(&game);
+    s.search_with(&mut Against(3), 200);
+    assert_eq!(s.root_value(), (1.0, Proven::Win));
+    assert_eq!(s.playouts(), 1);
+    assert_eq!(s.policy_target(), vec![(3, 1.0)]);
+    assert_eq!(s.root_children()[0].proven, Proven::Win);
+    assert_eq!(s.choose_move(1.0), 3);
+    // One ply of lookahead alone sees nothing there.
+    let mut s = Search::new(SearchConfig { two_step_kills: false, ..quiet(1) }, false, Rng::seed(6));
+    s.set_root(&game);
+    s.search_with(&mut Against(3), 1);
+    assert_eq!(s.root_value().1, Proven::Unknown);
+
+    // O to move against it: only columns 1, 4 and 5 stop the open three.
+    let game = position("273");
+    let mut s = Search::new(quiet(300), false, Rng::seed(6));
+    s.set_root(&game);
+    s.search_with(&mut Skewed::default(), 300);
+    assert_eq!(s.root_children().iter().map(|c| c.action).collect::<Vec<_>>(), vec![0, 3, 4]);
+    assert!([0, 3, 4].contains(&s.choose_move(0.0)));
+
+    // After the kill is played, the next search (reusing the graph) knows O is lost.
+    let game = position("2737");
+    let mut s = Search::new(quiet(50), false, Rng::seed(6));
+    s.set_root(&game);
+    s.search_with(&mut UniformEvaluator, 50);
+    let mut after = game.clone();
+    after.play(3).unwrap();
+    s.advance(&after);
+    s.search_with(&mut UniformEvaluator, 50);
+    assert_eq!(s.root_value(), (-1.0, Proven::Loss));
+}
+
+#[test]
 fn lookahead_proves_a_double_threat_lost_at_once() {
     // X has 2 3 4 on the bottom row with both ends open: O is lost.
     let game = position("27374");

@@ -698,6 +698,41 @@ impl<B: BitWord> Connect4<B> {
         }
     }
 
+    /// The position after the side to move plays `cell` (one playable cell).
+    #[inline]
+    fn after(&self, cell: B) -> Self {
+        let mut next = self.clone();
+        next.play_cell(cell);
+        next
+    }
+
+    /// Whether the side to move, in a game still going, cannot win at once and loses at
+    /// once whatever it plays (two threats to block, or one with another right above it).
+    #[inline]
+    fn is_lost_at_once(&self) -> bool {
+        self.result == ONGOING && self.immediate_wins().is_zero() && self.non_losing_moves().is_zero()
+    }
+
+    /// Whether the side to move has a two-step kill: it wins at once, or has a safe move
+    /// after which the opponent [`is lost at once`](Connect4::is_lost_at_once).
+    #[inline]
+    fn has_kill(&self) -> bool {
+        if self.result != ONGOING {
+            return false;
+        }
+        if !self.immediate_wins().is_zero() {
+            return true;
+        }
+        let mut rest = self.non_losing_moves();
+        while !rest.is_zero() {
+            if self.after(rest ^ rest.clear_lowest()).is_lost_at_once() {
+                return true;
+            }
+            rest = rest.clear_lowest();
+        }
+        false
+    }
+
     /// Whether discs `p` contain four in a row. The sentinel row keeps every shifted line
     /// inside its column.
     #[inline(always)]
@@ -820,6 +855,46 @@ impl<B: BitWord> Game for Connect4<B> {
         while !safe.is_zero() {
             out.push(self.column_of_cell(safe));
             safe = safe.clear_lowest();
+        }
+        Lookahead::Moves
+    }
+
+    /// Exact with bitboards: at most `width` positions after a safe move and `width²` after
+    /// a safe reply, each one `non_losing_moves`: a few microseconds, next to the ~100 µs of
+    /// a small network's evaluation.
+    fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        out.clear();
+        let wins = self.immediate_wins();
+        if !wins.is_zero() {
+            return Lookahead::Win(self.column_of_cell(wins));
+        }
+        let safe = self.non_losing_moves();
+        if safe.is_zero() {
+            return Lookahead::Lost;
+        }
+        let mut rest = safe;
+        while !rest.is_zero() {
+            let cell = rest ^ rest.clear_lowest();
+            if self.after(cell).is_lost_at_once() {
+                return Lookahead::Win(self.column_of_cell(cell));
+            }
+            rest = rest.clear_lowest();
+        }
+        let mut kept = B::zero();
+        let mut rest = safe;
+        while !rest.is_zero() {
+            let cell = rest ^ rest.clear_lowest();
+            if !self.after(cell).has_kill() {
+                kept = kept | cell;
+            }
+            rest = rest.clear_lowest();
+        }
+        if kept.is_zero() {
+            return Lookahead::Lost;
+        }
+        while !kept.is_zero() {
+            out.push(self.column_of_cell(kept));
+            kept = kept.clear_lowest();
         }
         Lookahead::Moves
     }

@@ -180,6 +180,20 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
         lookahead_by_play(self, out)
     }
 
+    /// [`Game::lookahead`] two plies deeper: seed 001's two-step kills (两步杀). A safe move
+    /// after which the opponent is lost at once (a double threat, or a threat with another
+    /// stacked on it) is a win in three, returned as [`Lookahead::Win`]; safe moves that
+    /// hand the opponent such a kill are dropped from `out`, and when none is left the
+    /// position is [`Lookahead::Lost`]. Exact, like `lookahead`.
+    ///
+    /// The default looks only one ply deep: a game opts in where the deeper look is cheap
+    /// next to a network evaluation (Connect Four: at most 12 × 12 bitboard lookaheads;
+    /// on a Gomoku board it would be thousands). [`two_step_lookahead_by_play`] is the
+    /// reference a game's version is tested against.
+    fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        self.lookahead(out)
+    }
+
     /// Zobrist-style hash of the position (including side to move and pending chance),
     /// kept incrementally.
     fn hash(&self) -> u64;
@@ -258,6 +272,46 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
 
     /// Human-readable board diagram (for `dojo play` and debugging).
     fn render(&self) -> String;
+}
+
+/// [`Game::two_step_lookahead`] by playing it out: [`Game::lookahead`] at the position, after
+/// every safe move, and after every safe reply to it. The reference for games' versions.
+pub fn two_step_lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead {
+    let first = game.lookahead(out);
+    if first != Lookahead::Moves {
+        return first;
+    }
+    let safe = std::mem::take(out);
+    let mut replies = Vec::new();
+    let mut scratch = Vec::new();
+    // Lost at once after `m`: the side to move there cannot win at once and every move of
+    // its loses at once.
+    let lost_after = |g: &G, m: Action, scratch: &mut Vec<Action>| {
+        let mut after = g.clone();
+        after.play_unchecked(m);
+        after.outcome().is_none() && after.lookahead(scratch) == Lookahead::Lost
+    };
+    if let Some(&kill) = safe.iter().find(|&&m| lost_after(game, m, &mut scratch)) {
+        return Lookahead::Win(kill);
+    }
+    for &m in &safe {
+        let mut after = game.clone();
+        after.play_unchecked(m);
+        let opponent_kills = after.outcome().is_none()
+            && match after.lookahead(&mut replies) {
+                Lookahead::Win(_) => true,
+                Lookahead::Lost => false,
+                Lookahead::Moves => replies.iter().any(|&r| lost_after(&after, r, &mut scratch)),
+            };
+        if !opponent_kills {
+            out.push(m);
+        }
+    }
+    if out.is_empty() {
+        Lookahead::Lost
+    } else {
+        Lookahead::Moves
+    }
 }
 
 /// [`Game::lookahead`] by brute force: plays each legal move, then each reply. The reference

@@ -1,11 +1,13 @@
 //! The network as the search's [`Evaluator`].
 
+use super::folded::FoldedNetwork;
 use super::model::Model;
 use crate::search::evaluator::Evaluator;
 
-/// Evaluates batches with a [`Model`] (no gradients, batch-norm in inference mode).
+/// Evaluates batches with a [`Model`] folded for inference ([`FoldedNetwork`]: batch norms
+/// folded into the convolutions, no gradients).
 pub struct NetEvaluator {
-    pub model: Model,
+    network: FoldedNetwork,
     /// Evaluations done (positions), for throughput reports.
     pub evals: u64,
     pub batches: u64,
@@ -13,19 +15,19 @@ pub struct NetEvaluator {
 
 impl NetEvaluator {
     pub fn new(model: Model) -> NetEvaluator {
-        NetEvaluator { model, evals: 0, batches: 0 }
+        NetEvaluator { network: FoldedNetwork::new(&model), evals: 0, batches: 0 }
     }
 }
 
 impl Evaluator for NetEvaluator {
     fn evaluate(&mut self, planes: &[f32], batch: usize, policy: &mut [f32], value: &mut [f32]) {
-        self.model.infer(planes, batch, policy, value);
+        self.network.infer(planes, batch, policy, value);
         self.evals += batch as u64;
         self.batches += 1;
     }
 
     fn describe(&self) -> String {
-        let a = self.model.arch();
+        let a = self.network.arch();
         format!("{}x{} net", a.blocks, a.channels)
     }
 }

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod device;
+pub mod folded;
 pub mod infer;
 pub mod model;
 pub mod optim;

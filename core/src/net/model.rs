@@ -90,19 +90,21 @@ impl Architecture {
     }
 }
 
+/// The batch norms' epsilon (libtorch's default), named so the folded inference network
+/// ([`super::folded`]) divides by exactly what the batch norm does.
+pub(crate) const BN_EPS: f64 = 1e-5;
+
 #[derive(Debug)]
-struct ConvBn {
-    conv: nn::Conv2D,
-    bn: nn::BatchNorm,
+pub(crate) struct ConvBn {
+    pub(crate) conv: nn::Conv2D,
+    pub(crate) bn: nn::BatchNorm,
 }
 
 impl ConvBn {
     fn new(p: nn::Path, cin: i64, cout: i64, k: i64) -> ConvBn {
         let cfg = nn::ConvConfig { padding: k / 2, bias: false, ..Default::default() };
-        ConvBn {
-            conv: nn::conv2d(&p / "conv", cin, cout, k, cfg),
-            bn: nn::batch_norm2d(&p / "bn", cout, Default::default()),
-        }
+        let bn = nn::BatchNormConfig { eps: BN_EPS, ..Default::default() };
+        ConvBn { conv: nn::conv2d(&p / "conv", cin, cout, k, cfg), bn: nn::batch_norm2d(&p / "bn", cout, bn) }
     }
 
     fn forward(&self, xs: &Tensor, train: bool) -> Tensor {
@@ -114,13 +116,13 @@ impl ConvBn {
 #[derive(Debug)]
 pub struct Network {
     pub arch: Architecture,
-    stem: ConvBn,
-    blocks: Vec<(ConvBn, ConvBn)>,
-    policy_conv: ConvBn,
-    policy_fc: nn::Linear,
-    value_conv: ConvBn,
-    value_fc1: nn::Linear,
-    value_fc2: nn::Linear,
+    pub(crate) stem: ConvBn,
+    pub(crate) blocks: Vec<(ConvBn, ConvBn)>,
+    pub(crate) policy_conv: ConvBn,
+    pub(crate) policy_fc: nn::Linear,
+    pub(crate) value_conv: ConvBn,
+    pub(crate) value_fc1: nn::Linear,
+    pub(crate) value_fc2: nn::Linear,
 }
 
 impl Network {

@@ -83,6 +83,11 @@ pub struct SearchConfig {
     /// immediate win are not searched, so a few hundred playouts never miss a one-move
     /// tactic however the network rates it.
     pub tactics: bool,
+    /// With `tactics`, look two plies deeper ([`crate::game::Game::two_step_lookahead`]):
+    /// seed 001's two-step kills. A move after which the opponent is lost at once (a double
+    /// threat) proves the node won, and moves that hand the opponent such a kill are not
+    /// searched. Games without a cheap exact version (Gomoku) keep the one-ply lookahead.
+    pub two_step_kills: bool,
 }
 
 impl Default for SearchConfig {
@@ -98,6 +103,7 @@ impl Default for SearchConfig {
             prune_forced: true,
             reuse_tree: true,
             tactics: true,
+            two_step_kills: true,
         }
     }
 }

@@ -15,7 +15,10 @@
 //! played perfectly and searched no further. With `tactics` on, every expanded position is
 //! also looked at one ply deep ([`Game::lookahead`]): a move that wins at once proves the
 //! node, a double threat proves it lost, and moves that let the opponent win at once get no
-//! edge, so no prior, however wrong, makes the search miss a one-move tactic.
+//! edge, so no prior, however wrong, makes the search miss a one-move tactic. With
+//! `two_step_kills` too, where the game has a cheap exact version, the look goes two plies
+//! deeper ([`Game::two_step_lookahead`]): a move that leaves the opponent lost at once is a
+//! proven win, and moves that allow the opponent one get no edge.
 //!
 //! Only two-player games with alternating moves are supported here; chance nodes for
 //! 2048/2584 are a separate search.
@@ -362,7 +365,9 @@ impl<G: Game> Search<G> {
         let leaf = self.leaf;
         assert!(leaf != NONE, "no leaf is pending");
         let game = self.leaf_game.take().expect("no leaf is pending");
-        let lookahead = if self.config.tactics {
+        let lookahead = if self.config.tactics && self.config.two_step_kills {
+            game.two_step_lookahead(&mut self.legal)
+        } else if self.config.tactics {
             game.lookahead(&mut self.legal)
         } else {
             game.legal_actions(&mut self.legal);
@@ -413,11 +418,16 @@ impl<G: Game> Search<G> {
             Lookahead::Win(action) => {
                 n.proven = Proven::Win;
                 n.q = 1.0;
-                // The finished position is the winning edge's child, so every reader of the
-                // graph (move choice, policy target, analysis) sees a proven win there.
+                // The winning edge's child is proven lost for the opponent (finished, or
+                // lost at once after a two-step kill), so every reader of the graph (move
+                // choice, policy target, analysis) sees a proven win there.
                 let mut won = game;
                 won.play_unchecked(action);
-                self.edges[first as usize].child = self.node_for(&won);
+                let child = self.node_for(&won);
+                let c = &mut self.nodes[child as usize];
+                c.proven = Proven::Loss;
+                c.q = -1.0;
+                self.edges[first as usize].child = child;
             }
             Lookahead::Lost => {
                 n.proven = Proven::Loss;
