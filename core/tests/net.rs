@@ -124,15 +124,9 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     assert!(err.to_string().contains("cannot read"), "{err}");
 }
 
-#[test]
-fn training_fits_a_fixed_batch() {
-    set_threads(1);
-    let a = arch(1, 8);
-    let mut trainer =
-        Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() })
-            .unwrap();
-    let n = 16;
-    let mut batch = Batch { len: n, planes: inputs(n, &a, 3), ..Default::default() };
+/// `n` random positions, each with one move to learn and a win or a loss.
+fn toy_batch(a: &Architecture, n: usize, seed: u64) -> Batch {
+    let mut batch = Batch { len: n, planes: inputs(n, a, seed), ..Default::default() };
     for i in 0..n {
         let mut row = vec![0.0; 7];
         row[i % 7] = 1.0;
@@ -140,6 +134,17 @@ fn training_fits_a_fixed_batch() {
         batch.value.push(if i % 2 == 0 { 1.0 } else { -1.0 });
         batch.weight.push(1.0);
     }
+    batch
+}
+
+#[test]
+fn training_fits_a_fixed_batch() {
+    set_threads(1);
+    let a = arch(1, 8);
+    let mut trainer =
+        Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() })
+            .unwrap();
+    let batch = toy_batch(&a, 16, 3);
     let before = trainer.evaluate(&batch);
     for _ in 0..150 {
         trainer.train_step(&batch);
@@ -160,15 +165,7 @@ fn folded_network_gives_the_models_outputs() {
             .unwrap();
     // Training moves every batch norm's statistics, scale and shift away from their
     // initial values, so a fold that dropped any of them would show.
-    let n = 16;
-    let mut batch = Batch { len: n, planes: inputs(n, &a, 5), ..Default::default() };
-    for i in 0..n {
-        let mut row = vec![0.0; 7];
-        row[(i * 3) % 7] = 1.0;
-        batch.policy.extend(row);
-        batch.value.push(if i % 3 == 0 { 1.0 } else { -0.5 });
-        batch.weight.push(1.0);
-    }
+    let batch = toy_batch(&a, 16, 5);
     for _ in 0..40 {
         trainer.train_step(&batch);
     }

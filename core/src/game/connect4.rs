@@ -698,6 +698,15 @@ impl<B: BitWord> Connect4<B> {
         }
     }
 
+    /// Appends the columns of `cells` (at most one cell per column), left to right.
+    #[inline]
+    fn push_columns(&self, mut cells: B, out: &mut Vec<Action>) {
+        while !cells.is_zero() {
+            out.push(self.column_of_cell(cells));
+            cells = cells.clear_lowest();
+        }
+    }
+
     /// The position after the side to move plays `cell` (one playable cell).
     #[inline]
     fn after(&self, cell: B) -> Self {
@@ -848,14 +857,11 @@ impl<B: BitWord> Game for Connect4<B> {
         if !wins.is_zero() {
             return Lookahead::Win(self.column_of_cell(wins));
         }
-        let mut safe = self.non_losing_moves();
+        let safe = self.non_losing_moves();
         if safe.is_zero() {
             return Lookahead::Lost;
         }
-        while !safe.is_zero() {
-            out.push(self.column_of_cell(safe));
-            safe = safe.clear_lowest();
-        }
+        self.push_columns(safe, out);
         Lookahead::Moves
     }
 
@@ -892,10 +898,7 @@ impl<B: BitWord> Game for Connect4<B> {
         if kept.is_zero() {
             return Lookahead::Lost;
         }
-        while !kept.is_zero() {
-            out.push(self.column_of_cell(kept));
-            kept = kept.clear_lowest();
-        }
+        self.push_columns(kept, out);
         Lookahead::Moves
     }
 
