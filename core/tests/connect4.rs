@@ -877,7 +877,10 @@ fn two_step_agrees_with_play<B: BitWord>(w: usize, h: usize, blocked: &[(usize, 
                     assert!(won || after.lookahead(&mut one_ply) == Lookahead::Lost, "{g:?}");
                     seen[0] += 1;
                 }
-                (Lookahead::Lost, Lookahead::Lost) => seen[1] += 1,
+                (Lookahead::Lost, Lookahead::Lost) => {
+                    assert_eq!(fast, slow, "moves that do not lose at once, of {g:?}");
+                    seen[1] += 1;
+                }
                 (Lookahead::Moves, Lookahead::Moves) => {
                     assert_eq!(fast, slow, "safe moves of {g:?}");
                     seen[2] += 1;

@@ -1,7 +1,7 @@
 //! Invariants of the network-guided PUCT graph search, on Connect Four.
 
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{Action, Game};
+use dojo_core::game::{Action, Game, Lookahead};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
 use dojo_core::search::evaluator::{Evaluator, UniformEvaluator};
@@ -173,7 +173,7 @@ fn two_step_kill_is_proven_and_its_defences_are_all_that_is_searched() {
     assert_eq!(s.policy_target(), vec![(3, 1.0)]);
     assert_eq!(s.root_children()[0].proven, Proven::Win);
     assert_eq!(s.choose_move(1.0), 3);
-    // One ply of lookahead alone sees nothing there.
+    // One ply of lookahead does not prove it on the root's own expansion.
     let mut s = Search::new(SearchConfig { two_step_kills: false, ..quiet(1) }, false, Rng::seed(6));
     s.set_root(&game);
     s.search_with(&mut Against(3), 1);
@@ -186,17 +186,42 @@ fn two_step_kill_is_proven_and_its_defences_are_all_that_is_searched() {
     s.search_with(&mut Skewed::default(), 300);
     assert_eq!(s.root_children().iter().map(|c| c.action).collect::<Vec<_>>(), vec![0, 3, 4]);
     assert!([0, 3, 4].contains(&s.choose_move(0.0)));
+}
 
-    // After the kill is played, the next search (reusing the graph) knows O is lost.
-    let game = position("2737");
-    let mut s = Search::new(quiet(50), false, Rng::seed(6));
+/// The first position of seeded random games where every move that does not lose at once
+/// allows a two-step kill.
+fn lost_in_two_steps() -> Connect4 {
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    for seed in 0.. {
+        let mut rng = Rng::seed(seed);
+        let mut g = Connect4::<u64>::standard();
+        while g.outcome().is_none() {
+            if g.lookahead(&mut one) == Lookahead::Moves && g.two_step_lookahead(&mut two) == Lookahead::Lost {
+                assert_eq!(one, two, "a position lost in two steps lists its one-ply safe moves");
+                return g;
+            }
+            g.play(g.random_move(&mut rng)).unwrap();
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn a_root_lost_in_two_steps_still_plays_and_teaches_only_moves_that_do_not_lose_at_once() {
+    let game = lost_in_two_steps();
+    let mut one_ply = Vec::new();
+    assert_eq!(game.lookahead(&mut one_ply), Lookahead::Moves);
+    let mut s = Search::new(quiet(100), true, Rng::seed(7));
     s.set_root(&game);
-    s.search_with(&mut UniformEvaluator, 50);
-    let mut after = game.clone();
-    after.play(3).unwrap();
-    s.advance(&after);
-    s.search_with(&mut UniformEvaluator, 50);
+    s.search_with(&mut Skewed::default(), 100);
     assert_eq!(s.root_value(), (-1.0, Proven::Loss));
+    let actions: Vec<Action> = s.root_children().iter().map(|c| c.action).collect();
+    assert_eq!(actions, one_ply, "the moves that do not lose at once, and only those");
+    let target = s.policy_target();
+    assert!((target.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-5, "{target:?}");
+    // The target is the network's prior over them: Skewed likes low columns best.
+    assert!(target.windows(2).all(|w| w[0].1 >= w[1].1), "{target:?}");
+    assert!(one_ply.contains(&s.choose_move(0.0)));
 }
 
 #[test]

@@ -716,7 +716,8 @@ impl<B: BitWord> Connect4<B> {
     }
 
     /// Whether the side to move, in a game still going, cannot win at once and loses at
-    /// once whatever it plays (two threats to block, or one with another right above it).
+    /// once whatever it plays: every move lets the opponent win at once (two threats to
+    /// block, a threat with another right above it, or every playable cell under one).
     #[inline]
     fn is_lost_at_once(&self) -> bool {
         self.result == ONGOING && self.immediate_wins().is_zero() && self.non_losing_moves().is_zero()
@@ -895,11 +896,14 @@ impl<B: BitWord> Game for Connect4<B> {
             }
             rest = rest.clear_lowest();
         }
+        // Lost in two steps whatever is played: the moves that do not lose at once are still
+        // the ones to play (an opponent may miss the kill).
+        self.push_columns(if kept.is_zero() { safe } else { kept }, out);
         if kept.is_zero() {
-            return Lookahead::Lost;
+            Lookahead::Lost
+        } else {
+            Lookahead::Moves
         }
-        self.push_columns(kept, out);
-        Lookahead::Moves
     }
 
     #[inline]

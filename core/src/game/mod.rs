@@ -75,7 +75,10 @@ impl Outcome {
 pub enum Lookahead {
     /// This move wins at once.
     Win(Action),
-    /// No move wins at once and every legal move lets the opponent win at once.
+    /// Every legal move loses: with [`Game::lookahead`], no move wins at once and every one
+    /// lets the opponent win at once (`out` is empty); with [`Game::two_step_lookahead`],
+    /// also when every move that does not lose at once allows a two-step kill, and then
+    /// `out` holds those moves: the ones that make the opponent find the kill.
     Lost,
     /// No move wins at once; the moves written to `out` are the ones worth searching.
     Moves,
@@ -184,7 +187,8 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// after which the opponent is lost at once (a double threat, or a threat with another
     /// stacked on it) is a win in three, returned as [`Lookahead::Win`]; safe moves that
     /// hand the opponent such a kill are dropped from `out`, and when none is left the
-    /// position is [`Lookahead::Lost`]. Exact, like `lookahead`.
+    /// position is [`Lookahead::Lost`] with the one-ply safe moves left in `out`. Exact,
+    /// like `lookahead`.
     ///
     /// The default looks only one ply deep: a game opts in where the deeper look is cheap
     /// next to a network evaluation (Connect Four: at most 12 × 12 bitboard lookaheads;
@@ -281,7 +285,8 @@ pub fn two_step_lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> L
     if first != Lookahead::Moves {
         return first;
     }
-    let safe = std::mem::take(out);
+    let safe = out.clone();
+    out.clear();
     let mut replies = Vec::new();
     let mut scratch = Vec::new();
     // Lost at once after `m`: the side to move there cannot win at once and every move of
@@ -308,6 +313,7 @@ pub fn two_step_lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> L
         }
     }
     if out.is_empty() {
+        *out = safe;
         Lookahead::Lost
     } else {
         Lookahead::Moves

@@ -38,7 +38,11 @@ impl FoldedConv {
             None => inv_std,
         };
         let weight = &layer.conv.ws * scale.view([-1, 1, 1, 1]);
-        let shift = -(&bn.running_mean * &scale);
+        // bn(conv(x) + c) = scale · conv(x) + (β + scale · (c - mean)).
+        let shift = match &layer.conv.bs {
+            Some(c) => (c - &bn.running_mean) * &scale,
+            None => -(&bn.running_mean * &scale),
+        };
         let bias = match beta {
             Some(b) => shift + b,
             None => shift,
@@ -60,7 +64,8 @@ struct Linear {
 
 impl Linear {
     fn new(l: &tch::nn::Linear) -> Linear {
-        Linear { weight: l.ws.shallow_clone(), bias: l.bs.as_ref().map(Tensor::shallow_clone) }
+        // Copies, so that training the model later leaves this network as it was folded.
+        Linear { weight: l.ws.detach().copy(), bias: l.bs.as_ref().map(|b| b.detach().copy()) }
     }
 
     fn forward(&self, xs: &Tensor) -> Tensor {

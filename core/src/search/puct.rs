@@ -373,15 +373,16 @@ impl<G: Game> Search<G> {
             game.legal_actions(&mut self.legal);
             Lookahead::Moves
         };
-        // A move that wins at once is the only edge worth having; a lost node keeps every move
-        // (something must be played) but is searched no further.
+        // A move that wins at once is the only edge worth having; a lost node keeps the moves
+        // that do not lose at once, or every move when all do (something must be played), but
+        // is searched no further.
         match lookahead {
             Lookahead::Win(action) => {
                 self.legal.clear();
                 self.legal.push(action);
             }
-            Lookahead::Lost => game.legal_actions(&mut self.legal),
-            Lookahead::Moves => {}
+            Lookahead::Lost if self.legal.is_empty() => game.legal_actions(&mut self.legal),
+            Lookahead::Lost | Lookahead::Moves => {}
         }
         // Softmax over the legal moves only: illegal moves get no prior at all.
         self.scratch.clear();
@@ -660,8 +661,9 @@ impl<G: Game> Search<G> {
         }
         let sum: f32 = visits.iter().sum();
         if sum <= 0.0 {
-            let u = 1.0 / children.len().max(1) as f32;
-            return children.iter().map(|c| (c.action, u)).collect();
+            // A root proven lost on its own expansion is not searched: its priors are all
+            // the search knows (no worse a target than the network's own opinion).
+            return children.iter().map(|c| (c.action, c.prior)).collect();
         }
         children.iter().zip(visits).map(|(c, v)| (c.action, v / sum)).collect()
     }
