@@ -698,6 +698,21 @@ impl<B: BitWord> Connect4<B> {
         }
     }
 
+    /// The one-ply answer: the cells that do not lose at once, or else (`Err`) a win at once
+    /// or a loss whatever is played.
+    #[inline]
+    fn safe_cells(&self) -> Result<B, Lookahead> {
+        let wins = self.immediate_wins();
+        if !wins.is_zero() {
+            return Err(Lookahead::Win(self.column_of_cell(wins)));
+        }
+        let safe = self.non_losing_moves();
+        if safe.is_zero() {
+            return Err(Lookahead::Lost);
+        }
+        Ok(safe)
+    }
+
     /// Appends the columns of `cells` (at most one cell per column), left to right.
     #[inline]
     fn push_columns(&self, mut cells: B, out: &mut Vec<Action>) {
@@ -854,16 +869,13 @@ impl<B: BitWord> Game for Connect4<B> {
     /// when the opponent threatens one cell; never a cell under an opponent winning cell).
     fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
         out.clear();
-        let wins = self.immediate_wins();
-        if !wins.is_zero() {
-            return Lookahead::Win(self.column_of_cell(wins));
+        match self.safe_cells() {
+            Ok(safe) => {
+                self.push_columns(safe, out);
+                Lookahead::Moves
+            }
+            Err(answer) => answer,
         }
-        let safe = self.non_losing_moves();
-        if safe.is_zero() {
-            return Lookahead::Lost;
-        }
-        self.push_columns(safe, out);
-        Lookahead::Moves
     }
 
     /// Exact with bitboards: at most `width` positions after a safe move and `width²` after
@@ -871,14 +883,10 @@ impl<B: BitWord> Game for Connect4<B> {
     /// a small network's evaluation.
     fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
         out.clear();
-        let wins = self.immediate_wins();
-        if !wins.is_zero() {
-            return Lookahead::Win(self.column_of_cell(wins));
-        }
-        let safe = self.non_losing_moves();
-        if safe.is_zero() {
-            return Lookahead::Lost;
-        }
+        let safe = match self.safe_cells() {
+            Ok(safe) => safe,
+            Err(answer) => return answer,
+        };
         let mut rest = safe;
         while !rest.is_zero() {
             let cell = rest ^ rest.clear_lowest();
