@@ -745,17 +745,21 @@ impl<B: BitWord> Connect4<B> {
         if self.result != ONGOING {
             return false;
         }
-        if !self.immediate_wins().is_zero() {
-            return true;
-        }
-        let mut rest = self.non_losing_moves();
+        !self.immediate_wins().is_zero() || self.kill_among(self.non_losing_moves()).is_some()
+    }
+
+    /// The first of the `safe` cells after which the opponent is lost at once.
+    #[inline]
+    fn kill_among(&self, safe: B) -> Option<B> {
+        let mut rest = safe;
         while !rest.is_zero() {
-            if self.after(rest ^ rest.clear_lowest()).is_lost_at_once() {
-                return true;
+            let cell = rest ^ rest.clear_lowest();
+            if self.after(cell).is_lost_at_once() {
+                return Some(cell);
             }
             rest = rest.clear_lowest();
         }
-        false
+        None
     }
 
     /// Whether discs `p` contain four in a row. The sentinel row keeps every shifted line
@@ -887,13 +891,8 @@ impl<B: BitWord> Game for Connect4<B> {
             Ok(safe) => safe,
             Err(answer) => return answer,
         };
-        let mut rest = safe;
-        while !rest.is_zero() {
-            let cell = rest ^ rest.clear_lowest();
-            if self.after(cell).is_lost_at_once() {
-                return Lookahead::Win(self.column_of_cell(cell));
-            }
-            rest = rest.clear_lowest();
+        if let Some(kill) = self.kill_among(safe) {
+            return Lookahead::Win(self.column_of_cell(kill));
         }
         let mut kept = B::zero();
         let mut rest = safe;

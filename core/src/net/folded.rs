@@ -13,8 +13,8 @@
 //! Built once per model version (workers swap models between games), so the folding costs
 //! nothing per evaluation. Training keeps the real batch norms in [`super::model`].
 
-use super::model::{Architecture, ConvBn, Model, BN_EPS};
-use tch::{Device, Kind, Tensor};
+use super::model::{infer_with, Architecture, ConvBn, Model, BN_EPS};
+use tch::{Device, Tensor};
 
 /// NCHW-shaped tensor with NHWC strides.
 fn channels_last(t: &Tensor) -> Tensor {
@@ -56,7 +56,7 @@ impl FoldedConv {
     }
 }
 
-/// A linear layer's weights, shared with the model.
+/// A linear layer's weights, copied from the model.
 struct Linear {
     weight: Tensor,
     bias: Option<Tensor>,
@@ -123,15 +123,6 @@ impl FoldedNetwork {
     /// Inference on a batch of input planes laid out back to back; writes logits and values
     /// (as [`Model::infer`] does).
     pub fn infer(&self, planes: &[f32], batch: usize, policy: &mut [f32], value: &mut [f32]) {
-        let a = &self.arch;
-        debug_assert_eq!(planes.len(), batch * a.input_len());
-        let xs = Tensor::from_slice(planes)
-            .view([batch as i64, a.input_channels as i64, a.height as i64, a.width as i64])
-            .to_device(self.device);
-        let (p, v) = tch::no_grad(|| self.forward(&xs));
-        let p = p.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
-        let v = v.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
-        p.copy_data(&mut policy[..batch * a.actions], batch * a.actions);
-        v.copy_data(&mut value[..batch], batch);
+        infer_with(&self.arch, self.device, planes, batch, policy, value, |xs| self.forward(xs));
     }
 }

@@ -199,15 +199,29 @@ impl Model {
 
     /// Inference on a batch of input planes laid out back to back; writes logits and values.
     pub fn infer(&self, planes: &[f32], batch: usize, policy: &mut [f32], value: &mut [f32]) {
-        let a = &self.net.arch;
-        debug_assert_eq!(planes.len(), batch * a.input_len());
-        let xs = Tensor::from_slice(planes)
-            .view([batch as i64, a.input_channels as i64, a.height as i64, a.width as i64])
-            .to_device(self.device());
-        let (p, v) = tch::no_grad(|| self.net.forward(&xs, false));
-        let p = p.to_device(Device::Cpu).to_kind(Kind::Float);
-        let v = v.to_device(Device::Cpu).to_kind(Kind::Float);
-        p.copy_data(&mut policy[..batch * a.actions], batch * a.actions);
-        v.copy_data(&mut value[..batch], batch);
+        infer_with(self.arch(), self.device(), planes, batch, policy, value, |xs| self.net.forward(xs, false));
     }
+}
+
+/// Runs `forward` (logits, values) without gradients on a batch of input planes laid out
+/// back to back, on `device`, and writes its outputs: what [`Model::infer`] and the folded
+/// network share.
+pub(crate) fn infer_with(
+    a: &Architecture,
+    device: Device,
+    planes: &[f32],
+    batch: usize,
+    policy: &mut [f32],
+    value: &mut [f32],
+    forward: impl FnOnce(&Tensor) -> (Tensor, Tensor),
+) {
+    debug_assert_eq!(planes.len(), batch * a.input_len());
+    let xs = Tensor::from_slice(planes)
+        .view([batch as i64, a.input_channels as i64, a.height as i64, a.width as i64])
+        .to_device(device);
+    let (p, v) = tch::no_grad(|| forward(&xs));
+    let p = p.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
+    let v = v.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
+    p.copy_data(&mut policy[..batch * a.actions], batch * a.actions);
+    v.copy_data(&mut value[..batch], batch);
 }
