@@ -12,6 +12,13 @@ if [ -f "$venv/.complete" ]; then
   exit 0
 fi
 mkdir -p "$cache"
+# One install at a time: a second caller (two shells, CI beside a user) waits for the first
+# instead of deleting the virtualenv under it, then finds it complete.
+exec 9>"$cache/torch-$version.lock"
+flock 9
+if [ -f "$venv/.complete" ]; then
+  exit 0
+fi
 echo "dojo: installing libtorch (torch==$version) into $venv; this happens once" >&2
 # No marker means absent or interrupted: start clean.
 rm -rf "$venv"

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::with_game;
 use std::path::PathBuf;
 
@@ -20,6 +20,10 @@ pub struct InitArgs {
     /// Filters per convolution.
     #[arg(long, default_value_t = 64)]
     channels: usize,
+    /// Policy head: auto (convolutional where the moves are the board's cells, as in
+    /// Gomoku; linear otherwise), fc or conv.
+    #[arg(long, default_value = "auto")]
+    policy_head: PolicyHeadChoice,
     /// Checkpoint to write (NAME.safetensors + NAME.json).
     #[arg(long)]
     out: PathBuf,
@@ -34,7 +38,12 @@ pub fn run(args: InitArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec: GameSpec = args.game.parse().context("--game")?;
     let start = start_of(&spec)?;
-    let arch = with_game!(&start, g => Architecture::for_game(g, args.blocks, args.channels));
+    let arch = with_game!(&start, g => args
+        .policy_head
+        .resolve(g)
+        .map(|head| Architecture::for_game(g, args.blocks, args.channels).with_policy_head(head)))
+    .map_err(anyhow::Error::msg)
+    .context("--policy-head")?;
     arch.validate().map_err(anyhow::Error::msg)?;
     if let Some(seed) = args.seed {
         tch::manual_seed(seed);
@@ -42,10 +51,11 @@ pub fn run(args: InitArgs) -> Result<()> {
     let model = Model::new(arch, device);
     let sidecar = checkpoint::save(&model, &args.out, 0, 0, None)?;
     println!(
-        "wrote {} ({} blocks x {} channels for {}, sha256 {})",
+        "wrote {} ({} blocks x {} channels, {} policy head, for {}, sha256 {})",
         checkpoint::paths(&args.out).0.display(),
         args.blocks,
         args.channels,
+        model.arch().policy_head.name(),
         spec,
         &sidecar.sha256[..12]
     );

@@ -111,12 +111,11 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         bail!("--workers must be at least 1");
     }
     eprintln!(
-        "{} run {} ({}, {}x{} net) in {}: learner on {}, {} worker process(es); Ctrl-C stops cleanly",
+        "{} run {} ({}, {} net) in {}: learner on {}, {} worker process(es); Ctrl-C stops cleanly",
         if resumed { "resuming" } else { "new" },
         handle.shared.run_id,
         cfg.game,
-        cfg.net.blocks,
-        cfg.net.channels,
+        cfg.net.describe(),
         args.run_dir.display(),
         handle.addr,
         workers

@@ -52,7 +52,9 @@ fn gomoku_tactic_positions_are_judged_for_the_policy_and_the_search() {
     // A quiet position has nothing to judge and is skipped.
     std::fs::write(dir.path().join("mixed.txt"), format!("{text}4,4 3,3\n")).unwrap();
     let net = dir.path().join("net");
-    stdout_of(&dojo(&["init", "--game", "gomoku:9", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let made =
+        stdout_of(&dojo(&["init", "--game", "gomoku:9", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    assert!(made.contains("1 blocks x 8 channels, conv policy head, for gomoku:9"), "{made}");
     for (mode, file) in [("--policy", "tactics.txt"), ("--sims=30", "mixed.txt")] {
         let report = stdout_of(&dojo(&[
             "eval",
@@ -89,4 +91,20 @@ fn eval_and_positions_name_what_they_cannot_do() {
     let err = dojo(&["eval", "--game", "2048", "--model", path(&net), "--positions", path(&dir.path().join("p.txt"))]);
     let stderr = String::from_utf8_lossy(&err.stderr);
     assert!(stderr.contains("dojo eval judges Connect Four"), "{stderr}");
+}
+
+#[test]
+fn init_refuses_a_convolutional_policy_head_where_moves_are_not_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    let args = ["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--policy-head", "conv"];
+    let out = dojo(&[&args[..], &["--out", path(&net)]].concat());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--policy-head"), "{err}");
+    assert!(err.contains("policy head conv needs a game whose moves are its board's cells"), "{err}");
+    assert!(!dir.path().join("net.safetensors").exists());
+    let made =
+        stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    assert!(made.contains("fc policy head"), "{made}");
 }

@@ -4,7 +4,7 @@ use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::device::set_threads;
 use dojo_core::net::folded::FoldedNetwork;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_core::net::model::{Architecture, Model, PolicyHead, PolicyHeadChoice};
 use dojo_core::net::train::{Batch, TrainConfig, Trainer};
 
 use tch::Device;
@@ -19,6 +19,22 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         width: 7,
         actions: 7,
         value_hidden: 16,
+        policy_head: PolicyHead::Fc,
+    }
+}
+
+/// A Gomoku 9×9 network (4 planes, one move per cell) with the given policy head.
+fn gomoku_arch(blocks: usize, channels: usize, policy_head: PolicyHead) -> Architecture {
+    Architecture {
+        game: "gomoku:9".parse().unwrap(),
+        blocks,
+        channels,
+        input_channels: 4,
+        height: 9,
+        width: 9,
+        actions: 81,
+        value_hidden: 16,
+        policy_head,
     }
 }
 
@@ -128,8 +144,8 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
 fn toy_batch(a: &Architecture, n: usize, seed: u64) -> Batch {
     let mut batch = Batch { len: n, planes: inputs(n, a, seed), ..Default::default() };
     for i in 0..n {
-        let mut row = vec![0.0; 7];
-        row[i % 7] = 1.0;
+        let mut row = vec![0.0; a.actions];
+        row[i % a.actions] = 1.0;
         batch.policy.extend(row);
         batch.value.push(if i % 2 == 0 { 1.0 } else { -1.0 });
         batch.weight.push(1.0);
@@ -159,32 +175,117 @@ fn training_fits_a_fixed_batch() {
 #[test]
 fn folded_network_gives_the_models_outputs() {
     set_threads(1);
-    let a = arch(2, 8);
+    for a in [arch(2, 8), gomoku_arch(2, 8, PolicyHead::Conv)] {
+        let n = a.actions;
+        let mut trainer =
+            Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() })
+                .unwrap();
+        // Training moves every batch norm's statistics, scale and shift away from their
+        // initial values, so a fold that dropped any of them would show.
+        let batch = toy_batch(&a, 16, 5);
+        for _ in 0..40 {
+            trainer.train_step(&batch);
+        }
+        let folded = FoldedNetwork::new(&trainer.model);
+        let x = inputs(9, &a, 6);
+        let (mut p1, mut v1) = (vec![0.0; 9 * n], vec![0.0; 9]);
+        let (mut p2, mut v2) = (vec![0.0; 9 * n], vec![0.0; 9]);
+        trainer.model.infer(&x, 9, &mut p1, &mut v1);
+        folded.infer(&x, 9, &mut p2, &mut v2);
+        let spread = p1.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        assert!(spread > 0.1, "a trained net's logits are not all near zero: {p1:?}");
+        for (x, y) in p1.iter().zip(&p2).chain(v1.iter().zip(&v2)) {
+            assert!((x - y).abs() < 1e-4 * (1.0 + x.abs()), "{:?} head: model {x}, folded {y}", a.policy_head);
+        }
+        // A batch of one takes the same path.
+        let (mut p3, mut v3) = (vec![0.0; n], vec![0.0; 1]);
+        folded.infer(&x[..a.input_len()], 1, &mut p3, &mut v3);
+        assert!(p3.iter().zip(&p1[..n]).all(|(x, y)| (x - y).abs() < 1e-4 * (1.0 + y.abs())), "{p3:?} {:?}", &p1[..n]);
+        assert!((v3[0] - v1[0]).abs() < 1e-4);
+    }
+}
+
+/// Trains a Gomoku net to play on the cell its last-move plane marks, showing it only
+/// marks in the left four columns, and returns the share of marks in the right four
+/// columns it then plays on.
+fn marked_cell_accuracy_on_unseen_columns(policy_head: PolicyHead) -> f64 {
+    tch::manual_seed(7);
+    let a = gomoku_arch(1, 8, policy_head);
+    let cells = 81;
+    let batch_of = |columns: std::ops::Range<usize>| {
+        let mut b = Batch::default();
+        for y in 0..9 {
+            for x in columns.clone() {
+                let mut planes = vec![0.0f32; a.input_len()];
+                planes[2 * cells + y * 9 + x] = 1.0; // last move
+                planes[3 * cells..].fill(1.0); // the board
+                let mut policy = vec![0.0f32; cells];
+                policy[y * 9 + x] = 1.0;
+                b.planes.extend(planes);
+                b.policy.extend(policy);
+                b.value.push(0.0);
+                b.weight.push(1.0);
+                b.len += 1;
+            }
+        }
+        b
+    };
+    let (seen, unseen) = (batch_of(0..4), batch_of(5..9));
     let mut trainer =
-        Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 3e-3, ..Default::default() })
+        Trainer::new(Model::new(a.clone(), Device::Cpu), TrainConfig { learning_rate: 1e-2, ..Default::default() })
             .unwrap();
-    // Training moves every batch norm's statistics, scale and shift away from their
-    // initial values, so a fold that dropped any of them would show.
-    let batch = toy_batch(&a, 16, 5);
-    for _ in 0..40 {
-        trainer.train_step(&batch);
+    for _ in 0..150 {
+        trainer.train_step(&seen);
     }
-    let folded = FoldedNetwork::new(&trainer.model);
-    let x = inputs(9, &a, 6);
-    let (mut p1, mut v1) = (vec![0.0; 9 * 7], vec![0.0; 9]);
-    let (mut p2, mut v2) = (vec![0.0; 9 * 7], vec![0.0; 9]);
-    trainer.model.infer(&x, 9, &mut p1, &mut v1);
-    folded.infer(&x, 9, &mut p2, &mut v2);
-    let spread = p1.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-    assert!(spread > 0.1, "a trained net's logits are not all near zero: {p1:?}");
-    for (x, y) in p1.iter().zip(&p2).chain(v1.iter().zip(&v2)) {
-        assert!((x - y).abs() < 1e-4 * (1.0 + x.abs()), "model {x}, folded {y}");
-    }
-    // A batch of one takes the same path.
-    let (mut p3, mut v3) = (vec![0.0; 7], vec![0.0; 1]);
-    folded.infer(&x[..a.input_len()], 1, &mut p3, &mut v3);
-    assert!(p3.iter().zip(&p1[..7]).all(|(x, y)| (x - y).abs() < 1e-4 * (1.0 + y.abs())), "{p3:?} {:?}", &p1[..7]);
-    assert!((v3[0] - v1[0]).abs() < 1e-4);
+    let mut p = vec![0.0; unseen.len * cells];
+    let mut v = vec![0.0; unseen.len];
+    trainer.model.infer(&unseen.planes, unseen.len, &mut p, &mut v);
+    let hits = (0..unseen.len)
+        .filter(|&i| {
+            let row = &p[i * cells..(i + 1) * cells];
+            let best = (0..cells).max_by(|&x, &y| row[x].total_cmp(&row[y])).unwrap();
+            unseen.policy[i * cells + best] == 1.0
+        })
+        .count();
+    hits as f64 / unseen.len as f64
+}
+
+#[test]
+fn a_convolutional_policy_head_knows_everywhere_what_it_learnt_in_one_place() {
+    set_threads(1);
+    let conv = marked_cell_accuracy_on_unseen_columns(PolicyHead::Conv);
+    let fc = marked_cell_accuracy_on_unseen_columns(PolicyHead::Fc);
+    assert!(conv >= 0.9, "conv head: {conv} of unseen marks played");
+    // The linear head has a separate weight for every cell: those it never saw wanted
+    // are only ever pushed down.
+    assert!(fc <= 0.2, "fc head: {fc} of unseen marks played");
+}
+
+#[test]
+fn policy_heads_are_checked_against_the_game() {
+    let c4 = dojo_core::game::connect4::Connect4::<u64>::standard();
+    let err = PolicyHeadChoice::Conv.resolve(&c4).unwrap_err();
+    assert!(err.contains("policy head conv needs a game whose moves are its board's cells"), "{err}");
+    assert!(err.contains("connect4:7x6's 7 moves"), "{err}");
+    assert_eq!(PolicyHeadChoice::Auto.resolve(&c4), Ok(PolicyHead::Fc));
+    let gomoku = dojo_core::game::gomoku::Gomoku::new(9).unwrap();
+    assert_eq!(PolicyHeadChoice::Auto.resolve(&gomoku), Ok(PolicyHead::Conv));
+    assert_eq!(PolicyHeadChoice::Fc.resolve(&gomoku), Ok(PolicyHead::Fc));
+    // A hand-made architecture is checked too.
+    let err = Architecture { policy_head: PolicyHead::Conv, ..arch(1, 8) }.validate().unwrap_err();
+    assert!(err.contains("a convolutional policy head needs one move per board cell"), "{err}");
+    assert_eq!("conv".parse::<PolicyHeadChoice>(), Ok(PolicyHeadChoice::Conv));
+    assert!("cnn".parse::<PolicyHeadChoice>().unwrap_err().contains("expected auto, fc or conv"));
+}
+
+#[test]
+fn a_sidecar_from_before_the_policy_head_choice_loads_with_the_linear_head() {
+    let mut json = serde_json::to_value(arch(1, 8)).unwrap();
+    json.as_object_mut().unwrap().remove("policy_head");
+    let old: Architecture = serde_json::from_value(json).unwrap();
+    assert_eq!(old.policy_head, PolicyHead::Fc);
+    let conv = serde_json::to_string(&gomoku_arch(1, 8, PolicyHead::Conv)).unwrap();
+    assert!(conv.contains(r#""policy_head":"conv""#), "{conv}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_core::net::model::{Architecture, Model, PolicyHead};
 use dojo_core::net::optim::{OptimError, Optimizer, OptimizerConfig, OptimizerKind};
 use dojo_core::net::train::{Batch, TrainConfig, Trainer};
 use dojo_core::rng::Rng;
@@ -36,6 +36,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         width: 7,
         actions: 7,
         value_hidden: 16,
+        policy_head: PolicyHead::Fc,
     }
 }
 
@@ -107,6 +108,7 @@ fn copy_of(model: &Model) -> Model {
 /// Runs our optimizer and libtorch's from the same weights over the same 20 batches.
 fn compare_with_libtorch(ours_config: OptimizerConfig, theirs: impl nn::OptimizerConfig, lr: f64) {
     let a = arch(1, 8);
+    tch::manual_seed(11);
     let m1 = Model::new(a.clone(), Device::Cpu);
     let m2 = copy_of(&m1);
     let start = copy_of(&m1);
@@ -120,8 +122,11 @@ fn compare_with_libtorch(ours_config: OptimizerConfig, theirs: impl nn::Optimize
     assert_eq!(ours.steps(), 20);
     let moved = max_diff_of(&m1, &start, true);
     assert!(moved > 1e-3, "{ours_config:?}: the weights barely moved ({moved}), so the comparison proves nothing");
+    // The two sum in different orders, and 20 steps amplify the rounding (up to ~1e-4 seen
+    // at lr 0.1); a wrong update (a missing momentum or decay term) differs by about as
+    // much as the weights moved.
     let diff = max_diff(&m1, &m2);
-    assert!(diff < 1e-5, "{ours_config:?}: ours and libtorch's differ by {diff}");
+    assert!(diff < 1e-3 * moved, "{ours_config:?}: ours and libtorch's differ by {diff} (the weights moved {moved})");
 }
 
 #[test]

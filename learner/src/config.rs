@@ -3,6 +3,7 @@
 
 use crate::replay::ReplayConfig;
 use dojo_core::game::GameSpec;
+use dojo_core::net::model::PolicyHeadChoice;
 use dojo_core::net::train::TrainConfig;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,9 @@ use std::path::Path;
 pub struct NetConfig {
     pub blocks: usize,
     pub channels: usize,
+    /// `auto` (convolutional where the moves are the board's cells, as in Gomoku; linear
+    /// otherwise, as Connect Four's columns need), `fc` or `conv`.
+    pub policy_head: PolicyHeadChoice,
 }
 
 impl Default for NetConfig {
@@ -21,7 +25,18 @@ impl Default for NetConfig {
         // Small, so a 2-core machine plays some 25 Connect Four games a second and a new run
         // is data-rich within minutes (3×32 evaluates ~2.3× faster than 4×48 here); a longer
         // run or a bigger board wants more.
-        NetConfig { blocks: 3, channels: 32 }
+        NetConfig { blocks: 3, channels: 32, policy_head: PolicyHeadChoice::Auto }
+    }
+}
+
+impl NetConfig {
+    /// "3x32", with the policy head where one was chosen: how messages name the net.
+    pub fn describe(&self) -> String {
+        match self.policy_head {
+            PolicyHeadChoice::Auto => format!("{}x{}", self.blocks, self.channels),
+            PolicyHeadChoice::Fc => format!("{}x{} (fc policy head)", self.blocks, self.channels),
+            PolicyHeadChoice::Conv => format!("{}x{} (conv policy head)", self.blocks, self.channels),
+        }
     }
 }
 
@@ -136,6 +151,10 @@ impl RunConfig {
                 self.net.blocks, self.net.channels
             ));
         }
+        if let Ok(start) = self.game.start() {
+            dojo_core::with_game!(&start, g => self.net.policy_head.resolve(g))
+                .map_err(|e| format!("net.policy_head: {e}"))?;
+        }
         self.search.validate()?;
         self.selfplay.validate()?;
         self.train.validate()?;
@@ -214,6 +233,15 @@ mod tests {
         assert_eq!(err, "learner.anneal_factor = 0 must be within (0, 1]");
         let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n").unwrap_err();
         assert!(err.contains("a run needs one fixed board"), "{err}");
+        let err = RunConfig::from_toml("[net]\npolicy_head = \"conv\"\n").unwrap_err();
+        assert!(
+            err.starts_with("net.policy_head: policy head conv needs a game whose moves are its board's cells"),
+            "{err}"
+        );
+        let c = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\npolicy_head = \"conv\"\n").unwrap();
+        assert_eq!(c.net.policy_head, PolicyHeadChoice::Conv);
+        let err = RunConfig::from_toml("[net]\npolicy_head = \"cnn\"\n").unwrap_err();
+        assert!(err.contains("unknown variant `cnn`"), "{err}");
     }
 
     #[test]

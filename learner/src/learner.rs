@@ -154,7 +154,9 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 (loaded.model, state.version)
             }
             None => {
-                let arch = Architecture::for_game(&start, config.net.blocks, config.net.channels);
+                let head = config.net.policy_head.resolve(&start)?;
+                let arch =
+                    Architecture::for_game(&start, config.net.blocks, config.net.channels).with_policy_head(head);
                 (Model::new(arch, device), 0)
             }
         };

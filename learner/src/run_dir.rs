@@ -91,14 +91,12 @@ impl RunDir {
             if let Some(c) = config {
                 if c.game != stored.game || c.net != stored.net {
                     return Err(format!(
-                        "{} is a run of {} with a {}x{} net; it cannot be resumed as {} with {}x{}",
+                        "{} is a run of {} with a {} net; it cannot be resumed as {} with {}",
                         self.root.display(),
                         stored.game,
-                        stored.net.blocks,
-                        stored.net.channels,
+                        stored.net.describe(),
                         c.game,
-                        c.net.blocks,
-                        c.net.channels
+                        c.net.describe()
                     ));
                 }
             }

@@ -551,6 +551,11 @@ impl Game for Gomoku {
         out[3 * n..].fill(1.0);
     }
 
+    /// Action `y * size + x` places on cell (x, y), where the planes have it.
+    fn actions_are_cells(&self) -> bool {
+        true
+    }
+
     /// `x,y`, 0-based, as in the Gomocup protocol.
     fn action_to_text(&self, action: Action) -> String {
         let (x, y) = self.point(action);

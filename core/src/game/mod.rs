@@ -252,6 +252,13 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// whose length is `plane_shape().len()`.
     fn encode_planes(&self, out: &mut [f32]);
 
+    /// Whether action `i` is placing on cell `i` of the planes (row-major), for every `i`:
+    /// then a network may read one logit per cell off its last planes (a convolutional
+    /// policy head) instead of learning every move from every cell.
+    fn actions_are_cells(&self) -> bool {
+        false
+    }
+
     // --- notation ---
 
     /// Text for one action, e.g. `4` (Connect Four column, 1-based) or `7,7` (Gomoku).

@@ -13,7 +13,7 @@
 //! Built once per model version (workers swap models between games), so the folding costs
 //! nothing per evaluation. Training keeps the real batch norms in [`super::model`].
 
-use super::model::{infer_with, Architecture, ConvBn, Model, BN_EPS};
+use super::model::{infer_with, Architecture, ConvBn, Model, PolicyOut, BN_EPS};
 use tch::{Device, Tensor};
 
 /// NCHW-shaped tensor with NHWC strides.
@@ -51,6 +51,17 @@ impl FoldedConv {
         FoldedConv { weight: channels_last(&weight), bias, padding: k / 2 }
     }
 
+    /// A convolution without a batch norm after it, copied as it is.
+    fn plain(conv: &tch::nn::Conv2D) -> FoldedConv {
+        let weight = conv.ws.detach().copy();
+        let bias = match &conv.bs {
+            Some(b) => b.detach().copy(),
+            None => Tensor::zeros([weight.size()[0]], (weight.kind(), weight.device())),
+        };
+        let k = weight.size()[2];
+        FoldedConv { weight: channels_last(&weight), bias, padding: k / 2 }
+    }
+
     fn forward(&self, xs: &Tensor) -> Tensor {
         xs.conv2d(&self.weight, Some(&self.bias), [1, 1], [self.padding, self.padding], [1, 1], 1)
     }
@@ -73,6 +84,11 @@ impl Linear {
     }
 }
 
+enum FoldedPolicyOut {
+    Fc(Linear),
+    Conv(FoldedConv),
+}
+
 /// The inference-only form of a [`Model`]: same outputs, fewer and faster ops.
 pub struct FoldedNetwork {
     arch: Architecture,
@@ -80,7 +96,7 @@ pub struct FoldedNetwork {
     stem: FoldedConv,
     blocks: Vec<(FoldedConv, FoldedConv)>,
     policy_conv: FoldedConv,
-    policy_fc: Linear,
+    policy_out: FoldedPolicyOut,
     value_conv: FoldedConv,
     value_fc1: Linear,
     value_fc2: Linear,
@@ -97,7 +113,10 @@ impl FoldedNetwork {
             stem: FoldedConv::new(&net.stem),
             blocks: net.blocks.iter().map(|(a, b)| (FoldedConv::new(a), FoldedConv::new(b))).collect(),
             policy_conv: FoldedConv::new(&net.policy_conv),
-            policy_fc: Linear::new(&net.policy_fc),
+            policy_out: match &net.policy_out {
+                PolicyOut::Fc(fc) => FoldedPolicyOut::Fc(Linear::new(fc)),
+                PolicyOut::Conv(conv) => FoldedPolicyOut::Conv(FoldedConv::plain(conv)),
+            },
             value_conv: FoldedConv::new(&net.value_conv),
             value_fc1: Linear::new(&net.value_fc1),
             value_fc2: Linear::new(&net.value_fc2),
@@ -114,7 +133,11 @@ impl FoldedNetwork {
             let y = a.forward(&x).relu();
             x = (b.forward(&y) + x).relu();
         }
-        let p = self.policy_fc.forward(&self.policy_conv.forward(&x).relu().flatten(1, -1));
+        let p = self.policy_conv.forward(&x).relu();
+        let p = match &self.policy_out {
+            FoldedPolicyOut::Fc(fc) => fc.forward(&p.flatten(1, -1)),
+            FoldedPolicyOut::Conv(conv) => conv.forward(&p).flatten(1, -1),
+        };
         let hidden = self.value_fc1.forward(&self.value_conv.forward(&x).relu().flatten(1, -1)).relu();
         let v = self.value_fc2.forward(&hidden).tanh().squeeze_dim(1);
         (p, v)

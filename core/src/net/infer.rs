@@ -28,6 +28,6 @@ impl Evaluator for NetEvaluator {
 
     fn describe(&self) -> String {
         let a = self.network.arch();
-        format!("{}x{} net", a.blocks, a.channels)
+        format!("{}x{} net ({} policy head)", a.blocks, a.channels, a.policy_head.name())
     }
 }
