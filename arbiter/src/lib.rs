@@ -1,4 +1,5 @@
 //! Arbiter: matches between players, gating, tournaments and ratings.
 
+pub mod gating;
 pub mod matches;
 pub mod players;

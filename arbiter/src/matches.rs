@@ -5,7 +5,7 @@ use dojo_core::game::{Game, Outcome, Player, ToMove};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
 use serde::Serialize;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
 /// One finished game of a match, from player A's point of view.
@@ -143,15 +143,28 @@ pub fn play_game<G: Game>(
     }
 }
 
-/// Plays `games` games between A and B, A moving first in even-numbered games, on
-/// `threads` threads (each with its own pair of agents from the factories). `start` makes
-/// each game's starting position (it may draw a random board); `on_game` sees every
-/// finished game as it ends.
-#[allow(clippy::too_many_arguments)]
+/// How a match is played: `games` games on `threads` threads (each with its own pair of
+/// agents), reproducible from `seed`; `cancel`, when set, stops it before the next game.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchPlan<'a> {
+    pub games: u32,
+    pub threads: usize,
+    pub seed: u64,
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl MatchPlan<'_> {
+    pub fn new(games: u32, threads: usize, seed: u64) -> MatchPlan<'static> {
+        MatchPlan { games, threads, seed, cancel: None }
+    }
+}
+
+/// Plays a match between A and B. Games come in pairs: games 2k and 2k+1 start from the
+/// same position (`start` is given the same random stream for both), A moving first in
+/// the even one and B in the odd one, so a lucky opening or board favours neither side.
+/// `on_game` sees every finished game as it ends. A cancelled match is an error.
 pub fn play_match<G, FA, FB, S>(
-    games: u32,
-    threads: usize,
-    seed: u64,
+    plan: MatchPlan<'_>,
     make_a: FA,
     make_b: FB,
     start: S,
@@ -163,7 +176,8 @@ where
     FB: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
     S: Fn(&mut Rng) -> G + Sync,
 {
-    let probe = start(&mut Rng::seed(seed));
+    let MatchPlan { games, threads, seed, cancel } = plan;
+    let probe = start(&mut Rng::seed(pair_seed(seed, 0)));
     if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
         return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
     }
@@ -187,10 +201,11 @@ where
                 };
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= games {
+                    if index >= games || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                         break;
                     }
-                    let mut rng = Rng::seed(seed.wrapping_add(u64::from(index)).wrapping_mul(0x2545_f491_4f6c_dd1d));
+                    let opening_seed = pair_seed(seed, index / 2);
+                    let mut rng = Rng::seed(opening_seed);
                     let game = start(&mut rng);
                     let a_first = index % 2 == 0;
                     let (outcome, end, moves) = if a_first {
@@ -213,6 +228,9 @@ where
     });
     if let Some(e) = errors.into_inner().unwrap() {
         return Err(e);
+    }
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err("the match was cancelled".into());
     }
     let mut results = results.into_inner().unwrap();
     results.sort_by_key(|r| r.index);
@@ -239,6 +257,11 @@ where
     })
 }
 
+/// The seed of the starting position of the match's `pair`-th pair of games.
+fn pair_seed(seed: u64, pair: u32) -> u64 {
+    seed.wrapping_add(u64::from(pair)).wrapping_mul(0x2545_f491_4f6c_dd1d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,7 +278,7 @@ mod tests {
             g.sample_chance(rng);
             g
         };
-        let err = play_match(2, 1, 1, make, make, start, &|_| {}).unwrap_err();
+        let err = play_match(MatchPlan::new(2, 1, 1), make, make, start, &|_| {}).unwrap_err();
         assert_eq!(err, "2048 is a one-player game; matches need two players");
     }
 
@@ -270,13 +293,49 @@ mod tests {
         let weak =
             |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
         let seen = Mutex::new(0);
-        let r = play_match(10, 2, 5, strong, weak, |_: &mut Rng| Connect4::standard(), &|_| *seen.lock().unwrap() += 1)
+        let r = play_match(MatchPlan::new(10, 2, 5), strong, weak, |_: &mut Rng| Connect4::standard(), &|_| *seen.lock().unwrap() += 1)
             .unwrap();
         assert_eq!(*seen.lock().unwrap(), 10);
         assert_eq!((r.a_first.games, r.b_first.games), (5, 5));
         assert_eq!(r.tally.wins + r.tally.draws + r.tally.losses, 10);
         assert!(r.tally.wins >= 9, "{r:?}");
         assert_eq!((r.a.as_str(), r.b.as_str()), ("mcts:300", "random"));
+    }
+
+    #[test]
+    fn both_games_of_a_pair_start_from_one_opening_and_cancel_stops_a_match() {
+        use dojo_core::game::connect4::Connect4;
+        use dojo_core::game::play_random_opening;
+        use dojo_core::search::player::RandomAgent;
+        let random =
+            |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let openings = Mutex::new(Vec::new());
+        let start = |rng: &mut Rng| {
+            let mut g = Connect4::standard();
+            let moves = play_random_opening(&mut g, 4, rng);
+            openings.lock().unwrap().push(g.moves_to_text(&moves));
+            g
+        };
+        // The probe game draws one opening before the match: the pair of the first game.
+        let r = play_match(MatchPlan::new(12, 3, 7), random, random, start, &|_| {}).unwrap();
+        assert_eq!(r.tally.games, 12);
+        let mut seen = openings.into_inner().unwrap();
+        assert_eq!(seen.len(), 13);
+        seen.sort();
+        let mut counts = std::collections::BTreeMap::new();
+        for o in &seen {
+            assert_eq!(o.len(), 4, "{o}");
+            *counts.entry(o.clone()).or_insert(0) += 1;
+        }
+        assert_eq!(counts.len(), 6, "six pairs, six different openings: {counts:?}");
+        assert_eq!(counts.values().filter(|&&n| n == 2).count(), 5, "{counts:?}");
+        assert_eq!(counts.values().filter(|&&n| n == 3).count(), 1, "the probe's opening is the first pair's");
+
+        let cancel = AtomicBool::new(true);
+        let plan = MatchPlan { cancel: Some(&cancel), ..MatchPlan::new(4, 1, 1) };
+        let err = play_match(plan, random, random, |_: &mut Rng| Connect4::standard(), &|_| panic!("no game is played"))
+            .unwrap_err();
+        assert_eq!(err, "the match was cancelled");
     }
 
     #[test]

@@ -6,6 +6,8 @@ mod bench_cmd;
 mod common;
 mod config_cmd;
 mod duration;
+mod gate_cmd;
+mod gatekeeper;
 mod init_cmd;
 mod learn_cmd;
 mod learner_cmd;
@@ -38,6 +40,8 @@ enum Command {
     Config(config_cmd::ConfigArgs),
     /// Measure the learner: `dojo bench ingest`.
     Bench(bench_cmd::BenchArgs),
+    /// Gate a run's newest version against its best one (once, or --watch as it trains).
+    Gate(gate_cmd::GateArgs),
     /// Play two players against each other and report wins, draws and losses.
     Match(match_cmd::MatchArgs),
     /// Print the exact score of every move for Connect Four positions read from stdin.
@@ -79,6 +83,7 @@ fn main() {
         Command::Worker(args) => worker_cmd::run(args, stop),
         Command::Config(args) => config_cmd::run(args),
         Command::Bench(args) => bench_cmd::run(args),
+        Command::Gate(args) => gate_cmd::run(args, stop),
         Command::Match(args) => match_cmd::run(args),
         Command::Solve(args) => solve_cmd::run(args),
         Command::Init(args) => init_cmd::run(args),

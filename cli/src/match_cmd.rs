@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dojo_arbiter::matches::{play_match, GameResult};
+use dojo_arbiter::matches::{play_match, GameResult, MatchPlan};
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
 use dojo_core::game::{FromAnyGame, GameSpec};
 use dojo_core::rng::Rng;
@@ -21,7 +21,7 @@ pub struct MatchArgs {
     /// Player B (same forms as --a).
     #[arg(long)]
     b: String,
-    /// Number of games; A moves first in even-numbered games.
+    /// Number of games, in pairs from one starting position: A moves first in one, B in the other.
     #[arg(long, default_value_t = 100)]
     games: u32,
     /// Games played at once (each thread has its own pair of players); default: the cores.
@@ -87,7 +87,7 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
         let any = spec.new_game(rng).expect("spec was checked by the probe game");
         G::from_any(any).expect("every game of a spec has the probe's type")
     };
-    let result = play_match(args.games, threads, seed, |s| G::baseline(a, s), |s| G::baseline(b, s), start, &on_game)
+    let result = play_match(MatchPlan::new(args.games, threads, seed), |s| G::baseline(a, s), |s| G::baseline(b, s), start, &on_game)
         .map_err(anyhow::Error::msg)?;
     // Name the spec the user asked for (a random one like connect4:saiblo, not the first board).
     let result = dojo_arbiter::matches::MatchResult { game: spec.to_string(), ..result };

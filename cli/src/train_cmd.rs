@@ -3,17 +3,21 @@
 //! checkpoints), and resumption when run again with the same run directory.
 
 use crate::duration::parse_duration;
+use crate::gatekeeper::Gatekeeper;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
 use dojo_learner::config::RunConfig;
+use dojo_learner::learner::Shared;
 use dojo_learner::run_dir::RunDir;
 use dojo_learner::server::{start_learner, LearnerOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 #[derive(Args)]
@@ -67,6 +71,48 @@ fn terminate(child: &Child) {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGTERM);
     }
+}
+
+/// What the gating thread shares with the progress display.
+struct Gating {
+    thread: JoinHandle<Gatekeeper>,
+    /// The best version so far (0: none yet).
+    best: Arc<AtomicU64>,
+}
+
+/// Gates every `every` new versions on a thread of its own (one game at a time, so it
+/// takes one core's share while a match runs) until `stop`; hands the gatekeeper back for
+/// the final gate. Decisions go to `say` for the progress display to print.
+fn spawn_gating(
+    mut keeper: Gatekeeper,
+    every: u64,
+    shared: Arc<Shared>,
+    stop: Arc<AtomicBool>,
+    say: Sender<String>,
+) -> Result<Gating> {
+    let best = Arc::new(AtomicU64::new(keeper.best_version().unwrap_or(0)));
+    let shown = best.clone();
+    let thread = std::thread::Builder::new().name("gating".into()).spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            let newest = shared.newest().version;
+            if keeper.due(newest, every) {
+                match keeper.gate(newest, Some(&stop)) {
+                    Ok(record) => {
+                        shown.store(keeper.best_version().unwrap_or(0), Ordering::Relaxed);
+                        let _ = say.send(record.describe());
+                    }
+                    Err(_) if stop.load(Ordering::Relaxed) => break,
+                    Err(e) => {
+                        let _ = say.send(format!("gating v{newest}: {e}"));
+                        keeper.skip(newest);
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        keeper
+    })?;
+    Ok(Gating { thread, best })
 }
 
 pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -127,6 +173,17 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         children.push(spawn_worker(&exe, &url, &token, &run, i, cfg.workers.threads)?);
     }
 
+    // Self-play never waits for gating; a stop flag of its own lets the workers' shutdown
+    // finish first.
+    let gate_stop = Arc::new(AtomicBool::new(false));
+    let (say, said) = channel::<String>();
+    let gating = if cfg.gating.every_versions > 0 {
+        let keeper = Gatekeeper::open(&run, &cfg.gating, 1).map_err(anyhow::Error::msg)?;
+        Some(spawn_gating(keeper, cfg.gating.every_versions, handle.shared.clone(), gate_stop.clone(), say)?)
+    } else {
+        None
+    };
+
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("static template"));
     let started = Instant::now();
@@ -152,6 +209,9 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
                 *child = spawn_worker(&exe, &url, &token, &run, i, cfg.workers.threads)?;
             }
         }
+        for line in said.try_iter() {
+            bar.println(line);
+        }
         let c = &handle.shared.counters;
         let games = c.games.load(Ordering::Relaxed);
         let rate = (games - games0) as f64 / started.elapsed().as_secs_f64().max(1e-9);
@@ -159,8 +219,12 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
             || "waiting for data".to_string(),
             |l| format!("loss policy {:.3} value {:.3}", l.policy, l.value),
         );
+        let best = match gating.as_ref().map(|g| g.best.load(Ordering::Relaxed)) {
+            Some(v) if v > 0 => format!(" (best v{v})"),
+            _ => String::new(),
+        };
         let msg = format!(
-            "model v{} | games {} ({:.2}/s) | steps {} | buffer {} positions | {}",
+            "model v{}{best} | games {} ({:.2}/s) | steps {} | buffer {} positions | {}",
             handle.shared.newest().version,
             games,
             rate,
@@ -179,6 +243,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         }
     };
     bar.finish_and_clear();
+    gate_stop.store(true, Ordering::Relaxed);
     eprintln!("stopping ({reason}): workers flush their games, the learner checkpoints");
     // A Ctrl-C in the terminal already reached the workers (same process group), and a
     // second signal makes a worker exit at once instead of finishing its last upload: give
@@ -215,6 +280,24 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let version = shared.newest().version;
     let steps = shared.counters.steps.load(Ordering::Relaxed);
     let games = shared.counters.games.load(Ordering::Relaxed);
+    for line in said.try_iter() {
+        eprintln!("{line}");
+    }
+    if let Some(gating) = gating {
+        let mut keeper = gating.thread.join().map_err(|_| anyhow::anyhow!("the gating thread panicked"))?;
+        // A session that ran its course gates its last version too, so the best reflects
+        // the final (annealed) weights; an interrupted one stops at once.
+        if reason != "interrupted" && version > keeper.last_gated() {
+            eprintln!("gating the final version v{version} ({} games)...", cfg.gating.games);
+            match keeper.gate(version, Some(&stop)) {
+                Ok(record) => eprintln!("{}", record.describe()),
+                Err(e) => eprintln!("gating v{version}: {e}"),
+            }
+        }
+        if keeper.best_version().is_some() {
+            eprintln!("best model: {}", run.best().display());
+        }
+    }
     eprintln!(
         "done: {games} games, {steps} steps, newest model {} (run `dojo train --run-dir {}` again to continue)",
         run.model_version(version).display(),

@@ -87,6 +87,25 @@ fn checkpoint_round_trip_gives_identical_outputs() {
 }
 
 #[test]
+fn a_copied_checkpoint_loads_and_a_damaged_one_is_not_copied() {
+    set_threads(1);
+    let tmp = temp_dir("copy");
+    let dir = tmp.path().to_path_buf();
+    let model = Model::new(arch(1, 8), Device::Cpu);
+    let side = checkpoint::save(&model, &dir.join("v7.safetensors"), 70, 7, None).unwrap();
+    assert_eq!(checkpoint::copy(&dir.join("v7"), &dir.join("best")).unwrap(), side);
+    let loaded = checkpoint::load(&dir.join("best.safetensors"), Device::Cpu, None).unwrap();
+    assert_eq!((loaded.sidecar.version, loaded.sidecar.step), (7, 70));
+
+    // Damaged source weights: an error naming the file, and the old copy stays as it was.
+    let bytes = std::fs::read(dir.join("v7.safetensors")).unwrap();
+    std::fs::write(dir.join("v7.safetensors"), &bytes[..100]).unwrap();
+    let err = checkpoint::copy(&dir.join("v7"), &dir.join("best")).unwrap_err().to_string();
+    assert!(err.contains("v7.safetensors") && err.contains("truncated or replaced file?"), "{err}");
+    assert!(checkpoint::load(&dir.join("best"), Device::Cpu, None).is_ok());
+}
+
+#[test]
 fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     set_threads(1);
     let tmp = temp_dir("damaged");

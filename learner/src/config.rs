@@ -79,6 +79,48 @@ impl Default for LearnerConfig {
     }
 }
 
+/// Gating: which published version is the run's best (`models/best.*`). A new version plays
+/// the best one and replaces it when it scores at least `promote_score`. Self-play always
+/// uses the newest version, as AlphaZero does: gating names the best, it does not hold
+/// learning back (it costs the matches' playing time, about 5% of the cores by default).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GatingConfig {
+    /// Gate a new version once this many have been published since the last gated one
+    /// (0: no gating; `dojo gate` can still be run by hand).
+    pub every_versions: u64,
+    /// Games per gating match, in pairs from one random opening (each side moves first once).
+    pub games: u32,
+    /// Playouts per move for both sides.
+    pub simulations: u32,
+    /// Random moves that open each pair of games (deterministic players would otherwise
+    /// repeat one game).
+    pub opening_plies: u32,
+    /// The candidate's score (wins + draws/2, per game) that makes it the best.
+    pub promote_score: f64,
+}
+
+impl Default for GatingConfig {
+    fn default() -> Self {
+        GatingConfig { every_versions: 20, games: 40, simulations: 100, opening_plies: 4, promote_score: 0.55 }
+    }
+}
+
+impl GatingConfig {
+    fn validate(&self) -> Result<(), String> {
+        if self.games < 2 || self.games % 2 != 0 {
+            return Err(format!("gating.games = {} must be even and at least 2 (games come in pairs)", self.games));
+        }
+        if self.simulations == 0 {
+            return Err("gating.simulations must be at least 1".into());
+        }
+        if !(self.promote_score > 0.0 && self.promote_score <= 1.0) {
+            return Err(format!("gating.promote_score = {} must be within (0, 1]", self.promote_score));
+        }
+        Ok(())
+    }
+}
+
 /// Local workers started by `dojo train`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -106,6 +148,7 @@ pub struct RunConfig {
     pub train: TrainConfig,
     pub replay: ReplayConfig,
     pub learner: LearnerConfig,
+    pub gating: GatingConfig,
     pub workers: WorkersConfig,
 }
 
@@ -119,6 +162,7 @@ impl Default for RunConfig {
             train: TrainConfig::default(),
             replay: ReplayConfig::default(),
             learner: LearnerConfig::default(),
+            gating: GatingConfig::default(),
             workers: WorkersConfig::default(),
         }
     }
@@ -175,7 +219,7 @@ impl RunConfig {
         if l.segment_bytes < 4096 {
             return Err(format!("learner.segment_bytes = {} must be at least 4096", l.segment_bytes));
         }
-        Ok(())
+        self.gating.validate()
     }
 
     /// Worker processes for this machine: the configured count, or one per core. The
@@ -240,6 +284,10 @@ mod tests {
         );
         let c = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\npolicy_head = \"conv\"\n").unwrap();
         assert_eq!(c.net.policy_head, PolicyHeadChoice::Conv);
+        let err = RunConfig::from_toml("[gating]\ngames = 7\n").unwrap_err();
+        assert_eq!(err, "gating.games = 7 must be even and at least 2 (games come in pairs)");
+        let err = RunConfig::from_toml("[gating]\npromote_score = 0\n").unwrap_err();
+        assert_eq!(err, "gating.promote_score = 0 must be within (0, 1]");
         let err = RunConfig::from_toml("[net]\npolicy_head = \"cnn\"\n").unwrap_err();
         assert!(err.contains("unknown variant `cnn`"), "{err}");
     }

@@ -8,6 +8,8 @@
 //! RUN/games/                the durable game log (segment-NNNNNN.dlog)
 //! RUN/models/vNNNNNN.*      published model versions (.safetensors weights + .json sidecar)
 //! RUN/models/latest.json    copy of the newest sidecar, for scripts
+//! RUN/models/best.*         the best version so far by gating (a copy: pruning keeps it)
+//! RUN/gating.jsonl          one JSON object per gating match: candidate, best, score, promoted
 //! RUN/checkpoints/optim-vNNNNNN.safetensors   optimizer state for resuming
 //! RUN/metrics.jsonl         one JSON object per line: losses, buffer, games/s, version
 //! RUN/spool/                local workers' spools (dojo train)
@@ -57,6 +59,17 @@ impl RunDir {
     }
     pub fn models(&self) -> PathBuf {
         self.root.join("models")
+    }
+    /// The best version by gating, as a checkpoint path (`best.safetensors` + `best.json`).
+    pub fn best(&self) -> PathBuf {
+        self.models().join("best.safetensors")
+    }
+    pub fn gating_log(&self) -> PathBuf {
+        self.root.join("gating.jsonl")
+    }
+    /// Held (flock) by whichever process gates the run, so two never write the best at once.
+    pub fn gating_lock(&self) -> PathBuf {
+        self.root.join("gating.lock")
     }
     pub fn checkpoints(&self) -> PathBuf {
         self.root.join("checkpoints")

@@ -361,3 +361,28 @@ pub fn lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead 
         Lookahead::Moves
     }
 }
+
+/// Plays up to `plies` uniformly random moves that do not end the game (a varied opening
+/// for self-play and for matches between deterministic players) and returns them. Stops
+/// early at a chance event or when every move would end the game.
+pub fn play_random_opening<G: Game>(game: &mut G, plies: usize, rng: &mut Rng) -> Vec<Action> {
+    let mut played = Vec::with_capacity(plies);
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        if !matches!(game.to_move(), ToMove::Player(_)) {
+            break;
+        }
+        game.legal_actions(&mut moves);
+        moves.retain(|&a| {
+            let mut next = game.clone();
+            next.play(a).is_ok() && next.outcome().is_none()
+        });
+        if moves.is_empty() {
+            break;
+        }
+        let action = moves[rng.below(moves.len())];
+        game.play(action).expect("a legal move");
+        played.push(action);
+    }
+    played
+}

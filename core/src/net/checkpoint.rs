@@ -132,6 +132,31 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar, CheckpointError> {
     Ok(sidecar)
 }
 
+/// Reads a checkpoint's sidecar and weights and checks that they belong together (the
+/// weights' sha256 is the sidecar's), without building the network. Returns both.
+pub fn read_verified(path: &Path) -> Result<(Sidecar, Vec<u8>), CheckpointError> {
+    let sidecar = read_sidecar(path)?;
+    let (weights_path, _) = paths(path);
+    let weights =
+        std::fs::read(&weights_path).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
+    let actual = sha256_hex(&weights);
+    if actual != sidecar.sha256 {
+        return Err(CheckpointError::Checksum { path: weights_path, expected: sidecar.sha256, actual });
+    }
+    Ok((sidecar, weights))
+}
+
+/// Copies the checkpoint at `from` to `to`, checked first, written as [`save`] writes
+/// (weights, then sidecar, each atomically). Returns the sidecar.
+pub fn copy(from: &Path, to: &Path) -> Result<Sidecar, CheckpointError> {
+    let (sidecar, weights) = read_verified(from)?;
+    let (weights_path, sidecar_path) = paths(to);
+    atomic_write(&weights_path, &weights).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
+    let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
+    atomic_write(&sidecar_path, &json).map_err(|source| CheckpointError::Io { path: sidecar_path.clone(), source })?;
+    Ok(sidecar)
+}
+
 /// A loaded checkpoint: its model and sidecar, plus the raw weight bytes (which the
 /// learner streams to workers as they are).
 pub struct Loaded {
@@ -143,7 +168,7 @@ pub struct Loaded {
 /// Loads a checkpoint onto `device`, checking everything; `expect_game`, when given, must be
 /// the checkpoint's game.
 pub fn load(path: &Path, device: Device, expect_game: Option<&GameSpec>) -> Result<Loaded, CheckpointError> {
-    let sidecar = read_sidecar(path)?;
+    let (sidecar, weights) = read_verified(path)?;
     let (weights_path, _) = paths(path);
     if let Some(game) = expect_game {
         if *game != sidecar.architecture.game {
@@ -153,12 +178,6 @@ pub fn load(path: &Path, device: Device, expect_game: Option<&GameSpec>) -> Resu
                 found: sidecar.architecture.game.to_string(),
             });
         }
-    }
-    let weights =
-        std::fs::read(&weights_path).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
-    let actual = sha256_hex(&weights);
-    if actual != sidecar.sha256 {
-        return Err(CheckpointError::Checksum { path: weights_path, expected: sidecar.sha256, actual });
     }
     let model = model_from_bytes(&sidecar.architecture, &weights, device).map_err(|e| match e {
         CheckpointError::Weights { reason, .. } => CheckpointError::Weights { path: weights_path.clone(), reason },

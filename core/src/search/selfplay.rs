@@ -13,7 +13,7 @@
 use super::config::{SearchConfig, SelfPlayConfig};
 use super::evaluator::Evaluator;
 use super::puct::{HashIndex, Search, Step};
-use crate::game::{Game, Outcome, Player, ToMove};
+use crate::game::{play_random_opening, Game, Outcome, Player, ToMove};
 use crate::record::{new_game_id, GameRecord, MoveRecord, RecordOutcome};
 use crate::rng::Rng;
 use std::time::{Duration, Instant};
@@ -158,21 +158,7 @@ impl<G: Game> SelfPlayEngine<G> {
             return;
         }
         let plies = self.rng.below(self.play.random_opening_plies as usize + 1);
-        let mut moves = Vec::new();
-        for _ in 0..plies {
-            if !matches!(game.to_move(), ToMove::Player(_)) {
-                return;
-            }
-            game.legal_actions(&mut moves);
-            moves.retain(|&a| {
-                let mut next = game.clone();
-                next.play(a).is_ok() && next.outcome().is_none()
-            });
-            if moves.is_empty() {
-                return;
-            }
-            let action = moves[self.rng.below(moves.len())];
-            game.play(action).expect("a legal move");
+        for action in play_random_opening(game, plies, &mut self.rng) {
             record.moves.push(MoveRecord::untrained(action));
             self.stats.moves += 1;
         }

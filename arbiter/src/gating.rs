@@ -1,0 +1,156 @@
+//! Gating (AlphaGo Zero's evaluator): a candidate network plays the current best one and
+//! takes its place when it scores enough.
+//!
+//! Both sides play the search without noise and pick the most-visited move, so two games
+//! from one position would repeat move for move. Every pair of games starts from its own
+//! random opening instead, each side moving first once: the score then measures strength
+//! over many positions, not one line's luck.
+//!
+//! The best network is a copy of the winning checkpoint at a fixed path, so it outlives the
+//! pruning of old versions and scripts can always find it.
+
+use crate::matches::{play_match, MatchPlan, MatchResult};
+use crate::players::{BaselinePlayers, PlayerSpec};
+use dojo_core::game::{play_random_opening, FromAnyGame, GameSpec};
+use dojo_core::net::checkpoint::{self, Sidecar};
+use dojo_core::rng::Rng;
+use dojo_core::util::{atomic_write, sha256_hex};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// How a gating match is played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateSettings {
+    /// Games, in pairs from one opening (even).
+    pub games: u32,
+    /// Playouts per move for both sides.
+    pub simulations: u32,
+    /// Random moves opening each pair of games.
+    pub opening_plies: u32,
+    /// Threads playing games at once (one libtorch thread each).
+    pub threads: usize,
+}
+
+/// Plays `candidate` (A) against `best` (B), both checkpoints of one game. Reproducible
+/// from `seed`; `cancel` stops it between games (an error).
+pub fn gate_match(
+    candidate: &Path,
+    best: &Path,
+    settings: &GateSettings,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<MatchResult, String> {
+    let a = checkpoint::read_sidecar(candidate).map_err(|e| e.to_string())?;
+    let b = checkpoint::read_sidecar(best).map_err(|e| e.to_string())?;
+    let game = a.architecture.game.clone();
+    if b.architecture.game != game {
+        return Err(format!(
+            "{} is a network for {game} but {} is one for {}",
+            candidate.display(),
+            best.display(),
+            b.architecture.game
+        ));
+    }
+    let probe = game.start().map_err(|e| e.to_string())?;
+    dojo_core::with_game!(probe, g => gate_typed(g, &game, candidate, best, settings, seed, cancel))
+}
+
+fn gate_typed<G: BaselinePlayers + FromAnyGame>(
+    _probe: G,
+    game: &GameSpec,
+    candidate: &Path,
+    best: &Path,
+    settings: &GateSettings,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<MatchResult, String> {
+    let net = |path: &Path| PlayerSpec::Net {
+        path: path.to_path_buf(),
+        sims: settings.simulations,
+        average_symmetries: false,
+    };
+    let (a, b) = (net(candidate), net(best));
+    let plies = settings.opening_plies as usize;
+    let start = |rng: &mut Rng| {
+        let any = game.new_game(rng).expect("the probe game started");
+        let mut g = G::from_any(any).expect("every game of a spec has the probe's type");
+        play_random_opening(&mut g, plies, rng);
+        g
+    };
+    let plan = MatchPlan { games: settings.games, threads: settings.threads, seed, cancel };
+    play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|_| {})
+}
+
+/// The best network of a run: a checkpoint at a fixed path (`DIR/best.safetensors` and
+/// `DIR/best.json`), where `DIR` also holds the versions it is copied from.
+pub struct BestStore {
+    path: PathBuf,
+}
+
+impl BestStore {
+    pub fn new(path: impl Into<PathBuf>) -> BestStore {
+        BestStore { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The best network's sidecar, or `None` before the first promotion. A copy cut short
+    /// (new weights under the old sidecar: the weights are written first) is repaired from
+    /// the version whose sidecar matches the weights; a best that cannot be repaired is
+    /// removed, so the next gate starts afresh, and the versions themselves are untouched.
+    pub fn current(&self) -> Result<Option<Sidecar>, String> {
+        let (weights_path, sidecar_path) = checkpoint::paths(&self.path);
+        if !weights_path.exists() && !sidecar_path.exists() {
+            return Ok(None);
+        }
+        let err = match checkpoint::read_verified(&self.path) {
+            Ok((sidecar, _)) => return Ok(Some(sidecar)),
+            Err(e) => e,
+        };
+        if let Some(sidecar) = self.matching_version()? {
+            let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
+            atomic_write(&sidecar_path, &json)
+                .map_err(|e| format!("cannot repair {}: {e}", sidecar_path.display()))?;
+            tracing::warn!("{err}; repaired from version {}", sidecar.version);
+            return Ok(Some(sidecar));
+        }
+        tracing::warn!("{err}; no version matches its weights, so the best is gated afresh");
+        for path in [&sidecar_path, &weights_path] {
+            match std::fs::remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("cannot remove {}: {e}", path.display())),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The sidecar, among the other checkpoints beside the best, of the weights the best
+    /// holds now.
+    fn matching_version(&self) -> Result<Option<Sidecar>, String> {
+        let (weights_path, sidecar_path) = checkpoint::paths(&self.path);
+        let Ok(weights) = std::fs::read(&weights_path) else { return Ok(None) };
+        let sha = sha256_hex(&weights);
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path == sidecar_path || path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            if let Ok(sidecar) = checkpoint::read_sidecar(&path) {
+                if sidecar.sha256 == sha {
+                    return Ok(Some(sidecar));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Makes the checkpoint at `candidate` the best (checked, then copied atomically).
+    pub fn promote(&self, candidate: &Path) -> Result<Sidecar, String> {
+        checkpoint::copy(candidate, &self.path).map_err(|e| e.to_string())
+    }
+}

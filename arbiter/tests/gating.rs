@@ -1,0 +1,74 @@
+//! Gating matches and the best-network store (tiny random networks, one libtorch thread).
+
+use dojo_arbiter::gating::{gate_match, BestStore, GateSettings};
+use dojo_core::game::connect4::Connect4;
+use dojo_core::game::gomoku::Gomoku;
+use dojo_core::net::checkpoint;
+use dojo_core::net::device::set_threads;
+use dojo_core::net::model::{Architecture, Model};
+use std::path::Path;
+use tch::Device;
+
+fn save_random_net(path: &Path, version: u64) {
+    let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
+    checkpoint::save(&Model::new(arch, Device::Cpu), path, version * 10, version, None).unwrap();
+}
+
+fn settings(games: u32) -> GateSettings {
+    GateSettings { games, simulations: 16, opening_plies: 4, threads: 1 }
+}
+
+#[test]
+fn a_network_gated_against_its_own_copy_scores_exactly_half() {
+    set_threads(1);
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = dir.path().join("v000001.safetensors");
+    save_random_net(&v1, 1);
+    let best = BestStore::new(dir.path().join("best.safetensors"));
+    best.promote(&v1).unwrap();
+    // Same weights, same deterministic search: in each pair the side moving first gets the
+    // same game twice, once as the candidate and once as the best.
+    let r = gate_match(&v1, best.path(), &settings(8), 3, None).unwrap();
+    assert_eq!(r.tally.games, 8);
+    assert_eq!(r.score, 0.5, "{r:?}");
+    assert_eq!(r.a_first.wins, r.b_first.losses);
+    assert_eq!(r.a_first.draws, r.b_first.draws);
+}
+
+#[test]
+fn networks_of_different_games_are_not_gated() {
+    set_threads(1);
+    let dir = tempfile::tempdir().unwrap();
+    let c4 = dir.path().join("c4.safetensors");
+    save_random_net(&c4, 1);
+    let g9 = dir.path().join("g9.safetensors");
+    let arch = Architecture::for_game(&Gomoku::new(9).unwrap(), 1, 8);
+    checkpoint::save(&Model::new(arch, Device::Cpu), &g9, 0, 0, None).unwrap();
+    let err = gate_match(&c4, &g9, &settings(2), 1, None).unwrap_err();
+    assert!(err.contains("is a network for connect4:7x6 but") && err.ends_with("is one for gomoku:9"), "{err}");
+}
+
+#[test]
+fn the_best_survives_an_interrupted_copy_and_a_damaged_one_is_gated_afresh() {
+    set_threads(1);
+    let dir = tempfile::tempdir().unwrap();
+    let (v1, v2) = (dir.path().join("v000001.safetensors"), dir.path().join("v000002.safetensors"));
+    save_random_net(&v1, 1);
+    save_random_net(&v2, 2);
+    let best = BestStore::new(dir.path().join("best.safetensors"));
+    assert_eq!(best.current().unwrap(), None, "no best before the first promotion");
+    assert_eq!(best.promote(&v1).unwrap().version, 1);
+    assert_eq!(best.current().unwrap().map(|s| s.version), Some(1));
+
+    // A promotion of v2 cut short after the weights: v1's sidecar over v2's weights.
+    std::fs::copy(&v2, best.path()).unwrap();
+    assert_eq!(best.current().unwrap().map(|s| s.version), Some(2), "repaired from v2's sidecar");
+    let loaded = checkpoint::load(best.path(), Device::Cpu, None).unwrap();
+    assert_eq!(loaded.sidecar.version, 2);
+
+    // Weights no version has: the best is dropped, the versions stay.
+    std::fs::write(best.path(), b"garbage").unwrap();
+    assert_eq!(best.current().unwrap(), None);
+    assert!(!best.path().exists() && !dir.path().join("best.json").exists());
+    assert!(checkpoint::load(&v1, Device::Cpu, None).is_ok() && checkpoint::load(&v2, Device::Cpu, None).is_ok());
+}

@@ -1,0 +1,67 @@
+//! `dojo gate`: gates a run's newest version against its best one, once or as the learner
+//! publishes (`--watch`): the arbiter of a cluster run, on the machine with the run dir.
+//! `dojo train` does the same on a thread of its own.
+
+use crate::gatekeeper::{newest_version, Gatekeeper};
+use anyhow::{bail, Result};
+use clap::Args;
+use dojo_learner::config::RunConfig;
+use dojo_learner::run_dir::RunDir;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct GateArgs {
+    /// The run directory (a learner's, running or not).
+    #[arg(long, default_value = "runs/connect4")]
+    run_dir: PathBuf,
+    /// Keep gating new versions as the learner publishes them, until Ctrl-C.
+    #[arg(long)]
+    watch: bool,
+    /// With --watch: gate once this many versions are new (default: the run's
+    /// gating.every_versions, or 1 where that is 0).
+    #[arg(long)]
+    every: Option<u64>,
+    /// Games played at once (default: the cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
+    let run = RunDir::new(&args.run_dir);
+    if !run.exists() {
+        bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
+    }
+    let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut keeper = Gatekeeper::open(&run, &config.gating, threads).map_err(anyhow::Error::msg)?;
+    let every = args.every.unwrap_or(config.gating.every_versions).max(1);
+    loop {
+        let newest = newest_version(&run).map_err(anyhow::Error::msg)?;
+        // Once: the newest, unless it has been gated already. Watching: every `every`.
+        let due = if args.watch { keeper.due(newest, every) } else { newest > keeper.last_gated() };
+        if due {
+            eprintln!("gating v{newest} ({} games)...", config.gating.games);
+            match keeper.gate(newest, Some(&stop)) {
+                Ok(record) => println!("{}", record.describe()),
+                Err(_) if stop.load(Ordering::Relaxed) => break,
+                // Watching, a version pruned before it was read is passed over.
+                Err(e) if args.watch => {
+                    eprintln!("gating v{newest}: {e}");
+                    keeper.skip(newest);
+                }
+                Err(e) => bail!("gating v{newest}: {e}"),
+            }
+        } else if !args.watch {
+            let best = keeper.best_version().map_or("none".to_string(), |v| format!("v{v}"));
+            println!("v{newest} has been gated already; the best is {best}");
+        }
+        if !args.watch || stop.load(Ordering::Relaxed) {
+            break;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! The run's gatekeeper: gates newly published versions against the best one, keeps
+//! `models/best.*` and appends every decision to `gating.jsonl`. `dojo train` runs it on a
+//! thread beside the learner; `dojo gate` runs it on its own (a cluster's arbiter, where
+//! the run directory is). One gatekeeper per run: it holds `gating.lock` while it lives.
+
+use dojo_arbiter::gating::{gate_match, BestStore, GateSettings};
+use dojo_core::net::checkpoint;
+use dojo_learner::config::GatingConfig;
+use dojo_learner::run_dir::RunDir;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::AtomicBool;
+
+/// One line of `gating.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateRecord {
+    pub unix_ms: u64,
+    pub candidate: u64,
+    /// The best version the candidate played; none when there was no best yet (the first
+    /// version gated becomes the best without a match).
+    pub best: Option<u64>,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// The candidate's points per game.
+    pub score: f64,
+    pub promoted: bool,
+}
+
+impl GateRecord {
+    pub fn describe(&self) -> String {
+        let Some(best) = self.best else {
+            return format!("gating: v{} is the first best version", self.candidate);
+        };
+        format!(
+            "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}%: {}",
+            self.candidate,
+            self.games,
+            self.wins,
+            self.draws,
+            self.losses,
+            100.0 * self.score,
+            if self.promoted { format!("v{} is the new best", self.candidate) } else { format!("v{best} stays best") }
+        )
+    }
+}
+
+pub struct Gatekeeper {
+    run: RunDir,
+    config: GatingConfig,
+    settings: GateSettings,
+    best: BestStore,
+    best_version: Option<u64>,
+    last_gated: u64,
+    _lock: std::fs::File,
+}
+
+impl Gatekeeper {
+    /// Takes the run's gating lock and reads where gating stands (repairing a best copy
+    /// that a crash cut short).
+    pub fn open(run: &RunDir, config: &GatingConfig, threads: usize) -> Result<Gatekeeper, String> {
+        let lock_path = run.gating_lock();
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
+        // SAFETY: flock on a descriptor this function owns; released when the file closes.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(format!(
+                "{}: another process (dojo train or dojo gate) is gating this run",
+                run.root.display()
+            ));
+        }
+        end_partial_line(&run.gating_log())?;
+        let best = BestStore::new(run.best());
+        let best_version = best.current()?.map(|s| s.version);
+        let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
+        let settings = GateSettings {
+            games: config.games,
+            simulations: config.simulations,
+            opening_plies: config.opening_plies,
+            threads: threads.max(1),
+        };
+        Ok(Gatekeeper { run: run.clone(), config: config.clone(), settings, best, best_version, last_gated, _lock: lock })
+    }
+
+    pub fn best_version(&self) -> Option<u64> {
+        self.best_version
+    }
+
+    pub fn last_gated(&self) -> u64 {
+        self.last_gated
+    }
+
+    /// Whether `newest` is far enough past the last gated version to gate it.
+    pub fn due(&self, newest: u64, every_versions: u64) -> bool {
+        newest > self.last_gated && newest - self.last_gated >= every_versions.max(1)
+    }
+
+    /// Gates `version` against the best (or makes it the first best), records the decision
+    /// and promotes a winner. `cancel` stops the match between games (an error, nothing
+    /// recorded).
+    pub fn gate(&mut self, version: u64, cancel: Option<&AtomicBool>) -> Result<GateRecord, String> {
+        let candidate = self.run.model_version(version);
+        let best = self.best.current()?.map(|s| s.version);
+        let mut record = GateRecord {
+            unix_ms: dojo_core::util::now_unix_ms(),
+            candidate: version,
+            best,
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            score: 1.0,
+            promoted: true,
+        };
+        if best.is_some() {
+            // The seed is the version: a gating decision can be replayed exactly.
+            let result = gate_match(&candidate, self.best.path(), &self.settings, version, cancel)?;
+            let t = &result.tally;
+            (record.games, record.wins, record.draws, record.losses) = (t.games, t.wins, t.draws, t.losses);
+            record.score = result.score;
+            record.promoted = result.score >= self.config.promote_score;
+        }
+        if record.promoted {
+            self.best.promote(&candidate)?;
+            self.best_version = Some(version);
+        }
+        self.last_gated = version;
+        append_record(&self.run, &record)?;
+        Ok(record)
+    }
+
+    /// Marks `version` as seen without gating it (e.g. it could not be read).
+    pub fn skip(&mut self, version: u64) {
+        self.last_gated = self.last_gated.max(version);
+    }
+}
+
+/// The newest published version of a run (from `models/latest.json`).
+pub fn newest_version(run: &RunDir) -> Result<u64, String> {
+    checkpoint::read_sidecar(&run.models().join("latest.json")).map(|s| s.version).map_err(|e| e.to_string())
+}
+
+/// Every decision in `gating.jsonl`; a line cut short by a crash is skipped.
+pub fn read_records(run: &RunDir) -> Result<Vec<GateRecord>, String> {
+    let path = run.gating_log();
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// Ends a last line that a crash cut short, so the next record starts a line of its own.
+fn end_partial_line(path: &std::path::Path) -> Result<(), String> {
+    let text = match std::fs::read(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if text.last().is_some_and(|&b| b != b'\n') {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        file.write_all(b"\n").map_err(|e| format!("cannot append to {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn append_record(run: &RunDir, record: &GateRecord) -> Result<(), String> {
+    let path = run.gating_log();
+    let mut line = serde_json::to_string(record).expect("a gate record serialises");
+    line.push('\n');
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    file.write_all(line.as_bytes())
+        .and_then(|()| file.sync_data())
+        .map_err(|e| format!("cannot append to {}: {e}", path.display()))
+}

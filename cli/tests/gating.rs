@@ -1,0 +1,170 @@
+//! Gating as users meet it: `dojo gate` on a run directory, and `dojo train` keeping
+//! `models/best.*` and `gating.jsonl` (tiny networks, so each takes seconds).
+
+use dojo_core::game::connect4::Connect4;
+use dojo_core::net::checkpoint;
+use dojo_core::net::device::set_threads;
+use dojo_core::net::model::{Architecture, Model};
+use dojo_learner::config::RunConfig;
+use dojo_learner::run_dir::RunDir;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn dojo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dojo")).args(args).output().expect("the dojo binary runs")
+}
+
+fn stdout_of(out: &Output) -> String {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn tiny_config() -> RunConfig {
+    let mut c = RunConfig::default();
+    c.net.blocks = 1;
+    c.net.channels = 8;
+    c.search.simulations = 8;
+    c.gating.games = 4;
+    c.gating.simulations = 8;
+    c
+}
+
+/// Publishes `model` as `version` the way the learner does (the version, then latest.json).
+fn publish(run: &RunDir, model: &Model, version: u64) {
+    let path = run.model_version(version);
+    checkpoint::save(model, &path, version * 10, version, None).unwrap();
+    std::fs::copy(checkpoint::paths(&path).1, run.models().join("latest.json")).unwrap();
+}
+
+fn best_version(run: &RunDir) -> u64 {
+    checkpoint::load(&run.best(), tch::Device::Cpu, None).unwrap().sidecar.version
+}
+
+fn gating_lines(run: &RunDir) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(run.gating_log()).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn set_promote_score(run: &RunDir, score: f64) {
+    let mut c = RunConfig::load(&run.config()).unwrap();
+    c.gating.promote_score = score;
+    std::fs::write(run.config(), c.to_toml()).unwrap();
+}
+
+#[test]
+fn dojo_gate_promotes_the_first_version_and_then_only_a_candidate_that_scores_enough() {
+    set_threads(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create_or_open(Some(&tiny_config())).unwrap();
+    let dir = run.root.to_str().unwrap();
+    let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
+    publish(&run, &Model::new(arch.clone(), tch::Device::Cpu), 1);
+    let model = Model::new(arch, tch::Device::Cpu);
+    publish(&run, &model, 2);
+
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    assert_eq!(out.trim(), "gating: v2 is the first best version");
+    assert_eq!(best_version(&run), 2);
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    assert_eq!(out.trim(), "v2 has been gated already; the best is v2");
+
+    // v3 has v2's weights: every pair of games is one game played from both sides, so the
+    // candidate scores exactly half, below the default 55%.
+    publish(&run, &model, 3);
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    assert!(out.contains("gating: v3 vs best v2: 4 games,") && out.contains("score 50.0%: v2 stays best"), "{out}");
+    assert_eq!(best_version(&run), 2);
+
+    // Half is enough when the run asks for half.
+    set_promote_score(&run, 0.5);
+    publish(&run, &model, 4);
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    assert!(out.contains("score 50.0%: v4 is the new best"), "{out}");
+    assert_eq!(best_version(&run), 4);
+
+    let lines = gating_lines(&run);
+    assert_eq!(lines.len(), 3);
+    assert_eq!((lines[0]["candidate"].as_u64(), lines[0]["best"].as_u64()), (Some(2), None));
+    assert_eq!((lines[1]["candidate"].as_u64(), lines[1]["best"].as_u64()), (Some(3), Some(2)));
+    assert_eq!((lines[1]["games"].as_u64(), lines[1]["promoted"].as_bool()), (Some(4), Some(false)));
+    assert_eq!((lines[2]["score"].as_f64(), lines[2]["promoted"].as_bool()), (Some(0.5), Some(true)));
+}
+
+#[test]
+fn two_gatekeepers_never_gate_one_run() {
+    set_threads(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create_or_open(Some(&tiny_config())).unwrap();
+    let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
+    publish(&run, &Model::new(arch, tch::Device::Cpu), 1);
+    let dir = run.root.to_str().unwrap();
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_dojo"))
+        .args(["gate", "--run-dir", dir, "--watch", "--threads", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let refused = loop {
+        let out = dojo(&["gate", "--run-dir", dir, "--threads", "1"]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if !out.status.success() || Instant::now() > deadline {
+            break stderr;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    assert!(refused.contains("another process (dojo train or dojo gate) is gating this run"), "{refused}");
+    // The lock goes with its holder. (Watching, it waited for gating.every_versions new
+    // versions, so v1 is still to be gated.)
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    assert_eq!(out.trim(), "gating: v1 is the first best version");
+}
+
+#[test]
+fn every_dojo_train_session_gates_its_final_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    let mut c = tiny_config();
+    c.selfplay.parallel_games = 4;
+    c.train.batch_size = 32;
+    c.learner.min_positions = 60;
+    c.learner.publish_every = 5;
+    c.learner.checkpoint_every = 10;
+    c.replay.max_samples_per_position = 100.0;
+    c.gating.every_versions = 2;
+    c.gating.games = 2;
+    let config = tmp.path().join("tiny.toml");
+    std::fs::write(&config, c.to_toml()).unwrap();
+    let dir = run.root.to_str().unwrap();
+    let train = |steps: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_dojo"))
+            .args(["train", "--run-dir", dir, "--config", config.to_str().unwrap(), "--steps", steps, "--workers", "1"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains(&format!("best model: {}", run.best().display())), "{stderr}");
+        stderr
+    };
+    // v1 is the random net, v2..=v7 come every 5 steps and v8 with the final checkpoint at
+    // step 32. (The gating thread may gate versions on the way too; how many depends on
+    // how fast this machine trains.)
+    let stderr = train("32");
+    assert!(stderr.contains("gating the final version v8"), "{stderr}");
+    let lines = gating_lines(&run);
+    assert_eq!(lines.last().unwrap()["candidate"].as_u64(), Some(8), "{lines:?}");
+    // Resumed to step 64: v9..=v14 and the final v15, which plays the best.
+    let stderr = train("64");
+    assert!(stderr.contains("gating the final version v15"), "{stderr}");
+    let lines = gating_lines(&run);
+    let last = lines.last().unwrap();
+    assert_eq!((last["candidate"].as_u64(), last["games"].as_u64()), (Some(15), Some(2)), "{lines:?}");
+    assert!(last["best"].as_u64().is_some_and(|b| (2..15).contains(&b)), "{lines:?}");
+    let best = best_version(&run);
+    assert!(lines.iter().any(|l| l["promoted"] == true && l["candidate"].as_u64() == Some(best)), "{lines:?}");
+    assert!(stderr.contains(&format!("gating: v15 vs best v{}: 2 games,", last["best"])), "{stderr}");
+}
