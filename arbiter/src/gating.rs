@@ -111,8 +111,7 @@ impl BestStore {
         };
         if let Some(sidecar) = self.matching_version()? {
             let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
-            atomic_write(&sidecar_path, &json)
-                .map_err(|e| format!("cannot repair {}: {e}", sidecar_path.display()))?;
+            atomic_write(&sidecar_path, &json).map_err(|e| format!("cannot repair {}: {e}", sidecar_path.display()))?;
             tracing::warn!("{err}; repaired from version {}", sidecar.version);
             return Ok(Some(sidecar));
         }

@@ -293,8 +293,10 @@ mod tests {
         let weak =
             |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
         let seen = Mutex::new(0);
-        let r = play_match(MatchPlan::new(10, 2, 5), strong, weak, |_: &mut Rng| Connect4::standard(), &|_| *seen.lock().unwrap() += 1)
-            .unwrap();
+        let r = play_match(MatchPlan::new(10, 2, 5), strong, weak, |_: &mut Rng| Connect4::standard(), &|_| {
+            *seen.lock().unwrap() += 1
+        })
+        .unwrap();
         assert_eq!(*seen.lock().unwrap(), 10);
         assert_eq!((r.a_first.games, r.b_first.games), (5, 5));
         assert_eq!(r.tally.wins + r.tally.draws + r.tally.losses, 10);
@@ -333,8 +335,9 @@ mod tests {
 
         let cancel = AtomicBool::new(true);
         let plan = MatchPlan { cancel: Some(&cancel), ..MatchPlan::new(4, 1, 1) };
-        let err = play_match(plan, random, random, |_: &mut Rng| Connect4::standard(), &|_| panic!("no game is played"))
-            .unwrap_err();
+        let err =
+            play_match(plan, random, random, |_: &mut Rng| Connect4::standard(), &|_| panic!("no game is played"))
+                .unwrap_err();
         assert_eq!(err, "the match was cancelled");
     }
 

@@ -27,6 +27,9 @@ pub struct GateRecord {
     /// The candidate's points per game.
     pub score: f64,
     pub promoted: bool,
+    /// How long the match took.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 impl GateRecord {
@@ -35,13 +38,14 @@ impl GateRecord {
             return format!("gating: v{} is the first best version", self.candidate);
         };
         format!(
-            "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}%: {}",
+            "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}% in {:.0} s: {}",
             self.candidate,
             self.games,
             self.wins,
             self.draws,
             self.losses,
             100.0 * self.score,
+            self.seconds,
             if self.promoted { format!("v{} is the new best", self.candidate) } else { format!("v{best} stays best") }
         )
     }
@@ -85,7 +89,15 @@ impl Gatekeeper {
             opening_plies: config.opening_plies,
             threads: threads.max(1),
         };
-        Ok(Gatekeeper { run: run.clone(), config: config.clone(), settings, best, best_version, last_gated, _lock: lock })
+        Ok(Gatekeeper {
+            run: run.clone(),
+            config: config.clone(),
+            settings,
+            best,
+            best_version,
+            last_gated,
+            _lock: lock,
+        })
     }
 
     pub fn best_version(&self) -> Option<u64> {
@@ -105,6 +117,7 @@ impl Gatekeeper {
     /// and promotes a winner. `cancel` stops the match between games (an error, nothing
     /// recorded).
     pub fn gate(&mut self, version: u64, cancel: Option<&AtomicBool>) -> Result<GateRecord, String> {
+        let started = std::time::Instant::now();
         let candidate = self.run.model_version(version);
         let best = self.best.current()?.map(|s| s.version);
         let mut record = GateRecord {
@@ -117,6 +130,7 @@ impl Gatekeeper {
             losses: 0,
             score: 1.0,
             promoted: true,
+            seconds: 0.0,
         };
         if best.is_some() {
             // The seed is the version: a gating decision can be replayed exactly.
@@ -125,6 +139,7 @@ impl Gatekeeper {
             (record.games, record.wins, record.draws, record.losses) = (t.games, t.wins, t.draws, t.losses);
             record.score = result.score;
             record.promoted = result.score >= self.config.promote_score;
+            record.seconds = started.elapsed().as_secs_f64();
         }
         if record.promoted {
             self.best.promote(&candidate)?;

@@ -87,8 +87,14 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
         let any = spec.new_game(rng).expect("spec was checked by the probe game");
         G::from_any(any).expect("every game of a spec has the probe's type")
     };
-    let result = play_match(MatchPlan::new(args.games, threads, seed), |s| G::baseline(a, s), |s| G::baseline(b, s), start, &on_game)
-        .map_err(anyhow::Error::msg)?;
+    let result = play_match(
+        MatchPlan::new(args.games, threads, seed),
+        |s| G::baseline(a, s),
+        |s| G::baseline(b, s),
+        start,
+        &on_game,
+    )
+    .map_err(anyhow::Error::msg)?;
     // Name the spec the user asked for (a random one like connect4:saiblo, not the first board).
     let result = dojo_arbiter::matches::MatchResult { game: spec.to_string(), ..result };
     bar.finish_and_clear();

@@ -210,7 +210,12 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
             }
         }
         for line in said.try_iter() {
-            bar.println(line);
+            // A hidden bar (stderr not a terminal) drops println: the line goes to stderr.
+            if bar.is_hidden() {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
         }
         let c = &handle.shared.counters;
         let games = c.games.load(Ordering::Relaxed);

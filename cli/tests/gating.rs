@@ -73,14 +73,19 @@ fn dojo_gate_promotes_the_first_version_and_then_only_a_candidate_that_scores_en
     // candidate scores exactly half, below the default 55%.
     publish(&run, &model, 3);
     let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
-    assert!(out.contains("gating: v3 vs best v2: 4 games,") && out.contains("score 50.0%: v2 stays best"), "{out}");
+    assert!(
+        out.contains("gating: v3 vs best v2: 4 games,")
+            && out.contains("score 50.0% in ")
+            && out.trim_end().ends_with(" s: v2 stays best"),
+        "{out}"
+    );
     assert_eq!(best_version(&run), 2);
 
     // Half is enough when the run asks for half.
     set_promote_score(&run, 0.5);
     publish(&run, &model, 4);
     let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
-    assert!(out.contains("score 50.0%: v4 is the new best"), "{out}");
+    assert!(out.contains("score 50.0% in ") && out.trim_end().ends_with(" s: v4 is the new best"), "{out}");
     assert_eq!(best_version(&run), 4);
 
     let lines = gating_lines(&run);
@@ -89,6 +94,7 @@ fn dojo_gate_promotes_the_first_version_and_then_only_a_candidate_that_scores_en
     assert_eq!((lines[1]["candidate"].as_u64(), lines[1]["best"].as_u64()), (Some(3), Some(2)));
     assert_eq!((lines[1]["games"].as_u64(), lines[1]["promoted"].as_bool()), (Some(4), Some(false)));
     assert_eq!((lines[2]["score"].as_f64(), lines[2]["promoted"].as_bool()), (Some(0.5), Some(true)));
+    assert!(lines[2]["seconds"].as_f64().is_some_and(|s| s > 0.0), "{lines:?}");
 }
 
 #[test]

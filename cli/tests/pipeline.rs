@@ -199,6 +199,63 @@ fn restarted_learner_resumes_its_checkpoint_and_log() {
     handle.stop().unwrap();
 }
 
+/// Euclidean distance between two checkpoints' trained weights (batch-norm statistics,
+/// which every forward pass in training moves whatever the learning rate, left out).
+fn distance(a: &Path, b: &Path) -> f64 {
+    let a = checkpoint::load(a, tch::Device::Cpu, None).unwrap().model;
+    let b = checkpoint::load(b, tch::Device::Cpu, None).unwrap().model;
+    let bv = b.vs.variables();
+    let squares = a.vs.variables().into_iter().filter(|(name, _)| !name.contains("running_"));
+    squares.map(|(name, t)| (t - &bv[&name]).square().sum(tch::Kind::Double).double_value(&[])).sum::<f64>().sqrt()
+}
+
+#[test]
+fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
+    let (_tmp, run) = temp_run("average");
+    let mut config = tiny_config();
+    config.learner.weight_average_steps = 4;
+    let start = |max_steps: u64, config: &RunConfig| {
+        set_threads(1);
+        start_learner(LearnerOptions {
+            run_dir: run.clone(),
+            config: Some(config.clone()),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            token: None,
+            max_steps: Some(max_steps),
+            deadline: None,
+        })
+        .unwrap()
+    };
+    let mut rng = Rng::seed(13);
+    let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
+    let handle = start(12, &config);
+    rt().block_on(async {
+        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        client::submit(&mut c, &games).await.unwrap()
+    });
+    wait_until("12 training steps", Duration::from_secs(120), || handle.trainer_finished());
+    handle.stop().unwrap();
+    let dir = RunDir::new(&run);
+    let state = dir.read_state().unwrap();
+    let published = dir.resolve(state.model.as_deref().unwrap());
+    let trained = dir.resolve(state.train_model.as_deref().expect("the trained weights are checkpointed"));
+    assert_eq!(trained, dir.train_weights(state.version));
+    let lag = distance(&published, &trained);
+    assert!(lag > 0.0, "the published version is the average, not the trained weights");
+
+    // One more step after a restart, a step too small to matter, starts from the trained
+    // weights, not from the average.
+    config.train.learning_rate = 1e-7;
+    let handle = start(13, &config);
+    wait_until("the 13th step", Duration::from_secs(120), || handle.trainer_finished());
+    handle.stop().unwrap();
+    let state = dir.read_state().unwrap();
+    assert_eq!(state.step, 13);
+    let resumed = dir.resolve(state.train_model.as_deref().unwrap());
+    let moved = distance(&resumed, &trained);
+    assert!(moved < lag / 100.0, "one step moved the trained weights {moved}; the average lags them by {lag}");
+}
+
 #[test]
 fn worker_keeps_games_through_a_learner_restart() {
     let (_tmp, run) = temp_run("spool");

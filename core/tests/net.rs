@@ -106,6 +106,33 @@ fn a_copied_checkpoint_loads_and_a_damaged_one_is_not_copied() {
 }
 
 #[test]
+fn the_weight_average_moves_a_fixed_share_towards_the_current_weights() {
+    use dojo_core::net::average::WeightAverage;
+    set_threads(1);
+    let (a, b) = (Model::new(arch(1, 8), Device::Cpu), Model::new(arch(1, 8), Device::Cpu));
+    let expect = |avg: &WeightAverage, share_of_b: f64| {
+        let (va, vb) = (a.vs.variables(), b.vs.variables());
+        for (name, t) in avg.model().vs.variables() {
+            let want = &va[&name] * (1.0 - share_of_b) + &vb[&name] * share_of_b;
+            let err = (&t - want).abs().max().double_value(&[]);
+            assert!(err < 1e-6, "{name}: off by {err}");
+        }
+    };
+    // Past its warm-up, each update moves 1/steps of the way: 1/4, then 1/4 of the rest.
+    let mut avg = WeightAverage::new(&a, 4.0, 1_000).unwrap();
+    expect(&avg, 0.0);
+    avg.update(&b).unwrap();
+    expect(&avg, 0.25);
+    avg.update(&b).unwrap();
+    expect(&avg, 0.25 + 0.75 * 0.25);
+    // A fresh average warms up: its first update keeps only 1/10 of the start.
+    let mut fresh = WeightAverage::new(&a, 100.0, 0).unwrap();
+    fresh.update(&b).unwrap();
+    expect(&fresh, 0.9);
+    assert!(WeightAverage::new(&a, 0.5, 0).is_err());
+}
+
+#[test]
 fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     set_threads(1);
     let tmp = temp_dir("damaged");

@@ -62,6 +62,10 @@ pub struct LearnerConfig {
     pub anneal_fraction: f64,
     /// Where the annealed learning rate ends, as a fraction of `train.learning_rate`.
     pub anneal_factor: f64,
+    /// Publish an exponential moving average of the trained weights over about this many
+    /// steps instead of the weights of the last step (KataGo's weight averaging: steadier
+    /// play from the same training). 0: publish the trained weights.
+    pub weight_average_steps: u64,
 }
 
 impl Default for LearnerConfig {
@@ -75,6 +79,7 @@ impl Default for LearnerConfig {
             segment_bytes: 64 << 20,
             anneal_fraction: 0.3,
             anneal_factor: 0.1,
+            weight_average_steps: 0,
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::gamelog::{Appended, GameLog};
 use crate::replay::ReplayBuffer;
 use crate::run_dir::{RunDir, RunState};
 use dojo_core::game::{FromAnyGame, Game, Outcome, Player};
+use dojo_core::net::average::WeightAverage;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
@@ -126,6 +127,8 @@ pub struct TrainingLoop<G: Game + FromAnyGame> {
     shared: Option<Arc<Shared>>,
     start: G,
     trainer: Trainer,
+    /// The average of the trained weights, which is what gets published (when configured).
+    average: Option<WeightAverage>,
     buffer: ReplayBuffer<G>,
     incoming: Receiver<GameRecord>,
     rng: Rng,
@@ -158,6 +161,19 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 let arch =
                     Architecture::for_game(&start, config.net.blocks, config.net.channels).with_policy_head(head);
                 (Model::new(arch, device), 0)
+            }
+        };
+        // With weight averaging, the published versions are the average and the weights
+        // being trained are checkpointed beside the optimizer state.
+        let (model, average) = match (config.learner.weight_average_steps, &state.train_model) {
+            (0, _) => (model, None),
+            (steps, Some(rel)) => {
+                let raw = checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
+                (raw.model, Some(WeightAverage::new(&model, steps as f64, state.step)?))
+            }
+            (steps, None) => {
+                let average = WeightAverage::new(&model, steps as f64, state.step)?;
+                (model, Some(average))
             }
         };
         let mut trainer = Trainer::new(model, config.train.clone())?;
@@ -193,6 +209,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             shared: None,
             start,
             trainer,
+            average,
             buffer,
             incoming,
             rng: Rng::from_entropy(),
@@ -225,8 +242,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let version = self.version + 1;
         let path = run.model_version(version);
         let parent = (self.version > 0).then(|| run.model_version(self.version));
-        checkpoint::save(&self.trainer.model, &path, self.trainer.step, version, parent.as_deref())
-            .map_err(|e| e.to_string())?;
+        let model = self.average.as_ref().map_or(&self.trainer.model, |a| a.model());
+        checkpoint::save(model, &path, self.trainer.step, version, parent.as_deref()).map_err(|e| e.to_string())?;
         let (_, sidecar) = checkpoint::paths(&path);
         std::fs::copy(&sidecar, run.models().join("latest.json"))
             .map_err(|e| format!("cannot update models/latest.json: {e}"))?;
@@ -241,12 +258,22 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         }
         let optim = run.optimizer_state(self.version);
         self.trainer.save_state(&optim).map_err(|e| e.to_string())?;
+        let train_model = match self.average {
+            Some(_) => {
+                let path = run.train_weights(self.version);
+                checkpoint::save(&self.trainer.model, &path, self.trainer.step, self.version, None)
+                    .map_err(|e| e.to_string())?;
+                Some(run.relative(&path))
+            }
+            None => None,
+        };
         let state = RunState {
             version: self.version,
             step: self.trainer.step,
             model: Some(run.relative(&run.model_version(self.version))),
             optimizer: Some(run.relative(&optim)),
             samples_drawn: self.buffer.samples_drawn(),
+            train_model,
         };
         run.write_state(&state)?;
         self.prune(run);
@@ -278,6 +305,9 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             let _ = std::fs::remove_file(w);
             let _ = std::fs::remove_file(s);
             let _ = std::fs::remove_file(run.optimizer_state(v));
+            for path in [run.train_weights(v), checkpoint::paths(&run.train_weights(v)).1] {
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
 
@@ -378,6 +408,9 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             self.buffer.sample_batch(&mut batch, batch_size, &mut self.rng).map_err(|e| e.to_string())?;
             self.trainer.set_learning_rate(self.learning_rate());
             let losses = self.trainer.train_step(&batch);
+            if let Some(average) = &mut self.average {
+                average.update(&self.trainer.model)?;
+            }
             self.losses.push(losses);
             self.shared().counters.steps.store(self.trainer.step, Ordering::Relaxed);
             if self.trainer.step.is_multiple_of(20) {

@@ -11,6 +11,8 @@
 //! RUN/models/best.*         the best version so far by gating (a copy: pruning keeps it)
 //! RUN/gating.jsonl          one JSON object per gating match: candidate, best, score, promoted
 //! RUN/checkpoints/optim-vNNNNNN.safetensors   optimizer state for resuming
+//! RUN/checkpoints/train-vNNNNNN.*             the weights being trained, where versions
+//!                                             publish their average (learner.weight_average_steps)
 //! RUN/metrics.jsonl         one JSON object per line: losses, buffer, games/s, version
 //! RUN/spool/                local workers' spools (dojo train)
 //! RUN/logs/                 local workers' logs (dojo train)
@@ -41,6 +43,10 @@ pub struct RunState {
     /// Samples drawn so far (the replay buffer's cap accounting survives restarts).
     #[serde(default)]
     pub samples_drawn: u64,
+    /// The weights being trained (relative to the run dir), where the published model is
+    /// their average; none where the published model is the trained weights themselves.
+    #[serde(default)]
+    pub train_model: Option<String>,
 }
 
 impl RunDir {
@@ -85,6 +91,9 @@ impl RunDir {
     }
     pub fn model_version(&self, version: u64) -> PathBuf {
         self.models().join(format!("v{version:06}.safetensors"))
+    }
+    pub fn train_weights(&self, version: u64) -> PathBuf {
+        self.checkpoints().join(format!("train-v{version:06}.safetensors"))
     }
     pub fn optimizer_state(&self, version: u64) -> PathBuf {
         self.checkpoints().join(format!("optim-v{version:06}.safetensors"))

@@ -151,7 +151,8 @@ pub fn read_verified(path: &Path) -> Result<(Sidecar, Vec<u8>), CheckpointError>
 pub fn copy(from: &Path, to: &Path) -> Result<Sidecar, CheckpointError> {
     let (sidecar, weights) = read_verified(from)?;
     let (weights_path, sidecar_path) = paths(to);
-    atomic_write(&weights_path, &weights).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
+    atomic_write(&weights_path, &weights)
+        .map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
     let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
     atomic_write(&sidecar_path, &json).map_err(|source| CheckpointError::Io { path: sidecar_path.clone(), source })?;
     Ok(sidecar)

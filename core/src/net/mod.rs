@@ -1,6 +1,7 @@
 //! The policy/value network in tch (libtorch): model, checkpoints, devices and threads.
 
 pub mod agent;
+pub mod average;
 pub mod checkpoint;
 pub mod device;
 pub mod folded;
