@@ -10,6 +10,7 @@ use dojo_core::game::gomoku::{Gomoku, Tactic};
 use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::infer::NetEvaluator;
+use dojo_core::record::read_records;
 use dojo_core::rng::Rng;
 use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::player::Agent;
@@ -301,6 +302,10 @@ pub struct PositionsArgs {
     tactics: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Take the positions from these recorded games (e.g. `dojo selfplay --out`) instead of
+    /// random play: positions a trained network's own games reach, in its own style.
+    #[arg(long = "from-games", num_args = 1..)]
+    from_games: Vec<PathBuf>,
 }
 
 /// `dojo positions`: distinct random-play positions, one move string per line. Without
@@ -331,6 +336,9 @@ fn no_immediate_win<G: Game>(game: &G) -> bool {
 }
 
 fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) -> bool) -> Result<()> {
+    if !args.from_games.is_empty() {
+        return positions_from_games(start, args, keep);
+    }
     let mut rng = Rng::seed(args.seed);
     let mut seen = std::collections::HashSet::new();
     let mut out = std::io::stdout().lock();
@@ -360,6 +368,46 @@ fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) ->
             continue;
         }
         writeln!(out, "{}", game.moves_to_text(&moves))?;
+    }
+    Ok(())
+}
+
+/// `dojo positions --from-games`: every distinct position of the recorded games within the
+/// move range that `keep` accepts, `count` of them drawn at random (all, if fewer).
+fn positions_from_games<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) -> bool) -> Result<()> {
+    let spec = start.spec();
+    let mut seen = std::collections::HashSet::new();
+    let mut found = Vec::new();
+    for path in &args.from_games {
+        let records = read_records(path).with_context(|| format!("reading {}", path.display()))?;
+        for (i, record) in records.into_iter().enumerate() {
+            if record.spec != spec {
+                bail!("{}: game {} is a game of {}, not {spec}", path.display(), i + 1, record.spec);
+            }
+            let mut game = start.clone();
+            let mut moves = Vec::new();
+            for m in &record.moves {
+                let at = moves.len();
+                if (args.min_moves..=args.max_moves).contains(&at) && keep(&game) && seen.insert(game.hash()) {
+                    found.push(game.moves_to_text(&moves));
+                }
+                if at >= args.max_moves {
+                    break;
+                }
+                game.play(m.action)
+                    .map_err(|e| anyhow::anyhow!("{}: game {}: move {}: {e}", path.display(), i + 1, at + 1))?;
+                moves.push(m.action);
+            }
+        }
+    }
+    let mut rng = Rng::seed(args.seed);
+    rng.shuffle(&mut found);
+    if found.len() < args.count {
+        eprintln!("found only {} distinct positions with {}..={} moves", found.len(), args.min_moves, args.max_moves);
+    }
+    let mut out = std::io::stdout().lock();
+    for line in found.iter().take(args.count) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

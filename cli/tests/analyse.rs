@@ -108,3 +108,40 @@ fn init_refuses_a_convolutional_policy_head_where_moves_are_not_cells() {
         stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
     assert!(made.contains("fc policy head"), "{made}");
 }
+
+#[test]
+fn positions_from_recorded_games_are_their_distinct_prefixes() {
+    use dojo_core::game::connect4::Connect4;
+    use dojo_core::record::{random_game_record, write_records};
+    use dojo_core::rng::Rng;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::seed(21);
+    let start = Connect4::<u64>::standard();
+    let records: Vec<_> = (0..4).map(|_| random_game_record(&start, 1, &mut rng)).collect();
+    let file = dir.path().join("games.rec");
+    write_records(&file, &records).unwrap();
+    let games: Vec<String> =
+        records.iter().map(|r| start.moves_to_text(&r.moves.iter().map(|m| m.action).collect::<Vec<_>>())).collect();
+    let args = ["positions", "--from-games", path(&file), "--count", "6", "--min-moves", "3", "--max-moves", "5"];
+    let text = stdout_of(&dojo(&args));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    for l in &lines {
+        assert!((3..=5).contains(&l.len()), "{l}");
+        assert!(games.iter().any(|g| g.starts_with(l)), "{l} is no recorded game's start: {games:?}");
+    }
+    let distinct: std::collections::BTreeSet<&&str> = lines.iter().collect();
+    assert_eq!(distinct.len(), 6);
+
+    // Asking for more than there are prints them all and says so.
+    let out =
+        dojo(&["positions", "--from-games", path(&file), "--count", "500", "--min-moves", "3", "--max-moves", "5"]);
+    let text = stdout_of(&out);
+    assert!(text.lines().count() < 500 && text.lines().count() > 6);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("found only"));
+
+    // Games of another game are named as such.
+    let out = dojo(&["positions", "--game", "gomoku:9", "--from-games", path(&file), "--count", "2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("game 1 is a game of connect4:7x6, not gomoku:9"), "{stderr}");
+}

@@ -302,10 +302,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let oldest_kept = self.version - keep + 1;
         for v in 1..oldest_kept {
             let (w, s) = checkpoint::paths(&run.model_version(v));
-            let _ = std::fs::remove_file(w);
-            let _ = std::fs::remove_file(s);
-            let _ = std::fs::remove_file(run.optimizer_state(v));
-            for path in [run.train_weights(v), checkpoint::paths(&run.train_weights(v)).1] {
+            let (trained_w, trained_s) = checkpoint::paths(&run.train_weights(v));
+            for path in [w, s, run.optimizer_state(v), trained_w, trained_s] {
                 let _ = std::fs::remove_file(path);
             }
         }
