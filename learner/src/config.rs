@@ -113,7 +113,7 @@ impl Default for GatingConfig {
 
 impl GatingConfig {
     fn validate(&self) -> Result<(), String> {
-        if self.games < 2 || self.games % 2 != 0 {
+        if self.games < 2 || !self.games.is_multiple_of(2) {
             return Err(format!("gating.games = {} must be even and at least 2 (games come in pairs)", self.games));
         }
         if self.simulations == 0 {
