@@ -177,12 +177,17 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     // finish first.
     let gate_stop = Arc::new(AtomicBool::new(false));
     let (say, said) = channel::<String>();
-    let gating = if cfg.gating.every_versions > 0 {
-        let keeper = Gatekeeper::open(&run, &cfg.gating, 1).map_err(anyhow::Error::msg)?;
-        Some(spawn_gating(keeper, cfg.gating.every_versions, handle.shared.clone(), gate_stop.clone(), say)?)
-    } else {
-        None
+    // Training is the main job: where gating cannot start (another process gates this run,
+    // say `dojo gate --watch`), it trains without and says why.
+    let keeper = match cfg.gating.every_versions {
+        0 => None,
+        _ => Gatekeeper::open(&run, &cfg.gating, 1).map_err(|e| eprintln!("not gating: {e}")).ok(),
     };
+    let gating = keeper.and_then(|keeper| {
+        spawn_gating(keeper, cfg.gating.every_versions, handle.shared.clone(), gate_stop.clone(), say)
+            .map_err(|e| eprintln!("not gating: {e}"))
+            .ok()
+    });
 
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("static template"));
