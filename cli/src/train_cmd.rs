@@ -290,11 +290,13 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let version = shared.newest().version;
     let steps = shared.counters.steps.load(Ordering::Relaxed);
     let games = shared.counters.games.load(Ordering::Relaxed);
+    // Joined first, so a decision it made while the learner stopped is printed too.
+    let keeper =
+        gating.map(|g| g.thread.join()).transpose().map_err(|_| anyhow::anyhow!("the gating thread panicked"))?;
     for line in said.try_iter() {
         eprintln!("{line}");
     }
-    if let Some(gating) = gating {
-        let mut keeper = gating.thread.join().map_err(|_| anyhow::anyhow!("the gating thread panicked"))?;
+    if let Some(mut keeper) = keeper {
         // A session that ran its course gates its last version too, so the best reflects
         // the final (annealed) weights; an interrupted one stops at once.
         if reason != "interrupted" && version > keeper.last_gated() {

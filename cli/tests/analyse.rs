@@ -1,23 +1,11 @@
 //! `dojo positions` and `dojo eval` as a user runs them: the binary, its output and its
 //! errors.
 
+mod common;
+
+use common::{dojo, path, stdout_of};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::Game;
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn dojo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dojo")).args(args).output().expect("the dojo binary runs")
-}
-
-fn stdout_of(out: &Output) -> String {
-    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 #[test]
 fn gomoku_tactic_positions_are_judged_for_the_policy_and_the_search() {

@@ -1,20 +1,9 @@
 //! `dojo match` and `dojo bestmove` with network players, as a user runs them.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn dojo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dojo")).args(args).output().expect("the dojo binary runs")
-}
-
-fn stdout_of(out: &Output) -> String {
-    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{dojo, path, stdout_of};
+use std::process::Command;
 
 #[test]
 fn a_network_averaged_over_symmetries_plays_a_match_and_keeps_its_name() {

@@ -1,6 +1,9 @@
 //! The distributed pipeline on loopback: a learner and workers in this process, talking
 //! gRPC, with a tiny network so a run takes seconds.
 
+mod common;
+
+use common::tiny_config;
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
@@ -16,20 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-fn tiny_config() -> RunConfig {
-    let mut c = RunConfig::default();
-    c.net.blocks = 1;
-    c.net.channels = 8;
-    c.search.simulations = 8;
-    c.selfplay.parallel_games = 4;
-    c.train.batch_size = 32;
-    c.learner.min_positions = 60;
-    c.learner.publish_every = 5;
-    c.learner.checkpoint_every = 10;
-    c.replay.max_samples_per_position = 100.0;
-    c
-}
 
 /// A run directory inside a fresh temporary one (removed when the guard drops).
 fn temp_run(name: &str) -> (tempfile::TempDir, PathBuf) {
