@@ -14,6 +14,7 @@ use crate::players::{BaselinePlayers, PlayerSpec};
 use dojo_core::game::{play_random_opening, FromAnyGame, GameSpec};
 use dojo_core::net::checkpoint::{self, Sidecar};
 use dojo_core::rng::Rng;
+use dojo_core::search::config::PLAY_C_PUCT;
 use dojo_core::util::{atomic_write, sha256_hex};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -27,6 +28,8 @@ pub struct GateSettings {
     pub simulations: u32,
     /// Random moves opening each pair of games.
     pub opening_plies: u32,
+    /// Both sides average the network over the board's symmetries.
+    pub average_symmetries: bool,
     /// Threads playing games at once (one libtorch thread each).
     pub threads: usize,
 }
@@ -67,7 +70,8 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
     let net = |path: &Path| PlayerSpec::Net {
         path: path.to_path_buf(),
         sims: settings.simulations,
-        average_symmetries: false,
+        c_puct: PLAY_C_PUCT,
+        average_symmetries: settings.average_symmetries,
     };
     let (a, b) = (net(candidate), net(best));
     let plies = settings.opening_plies as usize;

@@ -15,7 +15,7 @@ fn save_random_net(path: &Path, version: u64) {
 }
 
 fn settings(games: u32) -> GateSettings {
-    GateSettings { games, simulations: 16, opening_plies: 4, threads: 1 }
+    GateSettings { games, simulations: 16, opening_plies: 4, average_symmetries: true, threads: 1 }
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! positions, and how often that is a game-theoretic mistake by the solver's verdict.
 
 use crate::common::{load_checkpoint, progress, DeviceArgs};
-use crate::selfplay_cmd::SearchArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use dojo_arbiter::players::PlayerSpec;
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::gomoku::{Gomoku, Tactic};
 use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, ToMove};
@@ -12,6 +12,7 @@ use dojo_core::net::agent::NetAgent;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::record::read_records;
 use dojo_core::rng::Rng;
+use dojo_core::search::config::{SearchConfig, PLAY_C_PUCT};
 use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::player::Agent;
 use dojo_core::search::solver::{Position, Solver};
@@ -20,6 +21,23 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+
+/// How a network searches when it plays (not self-play: no noise, no forced visits).
+#[derive(Args, Clone, Debug)]
+pub struct PlayArgs {
+    /// Playouts per move.
+    #[arg(long, default_value_t = 200)]
+    pub sims: u32,
+    /// PUCT exploration constant (self-play's `search.c_puct` explores more).
+    #[arg(long, default_value_t = PLAY_C_PUCT)]
+    pub c_puct: f32,
+}
+
+impl PlayArgs {
+    pub fn config(&self) -> SearchConfig {
+        SearchConfig { c_puct: self.c_puct, ..SearchConfig::for_play(self.sims) }
+    }
+}
 
 #[derive(Args)]
 pub struct BestMoveArgs {
@@ -34,7 +52,7 @@ pub struct BestMoveArgs {
     #[arg(long)]
     average_symmetries: bool,
     #[command(flatten)]
-    search: SearchArgs,
+    search: PlayArgs,
     #[command(flatten)]
     device: DeviceArgs,
 }
@@ -44,18 +62,19 @@ pub fn net_agent<G: Game>(
     model: &Path,
     spec: &GameSpec,
     start: &G,
-    search: &SearchArgs,
+    search: &PlayArgs,
     average_symmetries: bool,
     device: tch::Device,
 ) -> Result<NetAgent<G>> {
     let loaded = load_checkpoint(model, device, Some(spec))?;
     let network = NetEvaluator::new(loaded.model);
     let (config, rng) = (search.config(), Rng::seed(0));
+    let name =
+        PlayerSpec::Net { path: model.to_path_buf(), sims: search.sims, c_puct: search.c_puct, average_symmetries }
+            .to_string();
     Ok(if average_symmetries {
-        let name = format!("net:{}:sims={}:avg", model.display(), search.sims);
         NetAgent::new(SymmetryAveraged::new(network, start.clone()), config, name, rng)
     } else {
-        let name = format!("net:{}:sims={}", model.display(), search.sims);
         NetAgent::new(network, config, name, rng)
     })
 }
@@ -128,7 +147,7 @@ pub struct EvalArgs {
     #[arg(long)]
     average_symmetries: bool,
     #[command(flatten)]
-    search: SearchArgs,
+    search: PlayArgs,
     #[command(flatten)]
     device: DeviceArgs,
 }

@@ -87,6 +87,7 @@ impl Gatekeeper {
             games: config.games,
             simulations: config.simulations,
             opening_plies: config.opening_plies,
+            average_symmetries: config.average_symmetries,
             threads: threads.max(1),
         };
         Ok(Gatekeeper {

@@ -15,7 +15,7 @@ pub struct MatchArgs {
     /// Game: connect4, connect4:WxH, connect4:saiblo, gomoku:N, ...
     #[arg(long, default_value = "connect4")]
     game: String,
-    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N (add :avg to average the network over the board's symmetries).
+    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off).
     #[arg(long)]
     a: String,
     /// Player B (same forms as --a).

@@ -1,6 +1,6 @@
 //! `dojo selfplay`: plays games with a checkpoint and the batched PUCT search, writes records.
 
-use crate::common::{load_checkpoint, progress, start_of, DeviceArgs};
+use crate::common::{load_checkpoint, progress, start_of, DeviceArgs, PrecisionArgs};
 use anyhow::Result;
 use clap::Args;
 use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
@@ -9,6 +9,7 @@ use dojo_core::net::infer::NetEvaluator;
 use dojo_core::record::{write_records, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
+use dojo_core::search::evaluator::Evaluator;
 use dojo_core::search::selfplay::{winner, SelfPlayEngine};
 use dojo_core::with_game;
 use std::path::PathBuf;
@@ -27,6 +28,8 @@ pub struct SelfPlayArgs {
     out: PathBuf,
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    precision: PrecisionArgs,
     /// Games played at once (the network batch is this wide).
     #[arg(long, default_value_t = SelfPlayConfig::default().parallel_games)]
     parallel: usize,
@@ -93,7 +96,7 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
 fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayArgs, device: tch::Device) -> Result<()> {
     let loaded = load_checkpoint(&args.model, device, Some(spec))?;
     let version = loaded.sidecar.version;
-    let mut evaluator = NetEvaluator::new(loaded.model);
+    let mut evaluator = NetEvaluator::with_precision(loaded.model, args.precision.precision.resolve(device));
     let play = SelfPlayConfig {
         parallel_games: args.parallel.min(args.games.max(1) as usize),
         temperature_moves: args.temperature_moves,
@@ -128,12 +131,13 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         args.out.display()
     );
     println!(
-        "{:.1} s: {:.2} games/s, {:.1} positions/s, {:.0} NN evals/s overall ({:.0}/s inside the network, mean batch {:.1}, {} cache hits)",
+        "{:.1} s: {:.2} games/s, {:.1} positions/s, {:.0} NN evals/s overall ({:.0}/s inside the {}, mean batch {:.1}, {} cache hits)",
         secs,
         records.len() as f64 / secs,
         s.moves as f64 / secs,
         s.evals as f64 / secs,
         s.evals as f64 / eval_secs.max(1e-9),
+        evaluator.describe(),
         s.evals as f64 / s.batches.max(1) as f64,
         s.cache_hits
     );

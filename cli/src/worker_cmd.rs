@@ -1,6 +1,6 @@
 //! `dojo worker`: self-play for a learner, anywhere.
 
-use crate::common::DeviceArgs;
+use crate::common::{DeviceArgs, PrecisionArgs};
 use anyhow::Result;
 use clap::Args;
 use dojo_worker::run::{run_worker, WorkerOptions};
@@ -33,6 +33,8 @@ pub struct WorkerArgs {
     seed: Option<u64>,
     #[command(flatten)]
     device: DeviceArgs,
+    #[command(flatten)]
+    precision: PrecisionArgs,
 }
 
 pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -42,6 +44,7 @@ pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         token: args.token,
         spool: args.spool,
         device: args.device.device.parse()?,
+        precision: args.precision.precision,
         threads: args.device.threads,
         name: format!("{}-{}", host.trim(), std::process::id()),
         max_games: args.games,

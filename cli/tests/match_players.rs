@@ -6,27 +6,18 @@ use common::{dojo, path, stdout_of};
 use std::process::Command;
 
 #[test]
-fn a_network_averaged_over_symmetries_plays_a_match_and_keeps_its_name() {
+fn network_players_play_a_match_and_keep_their_names() {
     let dir = tempfile::tempdir().unwrap();
     let net = dir.path().join("net");
     stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
-    let a = format!("net:{}:sims=16:avg", path(&net));
-    let out = stdout_of(&dojo(&[
-        "match",
-        "--a",
-        &a,
-        "--b",
-        "random",
-        "--games",
-        "4",
-        "--threads",
-        "1",
-        "--seed",
-        "3",
-        "--json",
-    ]));
+    // Averaged over symmetries (the default) against the board as it stands.
+    let a = format!("net:{}:sims=16", path(&net));
+    let b = format!("net:{}:sims=8:cpuct=2:noavg", path(&net));
+    let out =
+        stdout_of(&dojo(&["match", "--a", &a, "--b", &b, "--games", "4", "--threads", "1", "--seed", "3", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["a"], a.as_str(), "{out}");
+    assert_eq!(v["b"], b.as_str(), "{out}");
     assert_eq!(v["games"], 4);
     let played = ["wins", "draws", "losses"].iter().map(|k| v[k].as_u64().unwrap()).sum::<u64>();
     assert_eq!(played, 4);

@@ -8,6 +8,7 @@ use dojo_core::game::connect4::Connect4;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::{set_threads, DeviceSpec};
+use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::record::{random_game_record, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_learner::config::RunConfig;
@@ -52,6 +53,7 @@ fn worker_options(
         token: token.map(String::from),
         spool,
         device: DeviceSpec::Cpu,
+        precision: PrecisionChoice::Auto,
         threads: 1,
         name: format!("test-{seed}"),
         max_games: games,

@@ -5,6 +5,7 @@ use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::device::set_threads;
 use dojo_core::net::folded::FoldedNetwork;
 use dojo_core::net::model::{Architecture, Model, PolicyHead, PolicyHeadChoice};
+use dojo_core::net::precision::Precision;
 use dojo_core::net::train::{Batch, TrainConfig, Trainer};
 
 use tch::Device;
@@ -232,7 +233,7 @@ fn folded_network_gives_the_models_outputs() {
         for _ in 0..40 {
             trainer.train_step(&batch);
         }
-        let folded = FoldedNetwork::new(&trainer.model);
+        let folded = FoldedNetwork::new(&trainer.model, Precision::F32);
         let x = inputs(9, &a, 6);
         let (mut p1, mut v1) = (vec![0.0; 9 * n], vec![0.0; 9]);
         let (mut p2, mut v2) = (vec![0.0; 9 * n], vec![0.0; 9]);
@@ -248,6 +249,18 @@ fn folded_network_gives_the_models_outputs() {
         folded.infer(&x[..a.input_len()], 1, &mut p3, &mut v3);
         assert!(p3.iter().zip(&p1[..n]).all(|(x, y)| (x - y).abs() < 1e-4 * (1.0 + y.abs())), "{p3:?} {:?}", &p1[..n]);
         assert!((v3[0] - v1[0]).abs() < 1e-4);
+
+        // In bf16 (8-bit mantissa, f32 accumulation) the outputs move a little, not much:
+        // the search sees the same position.
+        let half = FoldedNetwork::new(&trainer.model, Precision::Bf16);
+        let (mut p4, mut v4) = (vec![0.0; 9 * n], vec![0.0; 9]);
+        half.infer(&x, 9, &mut p4, &mut v4);
+        let mut moved = 0.0f32;
+        for (x, y) in p1.iter().zip(&p4).chain(v1.iter().zip(&v4)) {
+            assert!((x - y).abs() < 0.05 * (1.0 + x.abs()), "{:?} head: f32 {x}, bf16 {y}", a.policy_head);
+            moved = moved.max((x - y).abs());
+        }
+        assert!(moved > 1e-5, "the bf16 network gave the f32 outputs exactly: it did not run in bf16");
     }
 }
 

@@ -9,6 +9,7 @@ use crate::spool::Spool;
 use dojo_core::game::{FromAnyGame, Game, GameSpec};
 use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::infer::NetEvaluator;
+use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::record::GameRecord;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
@@ -27,6 +28,8 @@ pub struct WorkerOptions {
     pub token: Option<String>,
     pub spool: PathBuf,
     pub device: DeviceSpec,
+    /// The format self-play evaluates the network in (`auto`: bf16 where the CPU has it).
+    pub precision: PrecisionChoice,
     pub threads: usize,
     /// A name for the learner's logs.
     pub name: String,
@@ -169,7 +172,9 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     }
     let mut version = first.version;
     summary.models_used.push(version);
-    let mut evaluator = NetEvaluator::new(first.model);
+    let precision = cx.opts.precision.resolve(cx.device);
+    tracing::info!("evaluating the network in {precision}");
+    let mut evaluator = NetEvaluator::with_precision(first.model, precision);
     let starter = Box::new(move |_: &mut Rng| start.clone());
     // With a game limit the engine starts exactly that many games.
     let mut engine = SelfPlayEngine::new(
@@ -205,7 +210,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
                     Ok(Some(m)) if m.version > version => {
                         tracing::info!("switching to model v{}", m.version);
                         version = m.version;
-                        evaluator = NetEvaluator::new(m.model);
+                        evaluator = NetEvaluator::with_precision(m.model, precision);
                         engine.set_model_version(version);
                         summary.models_used.push(version);
                     }

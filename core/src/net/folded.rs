@@ -10,11 +10,15 @@
 //! - Activations and kernels are kept channels-last (NHWC strides under the NCHW shape),
 //!   libtorch's faster convolution path for these small boards with few channels.
 //!
+//! Self-play may also run it in bfloat16 ([`Precision`]): weights and activations are
+//! converted after folding, which itself is done in f32.
+//!
 //! Built once per model version (workers swap models between games), so the folding costs
 //! nothing per evaluation. Training keeps the real batch norms in [`super::model`].
 
 use super::model::{infer_with, Architecture, ConvBn, Model, PolicyOut, BN_EPS};
-use tch::{Device, Tensor};
+use super::precision::Precision;
+use tch::{Device, Kind, Tensor};
 
 /// NCHW-shaped tensor with NHWC strides.
 fn channels_last(t: &Tensor) -> Tensor {
@@ -29,7 +33,7 @@ struct FoldedConv {
 }
 
 impl FoldedConv {
-    fn new(layer: &ConvBn) -> FoldedConv {
+    fn new(layer: &ConvBn, kind: Kind) -> FoldedConv {
         let bn = &layer.bn;
         let (gamma, beta) = (bn.ws.as_ref(), bn.bs.as_ref());
         let inv_std = (&bn.running_var + BN_EPS).rsqrt();
@@ -47,19 +51,23 @@ impl FoldedConv {
             Some(b) => shift + b,
             None => shift,
         };
-        let k = weight.size()[2];
-        FoldedConv { weight: channels_last(&weight), bias, padding: k / 2 }
+        FoldedConv::from_parts(&weight, &bias, kind)
     }
 
     /// A convolution without a batch norm after it, copied as it is.
-    fn plain(conv: &tch::nn::Conv2D) -> FoldedConv {
+    fn plain(conv: &tch::nn::Conv2D, kind: Kind) -> FoldedConv {
         let weight = conv.ws.detach().copy();
         let bias = match &conv.bs {
             Some(b) => b.detach().copy(),
             None => Tensor::zeros([weight.size()[0]], (weight.kind(), weight.device())),
         };
-        let k = weight.size()[2];
-        FoldedConv { weight: channels_last(&weight), bias, padding: k / 2 }
+        FoldedConv::from_parts(&weight, &bias, kind)
+    }
+
+    /// The layer in `kind`, its kernel channels-last (the folding itself is done in f32).
+    fn from_parts(weight: &Tensor, bias: &Tensor, kind: Kind) -> FoldedConv {
+        let padding = weight.size()[2] / 2;
+        FoldedConv { weight: channels_last(&weight.to_kind(kind)), bias: bias.to_kind(kind), padding }
     }
 
     fn forward(&self, xs: &Tensor) -> Tensor {
@@ -74,9 +82,10 @@ struct Linear {
 }
 
 impl Linear {
-    fn new(l: &tch::nn::Linear) -> Linear {
+    fn new(l: &tch::nn::Linear, kind: Kind) -> Linear {
         // Copies, so that training the model later leaves this network as it was folded.
-        Linear { weight: l.ws.detach().copy(), bias: l.bs.as_ref().map(|b| b.detach().copy()) }
+        let copy = |t: &Tensor| t.detach().to_kind(kind).copy();
+        Linear { weight: copy(&l.ws), bias: l.bs.as_ref().map(copy) }
     }
 
     fn forward(&self, xs: &Tensor) -> Tensor {
@@ -93,6 +102,7 @@ enum FoldedPolicyOut {
 pub struct FoldedNetwork {
     arch: Architecture,
     device: Device,
+    precision: Precision,
     stem: FoldedConv,
     blocks: Vec<(FoldedConv, FoldedConv)>,
     policy_conv: FoldedConv,
@@ -103,23 +113,26 @@ pub struct FoldedNetwork {
 }
 
 impl FoldedNetwork {
-    /// Folds `model`'s current weights. Later training of `model` does not reach this copy:
-    /// fold again after changing the weights.
-    pub fn new(model: &Model) -> FoldedNetwork {
+    /// Folds `model`'s current weights, to run in `precision`. Later training of `model`
+    /// does not reach this copy: fold again after changing the weights.
+    pub fn new(model: &Model, precision: Precision) -> FoldedNetwork {
         let net = &model.net;
+        let kind = precision.kind();
+        let conv = |layer: &ConvBn| FoldedConv::new(layer, kind);
         tch::no_grad(|| FoldedNetwork {
             arch: net.arch.clone(),
             device: model.device(),
-            stem: FoldedConv::new(&net.stem),
-            blocks: net.blocks.iter().map(|(a, b)| (FoldedConv::new(a), FoldedConv::new(b))).collect(),
-            policy_conv: FoldedConv::new(&net.policy_conv),
+            precision,
+            stem: conv(&net.stem),
+            blocks: net.blocks.iter().map(|(a, b)| (conv(a), conv(b))).collect(),
+            policy_conv: conv(&net.policy_conv),
             policy_out: match &net.policy_out {
-                PolicyOut::Fc(fc) => FoldedPolicyOut::Fc(Linear::new(fc)),
-                PolicyOut::Conv(conv) => FoldedPolicyOut::Conv(FoldedConv::plain(conv)),
+                PolicyOut::Fc(fc) => FoldedPolicyOut::Fc(Linear::new(fc, kind)),
+                PolicyOut::Conv(c) => FoldedPolicyOut::Conv(FoldedConv::plain(c, kind)),
             },
-            value_conv: FoldedConv::new(&net.value_conv),
-            value_fc1: Linear::new(&net.value_fc1),
-            value_fc2: Linear::new(&net.value_fc2),
+            value_conv: conv(&net.value_conv),
+            value_fc1: Linear::new(&net.value_fc1, kind),
+            value_fc2: Linear::new(&net.value_fc2, kind),
         })
     }
 
@@ -127,8 +140,14 @@ impl FoldedNetwork {
         &self.arch
     }
 
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
     fn forward(&self, xs: &Tensor) -> (Tensor, Tensor) {
-        let mut x = self.stem.forward(&channels_last(xs)).relu();
+        // The outputs go back to f32 in `infer_with`.
+        let xs = xs.to_kind(self.precision.kind());
+        let mut x = self.stem.forward(&channels_last(&xs)).relu();
         for (a, b) in &self.blocks {
             let y = a.forward(&x).relu();
             x = (b.forward(&y) + x).relu();

@@ -2,10 +2,11 @@
 
 use super::folded::FoldedNetwork;
 use super::model::Model;
+use super::precision::Precision;
 use crate::search::evaluator::Evaluator;
 
 /// Evaluates batches with a [`Model`] folded for inference ([`FoldedNetwork`]: batch norms
-/// folded into the convolutions, no gradients).
+/// folded into the convolutions, no gradients), in f32 unless made [`Self::with_precision`].
 pub struct NetEvaluator {
     network: FoldedNetwork,
     /// Evaluations done (positions), for throughput reports.
@@ -15,7 +16,11 @@ pub struct NetEvaluator {
 
 impl NetEvaluator {
     pub fn new(model: Model) -> NetEvaluator {
-        NetEvaluator { network: FoldedNetwork::new(&model), evals: 0, batches: 0 }
+        NetEvaluator::with_precision(model, Precision::F32)
+    }
+
+    pub fn with_precision(model: Model, precision: Precision) -> NetEvaluator {
+        NetEvaluator { network: FoldedNetwork::new(&model, precision), evals: 0, batches: 0 }
     }
 }
 
@@ -28,6 +33,10 @@ impl Evaluator for NetEvaluator {
 
     fn describe(&self) -> String {
         let a = self.network.arch();
-        format!("{}x{} net ({} policy head)", a.blocks, a.channels, a.policy_head.name())
+        let precision = match self.network.precision() {
+            Precision::F32 => String::new(),
+            p => format!(", {p}"),
+        };
+        format!("{}x{} net ({} policy head{precision})", a.blocks, a.channels, a.policy_head.name())
     }
 }

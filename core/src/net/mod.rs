@@ -8,4 +8,5 @@ pub mod folded;
 pub mod infer;
 pub mod model;
 pub mod optim;
+pub mod precision;
 pub mod train;

@@ -108,7 +108,20 @@ impl Default for SearchConfig {
     }
 }
 
+/// PUCT's exploration constant when a network plays rather than trains (matches, gating,
+/// `dojo eval`): self-play explores through its noise and forced visits as well and keeps
+/// `search.c_puct`, but a player after the best move does better exploring less. Measured
+/// on three 30-minute Connect Four networks, 200 playouts against `mcts:1000`, 600 games
+/// each: 84.8% won at 1.5, 88.5% at 1.0, 87-88% at 0.5-0.7.
+pub const PLAY_C_PUCT: f32 = 1.0;
+
 impl SearchConfig {
+    /// The search of a network playing to win: `simulations` playouts, [`PLAY_C_PUCT`], and
+    /// the self-play exploration settings unused (a player's search runs without them).
+    pub fn for_play(simulations: u32) -> SearchConfig {
+        SearchConfig { simulations, c_puct: PLAY_C_PUCT, ..SearchConfig::default() }
+    }
+
     /// α for a node with `legal` moves.
     pub fn dirichlet_alpha(&self, legal: usize) -> f32 {
         if self.dirichlet_alpha > 0.0 {
