@@ -554,7 +554,7 @@ fn symmetry_games<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], se
     let start = Connect4::<B>::new(w, h, blocked).unwrap();
     assert_eq!(start.num_symmetries(), 2);
     let shape = start.plane_shape();
-    assert_eq!((shape.channels, shape.height, shape.width), (6, h, w));
+    assert_eq!((shape.channels, shape.height, shape.width), (9, h, w));
     let plane = h * w;
     let (mut pa, mut pb, mut mapped) = (vec![0f32; shape.len()], vec![0f32; shape.len()], vec![0f32; shape.len()]);
     for _ in 0..50 {
@@ -614,7 +614,7 @@ fn planes_read_like_a_diagram() {
     assert_eq!(at(&p, 2, 4, 3), 1.0, "last move");
     assert_eq!(at(&p, 3, 0, 0), 1.0, "blocked top-left cell");
     assert!(p[4 * 42..5 * 42].iter().all(|&v| v == 1.0), "ones plane");
-    assert!(p[5 * 42..].iter().all(|&v| v == 1.0), "first player to move");
+    assert!(p[5 * 42..6 * 42].iter().all(|&v| v == 1.0), "first player to move");
     assert_eq!(p[..4 * 42].iter().sum::<f32>(), 4.0);
     // X plays column 1 (its disc lands under the blocked cell); now the second player is to
     // move: the parity plane goes dark and the disc planes swap sides.
@@ -626,7 +626,36 @@ fn planes_read_like_a_diagram() {
     assert_eq!(at(&p, 1, 5, 0), 1.0);
     assert_eq!(at(&p, 2, 5, 0), 1.0, "last move");
     assert!(p[4 * 42..5 * 42].iter().all(|&v| v == 1.0), "ones plane");
-    assert!(p[5 * 42..].iter().all(|&v| v == 0.0), "second player to move");
+    assert!(p[5 * 42..6 * 42].iter().all(|&v| v == 0.0), "second player to move");
+}
+
+#[test]
+fn threat_planes_mark_the_cells_that_complete_four() {
+    // X holds columns 1-3 of the bottom row, O the row above: X threatens the playable
+    // bottom cell of column 4, O the cell above it, which is not playable yet.
+    let g = c7x6("112233");
+    let mut p = vec![0f32; g.plane_shape().len()];
+    assert_eq!(p.len(), 9 * 42);
+    g.encode_planes(&mut p);
+    let plane_sum = |p: &[f32], ch: usize| p[ch * 42..(ch + 1) * 42].iter().sum::<f32>();
+    assert_eq!((plane_sum(&p, 6), at(&p, 6, 5, 3)), (1.0, 1.0), "the side to move's threat");
+    assert_eq!((plane_sum(&p, 7), at(&p, 7, 4, 3)), (1.0, 1.0), "the opponent's threat, not yet playable");
+    assert_eq!(plane_sum(&p, 8), 7.0, "one playable cell per column");
+    for col in 0..3 {
+        assert_eq!(at(&p, 8, 3, col), 1.0, "column {} is played up to row 2", col + 1);
+    }
+    for col in 3..7 {
+        assert_eq!(at(&p, 8, 5, col), 1.0, "column {} is empty", col + 1);
+    }
+    // Once O is to move the threat planes swap sides, and a vertical three counts too.
+    let g = c7x6("1122337");
+    g.encode_planes(&mut p);
+    assert_eq!((plane_sum(&p, 6), at(&p, 6, 4, 3)), (1.0, 1.0));
+    assert_eq!((plane_sum(&p, 7), at(&p, 7, 5, 3)), (1.0, 1.0));
+    let g = c7x6("121212");
+    g.encode_planes(&mut p);
+    assert_eq!((plane_sum(&p, 6), at(&p, 6, 2, 0)), (1.0, 1.0), "X's three in column 1");
+    assert_eq!((plane_sum(&p, 7), at(&p, 7, 2, 1)), (1.0, 1.0), "O's three in column 2");
 }
 
 fn err_text<T: std::fmt::Debug>(r: Result<T, GameError>) -> String {

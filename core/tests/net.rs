@@ -15,7 +15,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         game: GameSpec::connect4(),
         blocks,
         channels,
-        input_channels: 6,
+        input_channels: 9,
         height: 6,
         width: 7,
         actions: 7,
@@ -173,10 +173,10 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     // A sidecar whose input planes are not the ones the game encodes (a checkpoint from a
     // build with other planes) is refused before any tensor is fed to it.
     let mut old = side.clone();
-    old.architecture.input_channels = 4;
+    old.architecture.input_channels = 12;
     std::fs::write(dir.join("m.json"), serde_json::to_vec(&old).unwrap()).unwrap();
     let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
-    let want = "the network takes 4 input planes of 7x6 and 7 moves, but connect4:7x6 is encoded as 6 planes";
+    let want = "the network takes 12 input planes of 7x6 and 7 moves, but connect4:7x6 is encoded as 9 planes";
     assert!(err.to_string().contains(want), "{err}");
 
     // Unknown sidecar keys and missing files.
@@ -185,6 +185,58 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     assert!(err.to_string().contains("bad sidecar JSON"), "{err}");
     let err = checkpoint::load(&dir.join("nope.safetensors"), Device::Cpu, None).err().unwrap();
     assert!(err.to_string().contains("cannot read"), "{err}");
+}
+
+#[test]
+fn a_network_from_a_build_with_fewer_planes_is_fed_the_first_ones() {
+    use dojo_core::game::connect4::Connect4;
+    use dojo_core::game::Game;
+    set_threads(1);
+    let tmp = temp_dir("prefix");
+    // A Connect Four network from before the threat planes: 6 input planes, not 9.
+    let a = Architecture { input_channels: 6, ..arch(1, 8) };
+    let path = tmp.path().join("old.safetensors");
+    checkpoint::save(&Model::new(a.clone(), Device::Cpu), &path, 1, 1, None).unwrap();
+    let old = checkpoint::load(&path, Device::Cpu, Some(&GameSpec::connect4())).unwrap().model;
+    assert_eq!(old.arch().input_channels, 6);
+
+    // Today's planes of three positions, and the first six of each by hand.
+    let per = Connect4::<u64>::standard().plane_shape().len();
+    let mut planes = vec![0.0; 3 * per];
+    for (k, moves) in ["", "44", "4453"].iter().enumerate() {
+        let mut g = Connect4::<u64>::standard();
+        for c in moves.chars() {
+            g.play(g.action_from_text(&c.to_string()).unwrap()).unwrap();
+        }
+        g.encode_planes(&mut planes[k * per..(k + 1) * per]);
+    }
+    let first_six: Vec<f32> = planes.chunks(per).flat_map(|p| p[..6 * 42].to_vec()).collect();
+    let model = |x: &[f32]| {
+        let (mut p, mut v) = (vec![0.0; 21], vec![0.0; 3]);
+        old.infer(x, 3, &mut p, &mut v);
+        (p, v)
+    };
+    assert_eq!(model(&planes), model(&first_six));
+    let folded = FoldedNetwork::new(&old, Precision::F32);
+    let folded = |x: &[f32]| {
+        let (mut p, mut v) = (vec![0.0; 21], vec![0.0; 3]);
+        folded.infer(x, 3, &mut p, &mut v);
+        (p, v)
+    };
+    assert_eq!(folded(&planes), folded(&first_six));
+    let (p, _) = model(&planes);
+    assert_ne!(p[..7], p[7..14], "the positions are told apart");
+
+    // It trains on today's samples too (a run resumed from its checkpoint).
+    let mut trainer = Trainer::new(old, TrainConfig::default()).unwrap();
+    let mut batch = Batch { len: 3, planes, ..Default::default() };
+    for i in 0..3 {
+        batch.policy.extend((0..7).map(|a| if a == 3 { 1.0 } else { 0.0 }));
+        batch.value.push(if i == 1 { 1.0 } else { -1.0 });
+        batch.weight.push(1.0);
+    }
+    let losses = trainer.train_step(&batch);
+    assert!(losses.policy.is_finite() && losses.value.is_finite(), "{losses:?}");
 }
 
 /// `n` random positions, each with one move to learn and a win or a loss.

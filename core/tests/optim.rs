@@ -31,7 +31,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         game: GameSpec::connect4(),
         blocks,
         channels,
-        input_channels: 6,
+        input_channels: 9,
         height: 6,
         width: 7,
         actions: 7,
@@ -234,7 +234,7 @@ fn state_file_layout_and_metadata() {
     assert_eq!(st.len(), 2 * trainable.len());
     assert!(trainable.contains(&"stem.conv.weight"));
     assert!(!trainable.iter().any(|n| n.contains("running")), "{trainable:?}");
-    assert_eq!(st.tensor("stem.conv.weight.exp_avg").unwrap().shape(), &[4, 6, 3, 3]);
+    assert_eq!(st.tensor("stem.conv.weight.exp_avg").unwrap().shape(), &[4, 9, 3, 3]);
     assert_eq!(st.tensor("policy.fc.bias.exp_avg_sq").unwrap().shape(), &[7]);
     let sgd = Trainer::new(Model::new(a, Device::Cpu), config(OptimizerKind::Sgd)).unwrap();
     let st_bytes = sgd.state_bytes().unwrap();
@@ -338,7 +338,7 @@ fn bad_state_files_are_clear_errors_and_change_nothing() {
     let msg = load_err(&mut t, &path, &reshaped);
     assert!(
         msg.ends_with(
-            "optimizer state tensor stem.conv.weight.exp_avg_sq: shape [48, 9] does not match the variable's [8, 6, 3, 3]"
+            "optimizer state tensor stem.conv.weight.exp_avg_sq: shape [72, 9] does not match the variable's [8, 9, 3, 3]"
         ),
         "{msg}"
     );

@@ -877,7 +877,7 @@ mod tests {
         rec.outcome = g.outcome().unwrap().into();
         let err = buf.add(TrainingGame::new(rec, small).unwrap()).unwrap_err().to_string();
         assert!(
-            err.contains("6x4x5 input planes and 5 actions") && err.contains("6x6x7 planes and 7 actions"),
+            err.contains("9x4x5 input planes and 5 actions") && err.contains("9x6x7 planes and 7 actions"),
             "{err}"
         );
         assert_eq!(buf.games(), 1);

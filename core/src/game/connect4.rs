@@ -305,6 +305,8 @@ const FIRST_WINS: u8 = 1;
 const SECOND_WINS: u8 = 2;
 const DRAW: u8 = 3;
 const NO_LAST: u8 = u8::MAX;
+/// Input planes of [`Game::encode_planes`].
+const PLANES: usize = 9;
 
 /// A Connect Four position. See the module docs for the layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1004,34 +1006,48 @@ impl<B: BitWord> Game for Connect4<B> {
     }
 
     fn plane_shape(&self) -> PlaneShape {
-        PlaneShape { channels: 6, height: self.height as usize, width: self.width as usize }
+        PlaneShape { channels: PLANES, height: self.height as usize, width: self.width as usize }
     }
 
     /// Planes: side to move's discs, opponent's discs, the last move, blocked cells, a plane
-    /// of ones, and a plane of ones when the first player is to move. Plane row 0 is the
-    /// top row of the board, so a plane reads like a diagram.
+    /// of ones, a plane of ones when the first player is to move, the empty cells where the
+    /// side to move and where the opponent would complete four, and the playable cells.
+    /// Plane row 0 is the top row of the board, so a plane reads like a diagram.
     ///
-    /// Why the last two: the convolutions pad with zeros, so on an empty stretch of board a
-    /// cell next to the edge looks like any other unless one plane is 1 on the board and 0
-    /// in the padding (KataGo's on-board plane). And Connect Four is a game of parity: a
-    /// threat on an odd row is worth something to the first player, one on an even row to
-    /// the second. From stone counts alone a convolution cannot tell which side it is
-    /// looking at; the side-to-move plane tells every cell of the trunk.
+    /// Why the ones and side-to-move planes: the convolutions pad with zeros, so on an
+    /// empty stretch of board a cell next to the edge looks like any other unless one plane
+    /// is 1 on the board and 0 in the padding (KataGo's on-board plane). And Connect Four is
+    /// a game of parity: a threat on an odd row is worth something to the first player, one
+    /// on an even row to the second. From stone counts alone a convolution cannot tell which
+    /// side it is looking at; the side-to-move plane tells every cell of the trunk.
+    ///
+    /// Why the threat planes: a middle game is won or lost on threats (empty cells that
+    /// would complete four), which ones lie on which rows and which sit above which. Finding
+    /// them takes a small trunk most of its layers, as a Go network spends layers on
+    /// liberties that KataGo hands it as input features; the bitboards compute them in a few
+    /// shifts (seed 001's "where are the threes"), so the trunk can spend itself on what
+    /// the threats are worth.
     fn encode_planes(&self, out: &mut [f32]) {
         let (w, h) = (self.width as usize, self.height as usize);
         let plane = w * h;
-        debug_assert_eq!(out.len(), 6 * plane);
+        debug_assert_eq!(out.len(), PLANES * plane);
         out.fill(0.0);
         let last = if self.last_bit == NO_LAST { B::zero() } else { B::bit(self.last_bit as u32) };
-        let sets = [self.current_stones(), self.opponent_stones(), last, self.blocked];
-        for (ch, mut bits) in sets.into_iter().enumerate() {
+        let mut put = |ch: usize, mut bits: B| {
             while !bits.is_zero() {
                 let i = bits.trailing_zeros();
                 let (c, r) = (self.column_of_bit(i), self.row_of_bit(i));
                 out[ch * plane + (h - 1 - r) * w + c] = 1.0;
                 bits = bits.clear_lowest();
             }
-        }
+        };
+        put(0, self.current_stones());
+        put(1, self.opponent_stones());
+        put(2, last);
+        put(3, self.blocked);
+        put(6, self.winning_cells_of(self.current_stones()));
+        put(7, self.winning_cells_of(self.opponent_stones()));
+        put(8, self.playable());
         out[4 * plane..5 * plane].fill(1.0);
         if self.side_to_move() == Player::First {
             out[5 * plane..6 * plane].fill(1.0);

@@ -250,6 +250,9 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
 
     /// Writes the input planes (from the side to move's point of view) into `out`,
     /// whose length is `plane_shape().len()`.
+    ///
+    /// An encoding only ever grows by planes appended after the existing ones: a network
+    /// trained by an older build is fed the first planes, the ones it knows.
     fn encode_planes(&self, out: &mut [f32]);
 
     /// Whether action `i` is placing on cell `i` of the planes (row-major), for every `i`:

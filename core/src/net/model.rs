@@ -157,24 +157,50 @@ impl Architecture {
         self.check_input_matches_game()
     }
 
-    /// The input planes and move space must be the ones the game encodes today: a
-    /// checkpoint from a build whose planes differed would otherwise feed the network
-    /// tensors of the wrong shape.
+    /// The board and move space must be the game's, and the input planes the first
+    /// `input_channels` of those it encodes today. Games only ever append planes to their
+    /// encoding ([`Game::encode_planes`]), so a checkpoint from a build with fewer planes is
+    /// fed the ones it was trained on ([`Architecture::input_tensor`]); one with more, or
+    /// another board, would be fed tensors of the wrong shape and is refused.
     fn check_input_matches_game(&self) -> Result<(), String> {
         let Ok(start) = self.game.start() else {
             return Ok(()); // a spec that draws its board per game has no one shape to check
         };
         let (shape, actions) = crate::with_game!(&start, g => (g.plane_shape(), g.num_actions()));
-        let ours = (self.input_channels, self.height, self.width, self.actions);
-        let game = (shape.channels, shape.height, shape.width, actions);
-        if ours != game {
+        let ours = (self.height, self.width, self.actions);
+        let game = (shape.height, shape.width, actions);
+        if ours != game || self.input_channels == 0 || self.input_channels > shape.channels {
             return Err(format!(
                 "the network takes {} input planes of {}x{} and {} moves, but {} is encoded as {} planes \
-                 of {}x{} with {} moves (a checkpoint from an older dojo with other input planes?)",
-                ours.0, ours.2, ours.1, ours.3, self.game, game.0, game.2, game.1, game.3
+                 of {}x{} with {} moves (a checkpoint from another dojo with other input planes?)",
+                self.input_channels,
+                self.width,
+                self.height,
+                self.actions,
+                self.game,
+                shape.channels,
+                shape.width,
+                shape.height,
+                actions
             ));
         }
         Ok(())
+    }
+
+    /// A batch of input planes laid out back to back, `batch` positions of as many planes
+    /// as the game encodes, as the network's input tensor: the first `input_channels`
+    /// planes of each, which is all of them unless the network is from a build that encoded
+    /// fewer.
+    pub fn input_tensor(&self, planes: &[f32], batch: usize) -> Tensor {
+        let (b, cells) = (batch as i64, (self.height * self.width) as i64);
+        let xs = Tensor::from_slice(planes);
+        let encoded = if batch == 0 { self.input_channels as i64 } else { xs.size()[0] / (b * cells) };
+        let xs = xs.view([b, encoded, self.height as i64, self.width as i64]);
+        if encoded == self.input_channels as i64 {
+            xs
+        } else {
+            xs.narrow(1, 0, self.input_channels as i64)
+        }
     }
 
     /// Multiply-adds per position (for throughput reports).
@@ -332,10 +358,7 @@ pub(crate) fn infer_with(
     value: &mut [f32],
     forward: impl FnOnce(&Tensor) -> (Tensor, Tensor),
 ) {
-    debug_assert_eq!(planes.len(), batch * a.input_len());
-    let xs = Tensor::from_slice(planes)
-        .view([batch as i64, a.input_channels as i64, a.height as i64, a.width as i64])
-        .to_device(device);
+    let xs = a.input_tensor(planes, batch).to_device(device);
     let (p, v) = tch::no_grad(|| forward(&xs));
     let p = p.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
     let v = v.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();

@@ -66,7 +66,8 @@ impl TrainConfig {
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
     pub len: usize,
-    /// `len × input_len` planes.
+    /// `len` positions' planes as the game encodes them (`Game::plane_shape().len()` floats
+    /// each; the network takes the first `input_channels` planes of each).
     pub planes: Vec<f32>,
     /// `len × actions` policy targets (each row sums to 1 over legal moves).
     pub policy: Vec<f32>,
@@ -190,9 +191,7 @@ impl Trainer {
         let arch = self.model.arch().clone();
         let n = batch.len as i64;
         let device = self.model.device();
-        let xs = Tensor::from_slice(&batch.planes)
-            .view([n, arch.input_channels as i64, arch.height as i64, arch.width as i64])
-            .to_device(device);
+        let xs = arch.input_tensor(&batch.planes, batch.len).to_device(device);
         let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
         let target_v = Tensor::from_slice(&batch.value).to_device(device);
         let w = Tensor::from_slice(&batch.weight).to_device(device);
@@ -228,9 +227,7 @@ impl Trainer {
         let n = batch.len as i64;
         let device = self.model.device();
         tch::no_grad(|| {
-            let xs = Tensor::from_slice(&batch.planes)
-                .view([n, arch.input_channels as i64, arch.height as i64, arch.width as i64])
-                .to_device(device);
+            let xs = arch.input_tensor(&batch.planes, batch.len).to_device(device);
             let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
             let target_v = Tensor::from_slice(&batch.value).to_device(device);
             let (logits, v) = self.model.net.forward(&xs, false);
