@@ -116,15 +116,16 @@ impl MatchResult {
 }
 
 /// Plays one game between `first` and `second` from `start`; returns the outcome and the
-/// move list. Chance events (none in two-player games) are sampled from `rng`.
+/// move list. The players' randomness is seeded from `rng`, and chance events (none in
+/// two-player games) are sampled from it.
 pub fn play_game<G: Game>(
     mut game: G,
     first: &mut dyn Agent<G>,
     second: &mut dyn Agent<G>,
     rng: &mut Rng,
 ) -> (Outcome, G, Vec<dojo_core::game::Action>) {
-    first.new_game();
-    second.new_game();
+    first.new_game(rng.next_u64());
+    second.new_game(rng.next_u64());
     let mut moves = Vec::new();
     loop {
         if let Some(outcome) = game.outcome() {
@@ -339,6 +340,35 @@ mod tests {
             play_match(plan, random, random, |_: &mut Rng| Connect4::standard(), &|_| panic!("no game is played"))
                 .unwrap_err();
         assert_eq!(err, "the match was cancelled");
+    }
+
+    #[test]
+    fn a_match_plays_the_same_games_on_any_number_of_threads() {
+        use dojo_core::game::connect4::Connect4;
+        use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
+        use dojo_core::search::player::RandomAgent;
+        // Each thread has its own agents, and which games a thread plays depends on timing;
+        // every game still depends only on its index and the match's seed.
+        let mcts = |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> {
+            Ok(Box::new(Mcts::new(MctsConfig::with_iterations(20), Connect4Rollout, Rng::seed(s))))
+        };
+        let random =
+            |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let games = |threads: usize, seed: u64| {
+            let all = Mutex::new(Vec::new());
+            play_match(MatchPlan::new(16, threads, seed), mcts, random, |_: &mut Rng| Connect4::standard(), &|g| {
+                all.lock().unwrap().push((g.index, g.moves.clone()))
+            })
+            .unwrap();
+            let mut all = all.into_inner().unwrap();
+            all.sort();
+            all
+        };
+        let one = games(1, 3);
+        assert_eq!(one.len(), 16);
+        assert_eq!(games(3, 3), one);
+        assert_eq!(games(4, 3), one);
+        assert_ne!(games(1, 4), one, "another seed plays other games");
     }
 
     #[test]

@@ -23,9 +23,9 @@ fn picks(spec: &PlayerSpec, moves: &str) -> (String, String) {
     let mirrored: String = moves.chars().map(|c| char::from(b'8' - (c as u8 - b'0'))).collect();
     let mut player = C4::baseline(spec, 1).unwrap();
     let (a, b) = (position(moves), position(&mirrored));
-    player.new_game();
+    player.new_game(1);
     let pick_a = a.action_to_text(player.select_move(&a));
-    player.new_game();
+    player.new_game(1);
     let pick_b = b.action_to_text(player.select_move(&b));
     (pick_a, pick_b)
 }

@@ -49,8 +49,9 @@ impl<G: Game> Agent<G> for NetAgent<G> {
         self.name.clone()
     }
 
-    fn new_game(&mut self) {
+    fn new_game(&mut self, seed: u64) {
         self.search.clear();
+        self.search.reseed(Rng::seed(seed));
     }
 
     fn select_move(&mut self, game: &G) -> Action {

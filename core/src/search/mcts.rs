@@ -649,6 +649,10 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for Mcts<G, R> {
         format!("mcts:{}", self.config.iterations)
     }
 
+    fn new_game(&mut self, seed: u64) {
+        self.rng = Rng::seed(seed);
+    }
+
     fn select_move(&mut self, game: &G) -> Action {
         game.legal_actions(&mut self.actions);
         if self.actions.len() == 1 {

@@ -8,8 +8,11 @@ pub trait Agent<G: Game>: Send {
     /// A short description, e.g. `mcts:1000`.
     fn name(&self) -> String;
 
-    /// Called before each new game (drop any reused tree, reset clocks).
-    fn new_game(&mut self) {}
+    /// Called before each new game with a seed for its randomness: drop any reused tree,
+    /// reset clocks, and draw every random choice of the game from `seed`, so that a game
+    /// is played the same by any instance of the agent, whatever it played before (a match
+    /// on several threads is reproducible from its seed).
+    fn new_game(&mut self, seed: u64);
 
     /// Picks a legal player move for the side to move. The game is not over and no chance
     /// event is pending.
@@ -31,6 +34,10 @@ impl RandomAgent {
 impl<G: Game> Agent<G> for RandomAgent {
     fn name(&self) -> String {
         "random".into()
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        self.rng = Rng::seed(seed);
     }
 
     fn select_move(&mut self, game: &G) -> Action {

@@ -193,6 +193,12 @@ impl<G: Game> Search<G> {
         self.leaf_game = None;
     }
 
+    /// Draws the search's random choices (root noise, tie-breaks, temperature) from `rng`
+    /// from now on.
+    pub fn reseed(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
     /// Makes `game` the root. With tree reuse on, the part of the graph below it (if it is
     /// already in the graph) is kept and everything else dropped.
     pub fn set_root(&mut self, game: &G) {

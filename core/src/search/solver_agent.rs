@@ -59,6 +59,12 @@ impl Agent<Connect4> for SolverAgent {
         "solver".into()
     }
 
+    fn new_game(&mut self, seed: u64) {
+        let mut rng = Rng::seed(seed);
+        self.fallback.new_game(rng.next_u64());
+        self.rng = rng;
+    }
+
     fn select_move(&mut self, game: &Connect4) -> Action {
         let pos = Position::from_game(game);
         if let Some(col) = (0..pos.width()).find(|&c| pos.can_play(c) && pos.is_winning_move(c)) {
