@@ -266,11 +266,24 @@ fn pair_seed(seed: u64, pair: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_core::game::connect4::Connect4;
+    use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
+    use dojo_core::search::player::RandomAgent;
+
+    type MakeC4 = Result<Box<dyn Agent<Connect4>>, String>;
+
+    fn random_c4(seed: u64) -> MakeC4 {
+        Ok(Box::new(RandomAgent::new(Rng::seed(seed))))
+    }
+
+    /// A maker of `mcts:iterations` players with seed 001's rollouts.
+    fn mcts_c4(iterations: u32) -> impl Fn(u64) -> MakeC4 + Sync + Copy {
+        move |seed| Ok(Box::new(Mcts::new(MctsConfig::with_iterations(iterations), Connect4Rollout, Rng::seed(seed))))
+    }
 
     #[test]
     fn one_player_games_are_refused() {
         use dojo_core::game::sliding::Twenty48;
-        use dojo_core::search::player::RandomAgent;
         let make =
             |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
         let start = |rng: &mut Rng| {
@@ -285,14 +298,7 @@ mod tests {
 
     #[test]
     fn matches_alternate_colours_and_count_results() {
-        use dojo_core::game::connect4::Connect4;
-        use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
-        use dojo_core::search::player::RandomAgent;
-        let strong = |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> {
-            Ok(Box::new(Mcts::new(MctsConfig::with_iterations(300), Connect4Rollout, Rng::seed(s))))
-        };
-        let weak =
-            |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let (strong, weak) = (mcts_c4(300), random_c4);
         let seen = Mutex::new(0);
         let r = play_match(MatchPlan::new(10, 2, 5), strong, weak, |_: &mut Rng| Connect4::standard(), &|_| {
             *seen.lock().unwrap() += 1
@@ -307,11 +313,8 @@ mod tests {
 
     #[test]
     fn both_games_of_a_pair_start_from_one_opening_and_cancel_stops_a_match() {
-        use dojo_core::game::connect4::Connect4;
         use dojo_core::game::play_random_opening;
-        use dojo_core::search::player::RandomAgent;
-        let random =
-            |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let random = random_c4;
         let openings = Mutex::new(Vec::new());
         let start = |rng: &mut Rng| {
             let mut g = Connect4::standard();
@@ -344,16 +347,9 @@ mod tests {
 
     #[test]
     fn a_match_plays_the_same_games_on_any_number_of_threads() {
-        use dojo_core::game::connect4::Connect4;
-        use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
-        use dojo_core::search::player::RandomAgent;
         // Each thread has its own agents, and which games a thread plays depends on timing;
         // every game still depends only on its index and the match's seed.
-        let mcts = |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> {
-            Ok(Box::new(Mcts::new(MctsConfig::with_iterations(20), Connect4Rollout, Rng::seed(s))))
-        };
-        let random =
-            |s: u64| -> Result<Box<dyn Agent<Connect4>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let (mcts, random) = (mcts_c4(20), random_c4);
         let games = |threads: usize, seed: u64| {
             let all = Mutex::new(Vec::new());
             play_match(MatchPlan::new(16, threads, seed), mcts, random, |_: &mut Rng| Connect4::standard(), &|g| {
