@@ -1,16 +1,22 @@
-//! `dojo bench ingest`: how many games a learner can take in, and how long each waits for
-//! its acknowledgement, with many clients on loopback.
+//! `dojo bench`: what this machine does with dojo. `net` times the network's forward pass
+//! against the device's matrix-multiply rate, `selfplay` the whole self-play loop against
+//! the bare network, `search` the searches and the game engines, `ingest` the learner.
+//! Each prints a short table, or one JSON object with `--json`.
 
-use anyhow::{bail, Result};
+mod ingest;
+mod net;
+mod search;
+mod selfplay;
+
+use crate::common::{load_checkpoint, start_of};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
-use dojo_learner::config::RunConfig;
-use dojo_learner::server::{start_learner, LearnerOptions};
-use dojo_worker::client::{self, Delivery};
-use serde::Serialize;
-use std::time::{Duration, Instant};
+use dojo_core::game::GameSpec;
+use dojo_core::net::checkpoint::read_sidecar;
+use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
+use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_core::with_game;
+use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -20,121 +26,88 @@ pub struct BenchArgs {
 
 #[derive(Subcommand)]
 enum BenchWhat {
+    /// The network's forward pass: evals/s per batch size and precision, and its GFLOP/s
+    /// as a share of this machine's matrix-multiply rate.
+    Net(net::NetBenchArgs),
+    /// Self-play as a worker plays it: positions/s, the network's evals/s inside self-play
+    /// against the bare network at the same batch, and where the rest of the time goes.
+    Selfplay(selfplay::SelfPlayBenchArgs),
+    /// The searches with a free evaluator (PUCT simulations/s) and the game engines'
+    /// random playouts/s.
+    Search(search::SearchBenchArgs),
     /// Learner ingest capacity: many clients submitting valid Connect Four games at once.
-    Ingest(IngestArgs),
-}
-
-#[derive(Args)]
-struct IngestArgs {
-    /// Concurrent clients (each one connection).
-    #[arg(long, default_value_t = 16)]
-    clients: usize,
-    /// Games in total.
-    #[arg(long, default_value_t = 2000)]
-    games: usize,
-    /// Games per SubmitGames call (1 = every game is its own round trip).
-    #[arg(long, default_value_t = 1)]
-    batch: usize,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Serialize)]
-struct IngestReport {
-    clients: usize,
-    games: usize,
-    batch: usize,
-    seconds: f64,
-    games_per_s: f64,
-    ack_latency_ms_p50: f64,
-    ack_latency_ms_p99: f64,
-    ack_latency_ms_max: f64,
+    Ingest(ingest::IngestArgs),
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
-        BenchWhat::Ingest(a) => ingest(a),
+        BenchWhat::Net(a) => net::run(a),
+        BenchWhat::Selfplay(a) => selfplay::run(a),
+        BenchWhat::Search(a) => search::run(a),
+        BenchWhat::Ingest(a) => ingest::run(a),
     }
 }
 
-fn ingest(args: IngestArgs) -> Result<()> {
-    if args.clients == 0 || args.games == 0 || args.batch == 0 {
-        bail!("--clients, --games and --batch must be at least 1");
+/// The network a benchmark runs: a checkpoint, or a freshly initialised one of a given
+/// shape (speed does not depend on the weights).
+#[derive(Args, Clone, Debug)]
+pub struct NetChoice {
+    /// Checkpoint to time (instead of a random network of --game, --blocks, --channels).
+    #[arg(long, conflicts_with_all = ["game", "blocks", "channels", "policy_head"])]
+    model: Option<PathBuf>,
+    /// Game of the random network (connect4, connect4:WxH, gomoku:N).
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    /// Residual blocks of the random network (3 × 32 is `dojo train`'s default).
+    #[arg(long, default_value_t = 3)]
+    blocks: usize,
+    /// Filters per convolution of the random network.
+    #[arg(long, default_value_t = 32)]
+    channels: usize,
+    /// Policy head of the random network: auto, fc or conv.
+    #[arg(long, default_value = "auto")]
+    policy_head: PolicyHeadChoice,
+}
+
+impl NetChoice {
+    /// The game and the network, on `device`.
+    pub fn load(&self, device: tch::Device) -> Result<(GameSpec, Model)> {
+        if let Some(path) = &self.model {
+            let spec = read_sidecar(path)?.architecture.game;
+            return Ok((spec.clone(), load_checkpoint(path, device, Some(&spec))?.model));
+        }
+        let spec: GameSpec = self.game.parse().context("--game")?;
+        let start = start_of(&spec)?;
+        let arch = with_game!(&start, g => self
+            .policy_head
+            .resolve(g)
+            .map(|head| Architecture::for_game(g, self.blocks, self.channels).with_policy_head(head)))
+        .map_err(anyhow::Error::msg)
+        .context("--policy-head")?;
+        arch.validate().map_err(anyhow::Error::msg)?;
+        Ok((spec, Model::new(arch, device)))
     }
-    let dir = std::env::temp_dir().join(format!("dojo-bench-ingest-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    // No training: the measurement is validation, the durable log and the acks.
-    let handle = start_learner(LearnerOptions {
-        run_dir: dir.clone(),
-        config: Some(RunConfig::default()),
-        listen: "127.0.0.1:0".parse()?,
-        token: None,
-        max_steps: Some(0),
-        deadline: None,
-    })
-    .map_err(anyhow::Error::msg)?;
-    let mut rng = Rng::seed(1);
-    let start = Connect4::<u64>::standard();
-    let games: Vec<GameRecord> = (0..args.games).map(|_| random_game_record(&start, 1, &mut rng)).collect();
-    let url = format!("http://{}", handle.addr);
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let t0 = Instant::now();
-    let latencies: Vec<Duration> = rt
-        .block_on(async {
-            let mut tasks = Vec::new();
-            for c in 0..args.clients {
-                let mine: Vec<GameRecord> = games.iter().skip(c).step_by(args.clients).cloned().collect();
-                let url = url.clone();
-                let batch = args.batch;
-                tasks.push(tokio::spawn(async move {
-                    let mut client = client::connect(&url, None).await?;
-                    let mut lat = Vec::new();
-                    for chunk in mine.chunks(batch) {
-                        let t = Instant::now();
-                        let acks = client::submit(&mut client, chunk).await?;
-                        if acks.len() != chunk.len() || acks.iter().any(|a| a.1 != Delivery::Delivered) {
-                            return Err(format!("{} of {} games acknowledged as stored", acks.len(), chunk.len()));
-                        }
-                        lat.extend(std::iter::repeat_n(t.elapsed(), chunk.len()));
-                    }
-                    Ok::<_, String>(lat)
-                }));
-            }
-            let mut all = Vec::new();
-            for t in tasks {
-                all.extend(t.await.map_err(|e| e.to_string())??);
-            }
-            Ok::<_, String>(all)
-        })
-        .map_err(anyhow::Error::msg)?;
-    let secs = t0.elapsed().as_secs_f64();
-    let stored = handle.shared.counters.games.load(std::sync::atomic::Ordering::Relaxed);
-    handle.stop().map_err(anyhow::Error::msg)?;
-    let _ = std::fs::remove_dir_all(&dir);
-    if stored as usize != args.games {
-        bail!("the learner stored {stored} of {} games", args.games);
+}
+
+/// The precisions a benchmark times: every one the device runs, or the one named.
+fn precisions(choice: PrecisionChoice, device: tch::Device) -> Result<Vec<Precision>> {
+    match choice {
+        PrecisionChoice::Auto => Ok(Precision::candidates(device).to_vec()),
+        PrecisionChoice::Fixed(p) => {
+            p.check_device(device).map_err(anyhow::Error::msg)?;
+            Ok(vec![p])
+        }
     }
-    let mut ms: Vec<f64> = latencies.iter().map(|d| d.as_secs_f64() * 1e3).collect();
-    ms.sort_by(f64::total_cmp);
-    let pct = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
-    let report = IngestReport {
-        clients: args.clients,
-        games: args.games,
-        batch: args.batch,
-        seconds: secs,
-        games_per_s: args.games as f64 / secs,
-        ack_latency_ms_p50: pct(0.5),
-        ack_latency_ms_p99: pct(0.99),
-        ack_latency_ms_max: pct(1.0),
-    };
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        println!(
-            "{} games from {} clients (batches of {}) in {:.2} s: {:.0} games/s; ack latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-            report.games, report.clients, report.batch, report.seconds, report.games_per_s, report.ack_latency_ms_p50, report.ack_latency_ms_p99, report.ack_latency_ms_max
-        );
-    }
-    Ok(())
+}
+
+/// A short description of a network for report headers.
+fn describe(spec: &GameSpec, arch: &Architecture) -> String {
+    format!(
+        "{}x{} net ({} policy head, {} input planes) for {spec}, {:.2} MFLOP per position",
+        arch.blocks,
+        arch.channels,
+        arch.policy_head.name(),
+        arch.input_channels,
+        arch.flops_per_eval() / 1e6
+    )
 }

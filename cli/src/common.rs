@@ -4,9 +4,12 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::game::{AnyGame, GameSpec};
+use dojo_core::net::autotune::{choose_precision, DecisionCache};
 use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::net::precision::PrecisionChoice;
+use dojo_core::net::model::Model;
+use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_worker::run::self_play_batches;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 
@@ -34,10 +37,27 @@ impl DeviceArgs {
 /// The number format of self-play's network evaluations.
 #[derive(Args, Clone, Debug)]
 pub struct PrecisionArgs {
-    /// auto, f32 or bf16. auto: bf16 where the CPU computes it natively (AVX512-BF16:
-    /// about 1.4× the games per second, equal strength), f32 elsewhere and on CUDA.
+    /// auto, f32, bf16 or f16 (CUDA only). auto times the network in each format this
+    /// device can run, at self-play's batch sizes, and keeps the fastest (cached per CPU,
+    /// threads and architecture in ${DOJO_CACHE}/precision.json).
     #[arg(long, default_value = "auto")]
     pub precision: PrecisionChoice,
+}
+
+impl PrecisionArgs {
+    /// Resolves the choice for self-play with `model` at `parallel_games` games in flight,
+    /// and logs what was chosen and why.
+    pub fn choose(&self, model: &Model, parallel_games: usize) -> Result<Precision> {
+        let decision = choose_precision(
+            self.precision,
+            model,
+            &self_play_batches(parallel_games),
+            DecisionCache::default_location().as_ref(),
+        )
+        .map_err(anyhow::Error::msg)?;
+        tracing::info!("{decision}");
+        Ok(decision.chosen)
+    }
 }
 
 /// Loads a checkpoint, checking it is for `game` when given.

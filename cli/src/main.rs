@@ -38,7 +38,7 @@ enum Command {
     Worker(worker_cmd::WorkerArgs),
     /// Print a run configuration with every key and its default (TOML).
     Config(config_cmd::ConfigArgs),
-    /// Measure the learner: `dojo bench ingest`.
+    /// Measure this machine: `dojo bench net`, `selfplay`, `search` or `ingest`.
     Bench(bench_cmd::BenchArgs),
     /// Gate a run's newest version against its best one (once, or --watch as it trains).
     Gate(gate_cmd::GateArgs),

@@ -96,7 +96,6 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
 fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayArgs, device: tch::Device) -> Result<()> {
     let loaded = load_checkpoint(&args.model, device, Some(spec))?;
     let version = loaded.sidecar.version;
-    let mut evaluator = NetEvaluator::with_precision(loaded.model, args.precision.precision.resolve(device));
     let play = SelfPlayConfig {
         parallel_games: args.parallel.min(args.games.max(1) as usize),
         temperature_moves: args.temperature_moves,
@@ -106,6 +105,8 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         random_opening_plies: args.random_opening_plies,
         ..SelfPlayConfig::default()
     };
+    let precision = args.precision.choose(&loaded.model, play.parallel_games)?;
+    let mut evaluator = NetEvaluator::with_precision(loaded.model, precision);
     let seed = args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64());
     let starter = Box::new(move |_: &mut Rng| start.clone());
     let mut engine = SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed(seed), Some(args.games))

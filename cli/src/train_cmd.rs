@@ -7,7 +7,7 @@ use crate::gatekeeper::Gatekeeper;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
-use dojo_learner::config::RunConfig;
+use dojo_learner::config::{RunConfig, WorkersConfig};
 use dojo_learner::learner::Shared;
 use dojo_learner::run_dir::RunDir;
 use dojo_learner::server::{start_learner, LearnerOptions};
@@ -45,7 +45,14 @@ pub struct TrainArgs {
     listen: String,
 }
 
-fn spawn_worker(exe: &PathBuf, url: &str, token: &str, run: &RunDir, index: usize, threads: usize) -> Result<Child> {
+fn spawn_worker(
+    exe: &PathBuf,
+    url: &str,
+    token: &str,
+    run: &RunDir,
+    index: usize,
+    workers: &WorkersConfig,
+) -> Result<Child> {
     let spool = run.spool(index);
     let log_path = run.logs().join(format!("worker-{index}.log"));
     let log = std::fs::OpenOptions::new()
@@ -54,7 +61,8 @@ fn spawn_worker(exe: &PathBuf, url: &str, token: &str, run: &RunDir, index: usiz
         .open(&log_path)
         .with_context(|| format!("cannot open {}", log_path.display()))?;
     let child = Command::new(exe)
-        .args(["worker", "--learner", url, "--threads", &threads.to_string()])
+        .args(["worker", "--learner", url, "--threads", &workers.threads.to_string()])
+        .args(["--precision", &workers.precision.to_string()])
         .arg("--spool")
         .arg(&spool)
         .env("DOJO_TOKEN", token)
@@ -170,7 +178,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let url = format!("http://{}", handle.addr);
     let mut children = Vec::new();
     for i in 0..workers {
-        children.push(spawn_worker(&exe, &url, &token, &run, i, cfg.workers.threads)?);
+        children.push(spawn_worker(&exe, &url, &token, &run, i, &cfg.workers)?);
     }
 
     // Self-play never waits for gating; a stop flag of its own lets the workers' shutdown
@@ -211,7 +219,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
                     "worker {i} exited ({status}); restarting it (log: {})",
                     run.logs().join(format!("worker-{i}.log")).display()
                 );
-                *child = spawn_worker(&exe, &url, &token, &run, i, cfg.workers.threads)?;
+                *child = spawn_worker(&exe, &url, &token, &run, i, &cfg.workers)?;
             }
         }
         for line in said.try_iter() {

@@ -4,6 +4,7 @@
 use crate::replay::ReplayConfig;
 use dojo_core::game::GameSpec;
 use dojo_core::net::model::PolicyHeadChoice;
+use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::net::train::TrainConfig;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
@@ -146,11 +147,14 @@ pub struct WorkersConfig {
     pub count: usize,
     /// libtorch threads per worker.
     pub threads: usize,
+    /// The format self-play evaluates the network in: auto (the fastest, timed on this
+    /// machine when a worker starts), f32, bf16, or f16 (CUDA only).
+    pub precision: PrecisionChoice,
 }
 
 impl Default for WorkersConfig {
     fn default() -> Self {
-        WorkersConfig { count: 0, threads: 1 }
+        WorkersConfig { count: 0, threads: 1, precision: PrecisionChoice::Auto }
     }
 }
 
@@ -315,10 +319,16 @@ mod tests {
         assert_eq!(c.worker_count(2), 2);
         assert_eq!(c.worker_count(8), 8);
         assert_eq!(c.worker_count(1), 1);
-        let c = RunConfig { workers: WorkersConfig { count: 0, threads: 3 }, ..RunConfig::default() };
+        let c = RunConfig {
+            workers: WorkersConfig { count: 0, threads: 3, ..WorkersConfig::default() },
+            ..RunConfig::default()
+        };
         assert_eq!(c.worker_count(8), 2);
         assert_eq!(c.worker_count(2), 1);
-        let c = RunConfig { workers: WorkersConfig { count: 3, threads: 1 }, ..RunConfig::default() };
+        let c = RunConfig {
+            workers: WorkersConfig { count: 3, threads: 1, ..WorkersConfig::default() },
+            ..RunConfig::default()
+        };
         assert_eq!(c.worker_count(2), 3);
     }
 }

@@ -7,6 +7,7 @@ use crate::backoff::Backoff;
 use crate::client::{self, Client, Delivery};
 use crate::spool::Spool;
 use dojo_core::game::{FromAnyGame, Game, GameSpec};
+use dojo_core::net::autotune::{choose_precision, DecisionCache};
 use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::net::precision::PrecisionChoice;
@@ -28,7 +29,8 @@ pub struct WorkerOptions {
     pub token: Option<String>,
     pub spool: PathBuf,
     pub device: DeviceSpec,
-    /// The format self-play evaluates the network in (`auto`: bf16 where the CPU has it).
+    /// The format self-play evaluates the network in (`auto`: the fastest, timed on the
+    /// first model; see `dojo_core::net::autotune`).
     pub precision: PrecisionChoice,
     pub threads: usize,
     /// A name for the learner's logs.
@@ -172,8 +174,14 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     }
     let mut version = first.version;
     summary.models_used.push(version);
-    let precision = cx.opts.precision.resolve(cx.device);
-    tracing::info!("evaluating the network in {precision}");
+    let decision = choose_precision(
+        cx.opts.precision,
+        &first.model,
+        &self_play_batches(cx.play.parallel_games),
+        DecisionCache::default_location().as_ref(),
+    )?;
+    tracing::info!("{decision}");
+    let precision = decision.chosen;
     let mut evaluator = NetEvaluator::with_precision(first.model, precision);
     let starter = Box::new(move |_: &mut Rng| start.clone());
     // With a game limit the engine starts exactly that many games.
@@ -226,6 +234,13 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     }
     summary.left_in_spool = cx.spool.len();
     Ok(summary)
+}
+
+/// The batch sizes self-play evaluates at with `parallel_games` games in flight: all of
+/// them while every game waits for the network, about half once cache hits and finished
+/// moves thin the batch out.
+pub fn self_play_batches(parallel_games: usize) -> [usize; 2] {
+    [parallel_games.div_ceil(2).max(1), parallel_games.max(1)]
 }
 
 /// Uploads the spool; acknowledged games leave it.

@@ -75,11 +75,13 @@ impl DeviceSpec {
     }
 }
 
-/// Sets libtorch's intra-op and inter-op thread counts for this process. Only the first
-/// call has an effect (libtorch refuses to change the inter-op pool once it has started).
+/// Sets libtorch's intra-op and inter-op thread counts for this process, and has the C
+/// allocator keep the memory libtorch frees ([`super::allocator`]). Only the first call has
+/// an effect (libtorch refuses to change the inter-op pool once it has started).
 pub fn set_threads(threads: usize) {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        super::allocator::keep_freed_memory();
         let n = threads.max(1) as i32;
         tch::set_num_interop_threads(n);
         tch::set_num_threads(n);

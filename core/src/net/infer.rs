@@ -20,7 +20,12 @@ impl NetEvaluator {
     }
 
     pub fn with_precision(model: Model, precision: Precision) -> NetEvaluator {
-        NetEvaluator { network: FoldedNetwork::new(&model, precision), evals: 0, batches: 0 }
+        NetEvaluator::folding(&model, precision)
+    }
+
+    /// An evaluator of `model` as it is now (later changes to its weights are not seen).
+    pub fn folding(model: &Model, precision: Precision) -> NetEvaluator {
+        NetEvaluator { network: FoldedNetwork::new(model, precision), evals: 0, batches: 0 }
     }
 }
 

@@ -1,6 +1,8 @@
 //! The policy/value network in tch (libtorch): model, checkpoints, devices and threads.
 
 pub mod agent;
+pub mod allocator;
+pub mod autotune;
 pub mod average;
 pub mod checkpoint;
 pub mod device;
@@ -9,4 +11,5 @@ pub mod infer;
 pub mod model;
 pub mod optim;
 pub mod precision;
+pub mod timing;
 pub mod train;

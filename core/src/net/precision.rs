@@ -1,25 +1,30 @@
 //! The number format self-play evaluates the network in.
 //!
-//! Self-play spends about 80% of its time in the network's forward pass (perf: 3×32 net,
-//! Connect Four, one core), and that pass already runs near the core's peak f32 rate. CPUs
-//! with bfloat16 dot products (AVX512-BF16; every AMX CPU has them too) do twice the
-//! multiply-adds per instruction in bf16, with f32 accumulation: on this project's EPYC,
-//! self-play made 1.42× the games per second, and a network played `mcts:1000` as well in
-//! bf16 as in f32 (100-game matches: 88 and 88 wins against 87 and 92). Its 8-bit mantissa
-//! moves a policy logit or a value by well under the differences a search acts on.
+//! Self-play spends most of its time in the network's forward pass, so the format matters:
+//! CPUs with bfloat16 dot products (AVX512-BF16, AMX) do twice the multiply-adds per
+//! instruction in bf16 with f32 accumulation, and on this project's EPYC self-play made
+//! 1.42× the games per second in bf16, at equal strength (100-game matches against
+//! `mcts:1000`: 88 and 88 wins in bf16 against 87 and 92 in f32). But a CPU flag does not
+//! say which is faster: on an Intel Xeon with AVX512-BF16, libtorch's bf16 convolutions ran
+//! 1.45× *slower* than f32. So `auto` does not guess: [`super::autotune`] times the network
+//! the process will run in every candidate format and keeps the fastest.
 //!
-//! Training stays in f32, and so do matches, gating and analysis, whose numbers are
-//! compared across runs and machines. Without native bf16 a CPU would emulate it, slower
-//! than f32: `auto` picks bf16 only where the CPU has it.
+//! bf16's 8-bit mantissa moves a policy logit or a value by well under the differences a
+//! search acts on. Training stays in f32 (no mixed-precision mode has been shown to train as
+//! well here), and so do matches, gating and analysis, whose numbers are compared across
+//! runs and machines.
 
 use std::fmt;
 use std::str::FromStr;
 
 /// The format a network's forward pass runs in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Precision {
     F32,
     Bf16,
+    /// IEEE half precision: on CUDA only (CPUs emulate it far slower than f32).
+    F16,
 }
 
 impl Precision {
@@ -27,6 +32,26 @@ impl Precision {
         match self {
             Precision::F32 => tch::Kind::Float,
             Precision::Bf16 => tch::Kind::BFloat16,
+            Precision::F16 => tch::Kind::Half,
+        }
+    }
+
+    /// The formats worth timing on `device`: f32 and bf16 on a CPU (bf16 even without
+    /// native support: libtorch may still be faster, and only a measurement knows), and
+    /// f16 too on CUDA.
+    pub fn candidates(device: tch::Device) -> &'static [Precision] {
+        match device {
+            tch::Device::Cuda(_) => &[Precision::F32, Precision::Bf16, Precision::F16],
+            _ => &[Precision::F32, Precision::Bf16],
+        }
+    }
+
+    /// An error naming the problem when `device` cannot run this format.
+    pub fn check_device(self, device: tch::Device) -> Result<(), String> {
+        if Precision::candidates(device).contains(&self) {
+            Ok(())
+        } else {
+            Err(format!("precision {self} runs only on CUDA devices, not on {device:?}; use f32, bf16 or auto"))
         }
     }
 }
@@ -36,12 +61,27 @@ impl fmt::Display for Precision {
         f.write_str(match self {
             Precision::F32 => "f32",
             Precision::Bf16 => "bf16",
+            Precision::F16 => "f16",
         })
     }
 }
 
-/// What a user asks for: a format, or `auto` (bf16 on a CPU with native bf16, else f32).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+impl FromStr for Precision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "f32" | "float" | "fp32" => Ok(Precision::F32),
+            "bf16" | "bfloat16" => Ok(Precision::Bf16),
+            "f16" | "fp16" | "half" => Ok(Precision::F16),
+            _ => Err(format!("unknown precision {s:?}: expected f32, bf16 or f16")),
+        }
+    }
+}
+
+/// What a user asks for: a format, or `auto` (the fastest by measurement). In a run's
+/// config it is the same text as on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum PrecisionChoice {
     #[default]
     Auto,
@@ -51,12 +91,25 @@ pub enum PrecisionChoice {
 impl FromStr for PrecisionChoice {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(PrecisionChoice::Auto),
-            "f32" | "float" | "fp32" => Ok(PrecisionChoice::Fixed(Precision::F32)),
-            "bf16" | "bfloat16" => Ok(PrecisionChoice::Fixed(Precision::Bf16)),
-            _ => Err(format!("unknown precision {s:?}: expected auto, f32 or bf16")),
+        if s.trim().eq_ignore_ascii_case("auto") {
+            return Ok(PrecisionChoice::Auto);
         }
+        s.parse()
+            .map(PrecisionChoice::Fixed)
+            .map_err(|_| format!("unknown precision {s:?}: expected auto, f32, bf16 or f16 (f16 on CUDA only)"))
+    }
+}
+
+impl TryFrom<String> for PrecisionChoice {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<PrecisionChoice> for String {
+    fn from(c: PrecisionChoice) -> String {
+        c.to_string()
     }
 }
 
@@ -69,19 +122,8 @@ impl fmt::Display for PrecisionChoice {
     }
 }
 
-impl PrecisionChoice {
-    /// The format to run in on `device`. `auto` keeps f32 on CUDA, where the gain depends
-    /// on the GPU and has not been measured here.
-    pub fn resolve(self, device: tch::Device) -> Precision {
-        match self {
-            PrecisionChoice::Fixed(p) => p,
-            PrecisionChoice::Auto if device == tch::Device::Cpu && cpu_has_native_bf16() => Precision::Bf16,
-            PrecisionChoice::Auto => Precision::F32,
-        }
-    }
-}
-
-/// Whether this CPU computes bf16 dot products natively (AVX512-BF16).
+/// Whether this CPU computes bf16 dot products natively (AVX512-BF16). Reported beside a
+/// measurement; never used to choose.
 pub fn cpu_has_native_bf16() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -98,22 +140,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn choices_parse_print_and_resolve() {
+    fn choices_parse_and_print() {
         for (text, choice) in [
             ("auto", PrecisionChoice::Auto),
             ("f32", PrecisionChoice::Fixed(Precision::F32)),
             ("bf16", PrecisionChoice::Fixed(Precision::Bf16)),
+            ("f16", PrecisionChoice::Fixed(Precision::F16)),
         ] {
             assert_eq!(text.parse::<PrecisionChoice>().unwrap(), choice);
             assert_eq!(choice.to_string(), text);
         }
         assert_eq!(" BF16 ".parse::<PrecisionChoice>().unwrap(), PrecisionChoice::Fixed(Precision::Bf16));
-        let err = "half".parse::<PrecisionChoice>().unwrap_err();
-        assert_eq!(err, "unknown precision \"half\": expected auto, f32 or bf16");
+        assert_eq!("AUTO".parse::<PrecisionChoice>().unwrap(), PrecisionChoice::Auto);
+        let err = "int8".parse::<PrecisionChoice>().unwrap_err();
+        assert_eq!(err, "unknown precision \"int8\": expected auto, f32, bf16 or f16 (f16 on CUDA only)");
+    }
+
+    #[test]
+    fn candidates_and_devices() {
         let cpu = tch::Device::Cpu;
-        assert_eq!(PrecisionChoice::Fixed(Precision::F32).resolve(cpu), Precision::F32);
-        let auto = if cpu_has_native_bf16() { Precision::Bf16 } else { Precision::F32 };
-        assert_eq!(PrecisionChoice::Auto.resolve(cpu), auto);
-        assert_eq!(PrecisionChoice::Auto.resolve(tch::Device::Cuda(0)), Precision::F32);
+        assert_eq!(Precision::candidates(cpu), &[Precision::F32, Precision::Bf16]);
+        assert_eq!(Precision::candidates(tch::Device::Cuda(0)).len(), 3);
+        assert!(Precision::Bf16.check_device(cpu).is_ok());
+        assert_eq!(
+            Precision::F16.check_device(cpu).unwrap_err(),
+            "precision f16 runs only on CUDA devices, not on Cpu; use f32, bf16 or auto"
+        );
+        assert!(Precision::F16.check_device(tch::Device::Cuda(1)).is_ok());
     }
 }
