@@ -3,3 +3,4 @@
 pub mod gating;
 pub mod matches;
 pub mod players;
+pub mod sprt;
