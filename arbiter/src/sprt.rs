@@ -112,7 +112,10 @@ impl SprtConfig {
         if !rate(self.alpha) || !rate(self.beta) {
             return Err(format!("sprt alpha = {} and beta = {} must be within (0, 0.5)", self.alpha, self.beta));
         }
-        if !(self.elo1 > self.elo0) || !self.elo0.is_finite() || !self.elo1.is_finite() {
+        if self.elo1.partial_cmp(&self.elo0) != Some(std::cmp::Ordering::Greater)
+            || !self.elo0.is_finite()
+            || !self.elo1.is_finite()
+        {
             return Err(format!("sprt elo1 = {} must be above elo0 = {}", self.elo1, self.elo0));
         }
         if self.max_games < 2 || !self.max_games.is_multiple_of(2) {
