@@ -3,4 +3,5 @@
 pub mod gating;
 pub mod matches;
 pub mod players;
+pub mod rating;
 pub mod sprt;
