@@ -9,8 +9,9 @@
 //! The best network is a copy of the winning checkpoint at a fixed path, so it outlives the
 //! pruning of old versions and scripts can always find it.
 
-use crate::matches::{play_match, MatchPlan, MatchResult};
+use crate::matches::{play_match, Decides, GameResult, MatchPlan, MatchResult};
 use crate::players::{BaselinePlayers, PlayerSpec};
+use crate::sprt::{Pentanomial, SprtConfig, SprtStatus, Verdict};
 use dojo_core::game::{play_random_opening, FromAnyGame, GameSpec};
 use dojo_core::net::checkpoint::{self, Sidecar};
 use dojo_core::rng::Rng;
@@ -22,8 +23,10 @@ use std::sync::atomic::AtomicBool;
 /// How a gating match is played.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GateSettings {
-    /// Games, in pairs from one opening (even).
+    /// Games, in pairs from one opening (even); with `sprt`, at most.
     pub games: u32,
+    /// Stop as soon as this test decides (its `max_games` is `games`); None: play them all.
+    pub sprt: Option<SprtConfig>,
     /// Playouts per move for both sides.
     pub simulations: u32,
     /// Random moves opening each pair of games.
@@ -34,15 +37,51 @@ pub struct GateSettings {
     pub threads: usize,
 }
 
+/// A gating match's games, and the SPRT's state at its end where it ran under one.
+#[derive(Clone, Debug)]
+pub struct GateResult {
+    pub result: MatchResult,
+    pub sprt: Option<SprtStatus>,
+}
+
+impl GateResult {
+    /// Whether the candidate takes the best's place: the SPRT passed it, or (without one)
+    /// it scored at least `promote_score`.
+    pub fn promotes(&self, promote_score: f64) -> bool {
+        match &self.sprt {
+            Some(status) => status.passed(),
+            None => self.result.score >= promote_score,
+        }
+    }
+}
+
+/// The game pairs of a match's results (in order, whole pairs), by A's score in each.
+pub fn pentanomial(results: &[GameResult]) -> Pentanomial {
+    let mut counts = Pentanomial::default();
+    let score = |r: &GameResult| (f64::from(r.result) + 1.0) / 2.0;
+    for pair in results.chunks_exact(2) {
+        counts.add_pair(score(&pair[0]), score(&pair[1]));
+    }
+    counts
+}
+
 /// Plays `candidate` (A) against `best` (B), both checkpoints of one game. Reproducible
-/// from `seed`; `cancel` stops it between games (an error).
+/// from `seed` (the games an SPRT stops at too); `cancel` stops it between games (an error).
 pub fn gate_match(
     candidate: &Path,
     best: &Path,
     settings: &GateSettings,
     seed: u64,
     cancel: Option<&AtomicBool>,
-) -> Result<MatchResult, String> {
+) -> Result<GateResult, String> {
+    // The test's game limit is the match's.
+    let settings = &GateSettings {
+        sprt: settings.sprt.map(|c| SprtConfig { max_games: settings.games, ..c }),
+        ..settings.clone()
+    };
+    if let Some(sprt) = &settings.sprt {
+        sprt.validate()?;
+    }
     let a = checkpoint::read_sidecar(candidate).map_err(|e| e.to_string())?;
     let b = checkpoint::read_sidecar(best).map_err(|e| e.to_string())?;
     let game = a.architecture.game.clone();
@@ -66,7 +105,7 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
     settings: &GateSettings,
     seed: u64,
     cancel: Option<&AtomicBool>,
-) -> Result<MatchResult, String> {
+) -> Result<GateResult, String> {
     let net = |path: &Path| PlayerSpec::Net {
         path: path.to_path_buf(),
         sims: settings.simulations,
@@ -81,8 +120,21 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
         play_random_opening(&mut g, plies, rng);
         g
     };
-    let plan = MatchPlan { games: settings.games, threads: settings.threads, seed, cancel };
-    play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|_| {})
+    let sprt = settings.sprt;
+    let decided = |results: &[GameResult]| {
+        sprt.as_ref().is_some_and(|c| c.status(&pentanomial(results)).verdict != Verdict::Continue)
+    };
+    let enough: &Decides<'_> = &decided;
+    let plan = MatchPlan { games: settings.games, threads: settings.threads, seed, cancel, enough: Some(enough) };
+    let played = std::sync::Mutex::new(Vec::new());
+    let result = play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|r: &GameResult| {
+        played.lock().unwrap().push(r.clone())
+    })?;
+    let mut results = played.into_inner().unwrap();
+    results.sort_by_key(|r| r.index);
+    results.truncate(result.tally.games as usize);
+    let sprt = sprt.map(|c| c.status(&pentanomial(&results)));
+    Ok(GateResult { result, sprt })
 }
 
 /// The best network of a run: a checkpoint at a fixed path (`DIR/best.safetensors` and

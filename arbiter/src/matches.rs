@@ -144,20 +144,36 @@ pub fn play_game<G: Game>(
     }
 }
 
+/// Says whether a match's first games (in order, whole pairs) decide it.
+pub type Decides<'a> = dyn Fn(&[GameResult]) -> bool + Sync + 'a;
+
 /// How a match is played: `games` games on `threads` threads (each with its own pair of
 /// agents), reproducible from `seed`; `cancel`, when set, stops it before the next game.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct MatchPlan<'a> {
+    /// Games at most (all of them without `enough`).
     pub games: u32,
     pub threads: usize,
     pub seed: u64,
     pub cancel: Option<&'a AtomicBool>,
+    /// Ends the match early: asked with the results of the first games in order (whole
+    /// pairs), whether they decide it. The match keeps the shortest such prefix, so its
+    /// result does not depend on which thread finished what first.
+    pub enough: Option<&'a Decides<'a>>,
 }
 
 impl MatchPlan<'_> {
     pub fn new(games: u32, threads: usize, seed: u64) -> MatchPlan<'static> {
-        MatchPlan { games, threads, seed, cancel: None }
+        MatchPlan { games, threads, seed, cancel: None, enough: None }
     }
+}
+
+/// The results of the shortest run of first games, in whole pairs, that `enough` says
+/// decide the match, if the finished games (in any order) hold one.
+fn deciding_prefix(results: &mut [GameResult], enough: &Decides<'_>) -> Option<usize> {
+    results.sort_by_key(|r| r.index);
+    let contiguous = results.iter().enumerate().take_while(|(i, r)| r.index == *i as u32).count();
+    (2..=contiguous).step_by(2).find(|&n| enough(&results[..n]))
 }
 
 /// Plays a match between A and B. Games come in pairs: games 2k and 2k+1 start from the
@@ -177,7 +193,8 @@ where
     FB: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
     S: Fn(&mut Rng) -> G + Sync,
 {
-    let MatchPlan { games, threads, seed, cancel } = plan;
+    let MatchPlan { games, threads, seed, cancel, enough } = plan;
+    let decided = AtomicBool::new(false);
     let probe = start(&mut Rng::seed(pair_seed(seed, 0)));
     if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
         return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
@@ -191,6 +208,7 @@ where
     std::thread::scope(|scope| {
         for t in 0..threads {
             let (next, results, errors, make_a, make_b, start) = (&next, &results, &errors, &make_a, &make_b, &start);
+            let decided = &decided;
             scope.spawn(move || {
                 let thread_seed = seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                 let (mut a, mut b) = match (make_a(thread_seed), make_b(thread_seed ^ 1)) {
@@ -201,6 +219,9 @@ where
                     }
                 };
                 loop {
+                    if decided.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= games || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                         break;
@@ -222,7 +243,11 @@ where
                         moves: end.moves_to_text(&moves),
                     };
                     on_game(&result);
-                    results.lock().unwrap().push(result);
+                    let mut all = results.lock().unwrap();
+                    all.push(result);
+                    if enough.is_some_and(|e| deciding_prefix(&mut all, e).is_some()) {
+                        decided.store(true, Ordering::Relaxed);
+                    }
                 }
             });
         }
@@ -235,6 +260,10 @@ where
     }
     let mut results = results.into_inner().unwrap();
     results.sort_by_key(|r| r.index);
+    if let Some(n) = enough.and_then(|e| deciding_prefix(&mut results, e)) {
+        // Games past the deciding ones were in flight when it was decided: not counted.
+        results.truncate(n);
+    }
     let (mut tally, mut a_first, mut b_first) = (Tally::default(), Tally::default(), Tally::default());
     for r in &results {
         tally.add(r.result);
@@ -309,6 +338,33 @@ mod tests {
         assert_eq!(r.tally.wins + r.tally.draws + r.tally.losses, 10);
         assert!(r.tally.wins >= 9, "{r:?}");
         assert_eq!((r.a.as_str(), r.b.as_str()), ("mcts:300", "random"));
+    }
+
+    #[test]
+    fn a_match_that_is_decided_early_keeps_the_same_deciding_games_on_any_threads() {
+        // Decided once A (random, so results vary from game to game) has 3 points in whole
+        // pairs: the games kept are a prefix, the same on 1 and 4 threads.
+        let enough = |results: &[GameResult]| results.iter().map(|r| f64::from(r.result + 1) / 2.0).sum::<f64>() >= 3.0;
+        let start = |rng: &mut Rng| {
+            let mut g = Connect4::standard();
+            dojo_core::game::play_random_opening(&mut g, 2, rng);
+            g
+        };
+        let run = |threads| {
+            let plan = MatchPlan { enough: Some(&enough), ..MatchPlan::new(40, threads, 11) };
+            play_match(plan, random_c4, random_c4, start, &|_| {}).unwrap().tally
+        };
+        let (one, four) = (run(1), run(4));
+        assert_eq!(one, four);
+        assert!(one.games < 40 && one.games % 2 == 0, "{one:?}");
+        let points = f64::from(one.wins) + f64::from(one.draws) / 2.0;
+        assert!(points >= 3.0, "{one:?}");
+        // Without the last pair it was not yet decided.
+        assert!(points - 2.0 < 3.0, "{one:?}");
+        // Never decided: every game is played.
+        let never = |_: &[GameResult]| false;
+        let plan = MatchPlan { enough: Some(&never), ..MatchPlan::new(6, 2, 11) };
+        assert_eq!(play_match(plan, random_c4, random_c4, start, &|_| {}).unwrap().tally.games, 6);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub fn score_to_elo(score: f64) -> f64 {
 }
 
 /// The test's hypotheses and error rates, and the most games it may play.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SprtConfig {
     /// H0: the candidate is this much stronger (Elo), not more.

@@ -1,6 +1,7 @@
 //! Gating matches and the best-network store (tiny random networks, one libtorch thread).
 
 use dojo_arbiter::gating::{gate_match, BestStore, GateSettings};
+use dojo_arbiter::sprt::{SprtConfig, Verdict};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::net::checkpoint;
@@ -15,7 +16,7 @@ fn save_random_net(path: &Path, version: u64) {
 }
 
 fn settings(games: u32) -> GateSettings {
-    GateSettings { games, simulations: 16, opening_plies: 4, average_symmetries: true, threads: 1 }
+    GateSettings { games, sprt: None, simulations: 16, opening_plies: 4, average_symmetries: true, threads: 1 }
 }
 
 #[test]
@@ -28,11 +29,37 @@ fn a_network_gated_against_its_own_copy_scores_exactly_half() {
     best.promote(&v1).unwrap();
     // Same weights, same deterministic search: in each pair the side moving first gets the
     // same game twice, once as the candidate and once as the best.
-    let r = gate_match(&v1, best.path(), &settings(8), 3, None).unwrap();
+    let gate = gate_match(&v1, best.path(), &settings(8), 3, None).unwrap();
+    assert!(gate.sprt.is_none() && !gate.promotes(0.55) && gate.promotes(0.5));
+    let r = gate.result;
     assert_eq!(r.tally.games, 8);
     assert_eq!(r.score, 0.5, "{r:?}");
     assert_eq!(r.a_first.wins, r.b_first.losses);
     assert_eq!(r.a_first.draws, r.b_first.draws);
+}
+
+#[test]
+fn an_sprt_gate_stops_as_soon_as_equal_networks_are_shown_equal() {
+    set_threads(1);
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = dir.path().join("v000001.safetensors");
+    save_random_net(&v1, 1);
+    let best = BestStore::new(dir.path().join("best.safetensors"));
+    best.promote(&v1).unwrap();
+    // Every pair ends 1-1, so the LLR falls by 0.0102 n (n + 1) after n pairs
+    // (SprtConfig::llr with the one-pseudo-pair variance) and passes ln(0.1 / 0.95) = -2.25
+    // at the 15th pair: 30 games of the 200 allowed.
+    let sprt = SprtConfig { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1, max_games: 0 };
+    let gate = gate_match(&v1, best.path(), &GateSettings { sprt: Some(sprt), ..settings(200) }, 3, None).unwrap();
+    let status = gate.sprt.expect("an SPRT status");
+    assert_eq!(status.verdict, Verdict::AcceptH0, "{status:?}");
+    assert!(status.llr <= status.lower && status.lower < 0.0, "{status:?}");
+    assert_eq!(gate.result.tally.games, 30, "{:?}", gate.result);
+    assert_eq!(gate.result.score, 0.5);
+    assert!(!gate.promotes(0.5), "the SPRT decides, not the score");
+    // The same seed on more threads stops at the same game.
+    let more = GateSettings { sprt: Some(sprt), threads: 3, ..settings(200) };
+    assert_eq!(gate_match(&v1, best.path(), &more, 3, None).unwrap().result.tally.games, 30);
 }
 
 #[test]

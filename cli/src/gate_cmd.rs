@@ -2,7 +2,7 @@
 //! publishes (`--watch`): the arbiter of a cluster run, on the machine with the run dir.
 //! `dojo train` does the same on a thread of its own.
 
-use crate::gatekeeper::{newest_version, Gatekeeper};
+use crate::gatekeeper::{games_of, newest_version, Gatekeeper};
 use anyhow::{bail, Result};
 use clap::Args;
 use dojo_learner::config::RunConfig;
@@ -43,7 +43,7 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
         // Once: the newest, unless it has been gated already. Watching: every `every`.
         let due = if args.watch { keeper.due(newest, every) } else { newest > keeper.last_gated() };
         if due {
-            eprintln!("gating v{newest} ({} games)...", config.gating.games);
+            eprintln!("gating v{newest} ({})...", games_of(&config.gating));
             match keeper.gate(newest, Some(&stop)) {
                 Ok(record) => println!("{}", record.describe()),
                 Err(_) if stop.load(Ordering::Relaxed) => break,

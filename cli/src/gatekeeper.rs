@@ -4,8 +4,9 @@
 //! the run directory is). One gatekeeper per run: it holds `gating.lock` while it lives.
 
 use dojo_arbiter::gating::{gate_match, BestStore, GateSettings};
+use dojo_arbiter::sprt::{SprtConfig, SprtStatus};
 use dojo_core::net::checkpoint;
-use dojo_learner::config::GatingConfig;
+use dojo_learner::config::{GateMode, GatingConfig};
 use dojo_learner::run_dir::RunDir;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -30,6 +31,9 @@ pub struct GateRecord {
     /// How long the match took.
     #[serde(default)]
     pub seconds: f64,
+    /// Gating by SPRT: the log-likelihood ratio at the end, its bounds and the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtStatus>,
 }
 
 impl GateRecord {
@@ -38,13 +42,14 @@ impl GateRecord {
             return format!("gating: v{} is the first best version", self.candidate);
         };
         format!(
-            "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}% in {:.0} s: {}",
+            "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}%{} in {:.0} s: {}",
             self.candidate,
             self.games,
             self.wins,
             self.draws,
             self.losses,
             100.0 * self.score,
+            self.sprt.map_or(String::new(), |s| format!(", LLR {:.2} in [{:.2}, {:.2}]", s.llr, s.lower, s.upper)),
             self.seconds,
             if self.promoted { format!("v{} is the new best", self.candidate) } else { format!("v{best} stays best") }
         )
@@ -83,8 +88,16 @@ impl Gatekeeper {
         let best = BestStore::new(run.best());
         let best_version = best.current()?.map(|s| s.version);
         let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
+        let sprt = (config.mode == GateMode::Sprt).then_some(SprtConfig {
+            elo0: config.sprt.elo0,
+            elo1: config.sprt.elo1,
+            alpha: config.sprt.alpha,
+            beta: config.sprt.beta,
+            max_games: config.games,
+        });
         let settings = GateSettings {
             games: config.games,
+            sprt,
             simulations: config.simulations,
             opening_plies: config.opening_plies,
             average_symmetries: config.average_symmetries,
@@ -132,14 +145,16 @@ impl Gatekeeper {
             score: 1.0,
             promoted: true,
             seconds: 0.0,
+            sprt: None,
         };
         if best.is_some() {
             // The seed is the version: a gating decision can be replayed exactly.
-            let result = gate_match(&candidate, self.best.path(), &self.settings, version, cancel)?;
-            let t = &result.tally;
+            let gate = gate_match(&candidate, self.best.path(), &self.settings, version, cancel)?;
+            let t = &gate.result.tally;
             (record.games, record.wins, record.draws, record.losses) = (t.games, t.wins, t.draws, t.losses);
-            record.score = result.score;
-            record.promoted = result.score >= self.config.promote_score;
+            record.score = gate.result.score;
+            record.promoted = gate.promotes(self.config.promote_score);
+            record.sprt = gate.sprt;
             record.seconds = started.elapsed().as_secs_f64();
         }
         if record.promoted {
@@ -154,6 +169,14 @@ impl Gatekeeper {
     /// Marks `version` as seen without gating it (e.g. it could not be read).
     pub fn skip(&mut self, version: u64) {
         self.last_gated = self.last_gated.max(version);
+    }
+}
+
+/// How many games a gate plays, for progress lines: "40 games", or "SPRT, up to 200 games".
+pub fn games_of(config: &GatingConfig) -> String {
+    match config.mode {
+        GateMode::Fixed => format!("{} games", config.games),
+        GateMode::Sprt => format!("SPRT [{}, {}], up to {} games", config.sprt.elo0, config.sprt.elo1, config.games),
     }
 }
 

@@ -3,7 +3,7 @@
 //! checkpoints), and resumption when run again with the same run directory.
 
 use crate::duration::parse_duration;
-use crate::gatekeeper::Gatekeeper;
+use crate::gatekeeper::{games_of, Gatekeeper};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
@@ -308,7 +308,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         // A session that ran its course gates its last version too, so the best reflects
         // the final (annealed) weights; an interrupted one stops at once.
         if reason != "interrupted" && version > keeper.last_gated() {
-            eprintln!("gating the final version v{version} ({} games)...", cfg.gating.games);
+            eprintln!("gating the final version v{version} ({})...", games_of(&cfg.gating));
             match keeper.gate(version, Some(&stop)) {
                 Ok(record) => eprintln!("{}", record.describe()),
                 Err(e) => eprintln!("gating v{version}: {e}"),

@@ -8,7 +8,7 @@ use dojo_core::game::connect4::Connect4;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
-use dojo_learner::config::RunConfig;
+use dojo_learner::config::{GateMode, RunConfig};
 use dojo_learner::run_dir::RunDir;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -79,6 +79,33 @@ fn dojo_gate_promotes_the_first_version_and_then_only_a_candidate_that_scores_en
     assert_eq!((lines[1]["games"].as_u64(), lines[1]["promoted"].as_bool()), (Some(4), Some(false)));
     assert_eq!((lines[2]["score"].as_f64(), lines[2]["promoted"].as_bool()), (Some(0.5), Some(true)));
     assert!(lines[2]["seconds"].as_f64().is_some_and(|s| s > 0.0), "{lines:?}");
+}
+
+#[test]
+fn an_sprt_gate_records_its_ratio_and_stops_once_decided() {
+    set_threads(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    let mut config = tiny_config();
+    config.gating.mode = GateMode::Sprt;
+    config.gating.games = 200;
+    run.create_or_open(Some(&config)).unwrap();
+    let dir = run.root.to_str().unwrap();
+    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), tch::Device::Cpu);
+    publish(&run, &model, 1);
+    stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    // The same weights again: every pair ends 1-1 and the default test (elo0 0, elo1 50,
+    // alpha 0.05, beta 0.1) accepts H0 at the 15th pair, long before 200 games.
+    publish(&run, &model, 2);
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "2"]));
+    assert!(out.contains("gating: v2 vs best v1: 30 games, ") && out.contains("score 50.0%, LLR -2.4"), "{out}");
+    assert!(out.contains("in [-2.25, 2.89]") && out.trim_end().ends_with(" s: v1 stays best"), "{out}");
+    let line = &gating_lines(&run)[1];
+    assert_eq!((line["games"].as_u64(), line["promoted"].as_bool()), (Some(30), Some(false)));
+    let sprt = &line["sprt"];
+    assert_eq!(sprt["verdict"], "accept_h0", "{line}");
+    assert!(sprt["llr"].as_f64().unwrap() <= sprt["lower"].as_f64().unwrap(), "{line}");
+    assert!((sprt["upper"].as_f64().unwrap() - (0.9f64 / 0.05).ln()).abs() < 1e-9, "{line}");
 }
 
 #[test]

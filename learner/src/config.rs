@@ -95,7 +95,15 @@ pub struct GatingConfig {
     /// Gate a new version once this many have been published since the last gated one
     /// (0: no gating; `dojo gate` can still be run by hand).
     pub every_versions: u64,
-    /// Games per gating match, in pairs from one random opening (each side moves first once).
+    /// How a gate decides. "fixed": play `games` games and promote at `promote_score`.
+    /// "sprt": play pairs until the sequential probability ratio test in `[gating.sprt]`
+    /// decides (candidate `elo1` stronger, or not more than `elo0`), at most `games` games;
+    /// a test still undecided then promotes when its log-likelihood ratio is above zero.
+    pub mode: GateMode,
+    /// The SPRT's hypotheses and error rates (mode "sprt").
+    pub sprt: SprtSettings,
+    /// Games per gating match (mode "sprt": at most), in pairs from one random opening
+    /// (each side moves first once).
     pub games: u32,
     /// Playouts per move for both sides.
     pub simulations: u32,
@@ -111,9 +119,41 @@ pub struct GatingConfig {
     pub average_symmetries: bool,
 }
 
+/// How a gating match decides (`gating.mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateMode {
+    #[default]
+    Fixed,
+    Sprt,
+}
+
+/// `[gating.sprt]`: the test's hypotheses (Elo of the candidate over the best, logistic)
+/// and error rates; the arbiter's `SprtConfig` with `gating.games` as its game limit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SprtSettings {
+    /// H0: the candidate is no more than this much stronger.
+    pub elo0: f64,
+    /// H1: it is this much stronger.
+    pub elo1: f64,
+    /// The chance of promoting under H0.
+    pub alpha: f64,
+    /// The chance of not promoting under H1.
+    pub beta: f64,
+}
+
+impl Default for SprtSettings {
+    fn default() -> Self {
+        SprtSettings { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1 }
+    }
+}
+
 impl Default for GatingConfig {
     fn default() -> Self {
         GatingConfig {
+            mode: GateMode::Fixed,
+            sprt: SprtSettings::default(),
             every_versions: 20,
             games: 40,
             simulations: 100,
@@ -134,6 +174,13 @@ impl GatingConfig {
         }
         if !(self.promote_score > 0.0 && self.promote_score <= 1.0) {
             return Err(format!("gating.promote_score = {} must be within (0, 1]", self.promote_score));
+        }
+        let s = &self.sprt;
+        if !(s.alpha > 0.0 && s.alpha < 0.5 && s.beta > 0.0 && s.beta < 0.5) {
+            return Err(format!("gating.sprt.alpha = {} and beta = {} must be within (0, 0.5)", s.alpha, s.beta));
+        }
+        if !(s.elo0.is_finite() && s.elo1.is_finite() && s.elo1 > s.elo0) {
+            return Err(format!("gating.sprt.elo1 = {} must be above elo0 = {}", s.elo1, s.elo0));
         }
         Ok(())
     }
@@ -309,6 +356,14 @@ mod tests {
         assert_eq!(err, "gating.games = 7 must be even and at least 2 (games come in pairs)");
         let err = RunConfig::from_toml("[gating]\npromote_score = 0\n").unwrap_err();
         assert_eq!(err, "gating.promote_score = 0 must be within (0, 1]");
+        let c = RunConfig::from_toml("[gating]\nmode = \"sprt\"\ngames = 200\n[gating.sprt]\nelo1 = 30\n").unwrap();
+        assert_eq!((c.gating.mode, c.gating.sprt.elo1, c.gating.sprt.alpha), (GateMode::Sprt, 30.0, 0.05));
+        let err = RunConfig::from_toml("[gating.sprt]\nbeta = 0.7\n").unwrap_err();
+        assert_eq!(err, "gating.sprt.alpha = 0.05 and beta = 0.7 must be within (0, 0.5)");
+        let err = RunConfig::from_toml("[gating.sprt]\nelo0 = 10\nelo1 = 5\n").unwrap_err();
+        assert_eq!(err, "gating.sprt.elo1 = 5 must be above elo0 = 10");
+        let err = RunConfig::from_toml("[gating]\nmode = \"bayes\"\n").unwrap_err();
+        assert!(err.contains("unknown variant `bayes`, expected `fixed` or `sprt`"), "{err}");
         let err = RunConfig::from_toml("[net]\npolicy_head = \"cnn\"\n").unwrap_err();
         assert!(err.contains("unknown variant `cnn`"), "{err}");
     }
