@@ -1,6 +1,7 @@
 //! Arbiter: matches between players, gating, tournaments and ratings.
 
 pub mod gating;
+pub mod gomocup;
 pub mod matches;
 pub mod players;
 pub mod rating;

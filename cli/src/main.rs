@@ -12,6 +12,7 @@ mod init_cmd;
 mod learn_cmd;
 mod learner_cmd;
 mod match_cmd;
+mod pbrain_cmd;
 mod selfplay_cmd;
 mod solve_cmd;
 mod train_cmd;
@@ -58,6 +59,8 @@ enum Command {
     Eval(analyse_cmd::EvalArgs),
     /// Print random-play positions (move strings) for `dojo eval`.
     Positions(analyse_cmd::PositionsArgs),
+    /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout.
+    Pbrain(pbrain_cmd::PbrainArgs),
 }
 
 fn main() {
@@ -92,6 +95,7 @@ fn main() {
         Command::Bestmove(args) => analyse_cmd::run_bestmove(args),
         Command::Eval(args) => analyse_cmd::run_eval(args),
         Command::Positions(args) => analyse_cmd::run_positions(args),
+        Command::Pbrain(args) => pbrain_cmd::run(args),
     };
     if let Err(e) = result {
         eprintln!("dojo: error: {e:#}");

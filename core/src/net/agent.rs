@@ -7,6 +7,7 @@ use crate::search::config::SearchConfig;
 use crate::search::evaluator::Evaluator;
 use crate::search::player::Agent;
 use crate::search::puct::Search;
+use std::time::Instant;
 
 pub struct NetAgent<G: Game> {
     search: Search<G>,
@@ -27,6 +28,29 @@ impl<G: Game> NetAgent<G> {
         let sims = self.search.config().simulations;
         self.search.search_with(&mut self.evaluator, sims);
         &self.search
+    }
+
+    /// The search's move for `game` after searching until `deadline` (checked every few
+    /// playouts, so it is overrun by about one batch of them) or `max_playouts`, whichever
+    /// comes first, and at least one playout. For engines playing under a clock.
+    pub fn select_move_until(&mut self, game: &G, deadline: Instant, max_playouts: u32) -> Action {
+        const CHUNK: u32 = 8;
+        self.search.set_root(game);
+        let mut budget = 0;
+        while budget < max_playouts.max(1) {
+            budget = (budget + CHUNK).min(max_playouts.max(1));
+            self.search.search_with(&mut self.evaluator, budget);
+            // A proven root or a terminal one stops counting playouts: nothing more to do.
+            if Instant::now() >= deadline || self.search.playouts() < budget {
+                break;
+            }
+        }
+        self.search.choose_move(0.0)
+    }
+
+    /// Playouts of the last search.
+    pub fn playouts(&self) -> u32 {
+        self.search.playouts()
     }
 
     /// The legal move the raw network policy rates highest: one evaluation, no search (and

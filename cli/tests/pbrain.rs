@@ -1,0 +1,91 @@
+//! `dojo pbrain` as a Gomocup manager drives it: a whole game over stdin/stdout.
+
+mod common;
+
+use common::{dojo, path, stdout_of};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+#[test]
+fn dojo_pbrain_plays_a_whole_game_as_a_gomocup_brain() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("g9");
+    stdout_of(&dojo(&[
+        "init",
+        "--game",
+        "gomoku:9",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--seed",
+        "3",
+        "--out",
+        path(&ckpt),
+    ]));
+    let mut brain = Command::new(env!("CARGO_BIN_EXE_dojo"))
+        .args(["pbrain", "--model", path(&ckpt), "--sims", "8", "--no-average"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let to = std::cell::RefCell::new(brain.stdin.take().unwrap());
+    let tell = |line: &str| {
+        let mut to = to.borrow_mut();
+        writeln!(to, "{line}").unwrap();
+        to.flush().unwrap();
+    };
+    let mut from = BufReader::new(brain.stdout.take().unwrap());
+    let mut ask = |line: &str| -> String {
+        tell(line);
+        let mut answer = String::new();
+        from.read_line(&mut answer).unwrap();
+        answer.trim().to_string()
+    };
+    assert_eq!(ask("START 15"), "ERROR this network plays 9x9 boards only, not 15x15");
+    assert_eq!(ask("START 9"), "OK");
+    assert!(ask("ABOUT").starts_with("name=\"dojo\", version=\""));
+    assert_eq!(ask("FROBNICATE"), "UNKNOWN command \"FROBNICATE\"");
+    // INFO has no answer: the next line's answer is BEGIN's.
+    tell("INFO timeout_turn 200");
+    tell("INFO folder /tmp");
+
+    // The manager's side plays the first empty point in reading order; the game goes on
+    // until five in a row or a full board, every answer a legal point.
+    let mut board = [[0u8; 9]; 9];
+    let parse = |answer: &str| -> (usize, usize) {
+        let (x, y) = answer.split_once(',').unwrap_or_else(|| panic!("not a move: {answer:?}"));
+        (x.parse().unwrap(), y.parse().unwrap())
+    };
+    let mut answer = ask("BEGIN");
+    let mut moves = 0;
+    loop {
+        let (x, y) = parse(&answer);
+        assert_eq!(board[y][x], 0, "the brain played the taken point {x},{y}");
+        board[y][x] = 1;
+        moves += 1;
+        if five(&board, 1) || moves == 81 {
+            break;
+        }
+        let (ox, oy) = (0..81).map(|i| (i % 9, i / 9)).find(|&(x, y)| board[y][x] == 0).unwrap();
+        board[oy][ox] = 2;
+        moves += 1;
+        if five(&board, 2) {
+            break;
+        }
+        answer = ask(&format!("TURN {ox},{oy}"));
+    }
+    assert!(moves >= 9, "a five takes at least 9 moves: {moves}");
+    tell("END");
+    assert!(brain.wait().unwrap().success());
+}
+
+fn five(board: &[[u8; 9]; 9], who: u8) -> bool {
+    let at = |x: i32, y: i32| (0..9).contains(&x) && (0..9).contains(&y) && board[y as usize][x as usize] == who;
+    (0..9).any(|y| {
+        (0..9).any(|x| {
+            [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| (0..5).all(|k| at(x + k * dx, y + k * dy)))
+        })
+    })
+}
