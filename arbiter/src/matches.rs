@@ -4,6 +4,7 @@
 use dojo_core::game::{Game, Outcome, Player, ToMove};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
+use rand::{Rng as _, SeedableRng};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
@@ -195,7 +196,7 @@ where
 {
     let MatchPlan { games, threads, seed, cancel, enough } = plan;
     let decided = AtomicBool::new(false);
-    let probe = start(&mut Rng::seed(pair_seed(seed, 0)));
+    let probe = start(&mut Rng::seed_from_u64(pair_seed(seed, 0)));
     if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
         return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
     }
@@ -227,7 +228,7 @@ where
                         break;
                     }
                     let opening_seed = pair_seed(seed, index / 2);
-                    let mut rng = Rng::seed(opening_seed);
+                    let mut rng = Rng::seed_from_u64(opening_seed);
                     let game = start(&mut rng);
                     let a_first = index % 2 == 0;
                     let (outcome, end, moves) = if a_first {
@@ -302,19 +303,22 @@ mod tests {
     type MakeC4 = Result<Box<dyn Agent<Connect4>>, String>;
 
     fn random_c4(seed: u64) -> MakeC4 {
-        Ok(Box::new(RandomAgent::new(Rng::seed(seed))))
+        Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(seed))))
     }
 
     /// A maker of `mcts:iterations` players with seed 001's rollouts.
     fn mcts_c4(iterations: u32) -> impl Fn(u64) -> MakeC4 + Sync + Copy {
-        move |seed| Ok(Box::new(Mcts::new(MctsConfig::with_iterations(iterations), Connect4Rollout, Rng::seed(seed))))
+        move |seed| {
+            Ok(Box::new(Mcts::new(MctsConfig::with_iterations(iterations), Connect4Rollout, Rng::seed_from_u64(seed))))
+        }
     }
 
     #[test]
     fn one_player_games_are_refused() {
         use dojo_core::game::sliding::Twenty48;
-        let make =
-            |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> { Ok(Box::new(RandomAgent::new(Rng::seed(s)))) };
+        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> {
+            Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
+        };
         let start = |rng: &mut Rng| {
             let mut g = Twenty48::new();
             g.sample_chance(rng);

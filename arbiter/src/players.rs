@@ -15,6 +15,7 @@ use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_core::search::player::{Agent, RandomAgent};
 use dojo_core::search::solver_agent::SolverAgent;
+use rand::SeedableRng;
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -148,7 +149,7 @@ pub trait BaselinePlayers: Game + FromAnyGame + Sized {
 
 /// The players every game has: random and MCTS with uniform rollouts.
 fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
-    let rng = Rng::seed(seed);
+    let rng = Rng::seed_from_u64(seed);
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
         PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
@@ -179,7 +180,7 @@ where
 {
     match *spec {
         PlayerSpec::Mcts { iterations, uniform: false } => {
-            Ok(Box::new(Mcts::new(mcts_config(iterations), Connect4Rollout, Rng::seed(seed))))
+            Ok(Box::new(Mcts::new(mcts_config(iterations), Connect4Rollout, Rng::seed_from_u64(seed))))
         }
         _ => generic_baseline(spec, seed),
     }
@@ -188,7 +189,7 @@ where
 impl BaselinePlayers for Connect4<u64> {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
         match *spec {
-            PlayerSpec::Solver { max_nodes } => Ok(Box::new(SolverAgent::new(max_nodes, Rng::seed(seed)))),
+            PlayerSpec::Solver { max_nodes } => Ok(Box::new(SolverAgent::new(max_nodes, Rng::seed_from_u64(seed)))),
             _ => connect4_baseline(spec, seed),
         }
     }

@@ -261,11 +261,12 @@ fn profile_bound(
 mod tests {
     use super::*;
     use dojo_core::rng::Rng;
+    use rand::{RngExt, SeedableRng};
 
     /// Games between players of the given true ratings, `games` per pairing, draws at
     /// `theta`, scored by the model itself.
     fn simulate(truth: &[f64], games: u32, theta: f64, seed: u64) -> Vec<PairResults> {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         let mut out = Vec::new();
         for a in 0..truth.len() {
             for b in a + 1..truth.len() {
@@ -273,7 +274,7 @@ mod tests {
                 let (pw, pl) = (logistic(d - theta), logistic(-d - theta));
                 let mut p = PairResults { a, b, ..Default::default() };
                 for _ in 0..games {
-                    let u = rng.f64();
+                    let u: f64 = rng.random();
                     if u < pw {
                         p.wins += 1.0;
                     } else if u < pw + pl {

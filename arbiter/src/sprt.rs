@@ -175,6 +175,7 @@ impl SprtConfig {
 mod tests {
     use super::*;
     use dojo_core::rng::Rng;
+    use rand::{RngExt, SeedableRng};
 
     #[test]
     fn elo_and_score_convert_both_ways() {
@@ -233,7 +234,7 @@ mod tests {
     /// One game's score for a player of `elo` over its opponent, with `draw` chance of a draw.
     fn game(rng: &mut Rng, elo: f64, draw: f64) -> f64 {
         let win = (elo_to_score(elo) - draw / 2.0).max(0.0);
-        let u = rng.f64();
+        let u: f64 = rng.random();
         if u < win {
             1.0
         } else if u < win + draw {
@@ -245,7 +246,7 @@ mod tests {
 
     /// Runs `trials` tests of a candidate `elo` stronger; returns how many passed.
     fn passes(config: &SprtConfig, elo: f64, draw: f64, trials: u32, seed: u64) -> (u32, f64) {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         let (mut passed, mut games) = (0, 0u64);
         for _ in 0..trials {
             let mut pairs = Pentanomial::default();

@@ -17,6 +17,8 @@ use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::player::Agent;
 use dojo_core::search::solver::{Position, Solver};
 use dojo_core::with_game;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -68,7 +70,7 @@ pub fn net_agent<G: Game>(
 ) -> Result<NetAgent<G>> {
     let loaded = load_checkpoint(model, device, Some(spec))?;
     let network = NetEvaluator::new(loaded.model);
-    let (config, rng) = (search.config(), Rng::seed(0));
+    let (config, rng) = (search.config(), Rng::seed_from_u64(0));
     let name =
         PlayerSpec::Net { path: model.to_path_buf(), sims: search.sims, c_puct: search.c_puct, average_symmetries }
             .to_string();
@@ -358,7 +360,7 @@ fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) ->
     if !args.from_games.is_empty() {
         return positions_from_games(start, args, keep);
     }
-    let mut rng = Rng::seed(args.seed);
+    let mut rng = Rng::seed_from_u64(args.seed);
     let mut seen = std::collections::HashSet::new();
     let mut out = std::io::stdout().lock();
     let mut legal = Vec::new();
@@ -368,12 +370,12 @@ fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) ->
         if attempts > args.count * 1000 {
             bail!("found only {} distinct positions with {}..={} moves", seen.len(), args.min_moves, args.max_moves);
         }
-        let target = args.min_moves + rng.below(args.max_moves - args.min_moves + 1);
+        let target = rng.random_range(args.min_moves..=args.max_moves);
         let mut game = start.clone();
         let mut moves = Vec::new();
         while moves.len() < target && game.outcome().is_none() {
             game.legal_actions(&mut legal);
-            let a = legal[rng.below(legal.len())];
+            let a = *legal.choose(&mut rng).expect("a non-empty list");
             game.play_unchecked(a);
             moves.push(a);
         }
@@ -419,8 +421,8 @@ fn positions_from_games<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&
             }
         }
     }
-    let mut rng = Rng::seed(args.seed);
-    rng.shuffle(&mut found);
+    let mut rng = Rng::seed_from_u64(args.seed);
+    found.shuffle(&mut rng);
     if found.len() < args.count {
         eprintln!("found only {} distinct positions with {}..={} moves", found.len(), args.min_moves, args.max_moves);
     }

@@ -10,6 +10,7 @@ use dojo_core::record::{read_records, SampleOptions, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
 use dojo_learner::replay::ReplayConfig;
+use rand::{seq::IndexedRandom, SeedableRng};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -107,7 +108,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
     let start_step = loaded.sidecar.step;
     let version = loaded.sidecar.version;
     let mut trainer = Trainer::new(loaded.model, config).map_err(anyhow::Error::msg)?;
-    let mut rng = Rng::seed(args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64()));
+    let mut rng = Rng::seed_from_u64(args.seed.unwrap_or_else(rand::random));
     eprintln!("training on {} positions from {} games", index.len(), games.len());
     let bar = progress(args.steps, "steps");
     bar.set_prefix("learn");
@@ -116,7 +117,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
     for step in 0..args.steps {
         batch.clear();
         for _ in 0..args.batch {
-            let (g, p) = index[rng.below(index.len())];
+            let (g, p) = *index.choose(&mut rng).expect("a non-empty list");
             let game = &games[g as usize];
             let sym = game.pick_symmetry(&mut rng, &opts);
             batch.push(game, p as usize, sym, &opts)?;

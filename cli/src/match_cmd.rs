@@ -8,6 +8,7 @@ use dojo_core::game::{FromAnyGame, GameSpec};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
 use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
 use std::sync::Mutex;
 
 #[derive(Args)]
@@ -47,8 +48,8 @@ pub fn run(args: MatchArgs) -> Result<()> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    let seed = args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64());
-    let probe = spec.new_game(&mut Rng::seed(seed))?;
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let probe = spec.new_game(&mut Rng::seed_from_u64(seed))?;
     with_game!(probe, g => run_typed(g, &spec, &a, &b, &args, seed))
 }
 

@@ -12,6 +12,7 @@ use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
 use dojo_core::search::evaluator::Evaluator;
 use dojo_core::search::selfplay::{winner, SelfPlayEngine};
 use dojo_core::with_game;
+use rand::SeedableRng;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -107,10 +108,11 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
     };
     let precision = args.precision.choose(&loaded.model, play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(loaded.model, precision);
-    let seed = args.seed.unwrap_or_else(|| Rng::from_entropy().next_u64());
+    let seed = args.seed.unwrap_or_else(rand::random);
     let starter = Box::new(move |_: &mut Rng| start.clone());
-    let mut engine = SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed(seed), Some(args.games))
-        .map_err(anyhow::Error::msg)?;
+    let mut engine =
+        SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed_from_u64(seed), Some(args.games))
+            .map_err(anyhow::Error::msg)?;
     engine.set_model_version(version);
     let bar = progress(args.games, "games");
     bar.set_prefix("selfplay");

@@ -144,10 +144,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         .map_err(anyhow::Error::msg)?
         .map(|d| Instant::now() + d);
     let listen = args.listen.parse().with_context(|| format!("--listen {:?} is not an address", args.listen))?;
-    let token = format!(
-        "{:032x}",
-        u128::from(dojo_core::rng::Rng::from_entropy().next_u64()) << 64 | u128::from(std::process::id())
-    );
+    let token = format!("{:032x}", rand::random::<u128>());
     let resumed = run.exists();
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),

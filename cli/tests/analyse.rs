@@ -102,8 +102,9 @@ fn positions_from_recorded_games_are_their_distinct_prefixes() {
     use dojo_core::game::connect4::Connect4;
     use dojo_core::record::{random_game_record, write_records};
     use dojo_core::rng::Rng;
+    use rand::SeedableRng;
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = Rng::seed(21);
+    let mut rng = Rng::seed_from_u64(21);
     let start = Connect4::<u64>::standard();
     let records: Vec<_> = (0..4).map(|_| random_game_record(&start, 1, &mut rng)).collect();
     let file = dir.path().join("games.rec");

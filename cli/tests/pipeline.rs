@@ -16,6 +16,7 @@ use dojo_learner::run_dir::RunDir;
 use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
 use dojo_worker::client::{self, Delivery};
 use dojo_worker::run::{run_worker, WorkerOptions, WorkerSummary};
+use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -119,7 +120,7 @@ fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reason
     let (_tmp, run) = temp_run("ingest");
     let handle = learner(&run, "127.0.0.1:0", None, Some(0));
     let rt = rt();
-    let mut rng = Rng::seed(11);
+    let mut rng = Rng::seed_from_u64(11);
     let good: Vec<GameRecord> = (0..3).map(|_| random_game(&mut rng)).collect();
     let mut bad = random_game(&mut rng);
     bad.moves[1].policy = vec![(bad.moves[1].action, 0.25)];
@@ -155,7 +156,7 @@ fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reason
 fn restarted_learner_resumes_its_checkpoint_and_log() {
     let (_tmp, run) = temp_run("resume");
     let rt = rt();
-    let mut rng = Rng::seed(12);
+    let mut rng = Rng::seed_from_u64(12);
     let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
     let handle = learner(&run, "127.0.0.1:0", None, Some(12));
     let acks = rt.block_on(async {
@@ -217,7 +218,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
         })
         .unwrap()
     };
-    let mut rng = Rng::seed(13);
+    let mut rng = Rng::seed_from_u64(13);
     let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
     let handle = start(12, &config);
     rt().block_on(async {

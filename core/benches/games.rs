@@ -7,6 +7,7 @@ use dojo_core::game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
 use dojo_core::game::{Action, ToMove};
 use dojo_core::game::{Game, Outcome};
 use dojo_core::rng::Rng;
+use rand::{seq::IndexedRandom, SeedableRng};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -32,11 +33,11 @@ fn connect4_random_playouts(c: &mut Criterion) {
     let saiblo = Connect4::<Bits192>::new(12, 12, &[(5, 3)]).unwrap();
     for (name, heuristic) in [("random", false), ("heuristic", true)] {
         group.bench_function(format!("7x6_{name}"), |b| {
-            let mut rng = Rng::seed(1);
+            let mut rng = Rng::seed_from_u64(1);
             b.iter(|| black_box(connect4_playout(&standard, &mut rng, heuristic)))
         });
         group.bench_function(format!("12x12_blocked_{name}"), |b| {
-            let mut rng = Rng::seed(2);
+            let mut rng = Rng::seed_from_u64(2);
             b.iter(|| black_box(connect4_playout(&saiblo, &mut rng, heuristic)))
         });
     }
@@ -62,14 +63,14 @@ fn sliding_random_play<R: Rules>(start: Sliding<R>, rng: &mut Rng, legal: &mut V
             g = start;
             continue;
         }
-        g.play_unchecked(legal[rng.below(legal.len())]);
+        g.play_unchecked(*legal.choose(rng).unwrap());
     }
     score + g.score()
 }
 
 /// Player-to-move positions from random games, with their legal moves.
 fn sliding_positions<R: Rules>(start: Sliding<R>, n: usize) -> Vec<(Sliding<R>, Vec<Action>)> {
-    let mut rng = Rng::seed(11);
+    let mut rng = Rng::seed_from_u64(11);
     let mut out = Vec::with_capacity(n);
     let mut g = start;
     let mut legal = Vec::new();
@@ -84,7 +85,7 @@ fn sliding_positions<R: Rules>(start: Sliding<R>, n: usize) -> Vec<(Sliding<R>, 
             continue;
         }
         out.push((g, legal.clone()));
-        g.play_unchecked(legal[rng.below(legal.len())]);
+        g.play_unchecked(*legal.choose(&mut rng).unwrap());
     }
     out
 }
@@ -92,7 +93,7 @@ fn sliding_positions<R: Rules>(start: Sliding<R>, n: usize) -> Vec<(Sliding<R>, 
 fn sliding_bench<R: Rules>(c: &mut Criterion, name: &str, start: Sliding<R>) {
     let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Elements(SLIDING_MOVES));
-    let mut rng = Rng::seed(1);
+    let mut rng = Rng::seed_from_u64(1);
     let mut legal = Vec::with_capacity(4);
     group.bench_function("random_play", |b| b.iter(|| black_box(sliding_random_play(start, &mut rng, &mut legal))));
     // The slide alone: every legal move of a fixed set of positions.
@@ -127,7 +128,7 @@ fn sliding_2584_moves(c: &mut Criterion) {
 /// Whole random games on 15x15 from the empty board; one element = one playout.
 fn gomoku_random_playouts(c: &mut Criterion) {
     let start = Gomoku::new(15).expect("15 is a legal size");
-    let mut rng = Rng::seed(1);
+    let mut rng = Rng::seed_from_u64(1);
     let mut group = c.benchmark_group("gomoku");
     group.throughput(Throughput::Elements(1));
     group.bench_function("random_playout_15x15", |b| {

@@ -12,6 +12,7 @@ use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use dojo_core::search::evaluator::UniformEvaluator;
 use dojo_core::search::puct::Search;
+use rand::{RngExt, SeedableRng};
 use std::time::Duration;
 
 fn net_forward(c: &mut Criterion) {
@@ -23,8 +24,8 @@ fn net_forward(c: &mut Criterion) {
         group.measurement_time(Duration::from_secs(4)).sample_size(10);
         for batch in [1usize, 16, 64, 256] {
             let mut planes = vec![0.0; batch * model.arch().input_len()];
-            let mut rng = Rng::seed(1);
-            planes.iter_mut().for_each(|x| *x = (rng.below(3) == 0) as u8 as f32);
+            let mut rng = Rng::seed_from_u64(1);
+            planes.iter_mut().for_each(|x| *x = if rng.random_ratio(1, 3) { 1.0 } else { 0.0 });
             let mut policy = vec![0.0; batch * 7];
             let mut value = vec![0.0; batch];
             group.throughput(Throughput::Elements(batch as u64));
@@ -50,7 +51,7 @@ fn puct_playouts(c: &mut Criterion) {
     ] {
         group.bench_function(name, |b| {
             let config = SearchConfig { simulations: sims, tactics, two_step_kills, ..SearchConfig::default() };
-            let mut search = Search::new(config, false, Rng::seed(1));
+            let mut search = Search::new(config, false, Rng::seed_from_u64(1));
             b.iter(|| {
                 search.clear();
                 search.set_root(&game);

@@ -11,6 +11,7 @@
 use criterion::{BenchmarkId, Criterion};
 use dojo_core::rng::Rng;
 use dojo_core::search::solver::{Position, Solver};
+use rand::{seq::IndexedRandom, SeedableRng};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -20,14 +21,14 @@ const POSITIONS_PER_BUCKET: usize = 10;
 /// end early are discarded, and so are positions where the side to move wins at once
 /// (those take no search).
 fn positions(discs: usize, count: usize) -> Vec<(String, Position)> {
-    let mut rng = Rng::seed(0x5eed_0000 + discs as u64);
+    let mut rng = Rng::seed_from_u64(0x5eed_0000 + discs as u64);
     let mut out = Vec::new();
     'game: while out.len() < count {
         let mut pos = Position::new(7, 6, &[]).expect("7x6 fits");
         let mut text = String::new();
         for _ in 0..discs {
             let legal: Vec<usize> = (0..7).filter(|&c| pos.can_play(c)).collect();
-            let col = legal[rng.below(legal.len())];
+            let col = *legal.choose(&mut rng).unwrap();
             if pos.play(col).is_err() {
                 continue 'game; // the move won: the game is over
             }

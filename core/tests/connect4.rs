@@ -7,6 +7,7 @@ use dojo_core::game::{
     Player, ToMove,
 };
 use dojo_core::rng::Rng;
+use rand::{seq::IndexedRandom, RngExt, SeedableRng};
 use std::collections::HashMap;
 
 const EMPTY: u8 = 0;
@@ -245,7 +246,7 @@ fn check<B: BitWord>(g: &Connect4<B>, n: &Naive, seen: &mut Seen) {
     } else {
         safe
     };
-    let mut rng = Rng::seed(n.ply as u64 ^ g.hash());
+    let mut rng = Rng::seed_from_u64(n.ply as u64 ^ g.hash());
     for _ in 0..3 {
         let a = g.heuristic_move(&mut rng);
         assert!(allowed.contains(&a), "heuristic {a} not in {allowed:?}: {}", ctx());
@@ -255,7 +256,7 @@ fn check<B: BitWord>(g: &Connect4<B>, n: &Naive, seen: &mut Seen) {
 
 fn differential<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], games: usize, seed: u64) -> Seen {
     let mut seen = Seen::default();
-    let mut rng = Rng::seed(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     for game in 0..games {
         let mut g = Connect4::<B>::new(w, h, blocked).unwrap();
         let mut n = Naive::new(w, h, blocked);
@@ -270,7 +271,7 @@ fn differential<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], game
                 g.heuristic_move(&mut rng)
             } else {
                 let legal = n.legal();
-                legal[rng.below(legal.len())]
+                *legal.choose(&mut rng).unwrap()
             };
             let before = g.hash();
             g.play(a).unwrap();
@@ -328,10 +329,10 @@ fn differential_9x10_blocked_u128_and_bits192() {
 
 #[test]
 fn differential_saiblo_boards_with_one_blocked_cell() {
-    let mut rng = Rng::seed(6);
+    let mut rng = Rng::seed_from_u64(6);
     for i in 0..40 {
-        let (w, h) = (9 + rng.below(4), 9 + rng.below(4));
-        let b = [(rng.below(w), rng.below(h))];
+        let (w, h) = (rng.random_range(9..13usize), rng.random_range(9..13usize));
+        let b = [(rng.random_range(..w), rng.random_range(..h))];
         differential::<Bits192>(w, h, &b, 25, 100 + i);
     }
 }
@@ -465,10 +466,10 @@ fn notation_round_trips() {
     assert_eq!(wide.moves_from_text("12;").unwrap(), vec![11]);
 
     // Random games on every width: text → moves → same position.
-    let mut rng = Rng::seed(11);
+    let mut rng = Rng::seed_from_u64(11);
     for w in 4..=12 {
         for _ in 0..20 {
-            let h = 4 + rng.below(9);
+            let h = rng.random_range(4..13usize);
             let mut g = Connect4::<Bits192>::new(w, h, &[]).unwrap();
             let mut moves = Vec::new();
             while g.outcome().is_none() {
@@ -550,7 +551,7 @@ fn cells<B: BitWord>(g: &Connect4<B>) -> Vec<u8> {
 }
 
 fn symmetry_games<B: BitWord>(w: usize, h: usize, blocked: &[(usize, usize)], seed: u64) {
-    let mut rng = Rng::seed(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     let start = Connect4::<B>::new(w, h, blocked).unwrap();
     assert_eq!(start.num_symmetries(), 2);
     let shape = start.plane_shape();
@@ -747,7 +748,7 @@ fn specs_pick_the_bitboard_and_round_trip() {
 fn always<B: BitWord>(g: &Connect4<B>, want: &[Action]) {
     let mut seen = Vec::new();
     for seed in 0..200 {
-        let a = g.heuristic_move(&mut Rng::seed(seed));
+        let a = g.heuristic_move(&mut Rng::seed_from_u64(seed));
         assert!(want.contains(&a), "played {a}, want one of {want:?}\n{}", g.render());
         if !seen.contains(&a) {
             seen.push(a);
@@ -770,7 +771,7 @@ fn heuristic_takes_wins_and_blocks() {
     assert_eq!(columns_of(&g, g.winning_cells(Player::First) & g.playable()), vec![1, 5]);
     assert!(g.non_losing_moves().is_zero());
     for seed in 0..50 {
-        assert!([1, 5].contains(&g.heuristic_move(&mut Rng::seed(seed))));
+        assert!([1, 5].contains(&g.heuristic_move(&mut Rng::seed_from_u64(seed))));
     }
 }
 
@@ -819,7 +820,7 @@ fn random_move_is_uniform_over_legal_columns() {
     let draws = 60_000;
     let count = |f: &mut dyn FnMut(&mut Rng) -> Action, seed| {
         let mut k = [0u32; 12];
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         for _ in 0..draws {
             k[f(&mut rng) as usize] += 1;
         }
@@ -846,7 +847,7 @@ fn lookahead_agrees_with_play<B: BitWord>(w: usize, h: usize, blocked: &[(usize,
     let mut seen = [0u32; 3];
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
     for seed in 0..games {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         let mut g = Connect4::<B>::new(w, h, blocked).unwrap();
         while g.outcome().is_none() {
             let got = g.lookahead(&mut fast);
@@ -887,7 +888,7 @@ fn two_step_agrees_with_play<B: BitWord>(w: usize, h: usize, blocked: &[(usize, 
     let mut seen = [0u32; 4];
     let (mut fast, mut slow, mut one_ply) = (Vec::new(), Vec::new(), Vec::new());
     for seed in 0..games {
-        let mut rng = Rng::seed(1000 + seed);
+        let mut rng = Rng::seed_from_u64(1000 + seed);
         let mut g = Connect4::<B>::new(w, h, blocked).unwrap();
         while g.outcome().is_none() {
             let got = g.two_step_lookahead(&mut fast);

@@ -5,6 +5,8 @@
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::{lookahead_by_play, Action, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove};
 use dojo_core::rng::Rng;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{RngExt, SeedableRng};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -145,7 +147,7 @@ fn setup(size: usize, xs: &[(usize, usize)], os: &[(usize, usize)]) -> Gomoku {
 
 #[test]
 fn random_games_match_the_naive_implementation() {
-    let mut rng = Rng::seed(2024);
+    let mut rng = Rng::seed_from_u64(2024);
     // Zobrist hash -> naive digest, over every position of every game: equal positions
     // (by transposition or repetition across games) must share a hash, different ones not.
     let mut seen: HashMap<u64, u64> = HashMap::new();
@@ -167,7 +169,7 @@ fn random_games_match_the_naive_implementation() {
                     seen.insert(g.hash(), nv.digest());
                 }
                 // Probe is_legal on a random index, including off-board ones.
-                let probe = rng.below(size * size + 8) as Action;
+                let probe = rng.random_range(..size * size + 8) as Action;
                 let probe_ok = nv.outcome.is_none() && (probe as usize) < size * size && nv.cells[probe as usize] == 0;
                 assert_eq!(g.is_legal(probe), probe_ok, "is_legal({probe})");
                 if nv.ply % 7 == 3 {
@@ -186,7 +188,7 @@ fn random_games_match_the_naive_implementation() {
                     r
                 } else {
                     let l = nv.legal();
-                    l[rng.below(l.len())]
+                    *l.choose(&mut rng).unwrap()
                 };
                 before_last = nv.clone();
                 assert_eq!(g.play(a), Ok(0));
@@ -216,7 +218,7 @@ fn random_games_match_the_naive_implementation() {
 
 #[test]
 fn random_move_is_uniform_over_empty_points_in_both_regimes() {
-    let mut rng = Rng::seed(5);
+    let mut rng = Rng::seed_from_u64(5);
     // Few stones (rejection sampling) and a mostly full board (counting rows).
     for stones in [6usize, 30] {
         let mut g = Gomoku::new(7).unwrap();
@@ -254,7 +256,7 @@ fn random_move_is_uniform_over_empty_points_in_both_regimes() {
 
 #[test]
 fn transposed_move_orders_give_the_same_hash() {
-    let mut rng = Rng::seed(77);
+    let mut rng = Rng::seed_from_u64(77);
     for size in [7, 11, 15, 19] {
         for _ in 0..50 {
             // A random game's moves up to (not including) its final move: no five anywhere,
@@ -273,8 +275,8 @@ fn transposed_move_orders_give_the_same_hash() {
             }
             let mut xs: Vec<Action> = moves.iter().step_by(2).copied().collect();
             let mut os: Vec<Action> = moves.iter().skip(1).step_by(2).copied().collect();
-            rng.shuffle(&mut xs);
-            rng.shuffle(&mut os);
+            xs.shuffle(&mut rng);
+            os.shuffle(&mut rng);
             let mut h = Gomoku::new(size).unwrap();
             for i in 0..xs.len() {
                 h.play(xs[i]).unwrap();
@@ -439,8 +441,8 @@ fn assert_x_wins_with(size: usize, line: &[(usize, usize)], dummies: &[(usize, u
     g.play(win).unwrap();
     assert_eq!(g.outcome(), Some(Outcome::Win(Player::First)), "{line:?}");
     assert!(legal(&g).is_empty());
-    assert!(!g.is_legal(g.random_move(&mut Rng::seed(1))));
-    assert_eq!(g.play(g.random_move(&mut Rng::seed(1))), Err(GameError::GameOver));
+    assert!(!g.is_legal(g.random_move(&mut Rng::seed_from_u64(1))));
+    assert_eq!(g.play(g.random_move(&mut Rng::seed_from_u64(1))), Err(GameError::GameOver));
 }
 
 #[test]
@@ -614,12 +616,12 @@ fn symmetries_are_the_eight_distinct_maps_of_the_square_and_form_a_group() {
 
 #[test]
 fn mapped_planes_equal_planes_of_the_mapped_game() {
-    let mut rng = Rng::seed(11);
+    let mut rng = Rng::seed_from_u64(11);
     for size in [7usize, 10, 15] {
         for _ in 0..20 {
             let mut g = Gomoku::new(size).unwrap();
             let mut moves = Vec::new();
-            let len = rng.below(size * size / 2);
+            let len = rng.random_range(..size * size / 2);
             while moves.len() < len && g.outcome().is_none() {
                 let a = g.random_move(&mut rng);
                 g.play(a).unwrap();
@@ -788,7 +790,7 @@ fn lookahead_matches_playing_every_move_and_reply() {
     let mut seen = [0u32; 3];
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
     for seed in 0..40 {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         let mut g = Gomoku::new(7).unwrap();
         while g.outcome().is_none() {
             // Early positions cannot hold a four; checking them costs the most plays.

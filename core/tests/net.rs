@@ -7,6 +7,8 @@ use dojo_core::net::folded::FoldedNetwork;
 use dojo_core::net::model::{Architecture, Model, PolicyHead, PolicyHeadChoice};
 use dojo_core::net::precision::Precision;
 use dojo_core::net::train::{Batch, TrainConfig, Trainer};
+use dojo_core::rng::Rng;
+use rand::{RngExt, SeedableRng};
 
 use tch::Device;
 
@@ -45,8 +47,8 @@ fn temp_dir(name: &str) -> tempfile::TempDir {
 }
 
 fn inputs(batch: usize, a: &Architecture, seed: u64) -> Vec<f32> {
-    let mut rng = dojo_core::rng::Rng::seed(seed);
-    (0..batch * a.input_len()).map(|_| if rng.below(3) == 0 { 1.0 } else { 0.0 }).collect()
+    let mut rng = Rng::seed_from_u64(seed);
+    (0..batch * a.input_len()).map(|_| if rng.random_ratio(1, 3) { 1.0 } else { 0.0 }).collect()
 }
 
 #[test]

@@ -8,6 +8,7 @@ use dojo_core::net::model::{Architecture, Model, PolicyHead};
 use dojo_core::net::optim::{OptimError, Optimizer, OptimizerConfig, OptimizerKind};
 use dojo_core::net::train::{Batch, TrainConfig, Trainer};
 use dojo_core::rng::Rng;
+use rand::{RngExt, SeedableRng};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
 use std::path::Path;
@@ -47,15 +48,15 @@ fn temp_dir(name: &str) -> tempfile::TempDir {
 
 /// A random batch: sparse 0/1 planes, one-hot policy targets, ±1 values, uneven weights.
 fn batch(a: &Architecture, n: usize, seed: u64) -> Batch {
-    let mut rng = Rng::seed(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     let mut b = Batch { len: n, ..Default::default() };
-    b.planes = (0..n * a.input_len()).map(|_| if rng.below(3) == 0 { 1.0 } else { 0.0 }).collect();
+    b.planes = (0..n * a.input_len()).map(|_| if rng.random_ratio(1, 3) { 1.0 } else { 0.0 }).collect();
     for _ in 0..n {
         let mut row = vec![0.0; a.actions];
-        row[rng.below(a.actions)] = 1.0;
+        row[rng.random_range(..a.actions)] = 1.0;
         b.policy.extend(row);
-        b.value.push(if rng.below(2) == 0 { 1.0 } else { -1.0 });
-        b.weight.push(0.5 + rng.f32());
+        b.value.push(if rng.random_bool(0.5) { 1.0 } else { -1.0 });
+        b.weight.push(0.5 + rng.random::<f32>());
     }
     b
 }

@@ -7,6 +7,7 @@ use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
 use dojo_core::search::evaluator::{Evaluator, UniformEvaluator};
 use dojo_core::search::puct::{Proven, Search};
 use dojo_core::search::selfplay::SelfPlayEngine;
+use rand::SeedableRng;
 use std::collections::HashMap;
 
 fn position(moves: &str) -> Connect4 {
@@ -77,7 +78,7 @@ fn softmax_legal(game: &Connect4) -> Vec<(Action, f32)> {
 #[test]
 fn root_edge_visits_sum_to_playouts_minus_the_root_expansion() {
     let game = position("4453");
-    let mut s = Search::new(quiet(500), false, Rng::seed(1));
+    let mut s = Search::new(quiet(500), false, Rng::seed_from_u64(1));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 500);
     let total: u32 = s.root_children().iter().map(|c| c.visits).sum();
@@ -89,7 +90,7 @@ fn root_edge_visits_sum_to_playouts_minus_the_root_expansion() {
 fn finds_and_proves_a_win_in_one() {
     // First player has three on the bottom row (columns 1-3); column 4 wins.
     let game = position("172737");
-    let mut s = Search::new(no_tactics(100), false, Rng::seed(2));
+    let mut s = Search::new(no_tactics(100), false, Rng::seed_from_u64(2));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 100);
     assert_eq!(s.root_value().1, Proven::Win);
@@ -103,7 +104,7 @@ fn proves_a_win_in_two_and_blocks_a_loss_in_one() {
     // X on columns 3 and 4 of the bottom row, O stacked on them: X plays 5 (or 2) for an
     // open three, which wins next move whatever O does.
     let game = position("3344");
-    let mut s = Search::new(no_tactics(3000), false, Rng::seed(3));
+    let mut s = Search::new(no_tactics(3000), false, Rng::seed_from_u64(3));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 3000);
     assert_eq!(s.root_value().1, Proven::Win, "{:?}", s.root_children());
@@ -112,7 +113,7 @@ fn proves_a_win_in_two_and_blocks_a_loss_in_one() {
 
     // O to move must block X's immediate threat on column 4 (X has 1, 2, 3 on the bottom).
     let game = position("11223");
-    let mut s = Search::new(no_tactics(400), false, Rng::seed(4));
+    let mut s = Search::new(no_tactics(400), false, Rng::seed_from_u64(4));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 400);
     assert_eq!(s.choose_move(0.0), 3);
@@ -121,7 +122,7 @@ fn proves_a_win_in_two_and_blocks_a_loss_in_one() {
 #[test]
 fn lookahead_takes_a_win_the_network_rates_worst_in_one_playout() {
     let game = position("172737");
-    let mut s = Search::new(quiet(200), true, Rng::seed(2));
+    let mut s = Search::new(quiet(200), true, Rng::seed_from_u64(2));
     s.set_root(&game);
     s.search_with(&mut Against(3), 200);
     assert_eq!(s.root_value(), (1.0, Proven::Win));
@@ -130,7 +131,7 @@ fn lookahead_takes_a_win_the_network_rates_worst_in_one_playout() {
     assert_eq!(s.choose_move(1.0), 3);
 
     // Without the lookahead the first playout proves nothing.
-    let mut s = Search::new(no_tactics(1), false, Rng::seed(2));
+    let mut s = Search::new(no_tactics(1), false, Rng::seed_from_u64(2));
     s.set_root(&game);
     s.search_with(&mut Against(3), 1);
     assert_eq!(s.root_value().1, Proven::Unknown);
@@ -140,7 +141,7 @@ fn lookahead_takes_a_win_the_network_rates_worst_in_one_playout() {
 fn lookahead_searches_only_the_block_and_never_a_move_that_allows_a_win() {
     // O to move must block X's 1 2 3 at column 4, which the network rates worst.
     let game = position("11223");
-    let mut s = Search::new(quiet(50), false, Rng::seed(4));
+    let mut s = Search::new(quiet(50), false, Rng::seed_from_u64(4));
     s.set_root(&game);
     s.search_with(&mut Against(3), 50);
     let children = s.root_children();
@@ -151,7 +152,7 @@ fn lookahead_searches_only_the_block_and_never_a_move_that_allows_a_win() {
     // The network likes column 1 best; the search never plays or even expands it.
     let game = position("23427374");
     let mut eval = Skewed::default();
-    let mut s = Search::new(quiet(300), false, Rng::seed(4));
+    let mut s = Search::new(quiet(300), false, Rng::seed_from_u64(4));
     s.set_root(&game);
     s.search_with(&mut eval, 300);
     let children = s.root_children();
@@ -165,7 +166,7 @@ fn two_step_kill_is_proven_and_its_defences_are_all_that_is_searched() {
     // X has 2 3 on the bottom row: 4 leaves O two threats to block. The network rates 4
     // worst; the root's own expansion proves it a win all the same.
     let game = position("2737");
-    let mut s = Search::new(quiet(200), true, Rng::seed(6));
+    let mut s = Search::new(quiet(200), true, Rng::seed_from_u64(6));
     s.set_root(&game);
     s.search_with(&mut Against(3), 200);
     assert_eq!(s.root_value(), (1.0, Proven::Win));
@@ -174,14 +175,14 @@ fn two_step_kill_is_proven_and_its_defences_are_all_that_is_searched() {
     assert_eq!(s.root_children()[0].proven, Proven::Win);
     assert_eq!(s.choose_move(1.0), 3);
     // One ply of lookahead does not prove it on the root's own expansion.
-    let mut s = Search::new(SearchConfig { two_step_kills: false, ..quiet(1) }, false, Rng::seed(6));
+    let mut s = Search::new(SearchConfig { two_step_kills: false, ..quiet(1) }, false, Rng::seed_from_u64(6));
     s.set_root(&game);
     s.search_with(&mut Against(3), 1);
     assert_eq!(s.root_value().1, Proven::Unknown);
 
     // O to move against it: only columns 1, 4 and 5 stop the open three.
     let game = position("273");
-    let mut s = Search::new(quiet(300), false, Rng::seed(6));
+    let mut s = Search::new(quiet(300), false, Rng::seed_from_u64(6));
     s.set_root(&game);
     s.search_with(&mut Skewed::default(), 300);
     assert_eq!(s.root_children().iter().map(|c| c.action).collect::<Vec<_>>(), vec![0, 3, 4]);
@@ -193,7 +194,7 @@ fn two_step_kill_is_proven_and_its_defences_are_all_that_is_searched() {
 fn lost_in_two_steps() -> Connect4 {
     let (mut one, mut two) = (Vec::new(), Vec::new());
     for seed in 0.. {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         let mut g = Connect4::<u64>::standard();
         while g.outcome().is_none() {
             if g.lookahead(&mut one) == Lookahead::Moves && g.two_step_lookahead(&mut two) == Lookahead::Lost {
@@ -211,7 +212,7 @@ fn a_root_lost_in_two_steps_still_plays_and_teaches_only_moves_that_do_not_lose_
     let game = lost_in_two_steps();
     let mut one_ply = Vec::new();
     assert_eq!(game.lookahead(&mut one_ply), Lookahead::Moves);
-    let mut s = Search::new(quiet(100), true, Rng::seed(7));
+    let mut s = Search::new(quiet(100), true, Rng::seed_from_u64(7));
     s.set_root(&game);
     s.search_with(&mut Skewed::default(), 100);
     assert_eq!(s.root_value(), (-1.0, Proven::Loss));
@@ -228,7 +229,7 @@ fn a_root_lost_in_two_steps_still_plays_and_teaches_only_moves_that_do_not_lose_
 fn lookahead_proves_a_double_threat_lost_at_once() {
     // X has 2 3 4 on the bottom row with both ends open: O is lost.
     let game = position("27374");
-    let mut s = Search::new(quiet(200), true, Rng::seed(5));
+    let mut s = Search::new(quiet(200), true, Rng::seed_from_u64(5));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 200);
     assert_eq!(s.root_value(), (-1.0, Proven::Loss));
@@ -244,7 +245,7 @@ fn lookahead_proves_a_double_threat_lost_at_once() {
 fn transpositions_share_one_node_and_one_evaluation() {
     let game = position("44");
     let mut eval = Skewed::default();
-    let mut s = Search::new(quiet(3000), false, Rng::seed(5));
+    let mut s = Search::new(quiet(3000), false, Rng::seed_from_u64(5));
     s.set_root(&game);
     s.search_with(&mut eval, 3000);
     assert!(s.shared_nodes() > 10, "only {} shared nodes", s.shared_nodes());
@@ -256,7 +257,7 @@ fn transpositions_share_one_node_and_one_evaluation() {
 fn noise_is_only_at_the_root_and_only_in_self_play() {
     let game = position("");
     let config = SearchConfig { simulations: 200, dirichlet_epsilon: 0.25, ..SearchConfig::default() };
-    let mut s = Search::new(config.clone(), true, Rng::seed(6));
+    let mut s = Search::new(config.clone(), true, Rng::seed_from_u64(6));
     s.set_root(&game);
     s.search_with(&mut Skewed::default(), 200);
     let clean = softmax_legal(&game);
@@ -272,7 +273,7 @@ fn noise_is_only_at_the_root_and_only_in_self_play() {
         assert!((a.1 - b.1).abs() < 1e-6, "{priors:?}");
     }
     // Outside self-play the root is clean too.
-    let mut s = Search::new(config, false, Rng::seed(6));
+    let mut s = Search::new(config, false, Rng::seed_from_u64(6));
     s.set_root(&game);
     s.search_with(&mut Skewed::default(), 50);
     for (a, b) in s.priors_at(&game).unwrap().iter().zip(&clean) {
@@ -290,7 +291,7 @@ fn forced_visits_are_honoured_and_pruned_from_the_target() {
         prune_forced: true,
         ..SearchConfig::default()
     };
-    let mut s = Search::new(config, true, Rng::seed(7));
+    let mut s = Search::new(config, true, Rng::seed_from_u64(7));
     s.set_root(&game);
     s.search_with(&mut Skewed::default(), 300);
     let children = s.root_children();
@@ -307,7 +308,7 @@ fn forced_visits_are_honoured_and_pruned_from_the_target() {
 #[test]
 fn tree_reuse_keeps_the_subtree_below_the_played_move() {
     let mut game = position("");
-    let mut s = Search::new(quiet(400), false, Rng::seed(8));
+    let mut s = Search::new(quiet(400), false, Rng::seed_from_u64(8));
     s.set_root(&game);
     s.search_with(&mut UniformEvaluator, 400);
     let mv = s.choose_move(0.0);
@@ -322,8 +323,14 @@ fn tree_reuse_keeps_the_subtree_below_the_played_move() {
 
 /// A self-play engine of standard Connect Four games.
 fn c4_engine(search: SearchConfig, play: SelfPlayConfig, seed: u64, games: u64) -> SelfPlayEngine<Connect4> {
-    SelfPlayEngine::new(search, play, Box::new(|_: &mut Rng| Connect4::<u64>::standard()), Rng::seed(seed), Some(games))
-        .unwrap()
+    SelfPlayEngine::new(
+        search,
+        play,
+        Box::new(|_: &mut Rng| Connect4::<u64>::standard()),
+        Rng::seed_from_u64(seed),
+        Some(games),
+    )
+    .unwrap()
 }
 
 #[test]

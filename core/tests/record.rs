@@ -10,6 +10,7 @@ use dojo_core::record::{
     TrainingGame, MAX_MOVES, MAX_POLICY,
 };
 use dojo_core::rng::Rng;
+use rand::{seq::IndexedRandom, Rng as _, RngExt, SeedableRng};
 
 // ---------------------------------------------------------------------------------------
 // Toy games
@@ -315,29 +316,29 @@ fn random_ttt_record(rng: &mut Rng) -> GameRecord {
     let mut g = Ttt::default();
     let mut r = base_record(ttt_spec());
     r.game_id = dojo_core::record::new_game_id(rng);
-    r.model_version = rng.next_u64() >> rng.below(64);
+    r.model_version = rng.next_u64() >> rng.random_range(..64u32);
     let mut legal = Vec::new();
     while g.outcome().is_none() {
-        if g.ply() >= 3 && rng.below(8) == 0 {
+        if g.ply() >= 3 && rng.random_ratio(1, 8) {
             r.resigned = true;
             let ToMove::Player(p) = g.to_move() else { unreachable!() };
             r.outcome = RecordOutcome::Win(p.other());
             return r;
         }
         g.legal_actions(&mut legal);
-        let a = legal[rng.below(legal.len())];
-        let mv = if rng.below(4) == 0 {
+        let a = *legal.choose(rng).unwrap();
+        let mv = if rng.random_ratio(1, 4) {
             MoveRecord::untrained(a)
         } else {
-            MoveRecord::player(a, policy_for(&g, a), rng.f32() * 2.0 - 1.0)
+            MoveRecord::player(a, policy_for(&g, a), rng.random::<f32>() * 2.0 - 1.0)
         };
         r.moves.push(mv);
         g.play(a).unwrap();
     }
     r.outcome = g.outcome().unwrap().into();
-    if rng.below(3) == 0 {
+    if rng.random_ratio(1, 3) {
         r.no_resign = true;
-        r.would_have_resigned = [None, Some(Player::First), Some(Player::Second)][rng.below(3)];
+        r.would_have_resigned = *[None, Some(Player::First), Some(Player::Second)].choose(rng).unwrap();
     }
     r
 }
@@ -346,43 +347,49 @@ fn random_ttt_record(rng: &mut Rng) -> GameRecord {
 fn arbitrary_record(rng: &mut Rng) -> GameRecord {
     let specs =
         ["connect4:7x6", "connect4:12x12:3.1,5.4", "connect4:saiblo", "gomoku:15", "gomoku:19", "2048", "2584:1-3"];
-    let mut r = base_record(specs[rng.below(specs.len())].parse().unwrap());
+    let mut r = base_record(specs.choose(rng).unwrap().parse().unwrap());
     r.game_id = dojo_core::record::new_game_id(rng);
-    r.model_version = rng.next_u64() >> rng.below(64);
-    r.created_unix_ms = rng.next_u64() >> rng.below(64);
-    r.outcome = match rng.below(4) {
+    r.model_version = rng.next_u64() >> rng.random_range(..64u32);
+    r.created_unix_ms = rng.next_u64() >> rng.random_range(..64u32);
+    r.outcome = match rng.random_range(..4usize) {
         0 => RecordOutcome::Win(Player::First),
         1 => RecordOutcome::Win(Player::Second),
         2 => RecordOutcome::Draw,
-        _ => RecordOutcome::Score(rng.next_u64() >> rng.below(64)),
+        _ => RecordOutcome::Score(rng.next_u64() >> rng.random_range(..64u32)),
     };
-    r.resigned = rng.below(2) == 0;
-    r.no_resign = rng.below(2) == 0;
-    r.would_have_resigned = [None, Some(Player::First), Some(Player::Second)][rng.below(3)];
-    for _ in 0..rng.below(40) {
-        let action = (rng.next_u64() >> rng.below(64)) as u16;
+    r.resigned = rng.random_bool(0.5);
+    r.no_resign = rng.random_bool(0.5);
+    r.would_have_resigned = *[None, Some(Player::First), Some(Player::Second)].choose(rng).unwrap();
+    for _ in 0..rng.random_range(..40usize) {
+        let action = (rng.next_u64() >> rng.random_range(..64u32)) as u16;
         let mut policy = Vec::new();
-        for _ in 0..rng.below(30) {
+        for _ in 0..rng.random_range(..30usize) {
             // Mostly ascending actions (as a search lists them), sometimes anything.
-            let a = if rng.below(4) == 0 {
+            let a = if rng.random_ratio(1, 4) {
                 rng.next_u64() as u16
             } else {
-                policy.last().map_or(0, |&(a, _): &(u16, f32)| a.saturating_add(1 + rng.below(5) as u16))
+                policy.last().map_or(0, |&(a, _): &(u16, f32)| a.saturating_add(rng.random_range(1..=5)))
             };
-            let p = match rng.below(6) {
+            let p = match rng.random_range(..6usize) {
                 0 => 0.0,
                 1 => -0.0,
                 2 => f32::MAX,
-                _ => rng.f32(),
+                _ => rng.random::<f32>(),
             };
             policy.push((a, p));
         }
-        let root_value = match rng.below(4) {
+        let root_value = match rng.random_range(..4usize) {
             0 => 0.0,
             1 => -0.0,
-            _ => rng.f32() * 2.0 - 1.0,
+            _ => rng.random::<f32>() * 2.0 - 1.0,
         };
-        r.moves.push(MoveRecord { action, policy, root_value, train: rng.below(2) == 0, chance: rng.below(3) == 0 });
+        r.moves.push(MoveRecord {
+            action,
+            policy,
+            root_value,
+            train: rng.random_bool(0.5),
+            chance: rng.random_ratio(1, 3),
+        });
     }
     r
 }
@@ -418,7 +425,7 @@ fn body_prefix() -> Vec<u8> {
 
 #[test]
 fn arbitrary_records_round_trip_bit_for_bit() {
-    let mut rng = Rng::seed(1);
+    let mut rng = Rng::seed_from_u64(1);
     for _ in 0..500 {
         let r = arbitrary_record(&mut rng);
         let bytes = r.encode();
@@ -498,7 +505,7 @@ fn encoding_is_compact() {
 
 #[test]
 fn decode_prefix_reads_concatenated_records() {
-    let mut rng = Rng::seed(2);
+    let mut rng = Rng::seed_from_u64(2);
     let records: Vec<GameRecord> = (0..50).map(|_| arbitrary_record(&mut rng)).collect();
     let mut log = Vec::new();
     let mut ends = Vec::new();
@@ -521,7 +528,7 @@ fn decode_prefix_reads_concatenated_records() {
 
 #[test]
 fn every_truncation_is_an_error() {
-    let mut rng = Rng::seed(3);
+    let mut rng = Rng::seed_from_u64(3);
     let bytes = random_ttt_record(&mut rng).encode();
     for len in 0..bytes.len() {
         let err = GameRecord::decode(&bytes[..len]).unwrap_err();
@@ -538,12 +545,12 @@ fn every_truncation_is_an_error() {
 
 #[test]
 fn every_single_byte_corruption_is_detected() {
-    let mut rng = Rng::seed(4);
+    let mut rng = Rng::seed_from_u64(4);
     let record = ttt_record(&FIRST_WINS);
     let bytes = record.encode();
     let mut cases = 0;
     for i in 0..bytes.len() {
-        for flip in [0x01u8, 0x80, 0xff, rng.below(255) as u8 + 1] {
+        for flip in [0x01u8, 0x80, 0xff, rng.random_range(1..=255u8)] {
             let mut bad = bytes.clone();
             bad[i] ^= flip;
             let err = GameRecord::decode(&bad).unwrap_err();
@@ -565,7 +572,7 @@ fn every_single_byte_corruption_is_detected() {
 
 #[test]
 fn random_corruption_never_panics() {
-    let mut rng = Rng::seed(5);
+    let mut rng = Rng::seed_from_u64(5);
     let originals: Vec<Vec<u8>> = (0..20)
         .map(|i| if i % 2 == 0 { random_ttt_record(&mut rng).encode() } else { arbitrary_record(&mut rng).encode() })
         .collect();
@@ -573,25 +580,25 @@ fn random_corruption_never_panics() {
     for case in 0..10_000 {
         let mut bytes = originals[case % originals.len()].clone();
         let refresh_crc = case % 2 == 1;
-        for _ in 0..1 + rng.below(4) {
+        for _ in 0..rng.random_range(1..=4) {
             if bytes.is_empty() {
                 bytes.push(rng.next_u64() as u8);
             }
-            match rng.below(4) {
+            match rng.random_range(..4usize) {
                 0 => {
-                    let i = rng.below(bytes.len());
+                    let i = rng.random_range(..bytes.len());
                     bytes[i] = rng.next_u64() as u8;
                 }
                 1 => {
-                    let i = rng.below(bytes.len());
+                    let i = rng.random_range(..bytes.len());
                     bytes.insert(i, rng.next_u64() as u8);
                 }
                 2 if bytes.len() > 14 => {
-                    let i = 9 + rng.below(bytes.len() - 14);
+                    let i = 9 + rng.random_range(..bytes.len() - 14);
                     bytes.remove(i);
                 }
                 _ => {
-                    let len = rng.below(bytes.len() + 1);
+                    let len = rng.random_range(..bytes.len() + 1);
                     bytes.truncate(len);
                 }
             }
@@ -622,10 +629,10 @@ fn random_corruption_never_panics() {
 
 #[test]
 fn random_bytes_never_panic() {
-    let mut rng = Rng::seed(6);
+    let mut rng = Rng::seed_from_u64(6);
     let prefix = body_prefix();
     for case in 0..5_000 {
-        let len = rng.below(200);
+        let len = rng.random_range(..200usize);
         let mut body: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         if case % 2 == 0 && body.len() > prefix.len() {
             // A plausible start, so parsing gets past the header fields.
@@ -802,7 +809,7 @@ fn body_errors_name_the_field() {
 
 #[test]
 fn valid_games_validate() {
-    let mut rng = Rng::seed(7);
+    let mut rng = Rng::seed_from_u64(7);
     for _ in 0..300 {
         let r = random_ttt_record(&mut rng);
         r.validate_with(Ttt::default()).unwrap();
@@ -1032,7 +1039,7 @@ fn samples_apply_one_symmetry_to_planes_and_policy() {
     assert_eq!(tg.num_symmetries(), 8);
     let opts = SampleOptions::default();
     let mut syms = [0usize; 8];
-    let mut rng = Rng::seed(8);
+    let mut rng = Rng::seed_from_u64(8);
     for _ in 0..40 {
         for (i, s) in tg.samples(&mut rng, &opts).unwrap().into_iter().enumerate() {
             syms[s.symmetry] += 1;
@@ -1072,7 +1079,7 @@ fn samples_apply_one_symmetry_to_planes_and_policy() {
 #[test]
 fn values_alternate_with_the_side_to_move_and_weights_grow_late() {
     let r = ttt_record(&FIRST_WINS);
-    let mut rng = Rng::seed(9);
+    let mut rng = Rng::seed_from_u64(9);
     let opts = SampleOptions { late_weight: Some(0.5), augment: true, search_value_weight: 0.0 };
     let s = samples(&r, Ttt::default(), &mut rng, &opts).unwrap();
     let got: Vec<(usize, f32, f32)> = s.iter().map(|s| (s.ply, s.value, s.weight)).collect();
@@ -1106,7 +1113,7 @@ fn values_alternate_with_the_side_to_move_and_weights_grow_late() {
 fn search_value_weight_mixes_the_root_value_into_win_and_draw_targets() {
     // Root values 0.1 .. 0.5 (mover's view); results +1/-1 alternating.
     let mut r = ttt_record(&FIRST_WINS);
-    let mut rng = Rng::seed(12);
+    let mut rng = Rng::seed_from_u64(12);
     let half = SampleOptions { search_value_weight: 0.5, ..SampleOptions::default() };
     let values = |r: &GameRecord, opts: &SampleOptions, rng: &mut Rng| -> Vec<f32> {
         samples(r, Ttt::default(), rng, opts).unwrap().iter().map(|s| (s.value * 1000.0).round() / 1000.0).collect()
@@ -1126,7 +1133,7 @@ fn search_value_weight_mixes_the_root_value_into_win_and_draw_targets() {
 #[test]
 fn score_games_value_the_return_still_to_come() {
     let r = dice_record([0, 1, 2, 3, 2], [0, 1, 1, 0, 0]);
-    let mut rng = Rng::seed(10);
+    let mut rng = Rng::seed_from_u64(10);
     let s = samples(&r, Dice::new(), &mut rng, &SampleOptions::default()).unwrap();
     let got: Vec<(usize, f32, f32)> = s.iter().map(|s| (s.ply, s.value, s.planes[0])).collect();
     // Rewards 1, 3, 4, 4, 3; the plane is the roll.
@@ -1189,7 +1196,7 @@ fn records_files_round_trip_atomically() {
     let tmp = temp_dir("roundtrip");
     let dir = tmp.path().to_path_buf();
     let path = dir.join("games.djr");
-    let mut rng = Rng::seed(11);
+    let mut rng = Rng::seed_from_u64(11);
     let records: Vec<GameRecord> = (0..30).map(|_| random_ttt_record(&mut rng)).collect();
     write_records(&path, &records).unwrap();
     assert_eq!(read_records(&path).unwrap(), records);

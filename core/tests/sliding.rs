@@ -4,6 +4,7 @@
 use dojo_core::game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48, DOWN, LEFT, RIGHT, UP};
 use dojo_core::game::{Action, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_core::rng::Rng;
+use rand::{seq::IndexedRandom, RngExt, SeedableRng};
 use std::collections::HashMap;
 
 // ---------------------------------------------------------------------------------------
@@ -127,7 +128,7 @@ fn differential<R: Rules>(start: Sliding<R>, games: usize, seed: u64) -> usize {
     let spec = start.spec();
     let kind = kind_of(&spec);
     let (small, big, _) = naive_odds(&spec);
-    let mut rng = Rng::seed(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     let mut legal = Vec::new();
     let mut chances = Vec::new();
     let mut moves = 0;
@@ -151,7 +152,7 @@ fn differential<R: Rules>(start: Sliding<R>, games: usize, seed: u64) -> usize {
                     assert_eq!(e, we);
                     assert!((f64::from(p) - wp).abs() < 1e-6, "{p} vs {wp}");
                 }
-                if rng.below(2) == 0 {
+                if rng.random_bool(0.5) {
                     let before = cells;
                     g.sample_chance(&mut rng);
                     let after = g.tile_values();
@@ -164,7 +165,7 @@ fn differential<R: Rules>(start: Sliding<R>, games: usize, seed: u64) -> usize {
                     assert!(v == small || v == big, "spawned {v}");
                     cells[i / 4][i % 4] = v;
                 } else {
-                    let (e, _) = want[rng.below(want.len())];
+                    let (e, _) = *want.choose(&mut rng).unwrap();
                     g.apply_chance(e).unwrap();
                     let i = e as usize / 2;
                     cells[i / 4][i % 4] = if e % 2 == 0 { small } else { big };
@@ -199,7 +200,7 @@ fn differential<R: Rules>(start: Sliding<R>, games: usize, seed: u64) -> usize {
                 break;
             }
             assert_eq!(g.outcome(), None);
-            let d = want[rng.below(want.len())];
+            let d = *want.choose(&mut rng).unwrap();
             let (after, reward) = naive_move(kind, cells, d);
             assert_eq!(g.play(d).unwrap(), reward);
             cells = after;
@@ -228,14 +229,14 @@ fn fib2584_matches_naive_rules_over_random_games() {
 #[test]
 fn differential_covers_big_tiles_from_random_positions() {
     // Random play rarely builds large tiles; seed dense boards of big tiles instead.
-    let mut rng = Rng::seed(9);
-    let mut rng2 = Rng::seed(10);
-    let mut rng_below = |n: usize| rng2.below(n);
+    let mut rng = Rng::seed_from_u64(9);
+    let mut rng2 = Rng::seed_from_u64(10);
+    let mut rng_below = |n: usize| rng2.random_range(..n);
     let f = fibs();
     let mut checked = 0;
     for _ in 0..3000 {
         // Three cells in four hold a tile.
-        let mut cell = |value: u32| if rng.below(4) == 0 { 0 } else { value };
+        let mut cell = |value: u32| if rng.random_ratio(1, 4) { 0 } else { value };
         let v2048: [[u32; 4]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| cell(1 << (1 + rng_below(15)))));
         let v2584: [[u32; 4]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| cell(f[rng_below(31)])));
         let a = Twenty48::from_tiles(v2048).unwrap();
@@ -399,7 +400,7 @@ fn new_games_start_empty_with_two_spawns_pending() {
         (GameSpec::Fib2584 { odds: SpawnOdds::OneTwo }, [1, 2]),
         (GameSpec::Fib2584 { odds: SpawnOdds::OneThree }, [1, 3]),
     ] {
-        let mut rng = Rng::seed(4);
+        let mut rng = Rng::seed_from_u64(4);
         for _ in 0..50 {
             let g = spec.new_game(&mut rng).unwrap();
             assert_eq!(g.spec(), spec);
@@ -422,7 +423,7 @@ fn new_games_start_empty_with_two_spawns_pending() {
 }
 
 fn check_chance_sums<R: Rules>(start: Sliding<R>, big_share: f32) {
-    let mut rng = Rng::seed(5);
+    let mut rng = Rng::seed_from_u64(5);
     let mut g = start;
     let mut ch = Vec::new();
     let mut checked = 0;
@@ -440,7 +441,7 @@ fn check_chance_sums<R: Rules>(start: Sliding<R>, big_share: f32) {
         } else {
             let mut legal = Vec::new();
             g.legal_actions(&mut legal);
-            g.play(legal[rng.below(legal.len())]).unwrap();
+            g.play(*legal.choose(&mut rng).unwrap()).unwrap();
         }
     }
     g.chance_outcomes(&mut ch);
@@ -457,7 +458,7 @@ fn chance_probabilities_sum_to_one() {
 
 /// Samples `n` spawns on a board with the given empty cells; returns (big count, per cell).
 fn spawn_counts<R: Rules>(start: Sliding<R>, n: usize, big: u32) -> (usize, [usize; 16]) {
-    let mut rng = Rng::seed(6);
+    let mut rng = Rng::seed_from_u64(6);
     let mut bigs = 0;
     let mut cells = [0; 16];
     let mut g = start;
@@ -516,7 +517,7 @@ fn spawn_frequencies_match_the_odds() {
 // ---------------------------------------------------------------------------------------
 
 fn check_symmetries<R: Rules>(start: Sliding<R>, seed: u64) {
-    let mut rng = Rng::seed(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     let mut positions = Vec::new();
     let mut g = start;
     while positions.len() < 200 {
@@ -530,7 +531,7 @@ fn check_symmetries<R: Rules>(start: Sliding<R>, seed: u64) {
         positions.push(g);
         let mut legal = Vec::new();
         g.legal_actions(&mut legal);
-        g.play(legal[rng.below(legal.len())]).unwrap();
+        g.play(*legal.choose(&mut rng).unwrap()).unwrap();
     }
     let shape = start.plane_shape();
     let mut planes = vec![0.0; shape.len()];
@@ -617,7 +618,7 @@ fn hash_is_the_board_and_pending_spawn() {
     // Same board, but c still waits for its spawn.
     assert_eq!(c.tile_values(), b.tile_values());
     assert_ne!(c.hash(), b.hash());
-    let mut rng = Rng::seed(1);
+    let mut rng = Rng::seed_from_u64(1);
     let mut d = c;
     d.sample_chance(&mut rng);
     assert_ne!(d.hash(), c.hash());
@@ -639,7 +640,7 @@ fn hash_is_the_board_and_pending_spawn() {
                 g.sample_chance(&mut rng);
             } else {
                 g.legal_actions(&mut legal);
-                g.play(legal[rng.below(legal.len())]).unwrap();
+                g.play(*legal.choose(&mut rng).unwrap()).unwrap();
             }
         }
     }
@@ -658,7 +659,7 @@ fn hash_is_the_board_and_pending_spawn() {
             g.sample_chance(&mut rng);
         } else {
             g.legal_actions(&mut legal);
-            g.play(legal[rng.below(legal.len())]).unwrap();
+            g.play(*legal.choose(&mut rng).unwrap()).unwrap();
         }
     }
     // Equal boards hash equally whatever the score.
@@ -762,7 +763,7 @@ fn bad_input_gives_clear_errors() {
     // No spawn is pending.
     assert_eq!(g.apply_chance(2), Err(GameError::NoChancePending));
     let before = g.tile_values();
-    g.sample_chance(&mut Rng::seed(1));
+    g.sample_chance(&mut Rng::seed_from_u64(1));
     assert_eq!(g.tile_values(), before, "sample_chance without a pending spawn does nothing");
     // Illegal directions.
     let err = g.play(7).unwrap_err();

@@ -5,6 +5,7 @@
 use dojo_core::game::GameError;
 use dojo_core::rng::Rng;
 use dojo_core::search::solver::{Position, Solver};
+use rand::{seq::IndexedRandom, RngExt, SeedableRng};
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::RangeInclusive;
@@ -202,7 +203,7 @@ fn random_game(
         if options.is_empty() {
             return None;
         }
-        let c = options[rng.below(options.len())];
+        let c = *options.choose(rng).unwrap();
         pos.play(c).unwrap();
         brute.play(c);
         moves.push(c);
@@ -292,12 +293,12 @@ fn compare_random_positions(
     seed: u64,
     memo: &mut Memo,
 ) -> usize {
-    let mut rng = Rng::seed(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     let mut solver = Solver::with_tt_bits(18);
     let mut compared = 0;
     let mut scores_seen = BTreeSet::new();
     while compared < count {
-        let n = discs.start() + rng.below(discs.end() - discs.start() + 1);
+        let n = rng.random_range(discs.clone());
         let Some((moves, pos, mut brute)) = random_game(w, h, blocked, n, &mut rng) else {
             continue;
         };
@@ -370,12 +371,12 @@ fn late_positions_on_other_sizes_match_brute_force() {
 
 #[test]
 fn midgame_analyze_weak_and_best_move_agree_with_solve() {
-    let mut rng = Rng::seed(41);
+    let mut rng = Rng::seed_from_u64(41);
     let mut solver = Solver::with_tt_bits(20);
     let mut small = Solver::with_tt_bits(10); // heavy overwriting must not change scores
     let mut done = 0;
     while done < 12 {
-        let discs = 18 + rng.below(8);
+        let discs = rng.random_range(18..26usize);
         let Some((moves, pos, _)) = random_game(7, 6, &[], discs, &mut rng) else {
             continue;
         };
@@ -434,12 +435,12 @@ fn switching_boards_resets_the_table() {
     let mut solver = Solver::with_tt_bits(16);
     let mut memo_a = Memo::default();
     let mut memo_b = Memo::default();
-    let mut rng = Rng::seed(51);
+    let mut rng = Rng::seed_from_u64(51);
     // Same key bits mean different positions on these boards; a stale table would mix them.
     for i in 0..60 {
         let (w, h, blocked, memo): (usize, usize, &[(usize, usize)], _) =
             if i % 2 == 0 { (4, 4, &[], &mut memo_a) } else { (4, 4, &[(0, 0)], &mut memo_b) };
-        let discs = rng.below(10);
+        let discs = rng.random_range(..10usize);
         let Some((_, pos, mut brute)) = random_game(w, h, blocked, discs, &mut rng) else {
             continue;
         };
@@ -453,10 +454,10 @@ fn switching_boards_resets_the_table() {
 
 #[test]
 fn bitboards_round_trip() {
-    let mut rng = Rng::seed(61);
+    let mut rng = Rng::seed_from_u64(61);
     for blocked in [&[][..], &[(2, 0), (5, 3)][..]] {
         for _ in 0..50 {
-            let discs = rng.below(30);
+            let discs = rng.random_range(..30usize);
             let Some((_, pos, _)) = random_game(7, 6, blocked, discs, &mut rng) else {
                 continue;
             };

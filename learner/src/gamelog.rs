@@ -588,6 +588,7 @@ mod tests {
     use dojo_core::game::{Game, GameSpec};
     use dojo_core::record::{new_game_id, MoveRecord};
     use dojo_core::rng::Rng;
+    use rand::{seq::IndexedRandom, Rng as _, RngExt, SeedableRng};
 
     /// A random legal Connect Four game as a record.
     fn random_game(rng: &mut Rng) -> GameRecord {
@@ -596,7 +597,7 @@ mod tests {
         let mut legal = Vec::new();
         while g.outcome().is_none() {
             g.legal_actions(&mut legal);
-            let a = legal[rng.below(legal.len())];
+            let a = *legal.choose(rng).expect("a non-empty list");
             r.moves.push(MoveRecord::player(a, vec![(a, 1.0)], 0.0));
             g.play(a).unwrap();
         }
@@ -606,7 +607,7 @@ mod tests {
     }
 
     fn games(seed: u64, n: usize) -> Vec<GameRecord> {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         (0..n).map(|_| random_game(&mut rng)).collect()
     }
 
@@ -810,7 +811,7 @@ mod tests {
         }
         let files = snapshot(dir);
         let good = files[0].1.len() as u64;
-        let mut rng = Rng::seed(8);
+        let mut rng = Rng::seed_from_u64(8);
         let mut bad_crc = gs[2].encode();
         let n = bad_crc.len();
         bad_crc[n - 1] ^= 0xff;
@@ -1082,20 +1083,20 @@ mod tests {
             }
         }
         let files = snapshot(dir);
-        let mut rng = Rng::seed(18);
+        let mut rng = Rng::seed_from_u64(18);
         for _ in 0..300 {
             restore(dir, &files);
             // Flip, cut or replace bytes in a random segment.
-            let (name, mut bytes) = files[rng.below(files.len())].clone();
-            match rng.below(3) {
+            let (name, mut bytes) = files.choose(&mut rng).expect("a non-empty list").clone();
+            match rng.random_range(..3usize) {
                 0 => {
-                    for _ in 0..1 + rng.below(4) {
-                        let i = rng.below(bytes.len());
-                        bytes[i] ^= 1 << rng.below(8);
+                    for _ in 0..rng.random_range(1..=4) {
+                        let i = rng.random_range(..bytes.len());
+                        bytes[i] ^= 1 << rng.random_range(..8u32);
                     }
                 }
-                1 => bytes.truncate(rng.below(bytes.len())),
-                _ => bytes = (0..rng.below(300)).map(|_| rng.next_u64() as u8).collect(),
+                1 => bytes.truncate(rng.random_range(..bytes.len())),
+                _ => bytes = (0..rng.random_range(..300usize)).map(|_| rng.next_u64() as u8).collect(),
             }
             fs::write(dir.join(&name), &bytes).unwrap();
             let last = name == files.last().unwrap().0;

@@ -212,7 +212,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             average,
             buffer,
             incoming,
-            rng: Rng::from_entropy(),
+            rng: rand::make_rng(),
             version,
             bound,
             losses: Vec::new(),

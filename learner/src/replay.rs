@@ -26,6 +26,7 @@ use dojo_core::game::{Game, Player};
 use dojo_core::net::train::Batch;
 use dojo_core::record::{RecordError, RecordOutcome, SampleOptions, TrainingGame};
 use dojo_core::rng::Rng;
+use rand::{seq::IndexedRandom, RngExt};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -382,36 +383,19 @@ impl<G: Game> ReplayBuffer<G> {
                     k += 1;
                 }
             }
-            if k == 0 {
-                return None;
-            }
-            present[rng.below(k)]
+            *present[..k].choose(rng)?
         } else {
-            let total: f64 = masses.iter().sum();
-            if total <= 0.0 {
-                return None;
-            }
-            let mut u = rng.f64() * total;
-            let mut pick = None;
-            for (c, &m) in masses.iter().enumerate() {
-                if m > 0.0 {
-                    pick = Some(c);
-                    if u < m {
-                        break;
-                    }
-                    u -= m;
-                }
-            }
-            pick?
+            // In proportion to the mass (none left: nothing to draw).
+            *[0, 1, 2].choose_weighted(rng, |&c| masses[c]).ok()?
         };
         let ci = &self.classes[class];
-        let u = ci.base + rng.f64() * masses[class];
+        let u = ci.base + rng.random::<f64>() * masses[class];
         // Every game holds positive mass, so the first end beyond `u` is a game with
         // positions; rounding can only push past the last one.
         let j = ci.games.partition_point(|&(_, end)| end <= u).min(ci.games.len() - 1);
         let gi = (ci.games[j].0 - self.first_seq) as usize;
         let n = self.games[gi].game.len();
-        Some((gi, rng.below(n)))
+        Some((gi, rng.random_range(..n)))
     }
 
     /// Clears `batch` and fills it with `n` samples; counts them as drawn. It does not
@@ -471,6 +455,7 @@ mod tests {
     use dojo_core::game::connect4::Connect4;
     use dojo_core::game::GameSpec;
     use dojo_core::record::{GameRecord, MoveRecord};
+    use rand::SeedableRng;
 
     type C4 = Connect4<u64>;
 
@@ -487,7 +472,7 @@ mod tests {
         let mut legal = Vec::new();
         while g.outcome().is_none() {
             g.legal_actions(&mut legal);
-            let a = legal[rng.below(legal.len())];
+            let a = *legal.choose(rng).expect("a non-empty list");
             g.play(a).unwrap();
             rec.moves.push(MoveRecord::player(a, vec![(a, 1.0)], 0.0));
         }
@@ -523,7 +508,7 @@ mod tests {
 
     #[test]
     fn window_evicts_the_oldest_games_and_keeps_positions_within_it() {
-        let mut rng = Rng::seed(1);
+        let mut rng = Rng::seed_from_u64(1);
         let window = 200;
         let mut buf = buffer(ReplayConfig { window_positions: window, balance_outcomes: true, ..Default::default() });
         let mut added: Vec<(u64, [u8; 16])> = Vec::new();
@@ -565,7 +550,7 @@ mod tests {
             }
         }
         let mut seen = vec![false; buf.games()];
-        let mut r = Rng::seed(3);
+        let mut r = Rng::seed_from_u64(3);
         for _ in 0..draws {
             let (gi, index) = buf.draw(&mut r).unwrap();
             assert!(index < buf.game(gi).unwrap().len());
@@ -580,7 +565,7 @@ mod tests {
 
     #[test]
     fn a_game_longer_than_the_window_is_kept_alone() {
-        let mut rng = Rng::seed(2);
+        let mut rng = Rng::seed_from_u64(2);
         let mut buf = buffer(ReplayConfig { window_positions: 5, power_law: false, ..Default::default() });
         let games = games_where(&mut rng, 2, |r| r.moves.len() > 5);
         let last = id_of(&games[1]);
@@ -620,7 +605,7 @@ mod tests {
         // The buffer applies it as positions are added.
         let cfg = ReplayConfig { min_window: 100, window_positions: 10_000, ..cfg };
         let mut buf = buffer(cfg.clone());
-        let mut rng = Rng::seed(3);
+        let mut rng = Rng::seed_from_u64(3);
         let mut n = 0;
         while buf.total_positions_added() < 1600 {
             n += 1;
@@ -634,7 +619,7 @@ mod tests {
     }
 
     fn class_counts(buf: &ReplayBuffer<C4>, draws: usize, seed: u64) -> [usize; 3] {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         let mut counts = [0; 3];
         for _ in 0..draws {
             let (gi, _) = buf.draw(&mut rng).unwrap();
@@ -645,7 +630,7 @@ mod tests {
 
     #[test]
     fn balancing_gives_each_present_class_equal_mass() {
-        let mut rng = Rng::seed(4);
+        let mut rng = Rng::seed_from_u64(4);
         let first = games_where(&mut rng, 90, |r| r.outcome == RecordOutcome::Win(Player::First));
         let second = games_where(&mut rng, 10, |r| r.outcome == RecordOutcome::Win(Player::Second));
         let mut balanced = buffer(ReplayConfig { balance_outcomes: true, ..Default::default() });
@@ -669,7 +654,7 @@ mod tests {
 
     #[test]
     fn with_one_class_present_every_sample_comes_from_it() {
-        let mut rng = Rng::seed(6);
+        let mut rng = Rng::seed_from_u64(6);
         let mut buf = buffer(ReplayConfig::default());
         for g in games_where(&mut rng, 20, |r| r.outcome == RecordOutcome::Win(Player::Second)) {
             buf.add(g).unwrap();
@@ -683,7 +668,7 @@ mod tests {
 
     #[test]
     fn the_cap_stops_sampling_until_more_games_arrive() {
-        let mut rng = Rng::seed(8);
+        let mut rng = Rng::seed_from_u64(8);
         let mut buf = buffer(ReplayConfig { max_samples_per_position: 1.5, ..Default::default() });
         assert!(!buf.can_sample(1), "empty");
         let mut batch = Batch::default();
@@ -723,7 +708,7 @@ mod tests {
     /// Replays `sample_batch`'s draws from a copy of its generator and checks every row
     /// against the sample written directly; returns how many rows were mirrored.
     fn check_rows(buf: &mut ReplayBuffer<C4>, seed: u64, n: usize) -> usize {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         let mut again = rng.clone();
         let mut batch = Batch::default();
         buf.sample_batch(&mut batch, n, &mut rng).unwrap();
@@ -753,7 +738,7 @@ mod tests {
 
     #[test]
     fn augment_off_gives_the_identity_and_on_mirrors_some_rows() {
-        let mut rng = Rng::seed(9);
+        let mut rng = Rng::seed_from_u64(9);
         let games = games_where(&mut rng, 20, |_| true);
         let mut plain = buffer(ReplayConfig { augment: false, ..Default::default() });
         let mut augmented = buffer(ReplayConfig::default());
@@ -767,7 +752,7 @@ mod tests {
 
     #[test]
     fn late_positions_weigh_more_in_the_weight_column() {
-        let mut rng = Rng::seed(11);
+        let mut rng = Rng::seed_from_u64(11);
         let mut buf = buffer(ReplayConfig { late_position_factor: 0.94, ..Default::default() });
         for g in games_where(&mut rng, 10, |r| r.moves.len() >= 10) {
             buf.add(g).unwrap();
@@ -784,7 +769,7 @@ mod tests {
 
     #[test]
     fn short_games_are_drawn_less_often() {
-        let mut rng = Rng::seed(13);
+        let mut rng = Rng::seed_from_u64(13);
         let first = |r: &GameRecord| r.outcome == RecordOutcome::Win(Player::First);
         let mut games = games_where(&mut rng, 20, |r| first(r) && r.moves.len() < 15);
         games.extend(games_where(&mut rng, 20, |r| first(r) && r.moves.len() >= 15));
@@ -796,7 +781,7 @@ mod tests {
             for g in &games {
                 buf.add(TrainingGame::new(g.record().clone(), C4::standard()).unwrap()).unwrap();
             }
-            let mut r = Rng::seed(14);
+            let mut r = Rng::seed_from_u64(14);
             let draws = 40_000;
             let short = (0..draws).filter(|_| buf.draw(&mut r).unwrap().0 < 20).count();
             short as f64 / draws as f64
@@ -813,7 +798,7 @@ mod tests {
 
     #[test]
     fn the_short_game_threshold_is_in_player_moves() {
-        let mut rng = Rng::seed(17);
+        let mut rng = Rng::seed_from_u64(17);
         let rec = random_record(&mut rng, 1);
         let plies = rec.moves.len() as u32;
         let mass = |short_game_plies: u32| {
@@ -829,7 +814,7 @@ mod tests {
 
     #[test]
     fn stats_count_the_window() {
-        let mut rng = Rng::seed(15);
+        let mut rng = Rng::seed_from_u64(15);
         let mut buf = buffer(ReplayConfig::default());
         assert_eq!(buf.stats().first_player_win_rate, 0.0);
         assert_eq!(buf.stats().mean_game_length, 0.0);
@@ -865,7 +850,7 @@ mod tests {
         buf.add(training(rec)).unwrap();
         assert_eq!((buf.games(), buf.positions(), buf.total_positions_added()), (0, 0, 0));
 
-        let mut rng = Rng::seed(16);
+        let mut rng = Rng::seed_from_u64(16);
         buf.add(training(random_record(&mut rng, 2))).unwrap();
         let small = C4::new(5, 4, &[]).unwrap();
         let mut rec = GameRecord::new(id(3), small.spec(), 0);

@@ -131,8 +131,7 @@ impl RunDir {
         for dir in [self.root.clone(), self.games(), self.models(), self.checkpoints(), self.logs()] {
             std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
-        let mut rng = dojo_core::rng::Rng::from_entropy();
-        let run_id = format!("{:016x}", rng.next_u64());
+        let run_id = format!("{:016x}", rand::random::<u64>());
         let write = |path: PathBuf, bytes: &[u8]| {
             atomic_write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
         };

@@ -6,6 +6,7 @@
 //! from the whole interval spreads them out.
 
 use dojo_core::rng::Rng;
+use rand::RngExt;
 use std::time::Duration;
 
 /// Reconnection delays: call [`Backoff::next_delay`] after each failure and
@@ -41,11 +42,9 @@ impl Backoff {
 
     /// The delay to wait before the next attempt, uniform in `[0, ceiling()]`; counts an attempt.
     pub fn next_delay(&mut self) -> Duration {
-        // Capping at u64 nanoseconds (584 years) keeps the multiply below in u128.
+        // Capped at u64 nanoseconds (584 years).
         let cap = u64::try_from(self.ceiling().as_nanos()).unwrap_or(u64::MAX);
-        // Multiply-shift maps a 64-bit draw onto 0..=cap without a division; the bias is
-        // far below anything a reconnect delay could notice.
-        let nanos = ((u128::from(self.rng.next_u64()) * (u128::from(cap) + 1)) >> 64) as u64;
+        let nanos = self.rng.random_range(..=cap);
         self.attempt = self.attempt.saturating_add(1);
         Duration::from_nanos(nanos)
     }
@@ -64,12 +63,13 @@ impl Backoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
 
     const BASE: Duration = Duration::from_millis(100);
     const MAX: Duration = Duration::from_secs(30);
 
     fn backoff(seed: u64) -> Backoff {
-        Backoff::new(BASE, MAX, Rng::seed(seed))
+        Backoff::new(BASE, MAX, Rng::seed_from_u64(seed))
     }
 
     #[test]
@@ -158,13 +158,13 @@ mod tests {
     #[test]
     fn degenerate_settings_give_bounded_delays() {
         // base above max: max bounds from the first attempt.
-        let mut b = Backoff::new(Duration::from_secs(10), Duration::from_secs(1), Rng::seed(1));
+        let mut b = Backoff::new(Duration::from_secs(10), Duration::from_secs(1), Rng::seed_from_u64(1));
         assert!((0..100).all(|_| b.next_delay() <= Duration::from_secs(1)));
         // Zero base: always zero.
-        let mut b = Backoff::new(Duration::ZERO, Duration::from_secs(1), Rng::seed(1));
+        let mut b = Backoff::new(Duration::ZERO, Duration::from_secs(1), Rng::seed_from_u64(1));
         assert!((0..100).all(|_| b.next_delay().is_zero()));
         // Huge max: no overflow in the draw.
-        let mut b = Backoff::new(Duration::from_secs(1), Duration::MAX, Rng::seed(1));
+        let mut b = Backoff::new(Duration::from_secs(1), Duration::MAX, Rng::seed_from_u64(1));
         for _ in 0..100 {
             b.next_delay();
         }

@@ -16,6 +16,7 @@ use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
 use dojo_core::search::selfplay::SelfPlayEngine;
 use dojo_core::with_game;
+use rand::{Rng as _, SeedableRng};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -101,15 +102,15 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let mut rng = match opts.seed {
-        Some(s) => Rng::seed(s),
-        None => Rng::from_entropy(),
+        Some(s) => Rng::seed_from_u64(s),
+        None => rand::make_rng(),
     };
     let mut conn = Connection {
         url: opts.learner.clone(),
         token: opts.token.clone(),
         name: opts.name.clone(),
         client: None,
-        backoff: Backoff::new(Duration::from_millis(200), Duration::from_secs(30), Rng::seed(rng.next_u64())),
+        backoff: Backoff::new(Duration::from_millis(200), Duration::from_secs(30), Rng::seed_from_u64(rng.next_u64())),
         retry_at: Instant::now(),
     };
     // The first handshake tells the game and the run's settings; without it nothing can start.
@@ -189,7 +190,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
         cx.search.clone(),
         cx.play.clone(),
         starter,
-        Rng::seed(cx.rng.next_u64()),
+        Rng::seed_from_u64(cx.rng.next_u64()),
         cx.opts.max_games,
     )?;
     let mut playing = true;

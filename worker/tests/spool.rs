@@ -5,6 +5,7 @@ use dojo_core::game::connect4::Connect4;
 use dojo_core::record::{random_game_record, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_worker::spool::{Spool, SpoolError, QUARANTINE_DIR};
+use rand::SeedableRng;
 use std::fs;
 use std::path::Path;
 
@@ -16,7 +17,7 @@ fn game(rng: &mut Rng) -> GameRecord {
 }
 
 fn games(seed: u64, n: usize) -> Vec<GameRecord> {
-    let mut rng = Rng::seed(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     (0..n).map(|_| game(&mut rng)).collect()
 }
 

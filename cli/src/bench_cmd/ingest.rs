@@ -9,6 +9,7 @@ use dojo_core::rng::Rng;
 use dojo_learner::config::RunConfig;
 use dojo_learner::server::{start_learner, LearnerOptions};
 use dojo_worker::client::{self, Delivery};
+use rand::SeedableRng;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -56,7 +57,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
         deadline: None,
     })
     .map_err(anyhow::Error::msg)?;
-    let mut rng = Rng::seed(1);
+    let mut rng = Rng::seed_from_u64(1);
     let start = Connect4::<u64>::standard();
     let games: Vec<GameRecord> = (0..args.games).map(|_| random_game_record(&start, 1, &mut rng)).collect();
     let url = format!("http://{}", handle.addr);

@@ -14,6 +14,8 @@ use dojo_core::search::config::SearchConfig;
 use dojo_core::search::evaluator::UniformEvaluator;
 use dojo_core::search::puct::Search;
 use dojo_core::with_game;
+use rand::seq::IndexedRandom;
+use rand::SeedableRng;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -109,7 +111,7 @@ fn measure<G: BaselinePlayers>(start: G, spec: &GameSpec, sims: u32, budget: Dur
 /// Uniformly random games from `start` to their end (chance events drawn by the game):
 /// playouts/s and player moves/s.
 fn random_playouts<G: Game>(start: &G, budget: Duration) -> (f64, f64) {
-    let mut rng = Rng::seed(1);
+    let mut rng = Rng::seed_from_u64(1);
     let mut legal: Vec<Action> = Vec::new();
     let (mut playouts, mut moves) = (0u64, 0u64);
     let t0 = Instant::now();
@@ -124,7 +126,7 @@ fn random_playouts<G: Game>(start: &G, budget: Duration) -> (f64, f64) {
             if legal.is_empty() {
                 break;
             }
-            g.play_unchecked(legal[rng.below(legal.len())]);
+            g.play_unchecked(*legal.choose(&mut rng).expect("a legal move"));
             moves += 1;
         }
         playouts += 1;
@@ -150,7 +152,7 @@ fn mcts_rollouts<G: BaselinePlayers>(start: &G, sims: u32, budget: Duration) -> 
 /// cleared graph: simulations/s (tactics lookahead included, as self-play runs it).
 fn puct_sims<G: Game>(start: &G, sims: u32, budget: Duration) -> f64 {
     let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
-    let mut search = Search::new(config, false, Rng::seed(1));
+    let mut search = Search::new(config, false, Rng::seed_from_u64(1));
     let (mut playouts, mut searches, t0) = (0u64, 0u64, Instant::now());
     while searches < 2 || t0.elapsed() < budget {
         search.clear();

@@ -19,6 +19,7 @@ use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
 use dojo_core::search::evaluator::Evaluator;
 use dojo_core::search::selfplay::{EngineStats, SelfPlayEngine};
 use dojo_core::with_game;
+use rand::SeedableRng;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -200,7 +201,8 @@ fn time_self_play<G: Game + FromAnyGame>(
 ) -> Result<(EngineStats, Duration)> {
     let mut evaluator: Box<dyn Evaluator> = Box::new(NetEvaluator::folding(model, precision));
     let starter = Box::new(move |_: &mut Rng| start.clone());
-    let mut engine = SelfPlayEngine::new(search, play, starter, Rng::seed(seed), None).map_err(anyhow::Error::msg)?;
+    let mut engine =
+        SelfPlayEngine::new(search, play, starter, Rng::seed_from_u64(seed), None).map_err(anyhow::Error::msg)?;
     let mut finished = Vec::new();
     let t0 = Instant::now();
     while t0.elapsed() < budget {

@@ -33,6 +33,7 @@
 
 use super::*;
 use crate::rng::Rng;
+use rand::{Rng as _, RngExt};
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
 /// A fixed-width bit set with the operations the bitboard needs.
@@ -632,7 +633,7 @@ impl<B: BitWord> Connect4<B> {
             return 0;
         }
         let mut x = cells;
-        for _ in 0..rng.below(n as usize) {
+        for _ in 0..rng.random_range(..n) {
             x = x.clear_lowest();
         }
         self.column_of_cell(x)
@@ -1114,6 +1115,7 @@ impl<B: BitWord> Game for Connect4<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
 
     #[test]
     fn column_magic_divides_exactly() {
@@ -1127,7 +1129,7 @@ mod tests {
 
     #[test]
     fn bits192_arithmetic_matches_u128_on_the_low_bits() {
-        let mut rng = Rng::seed(5);
+        let mut rng = Rng::seed_from_u64(5);
         for round in 0..2000 {
             let a = ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128;
             let b = ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128;
@@ -1139,7 +1141,7 @@ mod tests {
             assert_eq!(low(x.wrapping_sub(y)), a.wrapping_sub(b));
             assert_eq!(low(x.clear_lowest()), a & a.wrapping_sub(1));
             assert_eq!(x.trailing_zeros(), if a == 0 { 192 } else { a.trailing_zeros() });
-            let n = rng.below(128) as u32;
+            let n = rng.random_range(..128u32);
             assert_eq!(low(x << n), a << n);
             assert_eq!(low(x >> n), a >> n);
             if round >= 20 {

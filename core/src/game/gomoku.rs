@@ -16,6 +16,7 @@
 use super::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use super::*;
 use crate::rng::Rng;
+use rand::{Rng as _, RngExt, SeedableRng};
 use std::sync::OnceLock;
 
 const MAX: usize = GOMOKU_MAX as usize;
@@ -43,7 +44,7 @@ fn zobrist() -> &'static Zobrist {
     static TABLE: OnceLock<Zobrist> = OnceLock::new();
     TABLE.get_or_init(|| {
         // Fixed seed: hashes must agree between processes (workers, learner, records).
-        let mut rng = Rng::seed(0x676f_6d6f_6b75_5a6f);
+        let mut rng = Rng::seed_from_u64(0x676f_6d6f_6b75_5a6f);
         let mut stones = [[0u64; MAX_POINTS]; 2];
         for table in &mut stones {
             for k in table.iter_mut() {
@@ -325,7 +326,7 @@ impl Gomoku {
             return 0;
         }
         // Otherwise pick the k-th empty point by row popcounts.
-        let mut k = rng.below(self.empty_count()) as u32;
+        let mut k = rng.random_range(..self.empty_count()) as u32;
         for y in 0..self.size() {
             let mut free = self.free_row(y);
             let n = free.count_ones();

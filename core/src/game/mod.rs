@@ -18,6 +18,7 @@ pub mod spec;
 pub use spec::{AnyGame, FromAnyGame, GameSpec};
 
 use crate::rng::Rng;
+use rand::seq::IndexedRandom;
 use std::fmt;
 
 /// An index into a game's action space (or, at a chance node, its chance-event space).
@@ -383,7 +384,7 @@ pub fn play_random_opening<G: Game>(game: &mut G, plies: usize, rng: &mut Rng) -
         if moves.is_empty() {
             break;
         }
-        let action = moves[rng.below(moves.len())];
+        let action = *moves.choose(rng).expect("a non-empty list");
         game.play(action).expect("a legal move");
         played.push(action);
     }

@@ -17,6 +17,7 @@
 
 use super::{Action, Game, GameError, GameSpec, Outcome, PlaneShape, Player, ToMove};
 use crate::rng::Rng;
+use rand::RngExt;
 use std::fmt;
 use std::hash::Hash;
 use std::sync::OnceLock;
@@ -850,9 +851,9 @@ impl<R: Rules> Game for Sliding<R> {
             self.legal = legal_mask(self.board, R::table());
             return;
         }
-        let cell = empty.nth_flag_cell(rng.below(n as usize) as u32);
+        let cell = empty.nth_flag_cell(rng.random_range(..n));
         let spawn = self.rules.spawn();
-        let big = (rng.below(100) as u32) < spawn.big_percent;
+        let big = rng.random_range(..100u32) < spawn.big_percent;
         self.place(cell, if big { spawn.big } else { spawn.small });
     }
 

@@ -10,6 +10,7 @@ use super::gomoku::Gomoku;
 use super::sliding::{Fib2584, SpawnOdds, Twenty48};
 use super::{Game, GameError};
 use crate::rng::Rng;
+use rand::{RngExt, SeedableRng};
 use std::fmt;
 use std::str::FromStr;
 
@@ -60,9 +61,9 @@ impl GameSpec {
             }
             GameSpec::Connect4Saiblo => {
                 // Every saiblo board is at least 9×9, so always a `Connect4<Bits192>`.
-                let width = 9 + rng.below(4) as u8;
-                let height = 9 + rng.below(4) as u8;
-                let blocked = vec![(rng.below(width as usize) as u8, rng.below(height as usize) as u8)];
+                let width = rng.random_range(9..=12u8);
+                let height = rng.random_range(9..=12u8);
+                let blocked = vec![(rng.random_range(..width), rng.random_range(..height))];
                 return GameSpec::Connect4 { width, height, blocked }.new_game(rng);
             }
             GameSpec::Gomoku { size } => AnyGame::Gomoku(Gomoku::new(*size as usize)?),
@@ -89,7 +90,7 @@ impl GameSpec {
                 reason: "draws a new board per game; name a concrete board instead".into(),
             });
         }
-        self.new_game(&mut Rng::seed(0))
+        self.new_game(&mut Rng::seed_from_u64(0))
     }
 
     /// The short family name: `connect4`, `gomoku`, `2048`, `2584`.
@@ -323,7 +324,7 @@ mod tests {
 
     #[test]
     fn saiblo_draws_boards_in_range_with_one_blocked_cell() {
-        let mut rng = Rng::seed(3);
+        let mut rng = Rng::seed_from_u64(3);
         let mut sizes = std::collections::HashSet::new();
         for _ in 0..200 {
             let g = GameSpec::Connect4Saiblo.new_game(&mut rng).unwrap();

@@ -7,6 +7,7 @@ use crate::search::config::SearchConfig;
 use crate::search::evaluator::Evaluator;
 use crate::search::player::Agent;
 use crate::search::puct::Search;
+use rand::SeedableRng;
 use std::time::Instant;
 
 pub struct NetAgent<G: Game> {
@@ -75,7 +76,7 @@ impl<G: Game> Agent<G> for NetAgent<G> {
 
     fn new_game(&mut self, seed: u64) {
         self.search.clear();
-        self.search.reseed(Rng::seed(seed));
+        self.search.reseed(Rng::seed_from_u64(seed));
     }
 
     fn select_move(&mut self, game: &G) -> Action {

@@ -25,6 +25,7 @@ pub use sample::{samples, Sample, SampleOptions, SampleTarget, TrainingGame};
 use crate::game::sliding::{Fib2584, Twenty48};
 use crate::game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player};
 use crate::rng::Rng;
+use rand::{seq::IndexedRandom, Rng as _};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -192,7 +193,7 @@ pub fn random_game_record<G: Game>(start: &G, model_version: u64, rng: &mut Rng)
     let mut legal = Vec::new();
     while game.outcome().is_none() {
         game.legal_actions(&mut legal);
-        let action = legal[rng.below(legal.len())];
+        let action = *legal.choose(rng).expect("a non-empty list");
         let p = 1.0 / legal.len() as f32;
         record.moves.push(MoveRecord::player(action, legal.iter().map(|&a| (a, p)).collect(), 0.0));
         game.play_unchecked(action);

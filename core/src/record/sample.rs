@@ -4,6 +4,7 @@
 use super::{GameRecord, RecordError, RecordOutcome};
 use crate::game::{Game, Outcome, PlaneShape, ToMove};
 use crate::rng::Rng;
+use rand::RngExt;
 
 /// How samples are made.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -167,7 +168,7 @@ impl<G: Game> TrainingGame<G> {
     #[inline]
     pub fn pick_symmetry(&self, rng: &mut Rng, opts: &SampleOptions) -> usize {
         if opts.augment && self.num_symmetries > 1 {
-            rng.below(self.num_symmetries)
+            rng.random_range(..self.num_symmetries)
         } else {
             0
         }

@@ -41,6 +41,8 @@
 use super::player::Agent;
 use crate::game::{Action, Game, Outcome, Player, ToMove};
 use crate::rng::Rng;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{RngExt, SeedableRng};
 
 /// Picks the moves of a rollout. `scratch` is a buffer the policy may use for
 /// `legal_actions`. The position is not over and a player is to move; the answer must be
@@ -57,8 +59,7 @@ impl<G: Game> RolloutPolicy<G> for UniformRollout {
     #[inline]
     fn choose(&mut self, game: &G, rng: &mut Rng, scratch: &mut Vec<Action>) -> Action {
         game.legal_actions(scratch);
-        debug_assert!(!scratch.is_empty(), "rollout reached a position with no moves");
-        scratch[rng.below(scratch.len())]
+        *scratch.choose(rng).expect("rollout reached a position with no moves")
     }
 }
 
@@ -401,7 +402,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         let kind = match game.to_move() {
             ToMove::Player(p) => {
                 game.legal_actions(&mut self.actions);
-                self.rng.shuffle(&mut self.actions);
+                self.actions.shuffle(&mut self.rng);
                 self.nodes.extend(self.actions.iter().map(|&a| Node::new(a, 1.0)));
                 Kind::Player(p)
             }
@@ -452,12 +453,13 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         }
     }
 
-    /// Samples a chance child by its probability.
+    /// Samples a chance child by its probability (a roulette over the stored probabilities:
+    /// `choose_weighted` would build a cumulative table, an allocation, on every visit).
     #[inline]
     fn sample_event(&mut self, node: usize) -> usize {
         let range = self.nodes[node].children();
         let last = range.end - 1;
-        let mut u = self.rng.f32();
+        let mut u = self.rng.random::<f32>();
         for i in range {
             u -= self.nodes[i].prob;
             if u < 0.0 {
@@ -650,7 +652,7 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for Mcts<G, R> {
     }
 
     fn new_game(&mut self, seed: u64) {
-        self.rng = Rng::seed(seed);
+        self.rng = Rng::seed_from_u64(seed);
     }
 
     fn select_move(&mut self, game: &G) -> Action {

@@ -2,6 +2,7 @@
 
 use crate::game::{Action, Game};
 use crate::rng::Rng;
+use rand::{seq::IndexedRandom, SeedableRng};
 
 /// A player: given a position where it is to move, picks a legal move.
 pub trait Agent<G: Game>: Send {
@@ -37,11 +38,11 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 
     fn new_game(&mut self, seed: u64) {
-        self.rng = Rng::seed(seed);
+        self.rng = Rng::seed_from_u64(seed);
     }
 
     fn select_move(&mut self, game: &G) -> Action {
         game.legal_actions(&mut self.moves);
-        self.moves[self.rng.below(self.moves.len())]
+        *self.moves.choose(&mut self.rng).expect("a non-empty list")
     }
 }

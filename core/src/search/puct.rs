@@ -25,7 +25,8 @@
 
 use super::config::{ForcedVisits, SearchConfig};
 use crate::game::{Action, Game, Lookahead, Outcome, ToMove};
-use crate::rng::Rng;
+use crate::rng::{dirichlet, Rng};
+use rand::seq::IndexedRandom;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -402,7 +403,7 @@ impl<G: Game> Search<G> {
         let non_root_noise = self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0;
         if non_root_noise {
             let mut noise = vec![0.0; self.legal.len()];
-            self.rng.dirichlet(self.config.dirichlet_alpha(self.legal.len()) as f64, &mut noise);
+            dirichlet(&mut self.rng, self.config.dirichlet_alpha(self.legal.len()) as f64, &mut noise);
             let eps = self.config.nonroot_noise_epsilon;
             for (p, n) in self.scratch.iter_mut().zip(noise) {
                 *p = (1.0 - eps) * (*p / sum) + eps * n;
@@ -458,7 +459,7 @@ impl<G: Game> Search<G> {
         self.root_noise.resize(n, 0.0);
         let alpha = self.config.dirichlet_alpha(n) as f64;
         let mut noise = std::mem::take(&mut self.root_noise);
-        self.rng.dirichlet(alpha, &mut noise);
+        dirichlet(&mut self.rng, alpha, &mut noise);
         self.root_noise = noise;
     }
 
@@ -694,19 +695,15 @@ impl<G: Game> Search<G> {
             let best = playable.iter().max_by_key(|c| (c.visits, ordered(c.q.unwrap_or(-2.0)), ordered(c.prior)));
             return best.expect("non-empty").action;
         }
-        let weights: Vec<f64> = playable.iter().map(|c| (c.visits as f64).powf(1.0 / temperature as f64)).collect();
-        let total: f64 = weights.iter().sum();
-        if total <= 0.0 {
-            return playable[self.rng.below(playable.len())].action;
+        let most = playable.iter().map(|c| c.visits).max().unwrap_or(0);
+        if most == 0 {
+            return playable.choose(&mut self.rng).expect("a non-empty list").action;
         }
-        let mut x = self.rng.f64() * total;
-        for (c, w) in playable.iter().zip(&weights) {
-            if x < *w {
-                return c.action;
-            }
-            x -= w;
-        }
-        playable[playable.len() - 1].action
+        // Weights visits^(1/T), taken relative to the most visited move so that they stay
+        // finite at low temperatures (the most visited weighs 1).
+        let exponent = 1.0 / f64::from(temperature);
+        let weight = |c: &&ChildStats| (f64::from(c.visits) / f64::from(most)).powf(exponent);
+        playable.choose_weighted(&mut self.rng, weight).expect("the most visited move weighs 1").action
     }
 
     /// Runs a whole search for the root with an evaluator, one leaf at a time.

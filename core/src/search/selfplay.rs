@@ -16,6 +16,7 @@ use super::puct::{HashIndex, Search, Step};
 use crate::game::{play_random_opening, Game, Outcome, Player, ToMove};
 use crate::record::{new_game_id, GameRecord, MoveRecord, RecordOutcome};
 use crate::rng::Rng;
+use rand::{Rng as _, RngExt, SeedableRng};
 use std::time::{Duration, Instant};
 
 /// Most floats (logits plus value) the network result cache holds before it is emptied:
@@ -144,9 +145,9 @@ impl<G: Game> SelfPlayEngine<G> {
         let mut record = GameRecord::new(new_game_id(&mut self.rng), game.spec(), self.model_version);
         self.play_random_opening(&mut game, &mut record);
         let full_search = self.draw_full_search();
-        let mut search = Search::new(self.search.clone(), full_search, Rng::seed(self.rng.next_u64()));
+        let mut search = Search::new(self.search.clone(), full_search, Rng::seed_from_u64(self.rng.next_u64()));
         search.set_root(&game);
-        let no_resign = self.play.resign_threshold > 0.0 && self.rng.f32() < self.play.no_resign_fraction;
+        let no_resign = self.play.resign_threshold > 0.0 && self.rng.random::<f32>() < self.play.no_resign_fraction;
         Some(Slot { game, search, record, no_resign, low_streak: [0; 2], full_search })
     }
 
@@ -157,7 +158,7 @@ impl<G: Game> SelfPlayEngine<G> {
         if self.play.random_opening_plies == 0 || game.num_players() != 2 {
             return;
         }
-        let plies = self.rng.below(self.play.random_opening_plies as usize + 1);
+        let plies = self.rng.random_range(..=self.play.random_opening_plies as usize);
         for action in play_random_opening(game, plies, &mut self.rng) {
             record.moves.push(MoveRecord::untrained(action));
             self.stats.moves += 1;
@@ -166,7 +167,7 @@ impl<G: Game> SelfPlayEngine<G> {
 
     /// Whether the next move gets the full search (playout cap randomisation).
     fn draw_full_search(&mut self) -> bool {
-        self.play.full_search_fraction >= 1.0 || self.rng.f32() < self.play.full_search_fraction
+        self.play.full_search_fraction >= 1.0 || self.rng.random::<f32>() < self.play.full_search_fraction
     }
 
     /// Advances every game by one batched evaluation; finished games are appended to

@@ -11,6 +11,7 @@ use super::solver::{Position, Solver};
 use crate::game::connect4::Connect4;
 use crate::game::Action;
 use crate::rng::Rng;
+use rand::{seq::IndexedRandom, Rng as _, SeedableRng};
 
 /// MCTS iterations per move while the position is still too hard to solve.
 const FALLBACK_ITERATIONS: u32 = 50_000;
@@ -27,8 +28,11 @@ pub struct SolverAgent {
 
 impl SolverAgent {
     pub fn new(max_nodes: u64, mut rng: Rng) -> SolverAgent {
-        let fallback =
-            Mcts::new(MctsConfig::with_iterations(FALLBACK_ITERATIONS), Connect4Rollout, Rng::seed(rng.next_u64()));
+        let fallback = Mcts::new(
+            MctsConfig::with_iterations(FALLBACK_ITERATIONS),
+            Connect4Rollout,
+            Rng::seed_from_u64(rng.next_u64()),
+        );
         SolverAgent { solver: Solver::new(), max_nodes, fallback, rng, exact_moves: 0, fallback_moves: 0 }
     }
 
@@ -60,7 +64,7 @@ impl Agent<Connect4> for SolverAgent {
     }
 
     fn new_game(&mut self, seed: u64) {
-        let mut rng = Rng::seed(seed);
+        let mut rng = Rng::seed_from_u64(seed);
         self.fallback.new_game(rng.next_u64());
         self.rng = rng;
     }
@@ -76,7 +80,7 @@ impl Agent<Connect4> for SolverAgent {
                 self.exact_moves += 1;
                 let best = scores.iter().map(|s| s.1).max().expect("a position that is not over has moves");
                 let best_cols: Vec<usize> = scores.iter().filter(|s| s.1 == best).map(|s| s.0).collect();
-                best_cols[self.rng.below(best_cols.len())] as Action
+                *best_cols.choose(&mut self.rng).expect("a non-empty list") as Action
             }
             None => {
                 self.fallback_moves += 1;
