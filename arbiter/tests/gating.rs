@@ -7,12 +7,23 @@ use dojo_core::game::gomoku::Gomoku;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tch::Device;
 
 fn save_random_net(path: &Path, version: u64) {
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
     checkpoint::save(&Model::new(arch, Device::Cpu), path, version * 10, version, None).unwrap();
+}
+
+/// A run's models folder holding v1, which is also the best.
+fn one_version_as_the_best() -> (tempfile::TempDir, PathBuf, BestStore) {
+    set_threads(1);
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = dir.path().join("v000001.safetensors");
+    save_random_net(&v1, 1);
+    let best = BestStore::new(dir.path().join("best.safetensors"));
+    best.promote(&v1).unwrap();
+    (dir, v1, best)
 }
 
 fn settings(games: u32) -> GateSettings {
@@ -21,12 +32,7 @@ fn settings(games: u32) -> GateSettings {
 
 #[test]
 fn a_network_gated_against_its_own_copy_scores_exactly_half() {
-    set_threads(1);
-    let dir = tempfile::tempdir().unwrap();
-    let v1 = dir.path().join("v000001.safetensors");
-    save_random_net(&v1, 1);
-    let best = BestStore::new(dir.path().join("best.safetensors"));
-    best.promote(&v1).unwrap();
+    let (_dir, v1, best) = one_version_as_the_best();
     // Same weights, same deterministic search: in each pair the side moving first gets the
     // same game twice, once as the candidate and once as the best.
     let gate = gate_match(&v1, best.path(), &settings(8), 3, None).unwrap();
@@ -40,12 +46,7 @@ fn a_network_gated_against_its_own_copy_scores_exactly_half() {
 
 #[test]
 fn an_sprt_gate_stops_as_soon_as_equal_networks_are_shown_equal() {
-    set_threads(1);
-    let dir = tempfile::tempdir().unwrap();
-    let v1 = dir.path().join("v000001.safetensors");
-    save_random_net(&v1, 1);
-    let best = BestStore::new(dir.path().join("best.safetensors"));
-    best.promote(&v1).unwrap();
+    let (_dir, v1, best) = one_version_as_the_best();
     // Every pair ends 1-1, so the LLR falls by 0.0102 n (n + 1) after n pairs
     // (SprtConfig::llr with the one-pseudo-pair variance) and passes ln(0.1 / 0.95) = -2.25
     // at the 15th pair: 30 games of the 200 allowed.

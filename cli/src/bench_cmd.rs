@@ -8,14 +8,13 @@ mod net;
 mod search;
 mod selfplay;
 
-use crate::common::{load_checkpoint, start_of};
+use crate::common::{load_checkpoint, new_architecture};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint::read_sidecar;
 use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
-use dojo_core::with_game;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -77,14 +76,7 @@ impl NetChoice {
             return Ok((spec.clone(), load_checkpoint(path, device, Some(&spec))?.model));
         }
         let spec: GameSpec = self.game.parse().context("--game")?;
-        let start = start_of(&spec)?;
-        let arch = with_game!(&start, g => self
-            .policy_head
-            .resolve(g)
-            .map(|head| Architecture::for_game(g, self.blocks, self.channels).with_policy_head(head)))
-        .map_err(anyhow::Error::msg)
-        .context("--policy-head")?;
-        arch.validate().map_err(anyhow::Error::msg)?;
+        let arch = new_architecture(&spec, self.blocks, self.channels, self.policy_head)?;
         Ok((spec, Model::new(arch, device)))
     }
 }

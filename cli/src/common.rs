@@ -7,8 +7,9 @@ use dojo_core::game::{AnyGame, GameSpec};
 use dojo_core::net::autotune::{choose_precision, DecisionCache};
 use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::net::model::Model;
+use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_core::with_game;
 use dojo_worker::run::self_play_batches;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
@@ -63,6 +64,24 @@ impl PrecisionArgs {
 /// Loads a checkpoint, checking it is for `game` when given.
 pub fn load_checkpoint(path: &Path, device: tch::Device, game: Option<&GameSpec>) -> Result<Loaded> {
     checkpoint::load(path, device, game).with_context(|| format!("loading checkpoint {}", path.display()))
+}
+
+/// The architecture of a new `blocks` × `channels` network for `spec` with the policy head
+/// asked for (checked).
+pub fn new_architecture(
+    spec: &GameSpec,
+    blocks: usize,
+    channels: usize,
+    head: PolicyHeadChoice,
+) -> Result<Architecture> {
+    let start = start_of(spec)?;
+    let arch = with_game!(&start, g => head
+        .resolve(g)
+        .map(|head| Architecture::for_game(g, blocks, channels).with_policy_head(head)))
+    .map_err(anyhow::Error::msg)
+    .context("--policy-head")?;
+    arch.validate().map_err(anyhow::Error::msg)?;
+    Ok(arch)
 }
 
 /// The starting position of a concrete (non-random) game spec.

@@ -1,12 +1,11 @@
 //! `dojo init`: a randomly initialised network for a game, saved as a checkpoint.
 
-use crate::common::{start_of, DeviceArgs};
+use crate::common::{new_architecture, DeviceArgs};
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
-use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
-use dojo_core::with_game;
+use dojo_core::net::model::{Model, PolicyHeadChoice};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -37,14 +36,7 @@ pub struct InitArgs {
 pub fn run(args: InitArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec: GameSpec = args.game.parse().context("--game")?;
-    let start = start_of(&spec)?;
-    let arch = with_game!(&start, g => args
-        .policy_head
-        .resolve(g)
-        .map(|head| Architecture::for_game(g, args.blocks, args.channels).with_policy_head(head)))
-    .map_err(anyhow::Error::msg)
-    .context("--policy-head")?;
-    arch.validate().map_err(anyhow::Error::msg)?;
+    let arch = new_architecture(&spec, args.blocks, args.channels, args.policy_head)?;
     if let Some(seed) = args.seed {
         tch::manual_seed(seed);
     }
