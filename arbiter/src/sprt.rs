@@ -40,9 +40,11 @@ pub struct SprtConfig {
     pub max_games: u32,
 }
 
+/// The run config's `[gating.sprt]` defaults (`dojo_learner::config::SprtSettings`), with
+/// an SPRT gate's game limit.
 impl Default for SprtConfig {
     fn default() -> Self {
-        SprtConfig { elo0: 0.0, elo1: 35.0, alpha: 0.05, beta: 0.05, max_games: 400 }
+        SprtConfig { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1, max_games: 200 }
     }
 }
 
@@ -204,7 +206,7 @@ mod tests {
     fn the_ratio_has_the_sign_of_the_evidence_and_wald_bounds() {
         let c = SprtConfig::default();
         let (lower, upper) = c.bounds();
-        assert!((lower - (0.05f64 / 0.95).ln()).abs() < 1e-12 && (upper - (0.95f64 / 0.05).ln()).abs() < 1e-12);
+        assert!((lower - (0.1f64 / 0.95).ln()).abs() < 1e-12 && (upper - (0.9f64 / 0.05).ln()).abs() < 1e-12);
         assert_eq!(c.llr(&Pentanomial::default()), 0.0);
         let strong = Pentanomial([0, 1, 4, 10, 5]);
         let weak = Pentanomial([5, 10, 4, 1, 0]);
@@ -223,7 +225,7 @@ mod tests {
     #[test]
     fn bad_settings_are_named() {
         let bad = SprtConfig { alpha: 0.0, ..SprtConfig::default() };
-        assert_eq!(bad.validate().unwrap_err(), "sprt alpha = 0 and beta = 0.05 must be within (0, 0.5)");
+        assert_eq!(bad.validate().unwrap_err(), "sprt alpha = 0 and beta = 0.1 must be within (0, 0.5)");
         let bad = SprtConfig { elo1: -5.0, ..SprtConfig::default() };
         assert_eq!(bad.validate().unwrap_err(), "sprt elo1 = -5 must be above elo0 = 0");
         let bad = SprtConfig { max_games: 41, ..SprtConfig::default() };

@@ -59,7 +59,8 @@ enum Command {
     Eval(analyse_cmd::EvalArgs),
     /// Print random-play positions (move strings) for `dojo eval`.
     Positions(analyse_cmd::PositionsArgs),
-    /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout.
+    /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout (under an INFO
+    /// time limit it searches by the clock, otherwise --sims playouts a move).
     Pbrain(pbrain_cmd::PbrainArgs),
 }
 

@@ -58,9 +58,9 @@ pub fn run(args: PbrainArgs) -> Result<()> {
     let mut agent = net_agent(&args.model, &spec, &start, &args.search, !args.no_average, device)?;
     agent.new_game(0);
     let about = format!(
-        "name=\"dojo\", version=\"{}\", author=\"dojo developers\", country=\"-\", www=\"{}\"",
+        "name=\"dojo\", version=\"{}\", author=\"dojo developers\", country=\"-\", model=\"{}\"",
         env!("CARGO_PKG_VERSION"),
-        args.model.display()
+        args.model.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     let mut brain = Brain::new(start.size(), NetChooser { agent }, about);
     let stdin = std::io::stdin();

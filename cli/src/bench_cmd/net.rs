@@ -5,6 +5,7 @@ use super::{describe, precisions, NetChoice};
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use dojo_core::net::device::DeviceSpec;
 use dojo_core::net::precision::{Precision, PrecisionChoice};
 use dojo_core::net::timing::{matmul_gflops, NetTimer};
 use serde::Serialize;
@@ -20,7 +21,9 @@ pub struct NetBenchArgs {
     /// Precision to time: auto (every one the device runs), f32, bf16 or f16 (CUDA).
     #[arg(long, default_value = "auto")]
     precision: PrecisionChoice,
-    /// Milliseconds each measurement runs (after a warm-up of a quarter of that).
+    /// Milliseconds each measurement runs (after a warm-up of a quarter of that; at least a
+    /// few passes, so a reference multiply in an emulated format, such as bf16 on a CPU
+    /// without it, takes longer: --matmul-size 256 shortens it).
     #[arg(long, default_value_t = 300)]
     millis: u64,
     /// Side of the square matrices of the reference multiply.
@@ -72,8 +75,11 @@ pub fn run(args: NetBenchArgs) -> Result<()> {
     if args.batches.is_empty() || args.batches.contains(&0) {
         bail!("--batches must list batch sizes of at least 1, e.g. 1,16,64");
     }
-    if args.millis == 0 || args.matmul_size == 0 {
-        bail!("--millis and --matmul-size must be at least 1");
+    if args.millis == 0 {
+        bail!("--millis must be at least 1");
+    }
+    if args.matmul_size == 0 {
+        bail!("--matmul-size must be at least 1");
     }
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
@@ -93,7 +99,7 @@ pub fn run(args: NetBenchArgs) -> Result<()> {
     }
     let report = NetReport {
         network: describe(&spec, model.arch()),
-        device: format!("{device:?}"),
+        device: DeviceSpec::of(device).to_string(),
         threads: tch::get_num_threads(),
         flops_per_eval: flops,
         matmul,
@@ -105,7 +111,7 @@ pub fn run(args: NetBenchArgs) -> Result<()> {
     }
     println!("{}", report.network);
     println!(
-        "{} with {} libtorch thread(s); cpu: {}",
+        "{}, {} libtorch thread(s); CPU: {}",
         report.device,
         report.threads,
         dojo_core::net::autotune::cpu_model()

@@ -91,8 +91,11 @@ struct SelfPlayReport {
 }
 
 pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
-    if !(args.seconds > 0.0 && args.seconds.is_finite()) || args.parallel == 0 {
-        bail!("--seconds must be above 0 and --parallel at least 1");
+    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+        bail!("--seconds must be above 0");
+    }
+    if args.parallel == 0 {
+        bail!("--parallel must be at least 1");
     }
     let search = SearchConfig { simulations: args.sims, ..SearchConfig::default() };
     let play = SelfPlayConfig {
@@ -177,7 +180,7 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
     println!("{:<38} {:>12.2}", "pipeline efficiency (wall / bare)", r.pipeline_efficiency);
     println!("{:<38} {:>12.2}", "network efficiency (inside / bare)", r.network_efficiency);
     println!("{:<38} {:>11.1}%", "time in the network", 100.0 * r.network_time_share);
-    println!("{:<38} {:>12.1}", "f32 matmul GFLOP/s", r.f32_matmul_gflops);
+    println!("{:<38} {:>12.1}", "f32 matmul GFLOP/s (the shares' base)", r.f32_matmul_gflops);
     println!(
         "{:<38} {:>12}",
         "GFLOP/s inside the network (share)",

@@ -52,6 +52,14 @@ impl fmt::Display for DeviceSpec {
 }
 
 impl DeviceSpec {
+    /// The spec of a tch device, for messages (`cpu`, `cuda:N`; other kinds count as the CPU).
+    pub fn of(device: tch::Device) -> DeviceSpec {
+        match device {
+            tch::Device::Cuda(i) => DeviceSpec::Cuda(i),
+            _ => DeviceSpec::Cpu,
+        }
+    }
+
     /// The tch device, or a clear error when CUDA was asked for and is not there.
     pub fn resolve(self) -> Result<tch::Device, DeviceError> {
         match self {

@@ -51,7 +51,8 @@ impl Precision {
         if Precision::candidates(device).contains(&self) {
             Ok(())
         } else {
-            Err(format!("precision {self} runs only on CUDA devices, not on {device:?}; use f32, bf16 or auto"))
+            let on = super::device::DeviceSpec::of(device);
+            Err(format!("precision {self} runs only on CUDA devices, not on {on}; use f32, bf16 or auto"))
         }
     }
 }
@@ -164,7 +165,7 @@ mod tests {
         assert!(Precision::Bf16.check_device(cpu).is_ok());
         assert_eq!(
             Precision::F16.check_device(cpu).unwrap_err(),
-            "precision f16 runs only on CUDA devices, not on Cpu; use f32, bf16 or auto"
+            "precision f16 runs only on CUDA devices, not on cpu; use f32, bf16 or auto"
         );
         assert!(Precision::F16.check_device(tch::Device::Cuda(1)).is_ok());
     }
