@@ -125,7 +125,13 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
         sprt.as_ref().is_some_and(|c| c.status(&pentanomial(results)).verdict != Verdict::Continue)
     };
     let enough: &Decides<'_> = &decided;
-    let plan = MatchPlan { games: settings.games, threads: settings.threads, seed, cancel, enough: Some(enough) };
+    let plan = MatchPlan {
+        games: settings.games,
+        threads: settings.threads,
+        seed,
+        cancel,
+        enough: sprt.is_some().then_some(enough),
+    };
     let played = std::sync::Mutex::new(Vec::new());
     let result = play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|r: &GameResult| {
         played.lock().unwrap().push(r.clone())

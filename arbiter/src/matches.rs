@@ -169,12 +169,16 @@ impl MatchPlan<'_> {
     }
 }
 
-/// The results of the shortest run of first games, in whole pairs, that `enough` says
-/// decide the match, if the finished games (in any order) hold one.
-fn deciding_prefix(results: &mut [GameResult], enough: &Decides<'_>) -> Option<usize> {
+/// The length of the shortest run of first games, in whole pairs, that `enough` says
+/// decides the match, if the finished games (in any order) hold one. Runs up to `checked`
+/// games were found undecided before and are not asked again; `checked` grows to the
+/// longest run asked now.
+fn deciding_prefix(results: &mut [GameResult], enough: &Decides<'_>, checked: &mut usize) -> Option<usize> {
     results.sort_by_key(|r| r.index);
     let contiguous = results.iter().enumerate().take_while(|(i, r)| r.index == *i as u32).count();
-    (2..=contiguous).step_by(2).find(|&n| enough(&results[..n]))
+    let found = (*checked + 2..=contiguous).step_by(2).find(|&n| enough(&results[..n]));
+    *checked = found.unwrap_or(contiguous - contiguous % 2).max(*checked);
+    found
 }
 
 /// Plays a match between A and B. Games come in pairs: games 2k and 2k+1 start from the
@@ -203,7 +207,8 @@ where
     let a_name = make_a(seed)?.name();
     let b_name = make_b(seed)?.name();
     let next = AtomicU32::new(0);
-    let results: Mutex<Vec<GameResult>> = Mutex::new(Vec::new());
+    // The finished games, and how many first games were found not to decide the match yet.
+    let results: Mutex<(Vec<GameResult>, usize)> = Mutex::new((Vec::new(), 0));
     let threads = threads.clamp(1, games.max(1) as usize);
     let errors: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|scope| {
@@ -244,9 +249,9 @@ where
                         moves: end.moves_to_text(&moves),
                     };
                     on_game(&result);
-                    let mut all = results.lock().unwrap();
+                    let (all, checked) = &mut *results.lock().unwrap();
                     all.push(result);
-                    if enough.is_some_and(|e| deciding_prefix(&mut all, e).is_some()) {
+                    if enough.is_some_and(|e| deciding_prefix(all, e, checked).is_some()) {
                         decided.store(true, Ordering::Relaxed);
                     }
                 }
@@ -259,9 +264,9 @@ where
     if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
         return Err("the match was cancelled".into());
     }
-    let mut results = results.into_inner().unwrap();
+    let (mut results, _) = results.into_inner().unwrap();
     results.sort_by_key(|r| r.index);
-    if let Some(n) = enough.and_then(|e| deciding_prefix(&mut results, e)) {
+    if let Some(n) = enough.and_then(|e| deciding_prefix(&mut results, e, &mut 0)) {
         // Games past the deciding ones were in flight when it was decided: not counted.
         results.truncate(n);
     }

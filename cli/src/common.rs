@@ -4,13 +4,12 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::game::{AnyGame, GameSpec};
-use dojo_core::net::autotune::{choose_precision, DecisionCache};
 use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
 use dojo_core::with_game;
-use dojo_worker::run::self_play_batches;
+use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 
@@ -49,15 +48,7 @@ impl PrecisionArgs {
     /// Resolves the choice for self-play with `model` at `parallel_games` games in flight,
     /// and logs what was chosen and why.
     pub fn choose(&self, model: &Model, parallel_games: usize) -> Result<Precision> {
-        let decision = choose_precision(
-            self.precision,
-            model,
-            &self_play_batches(parallel_games),
-            DecisionCache::default_location().as_ref(),
-        )
-        .map_err(anyhow::Error::msg)?;
-        tracing::info!("{decision}");
-        Ok(decision.chosen)
+        self_play_precision(self.precision, model, parallel_games).map_err(anyhow::Error::msg)
     }
 }
 

@@ -10,7 +10,8 @@ use dojo_core::game::{FromAnyGame, Game, GameSpec};
 use dojo_core::net::autotune::{choose_precision, DecisionCache};
 use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::infer::NetEvaluator;
-use dojo_core::net::precision::PrecisionChoice;
+use dojo_core::net::model::Model;
+use dojo_core::net::precision::{Precision, PrecisionChoice};
 use dojo_core::record::GameRecord;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
@@ -175,14 +176,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     }
     let mut version = first.version;
     summary.models_used.push(version);
-    let decision = choose_precision(
-        cx.opts.precision,
-        &first.model,
-        &self_play_batches(cx.play.parallel_games),
-        DecisionCache::default_location().as_ref(),
-    )?;
-    tracing::info!("{decision}");
-    let precision = decision.chosen;
+    let precision = self_play_precision(cx.opts.precision, &first.model, cx.play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(first.model, precision);
     let starter = Box::new(move |_: &mut Rng| start.clone());
     // With a game limit the engine starts exactly that many games.
@@ -237,11 +231,15 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     Ok(summary)
 }
 
-/// The batch sizes self-play evaluates at with `parallel_games` games in flight: all of
-/// them while every game waits for the network, about half once cache hits and finished
-/// moves thin the batch out.
-pub fn self_play_batches(parallel_games: usize) -> [usize; 2] {
-    [parallel_games.div_ceil(2).max(1), parallel_games.max(1)]
+/// The format self-play with `parallel_games` games in flight evaluates `model` in:
+/// `choice` as named, or for `auto` the fastest when timed at self-play's batch sizes (all
+/// the games while every one waits for the network, about half once cache hits and
+/// finished moves thin the batch out), through the user's cache. Logs the decision.
+pub fn self_play_precision(choice: PrecisionChoice, model: &Model, parallel_games: usize) -> Result<Precision, String> {
+    let batches = [parallel_games.div_ceil(2).max(1), parallel_games.max(1)];
+    let decision = choose_precision(choice, model, &batches, DecisionCache::default_location().as_ref())?;
+    tracing::info!("{decision}");
+    Ok(decision.chosen)
 }
 
 /// Uploads the spool; acknowledged games leave it.

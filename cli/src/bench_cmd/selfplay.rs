@@ -16,7 +16,6 @@ use dojo_core::net::precision::Precision;
 use dojo_core::net::timing::NetTimer;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
-use dojo_core::search::evaluator::Evaluator;
 use dojo_core::search::selfplay::{EngineStats, SelfPlayEngine};
 use dojo_core::with_game;
 use rand::SeedableRng;
@@ -205,14 +204,14 @@ fn time_self_play<G: Game + FromAnyGame>(
     seed: u64,
     budget: Duration,
 ) -> Result<(EngineStats, Duration)> {
-    let mut evaluator: Box<dyn Evaluator> = Box::new(NetEvaluator::folding(model, precision));
+    let mut evaluator = NetEvaluator::folding(model, precision);
     let starter = Box::new(move |_: &mut Rng| start.clone());
     let mut engine =
         SelfPlayEngine::new(search, play, starter, Rng::seed_from_u64(seed), None).map_err(anyhow::Error::msg)?;
     let mut finished = Vec::new();
     let t0 = Instant::now();
     while t0.elapsed() < budget {
-        engine.step(&mut *evaluator, &mut finished);
+        engine.step(&mut evaluator, &mut finished);
         finished.clear();
     }
     Ok((engine.stats, t0.elapsed()))

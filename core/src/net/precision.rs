@@ -123,19 +123,6 @@ impl fmt::Display for PrecisionChoice {
     }
 }
 
-/// Whether this CPU computes bf16 dot products natively (AVX512-BF16). Reported beside a
-/// measurement; never used to choose.
-pub fn cpu_has_native_bf16() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512bf16")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
