@@ -37,6 +37,17 @@ pub struct GateSettings {
     pub threads: usize,
 }
 
+impl GateSettings {
+    /// How many games a gate plays, for progress lines: "40 games", or "SPRT [0, 50], up
+    /// to 200 games".
+    pub fn describe(&self) -> String {
+        match &self.sprt {
+            None => format!("{} games", self.games),
+            Some(c) => format!("SPRT [{}, {}], up to {} games", c.elo0, c.elo1, self.games),
+        }
+    }
+}
+
 /// A gating match's games, and the SPRT's state at its end where it ran under one.
 #[derive(Clone, Debug)]
 pub struct GateResult {

@@ -17,6 +17,10 @@ pub struct GameResult {
     /// 1 = A won, 0 = draw, -1 = A lost.
     pub result: i8,
     pub moves: String,
+    /// Why the game ended other than by the rules: the loser's engine crashed, timed out
+    /// or answered with an illegal or unreadable move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<String>,
 }
 
 /// Wins, draws and losses of A against B.
@@ -116,30 +120,42 @@ impl MatchResult {
     }
 }
 
-/// Plays one game between `first` and `second` from `start`; returns the outcome and the
-/// move list. The players' randomness is seeded from `rng`, and chance events (none in
-/// two-player games) are sampled from it.
-pub fn play_game<G: Game>(
-    mut game: G,
-    first: &mut dyn Agent<G>,
-    second: &mut dyn Agent<G>,
-    rng: &mut Rng,
-) -> (Outcome, G, Vec<dojo_core::game::Action>) {
+/// A finished game: how it ended, the final position and the moves played.
+pub struct Played<G> {
+    pub outcome: Outcome,
+    pub end: G,
+    pub moves: Vec<dojo_core::game::Action>,
+    /// Set where a player failed to move (see [`Agent::try_select_move`]): the reason,
+    /// named after the player, who loses.
+    pub forfeit: Option<String>,
+}
+
+/// Plays one game between `first` and `second` from `start`. The players' randomness is
+/// seeded from `rng`, and chance events (none in two-player games) are sampled from it. A
+/// player that fails to move, or answers with an illegal move, loses.
+pub fn play_game<G: Game>(mut game: G, first: &mut dyn Agent<G>, second: &mut dyn Agent<G>, rng: &mut Rng) -> Played<G> {
     first.new_game(rng.next_u64());
     second.new_game(rng.next_u64());
     let mut moves = Vec::new();
     loop {
         if let Some(outcome) = game.outcome() {
-            return (outcome, game, moves);
+            return Played { outcome, end: game, moves, forfeit: None };
         }
         match game.to_move() {
             ToMove::Chance => game.sample_chance(rng),
             ToMove::Player(p) => {
                 let agent: &mut dyn Agent<G> = if p == Player::First { &mut *first } else { &mut *second };
-                let action = agent.select_move(&game);
-                // An agent returning an illegal move is a bug in that agent, not bad input.
-                game.play(action).unwrap_or_else(|e| panic!("{} played an illegal move: {e}", agent.name()));
-                moves.push(action);
+                let played = agent.try_select_move(&game).and_then(|action| {
+                    game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
+                    Ok(action)
+                });
+                match played {
+                    Ok(action) => moves.push(action),
+                    Err(why) => {
+                        let forfeit = Some(format!("{} forfeits: {why}", agent.name()));
+                        return Played { outcome: Outcome::Win(p.other()), end: game, moves, forfeit };
+                    }
+                }
             }
         }
     }
@@ -236,7 +252,7 @@ where
                     let mut rng = Rng::seed_from_u64(opening_seed);
                     let game = start(&mut rng);
                     let a_first = index % 2 == 0;
-                    let (outcome, end, moves) = if a_first {
+                    let played = if a_first {
                         play_game(game, a.as_mut(), b.as_mut(), &mut rng)
                     } else {
                         play_game(game, b.as_mut(), a.as_mut(), &mut rng)
@@ -245,8 +261,9 @@ where
                     let result = GameResult {
                         index,
                         a_first,
-                        result: outcome.value_for(a_player) as i8,
-                        moves: end.moves_to_text(&moves),
+                        result: played.outcome.value_for(a_player) as i8,
+                        moves: played.end.moves_to_text(&played.moves),
+                        forfeit: played.forfeit,
                     };
                     on_game(&result);
                     let (all, checked) = &mut *results.lock().unwrap();

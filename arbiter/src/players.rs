@@ -1,6 +1,7 @@
 //! Player specs (`random`, `mcts:1000`, `solver`) and building the agent a spec names for
 //! a given game.
 
+use crate::gomocup::manager::{EngineAgent, EngineConfig};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::{Fib2584, Twenty48};
@@ -19,6 +20,7 @@ use rand::SeedableRng;
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 use tch::Device;
 
 /// What a player is, as typed on the command line.
@@ -41,7 +43,14 @@ pub enum PlayerSpec {
     /// playouts against `mcts:1000`: 84.8% → 88.7% of 600 games, and 88.5% → 92.2% with
     /// `cpuct=1.0`). `:noavg` evaluates the board as it stands (`:avg` is accepted too).
     Net { path: PathBuf, sims: u32, c_puct: f32, average_symmetries: bool },
+    /// An external Gomoku brain over the Gomocup protocol: `pbrain:COMMAND` (the rest of
+    /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
+    /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
+    Pbrain { command: String, move_timeout_ms: u64 },
 }
+
+/// A brain's time per move unless told otherwise (`--move-timeout`).
+pub const DEFAULT_MOVE_TIMEOUT_MS: u64 = 5_000;
 
 pub const DEFAULT_NET_SIMS: u32 = 200;
 
@@ -57,8 +66,15 @@ pub const DEFAULT_SOLVER_NODES: u64 = 20_000_000;
 impl FromStr for PlayerSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
-        let parts: Vec<&str> = s.trim().split(':').collect();
         let bad = |why: &str| format!("bad player spec {s:?}: {why}");
+        // A brain's command is taken whole: it may hold ':' and spaces.
+        if let Some(command) = s.trim().strip_prefix("pbrain:") {
+            if command.trim().is_empty() {
+                return Err(bad("pbrain:COMMAND needs the command that starts the brain"));
+            }
+            return Ok(PlayerSpec::Pbrain { command: command.trim().into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS });
+        }
+        let parts: Vec<&str> = s.trim().split(':').collect();
         match parts.as_slice() {
             ["random"] => Ok(PlayerSpec::Random),
             ["mcts", rest @ ..] => {
@@ -107,7 +123,7 @@ impl FromStr for PlayerSpec {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH or net:PATH:sims=N:cpuct=X:noavg",
+                "expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg or pbrain:COMMAND",
             )),
         }
     }
@@ -134,6 +150,7 @@ impl fmt::Display for PlayerSpec {
                 }
                 Ok(())
             }
+            PlayerSpec::Pbrain { command, .. } => write!(f, "pbrain:{command}"),
         }
     }
 }
@@ -154,6 +171,7 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
         PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
         PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
+        PlayerSpec::Pbrain { .. } => Err("pbrain: players (Gomocup brains) only play Gomoku".into()),
         PlayerSpec::Net { ref path, sims, c_puct, average_symmetries } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
@@ -215,13 +233,36 @@ macro_rules! generic_players {
         }
     )*};
 }
-generic_players!(Gomoku, Twenty48, Fib2584);
+generic_players!(Twenty48, Fib2584);
+
+impl BaselinePlayers for Gomoku {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+        match spec {
+            PlayerSpec::Pbrain { command, move_timeout_ms } => {
+                Ok(Box::new(EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string())))
+            }
+            _ => generic_baseline(spec, seed),
+        }
+    }
+}
+
+fn engine_config(command: &str, move_timeout_ms: u64) -> EngineConfig {
+    EngineConfig { command: command.to_string(), move_timeout: Duration::from_millis(move_timeout_ms) }
+}
 
 /// Checks a spec can play `game` before a long run starts (e.g. the solver on Gomoku).
 pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), String> {
     match spec {
         PlayerSpec::Solver { .. } if game.family() != "connect4" => {
             Err(format!("the solver player only plays Connect Four, not {game}"))
+        }
+        PlayerSpec::Pbrain { command, move_timeout_ms } => {
+            let size = match game.start().map_err(|e| e.to_string())? {
+                dojo_core::game::AnyGame::Gomoku(g) => g.size(),
+                _ => return Err(format!("pbrain: players (Gomocup brains) only play Gomoku, not {game}")),
+            };
+            let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string());
+            brain.about(size).map(|_| ()).map_err(|e| format!("{spec}: {e}"))
         }
         PlayerSpec::Net { path, .. } => {
             let side = checkpoint::read_sidecar(path).map_err(|e| e.to_string())?;

@@ -8,7 +8,11 @@ use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_arbiter::gatekeeper::GatePolicy;
+use dojo_arbiter::gating::GateSettings;
+use dojo_arbiter::sprt::SprtConfig;
 use dojo_core::with_game;
+use dojo_learner::config::{GateMode, GatingConfig};
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
@@ -91,4 +95,24 @@ pub fn progress(len: u64, what: &str) -> ProgressBar {
         .progress_chars("=> "),
     );
     bar
+}
+
+/// How a run's `[gating]` section gates, on `threads` threads.
+pub fn gate_policy(config: &GatingConfig, threads: usize) -> GatePolicy {
+    let sprt = (config.mode == GateMode::Sprt).then_some(SprtConfig {
+        elo0: config.sprt.elo0,
+        elo1: config.sprt.elo1,
+        alpha: config.sprt.alpha,
+        beta: config.sprt.beta,
+        max_games: config.games,
+    });
+    let settings = GateSettings {
+        games: config.games,
+        sprt,
+        simulations: config.simulations,
+        opening_plies: config.opening_plies,
+        average_symmetries: config.average_symmetries,
+        threads: threads.max(1),
+    };
+    GatePolicy { settings, promote_score: config.promote_score }
 }

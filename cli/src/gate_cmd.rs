@@ -2,9 +2,10 @@
 //! publishes (`--watch`): the arbiter of a cluster run, on the machine with the run dir.
 //! `dojo train` does the same on a thread of its own.
 
-use crate::gatekeeper::{games_of, newest_version, Gatekeeper};
+use crate::common::gate_policy;
 use anyhow::{bail, Result};
 use clap::Args;
+use dojo_arbiter::gatekeeper::{newest_version, Gatekeeper};
 use dojo_learner::config::RunConfig;
 use dojo_learner::run_dir::RunDir;
 use std::path::PathBuf;
@@ -36,14 +37,14 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     }
     let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut keeper = Gatekeeper::open(&run, &config.gating, threads).map_err(anyhow::Error::msg)?;
+    let mut keeper = Gatekeeper::open(&run, &gate_policy(&config.gating, threads)).map_err(anyhow::Error::msg)?;
     let every = args.every.unwrap_or(config.gating.every_versions).max(1);
     loop {
         let newest = newest_version(&run).map_err(anyhow::Error::msg)?;
         // Once: the newest, unless it has been gated already. Watching: every `every`.
         let due = if args.watch { keeper.due(newest, every) } else { newest > keeper.last_gated() };
         if due {
-            eprintln!("gating v{newest} ({})...", games_of(&config.gating));
+            eprintln!("gating v{newest} ({})...", keeper.policy().settings.describe());
             match keeper.gate(newest, Some(&stop)) {
                 Ok(record) => println!("{}", record.describe()),
                 Err(_) if stop.load(Ordering::Relaxed) => break,

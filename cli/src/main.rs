@@ -7,7 +7,6 @@ mod common;
 mod config_cmd;
 mod duration;
 mod gate_cmd;
-mod gatekeeper;
 mod init_cmd;
 mod learn_cmd;
 mod learner_cmd;

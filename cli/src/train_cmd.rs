@@ -3,9 +3,10 @@
 //! checkpoints), and resumption when run again with the same run directory.
 
 use crate::duration::parse_duration;
-use crate::gatekeeper::{games_of, Gatekeeper};
+use crate::common::gate_policy;
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use dojo_arbiter::gatekeeper::Gatekeeper;
 use dojo_core::game::GameSpec;
 use dojo_learner::config::{RunConfig, WorkersConfig};
 use dojo_learner::learner::Shared;
@@ -186,7 +187,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     // say `dojo gate --watch`), it trains without and says why.
     let keeper = match cfg.gating.every_versions {
         0 => None,
-        _ => Gatekeeper::open(&run, &cfg.gating, 1).map_err(|e| eprintln!("not gating: {e}")).ok(),
+        _ => Gatekeeper::open(&run, &gate_policy(&cfg.gating, 1)).map_err(|e| eprintln!("not gating: {e}")).ok(),
     };
     let gating = keeper.and_then(|keeper| {
         spawn_gating(keeper, cfg.gating.every_versions, handle.shared.clone(), gate_stop.clone(), say)
@@ -305,7 +306,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         // A session that ran its course gates its last version too, so the best reflects
         // the final (annealed) weights; an interrupted one stops at once.
         if reason != "interrupted" && version > keeper.last_gated() {
-            eprintln!("gating the final version v{version} ({})...", games_of(&cfg.gating));
+            eprintln!("gating the final version v{version} ({})...", keeper.policy().settings.describe());
             match keeper.gate(version, Some(&stop)) {
                 Ok(record) => eprintln!("{}", record.describe()),
                 Err(e) => eprintln!("gating v{version}: {e}"),

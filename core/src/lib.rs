@@ -1,12 +1,13 @@
 //! dojo-core: everything a worker, learner and arbiter share.
 //!
 //! Layers, lowest first (a module never imports one above it):
-//! `rng`, `util` ← `game` (rules, bitboards) ← `record` (game records, samples) ← `search` (MCTS, PUCT graph search, baselines,
+//! `rng`, `util`, `run_paths` ← `game` (rules, bitboards) ← `record` (game records, samples) ← `search` (MCTS, PUCT graph search, baselines,
 //! solver) ← `net` (tch model, checkpoints, training).
 
 pub mod game;
 pub mod net;
 pub mod record;
 pub mod rng;
+pub mod run_paths;
 pub mod search;
 pub mod util;

@@ -1,31 +1,23 @@
-//! The run directory: everything a run produces, in one place, so it can be stopped,
-//! copied, resumed and inspected.
-//!
-//! ```text
-//! RUN/config.toml           the run's configuration (written at creation, read on resume)
-//! RUN/run_id                a random id, stable for the run's life
-//! RUN/state.json            what to resume from: newest version, step, checkpoint paths
-//! RUN/games/                the durable game log (segment-NNNNNN.dlog)
-//! RUN/models/vNNNNNN.*      published model versions (.safetensors weights + .json sidecar)
-//! RUN/models/latest.json    copy of the newest sidecar, for scripts
-//! RUN/models/best.*         the best version so far by gating (a copy: pruning keeps it)
-//! RUN/gating.jsonl          one JSON object per gating match: candidate, best, score, promoted
-//! RUN/checkpoints/optim-vNNNNNN.safetensors   optimizer state for resuming
-//! RUN/checkpoints/train-vNNNNNN.*             the weights being trained, where versions
-//!                                             publish their average (learner.weight_average_steps)
-//! RUN/metrics.jsonl         one JSON object per line: losses, buffer, games/s, version
-//! RUN/spool/                local workers' spools (dojo train)
-//! RUN/logs/                 local workers' logs (dojo train)
-//! ```
+//! The run directory as the learner keeps it: creating or reopening a run, and the state a
+//! restart resumes from. Where each file lives is `dojo_core::run_paths::RunPaths`, which
+//! a `RunDir` derefs to.
 
 use crate::config::RunConfig;
 use dojo_core::util::atomic_write;
+pub use dojo_core::run_paths::RunPaths;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Clone, Debug)]
 pub struct RunDir {
-    pub root: PathBuf,
+    paths: RunPaths,
+}
+
+impl std::ops::Deref for RunDir {
+    type Target = RunPaths;
+    fn deref(&self) -> &RunPaths {
+        &self.paths
+    }
 }
 
 /// What a restarted learner resumes from.
@@ -51,57 +43,7 @@ pub struct RunState {
 
 impl RunDir {
     pub fn new(root: impl Into<PathBuf>) -> RunDir {
-        RunDir { root: root.into() }
-    }
-
-    pub fn config(&self) -> PathBuf {
-        self.root.join("config.toml")
-    }
-    pub fn state(&self) -> PathBuf {
-        self.root.join("state.json")
-    }
-    pub fn games(&self) -> PathBuf {
-        self.root.join("games")
-    }
-    pub fn models(&self) -> PathBuf {
-        self.root.join("models")
-    }
-    /// The best version by gating, as a checkpoint path (`best.safetensors` + `best.json`).
-    pub fn best(&self) -> PathBuf {
-        self.models().join("best.safetensors")
-    }
-    pub fn gating_log(&self) -> PathBuf {
-        self.root.join("gating.jsonl")
-    }
-    /// Held (flock) by whichever process gates the run, so two never write the best at once.
-    pub fn gating_lock(&self) -> PathBuf {
-        self.root.join("gating.lock")
-    }
-    pub fn checkpoints(&self) -> PathBuf {
-        self.root.join("checkpoints")
-    }
-    pub fn metrics(&self) -> PathBuf {
-        self.root.join("metrics.jsonl")
-    }
-    pub fn spool(&self, worker: usize) -> PathBuf {
-        self.root.join("spool").join(format!("worker-{worker}"))
-    }
-    pub fn logs(&self) -> PathBuf {
-        self.root.join("logs")
-    }
-    pub fn model_version(&self, version: u64) -> PathBuf {
-        self.models().join(format!("v{version:06}.safetensors"))
-    }
-    pub fn train_weights(&self, version: u64) -> PathBuf {
-        self.checkpoints().join(format!("train-v{version:06}.safetensors"))
-    }
-    pub fn optimizer_state(&self, version: u64) -> PathBuf {
-        self.checkpoints().join(format!("optim-v{version:06}.safetensors"))
-    }
-
-    /// Whether a run exists here.
-    pub fn exists(&self) -> bool {
-        self.config().is_file()
+        RunDir { paths: RunPaths::new(root) }
     }
 
     /// Creates a new run with `config`, or opens an existing one. An existing run keeps its
@@ -152,14 +94,5 @@ impl RunDir {
     pub fn write_state(&self, state: &RunState) -> Result<(), String> {
         let bytes = serde_json::to_vec_pretty(state).expect("state serialises");
         atomic_write(&self.state(), &bytes).map_err(|e| format!("cannot write {}: {e}", self.state().display()))
-    }
-
-    /// A path inside the run as stored in state.json.
-    pub fn relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root).unwrap_or(path).to_string_lossy().into_owned()
-    }
-
-    pub fn resolve(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
     }
 }

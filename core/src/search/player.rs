@@ -18,6 +18,13 @@ pub trait Agent<G: Game>: Send {
     /// Picks a legal player move for the side to move. The game is not over and no chance
     /// event is pending.
     fn select_move(&mut self, game: &G) -> Action;
+
+    /// [`Agent::select_move`] for players that can fail: an external engine that crashed,
+    /// timed out or answered nonsense. The error says why, and forfeits the game in a match.
+    /// Players of our own never fail.
+    fn try_select_move(&mut self, game: &G) -> Result<Action, String> {
+        Ok(self.select_move(game))
+    }
 }
 
 /// Picks uniformly among the legal moves.

@@ -3,11 +3,10 @@
 //! thread beside the learner; `dojo gate` runs it on its own (a cluster's arbiter, where
 //! the run directory is). One gatekeeper per run: it holds `gating.lock` while it lives.
 
-use dojo_arbiter::gating::{gate_match, BestStore, GateSettings};
-use dojo_arbiter::sprt::{SprtConfig, SprtStatus};
+use crate::gating::{gate_match, BestStore, GateSettings};
+use crate::sprt::SprtStatus;
 use dojo_core::net::checkpoint;
-use dojo_learner::config::{GateMode, GatingConfig};
-use dojo_learner::run_dir::RunDir;
+use dojo_core::run_paths::RunPaths;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -56,10 +55,17 @@ impl GateRecord {
     }
 }
 
+/// How a run gates: the match, and (without an SPRT) the score that promotes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GatePolicy {
+    pub settings: GateSettings,
+    /// The candidate's points per game that make it the best, where no SPRT decides.
+    pub promote_score: f64,
+}
+
 pub struct Gatekeeper {
-    run: RunDir,
-    config: GatingConfig,
-    settings: GateSettings,
+    run: RunPaths,
+    policy: GatePolicy,
     best: BestStore,
     best_version: Option<u64>,
     last_gated: u64,
@@ -69,7 +75,7 @@ pub struct Gatekeeper {
 impl Gatekeeper {
     /// Takes the run's gating lock and reads where gating stands (repairing a best copy
     /// that a crash cut short).
-    pub fn open(run: &RunDir, config: &GatingConfig, threads: usize) -> Result<Gatekeeper, String> {
+    pub fn open(run: &RunPaths, policy: &GatePolicy) -> Result<Gatekeeper, String> {
         let lock_path = run.gating_lock();
         let lock = std::fs::OpenOptions::new()
             .create(true)
@@ -88,30 +94,22 @@ impl Gatekeeper {
         let best = BestStore::new(run.best());
         let best_version = best.current()?.map(|s| s.version);
         let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
-        let sprt = (config.mode == GateMode::Sprt).then_some(SprtConfig {
-            elo0: config.sprt.elo0,
-            elo1: config.sprt.elo1,
-            alpha: config.sprt.alpha,
-            beta: config.sprt.beta,
-            max_games: config.games,
-        });
-        let settings = GateSettings {
-            games: config.games,
-            sprt,
-            simulations: config.simulations,
-            opening_plies: config.opening_plies,
-            average_symmetries: config.average_symmetries,
-            threads: threads.max(1),
+        let policy = GatePolicy {
+            settings: GateSettings { threads: policy.settings.threads.max(1), ..policy.settings.clone() },
+            ..policy.clone()
         };
         Ok(Gatekeeper {
             run: run.clone(),
-            config: config.clone(),
-            settings,
+            policy,
             best,
             best_version,
             last_gated,
             _lock: lock,
         })
+    }
+
+    pub fn policy(&self) -> &GatePolicy {
+        &self.policy
     }
 
     pub fn best_version(&self) -> Option<u64> {
@@ -149,11 +147,11 @@ impl Gatekeeper {
         };
         if best.is_some() {
             // The seed is the version: a gating decision can be replayed exactly.
-            let gate = gate_match(&candidate, self.best.path(), &self.settings, version, cancel)?;
+            let gate = gate_match(&candidate, self.best.path(), &self.policy.settings, version, cancel)?;
             let t = &gate.result.tally;
             (record.games, record.wins, record.draws, record.losses) = (t.games, t.wins, t.draws, t.losses);
             record.score = gate.result.score;
-            record.promoted = gate.promotes(self.config.promote_score);
+            record.promoted = gate.promotes(self.policy.promote_score);
             record.sprt = gate.sprt;
             record.seconds = started.elapsed().as_secs_f64();
         }
@@ -172,21 +170,13 @@ impl Gatekeeper {
     }
 }
 
-/// How many games a gate plays, for progress lines: "40 games", or "SPRT, up to 200 games".
-pub fn games_of(config: &GatingConfig) -> String {
-    match config.mode {
-        GateMode::Fixed => format!("{} games", config.games),
-        GateMode::Sprt => format!("SPRT [{}, {}], up to {} games", config.sprt.elo0, config.sprt.elo1, config.games),
-    }
-}
-
 /// The newest published version of a run (from `models/latest.json`).
-pub fn newest_version(run: &RunDir) -> Result<u64, String> {
-    checkpoint::read_sidecar(&run.models().join("latest.json")).map(|s| s.version).map_err(|e| e.to_string())
+pub fn newest_version(run: &RunPaths) -> Result<u64, String> {
+    checkpoint::read_sidecar(&run.latest()).map(|s| s.version).map_err(|e| e.to_string())
 }
 
 /// Every decision in `gating.jsonl`; a line cut short by a crash is skipped.
-pub fn read_records(run: &RunDir) -> Result<Vec<GateRecord>, String> {
+pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, String> {
     let path = run.gating_log();
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
@@ -212,7 +202,7 @@ fn end_partial_line(path: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-fn append_record(run: &RunDir, record: &GateRecord) -> Result<(), String> {
+fn append_record(run: &RunPaths, record: &GateRecord) -> Result<(), String> {
     let path = run.gating_log();
     let mut line = serde_json::to_string(record).expect("a gate record serialises");
     line.push('\n');

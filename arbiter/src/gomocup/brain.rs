@@ -1,5 +1,4 @@
-//! The Gomocup (Piskvork) protocol, the brain's side: the manager writes one command a line
-//! on the brain's stdin, the brain answers on stdout. Coordinates are `x,y`, 0-based.
+//! The brain's side of the protocol: a network answering a manager.
 //!
 //! - `START n` / `RECTSTART w,h`: a new `n × n` game (`OK`, or `ERROR` with the reason: a
 //!   board the network was not trained for, a rectangle); `RESTART`: the same size again.

@@ -1,0 +1,357 @@
+//! The manager's side of the protocol: an external brain as a player in dojo's matches and
+//! tournaments (player spec `pbrain:COMMAND`).
+//!
+//! The brain is a process of its own (`sh -c "exec COMMAND"`), kept for game after game:
+//! `START n` and the `INFO` lines once, `RESTART` between games (a brain that refuses it is
+//! started afresh). Each of its moves is asked with `BEGIN` (an empty board), `TURN x,y`
+//! (the opponent's one move since the brain's last) or a `BOARD` block (any other
+//! position: a random opening, a first move as second player after one), and every
+//! command waits for its answer before the next is sent. `MESSAGE` and `DEBUG` lines are
+//! the brain talking to a human: skipped.
+//!
+//! A brain that crashes, says nothing for the move's time, answers with something that is
+//! not `x,y` or plays an occupied or off-board point loses the game, with the reason; its
+//! process is killed, and the next game starts a new one.
+
+use dojo_core::game::gomoku::Gomoku;
+use dojo_core::game::{Action, Game, Player, ToMove};
+use dojo_core::search::player::Agent;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a brain may take to answer `START` (it may be loading a network), beyond the
+/// move time.
+pub const START_ALLOWANCE: Duration = Duration::from_secs(30);
+
+/// The stderr lines of a brain kept to explain a crash.
+const STDERR_TAIL: usize = 5;
+
+/// How an external brain is run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// The shell command that starts the brain.
+    pub command: String,
+    /// The time a move may take (told to the brain as `INFO timeout_turn`); the brain has a
+    /// tenth more (at least 50 ms, at most 1 s) before it loses on time, for the pipe and a
+    /// busy machine.
+    pub move_timeout: Duration,
+}
+
+impl EngineConfig {
+    fn grace(&self) -> Duration {
+        (self.move_timeout / 10).clamp(Duration::from_millis(50), Duration::from_secs(1))
+    }
+}
+
+/// A running brain process.
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    /// Its stdout, a line at a time (closed when it exits).
+    lines: Receiver<String>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Process {
+    fn spawn(command: &str) -> Result<Process, String> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec {command}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = stderr_tail.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
+                if tail.len() == STDERR_TAIL {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        });
+        Ok(Process { child, stdin, lines, stderr_tail })
+    }
+
+    fn send(&mut self, lines: &[String]) -> Result<(), String> {
+        let mut text = lines.join("\n");
+        text.push('\n');
+        match self.stdin.write_all(text.as_bytes()).and_then(|()| self.stdin.flush()) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.crashed()),
+        }
+    }
+
+    /// The brain's next line that is not a `MESSAGE` or `DEBUG`, within `timeout`.
+    fn reply(&mut self, timeout: Duration, asked: &str) -> Result<String, String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let line = line.trim();
+                    let word = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+                    if word != "MESSAGE" && word != "DEBUG" {
+                        return Ok(line.to_string());
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!("no answer to {asked} within {} ms", timeout.as_millis()))
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
+            }
+        }
+    }
+
+    /// Why the brain stopped talking: its exit status and last words on stderr.
+    fn crashed(&mut self) -> String {
+        // Its stdout closed; give it a moment to be reaped.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                _ => break None,
+            }
+        };
+        let mut why = match status {
+            Some(s) => format!("the brain exited ({s})"),
+            None => "the brain closed its output".to_string(),
+        };
+        let tail = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
+        if !tail.is_empty() {
+            why.push_str(&format!("; its stderr ended: {}", tail.iter().cloned().collect::<Vec<_>>().join(" | ")));
+        }
+        why
+    }
+
+    /// Asks the brain to exit (`END`), and kills it if it has not within a moment.
+    fn end(mut self) {
+        let _ = writeln!(self.stdin, "END").and_then(|()| self.stdin.flush());
+        let deadline = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.kill();
+    }
+
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An external brain playing Gomoku.
+pub struct EngineAgent {
+    config: EngineConfig,
+    name: String,
+    /// The board size the running brain was started for.
+    size: Option<usize>,
+    process: Option<Process>,
+    /// Whether a new game began since the brain's last move (it is restarted first).
+    new_game: bool,
+    /// The position the brain holds after its last move in this game; none before its
+    /// first move.
+    known: Option<Gomoku>,
+}
+
+impl EngineAgent {
+    /// A player named `name`; the brain starts with the first game (on that game's board),
+    /// or now for `size × size` boards.
+    pub fn new(config: EngineConfig, name: impl Into<String>) -> EngineAgent {
+        EngineAgent { config, name: name.into(), size: None, process: None, new_game: true, known: None }
+    }
+
+    /// Starts the brain for `size × size` boards and asks its `ABOUT`: checks that it runs
+    /// and takes the board before a long match starts.
+    pub fn about(&mut self, size: usize) -> Result<String, String> {
+        self.start_game(size)?;
+        let timeout = self.config.move_timeout + self.config.grace();
+        let process = self.process.as_mut().expect("started");
+        process.send(&["ABOUT".into()])?;
+        process.reply(timeout, "ABOUT")
+    }
+
+    /// A brain at the start of a `size × size` game: the running one after `RESTART`, or a
+    /// new one.
+    fn start_game(&mut self, size: usize) -> Result<(), String> {
+        let timeout = self.config.move_timeout + self.config.grace();
+        if let Some(mut process) = self.process.take() {
+            if self.size == Some(size) {
+                let restarted = process.send(&["RESTART".into()]).and_then(|()| process.reply(timeout, "RESTART"));
+                if matches!(restarted.as_deref(), Ok(answer) if answer.eq_ignore_ascii_case("OK")) {
+                    self.process = Some(process);
+                    return Ok(());
+                }
+            }
+            // Another board, or no RESTART (an old brain, or a broken one): a new process.
+            process.kill();
+        }
+        let mut process = Process::spawn(&self.config.command)?;
+        let start = format!("START {size}");
+        process.send(std::slice::from_ref(&start))?;
+        let answer = process.reply(START_ALLOWANCE + timeout, &start)?;
+        if !answer.eq_ignore_ascii_case("OK") {
+            process.kill();
+            return Err(format!("the brain refused {start}: {answer}"));
+        }
+        let info = [
+            format!("INFO timeout_turn {}", self.config.move_timeout.as_millis()),
+            "INFO timeout_match 0".into(),
+            "INFO max_memory 0".into(),
+            "INFO game_type 1".into(),
+            "INFO rule 0".into(),
+        ];
+        process.send(&info)?;
+        self.process = Some(process);
+        self.size = Some(size);
+        Ok(())
+    }
+
+    /// What to send for the brain's move in `game`.
+    fn ask(&self, game: &Gomoku) -> Vec<String> {
+        let ToMove::Player(mover) = game.to_move() else { unreachable!("Gomoku has no chance events") };
+        if game.ply() == 0 {
+            return vec!["BEGIN".into()];
+        }
+        // The brain's board: after its last move, or empty after START/RESTART.
+        let empty;
+        let base = match &self.known {
+            Some(known) => known,
+            None => {
+                empty = Gomoku::new(game.size()).expect("the game's own size");
+                &empty
+            }
+        };
+        if base.ply() + 1 == game.ply() {
+            if let Some((x, y)) = new_stone(base, game, mover.other()) {
+                return vec![format!("TURN {x},{y}")];
+            }
+        }
+        // Any other position: the whole board, from the mover's side (1: its own stones).
+        let mut lines = vec!["BOARD".to_string()];
+        for y in 0..game.size() {
+            for x in 0..game.size() {
+                if let Some(p) = game.stone(x, y) {
+                    lines.push(format!("{x},{y},{}", if p == mover { 1 } else { 2 }));
+                }
+            }
+        }
+        lines.push("DONE".into());
+        lines
+    }
+
+    fn move_in(&mut self, game: &Gomoku) -> Result<Action, String> {
+        if std::mem::take(&mut self.new_game) {
+            self.start_game(game.size())?;
+        }
+        let ask = self.ask(game);
+        let timeout = self.config.move_timeout + self.config.grace();
+        let process = self.process.as_mut().ok_or("the brain is not running")?;
+        process.send(&ask)?;
+        let answer = process.reply(timeout, &ask[0])?;
+        let action = parse_move(game, &answer)?;
+        let mut known = game.clone();
+        known.play(action).expect("parse_move checked the point is empty");
+        self.known = Some(known);
+        Ok(action)
+    }
+}
+
+/// The one point where `after` has a stone of `player` that `before` has not, if it is
+/// the only difference.
+fn new_stone(before: &Gomoku, after: &Gomoku, player: Player) -> Option<(usize, usize)> {
+    let mut found = None;
+    for y in 0..after.size() {
+        for x in 0..after.size() {
+            match (before.stone(x, y), after.stone(x, y)) {
+                (a, b) if a == b => {}
+                (None, Some(p)) if p == player && found.is_none() => found = Some((x, y)),
+                _ => return None,
+            }
+        }
+    }
+    found
+}
+
+/// The brain's answer as a legal move: `x,y` on an empty point.
+fn parse_move(game: &Gomoku, answer: &str) -> Result<Action, String> {
+    let unparsable = || format!("unparsable answer {answer:?} (expected x,y)");
+    let (x, y) = answer.split_once(',').ok_or_else(unparsable)?;
+    let (x, y) = (x.trim().parse::<usize>().map_err(|_| unparsable())?, y.trim().parse::<usize>().map_err(|_| unparsable())?);
+    let n = game.size();
+    if x >= n || y >= n {
+        return Err(format!("illegal move {x},{y}: off the {n}x{n} board"));
+    }
+    if game.stone(x, y).is_some() {
+        return Err(format!("illegal move {x},{y}: the point is taken"));
+    }
+    Ok(game.action_at(x, y))
+}
+
+impl Agent<Gomoku> for EngineAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// The brain is external: its randomness is its own, and the seed is not used.
+    fn new_game(&mut self, _seed: u64) {
+        self.known = None;
+        self.new_game = true;
+    }
+
+    fn select_move(&mut self, game: &Gomoku) -> Action {
+        // Outside a match (where a failure forfeits), a failed brain's move is the first
+        // empty point, so the game can go on; the reason is logged.
+        self.try_select_move(game).unwrap_or_else(|why| {
+            tracing::warn!("{}: {why}; playing the first empty point instead", self.name);
+            let mut legal = Vec::new();
+            game.legal_actions(&mut legal);
+            legal[0]
+        })
+    }
+
+    fn try_select_move(&mut self, game: &Gomoku) -> Result<Action, String> {
+        let played = self.move_in(game);
+        if played.is_err() {
+            // A brain that failed once is not trusted with the rest of the game, nor with
+            // the next one: a fresh process starts then.
+            if let Some(process) = self.process.take() {
+                process.kill();
+            }
+            self.known = None;
+        }
+        played
+    }
+}
+
+impl Drop for EngineAgent {
+    fn drop(&mut self) {
+        if let Some(process) = self.process.take() {
+            process.end();
+        }
+    }
+}
