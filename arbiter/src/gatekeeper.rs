@@ -4,12 +4,11 @@
 //! the run directory is). One gatekeeper per run: it holds `gating.lock` while it lives.
 
 use crate::gating::{gate_match, BestStore, GateSettings};
+use crate::journal;
 use crate::sprt::SprtStatus;
 use dojo_core::net::checkpoint;
 use dojo_core::run_paths::RunPaths;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
 
 /// One line of `gating.jsonl`.
@@ -76,21 +75,11 @@ impl Gatekeeper {
     /// Takes the run's gating lock and reads where gating stands (repairing a best copy
     /// that a crash cut short).
     pub fn open(run: &RunPaths, policy: &GatePolicy) -> Result<Gatekeeper, String> {
-        let lock_path = run.gating_lock();
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
-        // SAFETY: flock on a descriptor this function owns; released when the file closes.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            return Err(format!(
-                "{}: another process (dojo train or dojo gate) is gating this run",
-                run.root.display()
-            ));
-        }
-        end_partial_line(&run.gating_log())?;
+        let lock = journal::lock_exclusive(
+            &run.gating_lock(),
+            "another process (dojo train or dojo gate, or dojo tournament --choose-best) is gating this run",
+        )?;
+        journal::end_partial_line(&run.gating_log())?;
         let best = BestStore::new(run.best());
         let best_version = best.current()?.map(|s| s.version);
         let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
@@ -160,7 +149,7 @@ impl Gatekeeper {
             self.best_version = Some(version);
         }
         self.last_gated = version;
-        append_record(&self.run, &record)?;
+        journal::append(&self.run.gating_log(), &record)?;
         Ok(record)
     }
 
@@ -177,41 +166,5 @@ pub fn newest_version(run: &RunPaths) -> Result<u64, String> {
 
 /// Every decision in `gating.jsonl`; a line cut short by a crash is skipped.
 pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, String> {
-    let path = run.gating_log();
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    }
-}
-
-/// Ends a last line that a crash cut short, so the next record starts a line of its own.
-fn end_partial_line(path: &std::path::Path) -> Result<(), String> {
-    let text = match std::fs::read(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    if text.last().is_some_and(|&b| b != b'\n') {
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        file.write_all(b"\n").map_err(|e| format!("cannot append to {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-fn append_record(run: &RunPaths, record: &GateRecord) -> Result<(), String> {
-    let path = run.gating_log();
-    let mut line = serde_json::to_string(record).expect("a gate record serialises");
-    line.push('\n');
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    file.write_all(line.as_bytes())
-        .and_then(|()| file.sync_data())
-        .map_err(|e| format!("cannot append to {}: {e}", path.display()))
+    journal::read(&run.gating_log())
 }

@@ -3,7 +3,9 @@
 pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;
+pub mod journal;
 pub mod matches;
 pub mod players;
 pub mod rating;
 pub mod sprt;
+pub mod tournament;

@@ -61,6 +61,16 @@ impl PlayerSpec {
     }
 }
 
+impl PlayerSpec {
+    /// The spec with a brain's time per move set (other players have no clock).
+    pub fn with_move_timeout(self, ms: u64) -> PlayerSpec {
+        match self {
+            PlayerSpec::Pbrain { command, .. } => PlayerSpec::Pbrain { command, move_timeout_ms: ms },
+            other => other,
+        }
+    }
+}
+
 pub const DEFAULT_SOLVER_NODES: u64 = 20_000_000;
 
 impl FromStr for PlayerSpec {

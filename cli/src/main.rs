@@ -14,6 +14,7 @@ mod match_cmd;
 mod pbrain_cmd;
 mod selfplay_cmd;
 mod solve_cmd;
+mod tournament_cmd;
 mod train_cmd;
 mod worker_cmd;
 
@@ -44,6 +45,9 @@ enum Command {
     Gate(gate_cmd::GateArgs),
     /// Play two players against each other and report wins, draws and losses.
     Match(match_cmd::MatchArgs),
+    /// Rate a run's checkpoints and reference players in a round-robin or gauntlet
+    /// tournament (resumable; ratings.json and a plot in RUN/tournaments/NAME/).
+    Tournament(tournament_cmd::TournamentArgs),
     /// Print the exact score of every move for Connect Four positions read from stdin.
     Solve(solve_cmd::SolveArgs),
     /// Write a randomly initialised network checkpoint for a game.
@@ -88,6 +92,7 @@ fn main() {
         Command::Bench(args) => bench_cmd::run(args),
         Command::Gate(args) => gate_cmd::run(args, stop),
         Command::Match(args) => match_cmd::run(args),
+        Command::Tournament(args) => tournament_cmd::run(args, stop),
         Command::Solve(args) => solve_cmd::run(args),
         Command::Init(args) => init_cmd::run(args),
         Command::Selfplay(args) => selfplay_cmd::run(args),

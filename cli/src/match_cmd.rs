@@ -16,7 +16,7 @@ pub struct MatchArgs {
     /// Game: connect4, connect4:WxH, connect4:saiblo, gomoku:N, ...
     #[arg(long, default_value = "connect4")]
     game: String,
-    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off).
+    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off), or pbrain:COMMAND (an external Gomocup brain, e.g. "pbrain:dojo pbrain --model CKPT"; quote it).
     #[arg(long)]
     a: String,
     /// Player B (same forms as --a).
@@ -31,6 +31,10 @@ pub struct MatchArgs {
     /// Seed for reproducible matches (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
+    /// An external brain's (pbrain:) time per move, in milliseconds: an answer later than
+    /// this (and a tenth) loses the game.
+    #[arg(long, default_value_t = dojo_arbiter::players::DEFAULT_MOVE_TIMEOUT_MS)]
+    move_timeout_ms: u64,
     /// Print one JSON object (players, games, wins, draws, losses, score, interval, elo).
     #[arg(long)]
     json: bool,
@@ -43,6 +47,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     let a: PlayerSpec = args.a.parse().map_err(anyhow::Error::msg).context("--a")?;
     let b: PlayerSpec = args.b.parse().map_err(anyhow::Error::msg).context("--b")?;
+    let (a, b) = (a.with_move_timeout(args.move_timeout_ms), b.with_move_timeout(args.move_timeout_ms));
     check_player_for(&a, &spec).map_err(anyhow::Error::msg)?;
     check_player_for(&b, &spec).map_err(anyhow::Error::msg)?;
     if args.games == 0 {
@@ -71,7 +76,11 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
     bar.set_prefix(format!("{a} vs {b}"));
     let tally = Mutex::new((0u32, 0u32, 0u32));
     let played = Mutex::new(Vec::<GameResult>::new());
+    let forfeits = Mutex::new(Vec::<String>::new());
     let on_game = |r: &GameResult| {
+        if let Some(why) = &r.forfeit {
+            forfeits.lock().unwrap().push(format!("game {}: {why}", r.index + 1));
+        }
         let mut t = tally.lock().unwrap();
         match r.result {
             1 => t.0 += 1,
@@ -99,6 +108,11 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
     // Name the spec the user asked for (a random one like connect4:saiblo, not the first board).
     let result = dojo_arbiter::matches::MatchResult { game: spec.to_string(), ..result };
     bar.finish_and_clear();
+    let mut forfeits = forfeits.into_inner().unwrap();
+    forfeits.sort();
+    for f in &forfeits {
+        eprintln!("forfeit: {f}");
+    }
     let mut played = played.into_inner().unwrap();
     played.sort_by_key(|r| r.index);
     if args.json {
@@ -111,6 +125,9 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
         for r in &played {
             let first = if r.a_first { "A" } else { "B" };
             println!("game {:>4}: {first} first, A {:>2}  {}", r.index + 1, r.result, r.moves);
+            if let Some(why) = &r.forfeit {
+                println!("           {why}");
+            }
         }
         println!("{}", result.summary());
     }

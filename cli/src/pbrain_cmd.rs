@@ -29,6 +29,10 @@ pub struct PbrainArgs {
     /// fewer network evaluations per playout).
     #[arg(long)]
     no_average: bool,
+    /// Under a time limit, stop at this many playouts a move even with time left (default:
+    /// search until the move's time is spent). Makes games against a clock quick.
+    #[arg(long)]
+    max_sims: Option<u32>,
     #[command(flatten)]
     device: DeviceArgs,
 }
@@ -38,12 +42,14 @@ const MAX_TIMED_PLAYOUTS: u32 = 10_000_000;
 
 struct NetChooser {
     agent: NetAgent<Gomoku>,
+    /// The most playouts of a timed search.
+    max_timed: u32,
 }
 
 impl MoveChooser for NetChooser {
     fn choose(&mut self, game: &Gomoku, deadline: Option<Instant>) -> Action {
         match deadline {
-            Some(deadline) => self.agent.select_move_until(game, deadline, MAX_TIMED_PLAYOUTS),
+            Some(deadline) => self.agent.select_move_until(game, deadline, self.max_timed),
             None => self.agent.select_move(game),
         }
     }
@@ -62,7 +68,7 @@ pub fn run(args: PbrainArgs) -> Result<()> {
         env!("CARGO_PKG_VERSION"),
         args.model.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
-    let mut brain = Brain::new(start.size(), NetChooser { agent }, about);
+    let mut brain = Brain::new(start.size(), NetChooser { agent, max_timed: args.max_sims.unwrap_or(MAX_TIMED_PLAYOUTS).max(1) }, about);
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {

@@ -1,4 +1,5 @@
-//! `dojo pbrain` as a Gomocup manager drives it: a whole game over stdin/stdout.
+//! `dojo pbrain` as a Gomocup manager drives it: a whole game over stdin/stdout; and dojo's
+//! own manager (`pbrain:` players) driving two of them against each other.
 
 mod common;
 
@@ -6,10 +7,9 @@ use common::{dojo, path, stdout_of};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-#[test]
-fn dojo_pbrain_plays_a_whole_game_as_a_gomocup_brain() {
-    let dir = tempfile::tempdir().unwrap();
-    let ckpt = dir.path().join("g9");
+/// A random 1×8 Gomoku 9×9 network at `dir/g9`.
+fn gomoku_net(dir: &std::path::Path) -> std::path::PathBuf {
+    let ckpt = dir.join("g9");
     stdout_of(&dojo(&[
         "init",
         "--game",
@@ -23,6 +23,13 @@ fn dojo_pbrain_plays_a_whole_game_as_a_gomocup_brain() {
         "--out",
         path(&ckpt),
     ]));
+    ckpt
+}
+
+#[test]
+fn dojo_pbrain_plays_a_whole_game_as_a_gomocup_brain() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = gomoku_net(dir.path());
     let mut brain = Command::new(env!("CARGO_BIN_EXE_dojo"))
         .args(["pbrain", "--model", path(&ckpt), "--sims", "8", "--no-average"])
         .stdin(Stdio::piped())
@@ -88,4 +95,34 @@ fn five(board: &[[u8; 9]; 9], who: u8) -> bool {
             [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| (0..5).all(|k| at(x + k * dx, y + k * dy)))
         })
     })
+}
+
+#[test]
+fn dojo_match_drives_two_dojo_brains_through_the_protocol() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = gomoku_net(dir.path());
+    // Under the manager's clock (INFO timeout_turn 5000) the brains stop at 8 playouts.
+    let brain = format!("pbrain:{} pbrain --model {} --max-sims 8 --no-average", env!("CARGO_BIN_EXE_dojo"), path(&ckpt));
+    let out = dojo(&[
+        "match", "--game", "gomoku:9", "--a", &brain, "--b", &brain, "--games", "2", "--threads", "1", "--seed", "4",
+        "--json", "--verbose",
+    ]);
+    let result: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(result["games"], 2, "{result}");
+    let games = result["games_played"].as_array().unwrap();
+    for g in games {
+        assert!(g.get("forfeit").is_none(), "{g}");
+        // Every move a distinct point, and the game ran to a five or a full board.
+        let moves: Vec<&str> = g["moves"].as_str().unwrap().split_whitespace().collect();
+        let distinct: std::collections::HashSet<&&str> = moves.iter().collect();
+        assert_eq!(distinct.len(), moves.len(), "{g}");
+        assert!(moves.len() >= 9, "{g}");
+        if g["result"] == 0 {
+            assert_eq!(moves.len(), 81, "a draw is a full board: {g}");
+        }
+    }
+    // Both brains are one deterministic network from the empty board: the pair's two games
+    // are one game, each brain playing it once with each colour.
+    assert_eq!(games[0]["moves"], games[1]["moves"], "{result}");
+    assert_eq!(result["a"].as_str().unwrap(), brain);
 }

@@ -1,0 +1,105 @@
+//! The arbiter's files that must survive a crash: append-only JSON-lines journals (one
+//! record a line, each written whole and fsynced, so a kill loses at most the line being
+//! written) and exclusive locks that keep two processes from writing one journal.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+/// Takes `path`'s exclusive lock (creating the file), or says that `holder` holds it. The
+/// lock lasts as long as the returned file, and dies with the process.
+pub fn lock_exclusive(path: &Path, holder: &str) -> Result<File, String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // SAFETY: flock on a descriptor this function owns; released when the file closes.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(format!("{}: {holder}", path.display()));
+    }
+    Ok(file)
+}
+
+/// Every record of a journal, oldest first (none if it does not exist yet). A line that a
+/// crash cut short, or that does not parse, is skipped.
+pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// Ends a last line that a crash cut short, so the next record starts a line of its own.
+/// Call it once, holding the journal's lock, before appending.
+pub fn end_partial_line(path: &Path) -> Result<(), String> {
+    let text = match std::fs::read(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if text.last().is_some_and(|&b| b != b'\n') {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        file.write_all(b"\n").map_err(|e| format!("cannot append to {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Appends `record` as one line and waits until it is on disk.
+pub fn append<T: Serialize>(path: &Path, record: &T) -> Result<(), String> {
+    let mut line = serde_json::to_string(record).map_err(|e| format!("cannot write a record to {}: {e}", path.display()))?;
+    line.push('\n');
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    file.write_all(line.as_bytes())
+        .and_then(|()| file.sync_data())
+        .map_err(|e| format!("cannot append to {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_cut_short_is_skipped_and_the_next_record_gets_a_line_of_its_own() {
+        #[derive(Debug, PartialEq, Serialize, serde::Deserialize)]
+        struct R {
+            n: u32,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        assert_eq!(read::<R>(&path).unwrap(), vec![]);
+        append(&path, &R { n: 1 }).unwrap();
+        append(&path, &R { n: 2 }).unwrap();
+        // A kill in the middle of writing {"n":3}.
+        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"n\":").unwrap();
+        assert_eq!(read::<R>(&path).unwrap(), vec![R { n: 1 }, R { n: 2 }]);
+        end_partial_line(&path).unwrap();
+        end_partial_line(&path).unwrap();
+        append(&path, &R { n: 4 }).unwrap();
+        assert_eq!(read::<R>(&path).unwrap(), vec![R { n: 1 }, R { n: 2 }, R { n: 4 }]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"n\":1}\n{\"n\":2}\n{\"n\":\n{\"n\":4}\n");
+    }
+
+    #[test]
+    fn a_lock_is_held_by_one_file_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.lock");
+        let held = lock_exclusive(&path, "someone holds it").unwrap();
+        let err = lock_exclusive(&path, "someone holds it").unwrap_err();
+        assert_eq!(err, format!("{}: someone holds it", path.display()));
+        drop(held);
+        lock_exclusive(&path, "someone holds it").unwrap();
+    }
+}

@@ -1,0 +1,549 @@
+//! Tournaments: every pairing of a set of players (round-robin), or every player against
+//! one reference (gauntlet), in game pairs from shared random openings, rated together by
+//! maximum likelihood ([`standings`]) and drawn as rating against training step ([`plot`]).
+//!
+//! A tournament lives in a folder of its own (`RUN/tournaments/NAME/`):
+//!
+//! ```text
+//! tournament.json   what it is: game, format, openings, seed, games per pairing, players
+//! results.jsonl     one line per finished game (the record: players, result, moves, why)
+//! games/            every game as text: players, result, moves and the final board
+//! ratings.json      the fit: each player's rating, 95% interval, games and score
+//! ratings.png       rating against training step, fixed references as horizontal lines
+//! ```
+//!
+//! Every game depends only on the tournament's seed, its two players' names and its number
+//! in their pairing, never on which thread played it or when. So a tournament killed at any
+//! moment resumes by reading `results.jsonl` and playing only the games not in it, and one
+//! extended with new players (new checkpoints of a run) plays only the new pairings.
+
+pub mod plot;
+pub mod standings;
+
+use crate::journal;
+use crate::matches::play_game;
+use crate::players::{BaselinePlayers, PlayerSpec, DEFAULT_MOVE_TIMEOUT_MS};
+use dojo_core::game::{play_random_opening, FromAnyGame, Game, GameSpec, Player};
+use dojo_core::rng::Rng;
+use dojo_core::search::player::Agent;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// One player of a tournament.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entrant {
+    /// Unique in the tournament: `v120` for a run's version 120, else the spec.
+    pub name: String,
+    /// The player spec (see [`PlayerSpec`]).
+    pub spec: String,
+    /// For a checkpoint: its version and training step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u64>,
+}
+
+/// Who plays whom.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every pairing of players.
+    RoundRobin,
+    /// Every player against the reference (by name), and no one else.
+    Gauntlet { reference: String },
+}
+
+/// What a tournament is (`tournament.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TournamentSpec {
+    pub game: String,
+    pub format: Format,
+    /// Games per pairing, in pairs from one opening (each side moving first once).
+    pub games_per_pair: u32,
+    /// Random plies opening each pair of games.
+    pub opening_plies: u32,
+    pub seed: u64,
+    /// External brains' time per move (`pbrain:` players), in milliseconds.
+    #[serde(default = "default_move_timeout")]
+    pub move_timeout_ms: u64,
+    pub entrants: Vec<Entrant>,
+}
+
+fn default_move_timeout() -> u64 {
+    DEFAULT_MOVE_TIMEOUT_MS
+}
+
+impl TournamentSpec {
+    /// Checks the spec can be played: an even number of games, two players or more, unique
+    /// names, parseable specs, a reference that plays.
+    pub fn validate(&self) -> Result<(), String> {
+        self.game.parse::<GameSpec>().map_err(|e| format!("game {:?}: {e}", self.game))?;
+        if self.games_per_pair == 0 || !self.games_per_pair.is_multiple_of(2) {
+            return Err(format!(
+                "games per pairing must be even and at least 2 (pairs from one opening), not {}",
+                self.games_per_pair
+            ));
+        }
+        if self.entrants.len() < 2 {
+            return Err(format!("a tournament needs two players or more, not {}", self.entrants.len()));
+        }
+        let mut names = HashSet::new();
+        for e in &self.entrants {
+            if !names.insert(e.name.as_str()) {
+                return Err(format!("{} is in the tournament twice", e.name));
+            }
+            e.spec.parse::<PlayerSpec>()?;
+        }
+        if let Format::Gauntlet { reference } = &self.format {
+            if !names.contains(reference.as_str()) {
+                return Err(format!("the gauntlet's reference {reference} is not one of the players"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The pairings (entrant indices; the first is A), in entrant order.
+    pub fn pairings(&self) -> Vec<(usize, usize)> {
+        let n = self.entrants.len();
+        match &self.format {
+            Format::RoundRobin => (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect(),
+            Format::Gauntlet { reference } => {
+                let r = self.entrants.iter().position(|e| &e.name == reference).expect("validated");
+                (0..n).filter(|&i| i != r).map(|i| if i < r { (i, r) } else { (r, i) }).collect()
+            }
+        }
+    }
+
+    /// Every game of the tournament: round by round (each pairing's first pair of games,
+    /// then each one's second...), so a tournament cut short has rated everyone evenly.
+    pub fn schedule(&self) -> Vec<GameKey> {
+        let pairings = self.pairings();
+        let mut keys = Vec::new();
+        for round in 0..self.games_per_pair / 2 {
+            for &(a, b) in &pairings {
+                for game in [2 * round, 2 * round + 1] {
+                    keys.push(GameKey { a: self.entrants[a].name.clone(), b: self.entrants[b].name.clone(), game });
+                }
+            }
+        }
+        keys
+    }
+
+    /// This tournament, extended by `more`: players not in it are added (after its own),
+    /// and the games per pairing become `more`'s. Everything that decides the games already
+    /// played (game, format, openings, seed) must be the same, and a name must keep its spec.
+    pub fn extend(&self, more: &TournamentSpec) -> Result<TournamentSpec, String> {
+        let differs = |what: &str, was: String, now: String| {
+            Err(format!("this tournament was started with {what} {was}, not {now}: rerun with the same, or name a new tournament"))
+        };
+        if more.game != self.game {
+            return differs("game", self.game.clone(), more.game.clone());
+        }
+        if more.format != self.format {
+            return differs("format", format!("{:?}", self.format), format!("{:?}", more.format));
+        }
+        if more.opening_plies != self.opening_plies {
+            return differs("opening plies", self.opening_plies.to_string(), more.opening_plies.to_string());
+        }
+        if more.seed != self.seed {
+            return differs("seed", self.seed.to_string(), more.seed.to_string());
+        }
+        // The games played stand whatever the clock was; new ones get the clock asked for.
+        let mut merged =
+            TournamentSpec { games_per_pair: more.games_per_pair, move_timeout_ms: more.move_timeout_ms, ..self.clone() };
+        for e in &more.entrants {
+            match self.entrants.iter().find(|old| old.name == e.name) {
+                Some(old) if old.spec != e.spec => {
+                    return Err(format!("player {} was {} in this tournament, not {}", e.name, old.spec, e.spec))
+                }
+                Some(_) => {}
+                None => merged.entrants.push(e.clone()),
+            }
+        }
+        Ok(merged)
+    }
+}
+
+/// A game of a tournament: the `game`-th of the pairing of A and B (A moves first in the
+/// even ones).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GameKey {
+    pub a: String,
+    pub b: String,
+    pub game: u32,
+}
+
+/// One line of `results.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameLine {
+    #[serde(flatten)]
+    pub key: GameKey,
+    /// Who moved first after the opening: A in the even games.
+    pub a_first: bool,
+    /// 1: A won, 0: a draw, -1: B won.
+    pub result: i8,
+    /// Why it ended otherwise than by the rules (a brain crashed, timed out...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<String>,
+    /// The random opening, then the players' moves, in the game's notation.
+    pub opening: String,
+    pub moves: String,
+    pub seconds: f64,
+    pub unix_ms: u64,
+}
+
+/// The files of a tournament.
+#[derive(Clone, Debug)]
+pub struct TournamentDir {
+    pub root: PathBuf,
+}
+
+impl TournamentDir {
+    pub fn new(root: impl Into<PathBuf>) -> TournamentDir {
+        TournamentDir { root: root.into() }
+    }
+    pub fn spec(&self) -> PathBuf {
+        self.root.join("tournament.json")
+    }
+    pub fn results(&self) -> PathBuf {
+        self.root.join("results.jsonl")
+    }
+    pub fn games(&self) -> PathBuf {
+        self.root.join("games")
+    }
+    pub fn ratings(&self) -> PathBuf {
+        self.root.join("ratings.json")
+    }
+    pub fn plot(&self) -> PathBuf {
+        self.root.join("ratings.png")
+    }
+    fn lock(&self) -> PathBuf {
+        self.root.join("tournament.lock")
+    }
+
+    pub fn read_spec(&self) -> Result<Option<TournamentSpec>, String> {
+        match std::fs::read(self.spec()) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| format!("{}: {e}", self.spec().display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("cannot read {}: {e}", self.spec().display())),
+        }
+    }
+
+    /// The finished games, each once (a game written twice counts once).
+    pub fn read_results(&self) -> Result<Vec<GameLine>, String> {
+        let mut seen = HashSet::new();
+        let lines: Vec<GameLine> = journal::read(&self.results())?;
+        Ok(lines.into_iter().filter(|l| seen.insert(l.key.clone())).collect())
+    }
+}
+
+/// A tournament opened for play: its folder locked against a second process, its spec
+/// written, its finished games read.
+pub struct Tournament {
+    pub dir: TournamentDir,
+    pub spec: TournamentSpec,
+    pub results: Vec<GameLine>,
+    _lock: std::fs::File,
+}
+
+impl Tournament {
+    /// Creates the tournament `spec` in `dir`, or reopens the one there extended by it
+    /// (see [`TournamentSpec::extend`]).
+    pub fn open(dir: TournamentDir, spec: &TournamentSpec) -> Result<Tournament, String> {
+        spec.validate()?;
+        std::fs::create_dir_all(dir.games()).map_err(|e| format!("cannot create {}: {e}", dir.games().display()))?;
+        let lock = journal::lock_exclusive(&dir.lock(), "another dojo tournament is playing this tournament")?;
+        let spec = match dir.read_spec()? {
+            Some(old) => old.extend(spec)?,
+            None => spec.clone(),
+        };
+        let json = serde_json::to_vec_pretty(&spec).expect("a tournament spec serialises");
+        dojo_core::util::atomic_write(&dir.spec(), &json)
+            .map_err(|e| format!("cannot write {}: {e}", dir.spec().display()))?;
+        journal::end_partial_line(&dir.results())?;
+        let results = dir.read_results()?;
+        Ok(Tournament { dir, spec, results, _lock: lock })
+    }
+
+    /// The games of the schedule not played yet.
+    pub fn to_play(&self) -> Vec<GameKey> {
+        let done: HashSet<&GameKey> = self.results.iter().map(|r| &r.key).collect();
+        self.spec.schedule().into_iter().filter(|k| !done.contains(k)).collect()
+    }
+
+    /// Plays the games not played yet on `threads` threads, appending each to
+    /// `results.jsonl` as it ends and telling `on_game`; stops between games once `cancel`
+    /// is set. Returns every finished game, those of earlier sessions too.
+    pub fn play(
+        &mut self,
+        threads: usize,
+        cancel: &AtomicBool,
+        on_game: &(dyn Fn(&GameLine) + Sync),
+    ) -> Result<Vec<GameLine>, String> {
+        let game: GameSpec = self.spec.game.parse().map_err(|e| format!("{e}"))?;
+        let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| e.to_string())?;
+        let played = dojo_core::with_game!(probe, g => self.play_typed(g, &game, threads, cancel, on_game))?;
+        self.results.extend(played);
+        Ok(self.results.clone())
+    }
+
+    fn play_typed<G: BaselinePlayers + FromAnyGame>(
+        &self,
+        probe: G,
+        game: &GameSpec,
+        threads: usize,
+        cancel: &AtomicBool,
+        on_game: &(dyn Fn(&GameLine) + Sync),
+    ) -> Result<Vec<GameLine>, String> {
+        if probe.num_players() != 2 {
+            return Err(format!("{} is a one-player game; tournaments need two players a game", game.family()));
+        }
+        let keys = self.to_play();
+        let specs: HashMap<&str, PlayerSpec> = self
+            .spec
+            .entrants
+            .iter()
+            .map(|e| Ok((e.name.as_str(), e.spec.parse::<PlayerSpec>()?.with_move_timeout(self.spec.move_timeout_ms))))
+            .collect::<Result<_, String>>()?;
+        let next = AtomicUsize::new(0);
+        let played = Mutex::new(Vec::new());
+        let error: Mutex<Option<String>> = Mutex::new(None);
+        let stop = || cancel.load(Ordering::Relaxed) || error.lock().unwrap().is_some();
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, keys.len().max(1)) {
+                scope.spawn(|| {
+                    // Each thread builds a player the first time it needs it, and keeps it.
+                    let mut agents: HashMap<String, Box<dyn Agent<G>>> = HashMap::new();
+                    while !stop() {
+                        let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                        match self.play_one(key, game, &specs, &mut agents) {
+                            Ok(line) => {
+                                if let Err(e) = journal::append(&self.dir.results(), &line) {
+                                    *error.lock().unwrap() = Some(e);
+                                    break;
+                                }
+                                on_game(&line);
+                                played.lock().unwrap().push(line);
+                            }
+                            Err(e) => {
+                                *error.lock().unwrap() = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        if let Some(e) = error.into_inner().unwrap() {
+            return Err(e);
+        }
+        Ok(played.into_inner().unwrap())
+    }
+
+    fn play_one<G: BaselinePlayers + FromAnyGame>(
+        &self,
+        key: &GameKey,
+        game: &GameSpec,
+        specs: &HashMap<&str, PlayerSpec>,
+        agents: &mut HashMap<String, Box<dyn Agent<G>>>,
+    ) -> Result<GameLine, String> {
+        let started = std::time::Instant::now();
+        for name in [&key.a, &key.b] {
+            if !agents.contains_key(name) {
+                let agent = G::baseline(&specs[name.as_str()], 0).map_err(|e| format!("{name}: {e}"))?;
+                agents.insert(name.clone(), agent);
+            }
+        }
+        // Both games of a pair draw the same opening and the same players' seeds.
+        let mut rng = Rng::seed_from_u64(pair_seed(self.spec.seed, &key.a, &key.b, key.game / 2));
+        let mut start = G::from_any(game.new_game(&mut rng).map_err(|e| e.to_string())?)
+            .expect("every game of a spec has the probe's type");
+        let opening = play_random_opening(&mut start, self.spec.opening_plies as usize, &mut rng);
+        let opening_text = start.moves_to_text(&opening);
+        let mut a = agents.remove(&key.a).expect("built above");
+        let mut b = agents.remove(&key.b).expect("built above");
+        let a_first = key.game.is_multiple_of(2);
+        // "First" is whoever moves first after the opening.
+        let to_move_first = match start.to_move() {
+            dojo_core::game::ToMove::Player(p) => p,
+            dojo_core::game::ToMove::Chance => Player::First,
+        };
+        let a_side = if a_first { to_move_first } else { to_move_first.other() };
+        let played = if a_side == Player::First {
+            play_game(start.clone(), a.as_mut(), b.as_mut(), &mut rng)
+        } else {
+            play_game(start.clone(), b.as_mut(), a.as_mut(), &mut rng)
+        };
+        agents.insert(key.a.clone(), a);
+        agents.insert(key.b.clone(), b);
+        let line = GameLine {
+            key: key.clone(),
+            a_first,
+            result: played.outcome.value_for(a_side) as i8,
+            forfeit: played.forfeit,
+            opening: opening_text,
+            moves: played.end.moves_to_text(&played.moves),
+            seconds: started.elapsed().as_secs_f64(),
+            unix_ms: dojo_core::util::now_unix_ms(),
+        };
+        self.write_game_text(&line, &start, &played.end)?;
+        Ok(line)
+    }
+
+    /// `games/A--B--N.txt`: the game for people to read.
+    fn write_game_text<G: Game>(&self, line: &GameLine, start: &G, end: &G) -> Result<(), String> {
+        let GameKey { a, b, game } = &line.key;
+        let (first, second) = if line.a_first { (a, b) } else { (b, a) };
+        let result = match line.result {
+            1 => format!("{a} wins"),
+            -1 => format!("{b} wins"),
+            _ => "draw".to_string(),
+        };
+        let mut text = format!(
+            "game:     {}\nplayers:  {a} vs {b}, game {} of their pairing\nfirst:    {first} (after the opening), then {second}\nresult:   {result}\n",
+            self.spec.game,
+            game + 1
+        );
+        if let Some(why) = &line.forfeit {
+            text.push_str(&format!("forfeit:  {why}\n"));
+        }
+        text.push_str(&format!(
+            "opening:  {}\nmoves:    {}\nseconds:  {:.1}\n\nstart:\n{}\nend:\n{}\n",
+            line.opening,
+            line.moves,
+            line.seconds,
+            start.render(),
+            end.render()
+        ));
+        let path = self.dir.games().join(format!("{}--{}--{game:04}.txt", file_safe(a), file_safe(b)));
+        dojo_core::util::atomic_write(&path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+/// A name as a file name: letters, digits, `.`, `_` and `-` kept, anything else `_`; long
+/// names (engine commands) cut, with a hash of the whole so two never share a file.
+fn file_safe(name: &str) -> String {
+    let safe: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || ".-_".contains(c) { c } else { '_' }).collect();
+    if safe.len() <= 40 {
+        return safe;
+    }
+    format!("{}_{:08x}", &safe[..32], fnv1a(name.as_bytes()) as u32)
+}
+
+/// The seed of the `pair`-th pair of games between `a` and `b`: from names, so a pairing
+/// plays the same games whichever other players the tournament has.
+fn pair_seed(seed: u64, a: &str, b: &str, pair: u32) -> u64 {
+    let mut bytes = Vec::with_capacity(a.len() + b.len() + 16);
+    bytes.extend_from_slice(&seed.to_le_bytes());
+    bytes.extend_from_slice(a.as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(b.as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(&pair.to_le_bytes());
+    fnv1a(&bytes)
+}
+
+/// 64-bit FNV-1a: stable across Rust versions and platforms (std's hasher is not).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The path of tournament `name` in the run at `run_root`.
+pub fn tournament_dir(tournaments: &Path, name: &str) -> Result<TournamentDir, String> {
+    if name.is_empty() || file_safe(name) != name {
+        return Err(format!("tournament name {name:?}: use letters, digits, '.', '_' and '-' only (at most 40)"));
+    }
+    Ok(TournamentDir::new(tournaments.join(name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entrant(name: &str) -> Entrant {
+        Entrant { name: name.into(), spec: name.into(), version: None, step: None }
+    }
+
+    fn spec(names: &[&str], format: Format, games: u32) -> TournamentSpec {
+        TournamentSpec {
+            game: "connect4".into(),
+            format,
+            games_per_pair: games,
+            opening_plies: 2,
+            seed: 9,
+            move_timeout_ms: 100,
+            entrants: names.iter().map(|n| entrant(n)).collect(),
+        }
+    }
+
+    #[test]
+    fn schedules_play_every_pairing_round_by_round() {
+        let rr = spec(&["random", "mcts:10", "mcts:20"], Format::RoundRobin, 4);
+        assert_eq!(rr.pairings(), vec![(0, 1), (0, 2), (1, 2)]);
+        let s = rr.schedule();
+        assert_eq!(s.len(), 12);
+        let first_round: Vec<(u32, &str, &str)> = s[..6].iter().map(|k| (k.game, &k.a[..], &k.b[..])).collect();
+        assert_eq!(
+            first_round,
+            [
+                (0, "random", "mcts:10"),
+                (1, "random", "mcts:10"),
+                (0, "random", "mcts:20"),
+                (1, "random", "mcts:20"),
+                (0, "mcts:10", "mcts:20"),
+                (1, "mcts:10", "mcts:20")
+            ]
+        );
+        assert!(s[6..].iter().all(|k| k.game >= 2));
+        let g = spec(&["a", "mcts:5", "random"], Format::Gauntlet { reference: "mcts:5".into() }, 2);
+        assert_eq!(g.pairings(), vec![(0, 1), (1, 2)]);
+    }
+
+    #[test]
+    fn a_tournament_is_extended_by_new_players_but_not_changed_under_its_games() {
+        let old = spec(&["random", "mcts:10"], Format::RoundRobin, 2);
+        let more = spec(&["mcts:10", "mcts:20"], Format::RoundRobin, 4);
+        let merged = old.extend(&more).unwrap();
+        let names: Vec<&str> = merged.entrants.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["random", "mcts:10", "mcts:20"]);
+        assert_eq!(merged.games_per_pair, 4);
+        let err = old.extend(&TournamentSpec { seed: 10, ..old.clone() }).unwrap_err();
+        assert!(err.starts_with("this tournament was started with seed 9, not 10"), "{err}");
+        let mut renamed = old.clone();
+        renamed.entrants[0].spec = "mcts:3".into();
+        let err = old.extend(&renamed).unwrap_err();
+        assert_eq!(err, "player random was random in this tournament, not mcts:3");
+    }
+
+    #[test]
+    fn bad_tournaments_are_refused_with_the_reason() {
+        for (bad, why) in [
+            (spec(&["random", "mcts:10"], Format::RoundRobin, 3), "must be even"),
+            (spec(&["random"], Format::RoundRobin, 2), "two players or more, not 1"),
+            (spec(&["random", "random"], Format::RoundRobin, 2), "random is in the tournament twice"),
+            (spec(&["random", "alphago"], Format::RoundRobin, 2), "bad player spec \"alphago\""),
+            (spec(&["random", "mcts:9"], Format::Gauntlet { reference: "x".into() }, 2), "reference x is not"),
+        ] {
+            let err = bad.validate().unwrap_err();
+            assert!(err.contains(why), "{err}");
+        }
+    }
+
+    #[test]
+    fn pair_seeds_depend_on_the_pairing_not_on_the_other_players() {
+        assert_eq!(pair_seed(1, "a", "b", 0), pair_seed(1, "a", "b", 0));
+        assert_ne!(pair_seed(1, "a", "b", 0), pair_seed(1, "a", "b", 1));
+        assert_ne!(pair_seed(1, "a", "b", 0), pair_seed(1, "b", "a", 0));
+        assert_ne!(pair_seed(1, "ab", "c", 0), pair_seed(1, "a", "bc", 0));
+        assert_eq!(file_safe("mcts:200"), "mcts_200");
+        let long = file_safe("pbrain:python3 /some/long/path/to/a/brain.py --with many --flags");
+        assert_eq!(long.len(), 41);
+        assert!(tournament_dir(Path::new("/t"), "a b").is_err());
+        assert_eq!(tournament_dir(Path::new("/t"), "c4-2").unwrap().root, Path::new("/t/c4-2"));
+    }
+}

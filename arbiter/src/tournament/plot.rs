@@ -1,0 +1,185 @@
+//! `ratings.png`: a run's Elo curve. Checkpoints are points at their training step joined
+//! by a line, with their 95% intervals as error bars (an open end drawn to the plot's
+//! edge); players that are not checkpoints (random, mcts:N, engines) are horizontal dashed
+//! lines, labelled, so the curve has fixed reference points.
+
+use super::standings::Standings;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+use std::path::Path;
+use std::sync::Once;
+
+/// The plot's only font, in the repository with its licence: no system font is needed.
+const FONT: &[u8] = include_bytes!("../../assets/DejaVuSansMono.ttf");
+const FONT_NAME: &str = "dojo-mono";
+
+const WIDTH: u32 = 1000;
+const HEIGHT: u32 = 640;
+
+/// Colours for the reference lines, in turn.
+const REFERENCE_COLOURS: [RGBColor; 6] = [
+    RGBColor(200, 60, 40),
+    RGBColor(40, 140, 60),
+    RGBColor(150, 80, 190),
+    RGBColor(210, 140, 20),
+    RGBColor(20, 150, 160),
+    RGBColor(120, 120, 120),
+];
+
+fn register() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if register_font(FONT_NAME, FontStyle::Normal, FONT).is_err() {
+            // The font is compiled in; a failure here is a broken build, not bad input.
+            tracing::error!("the plot font in arbiter/assets does not load");
+        }
+    });
+}
+
+/// Draws `standings` to a PNG at `path` (written to a temporary file, then renamed).
+pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), String> {
+    register();
+    let checkpoints: Vec<(f64, f64, Option<f64>, Option<f64>)> = standings
+        .players
+        .iter()
+        .filter_map(|p| Some((p.step? as f64, p.elo?, p.low, p.high)))
+        .collect();
+    let references: Vec<(&str, f64)> =
+        standings.players.iter().filter(|p| p.step.is_none()).filter_map(|p| Some((p.name.as_str(), p.elo?))).collect();
+    if checkpoints.is_empty() && references.is_empty() {
+        return Err("no rated player to plot".into());
+    }
+    let mut sorted = checkpoints.clone();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // The y range: every rating and finite interval end, with a margin.
+    let values = sorted
+        .iter()
+        .flat_map(|c| [Some(c.1), c.2, c.3])
+        .flatten()
+        .chain(references.iter().map(|r| r.1));
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let margin = ((hi - lo) * 0.08).max(25.0);
+    let (y0, y1) = (lo - margin, hi + margin);
+    let (x0, x1) = match (sorted.first(), sorted.last()) {
+        (Some(a), Some(b)) if b.0 > a.0 => (a.0 - (b.0 - a.0) * 0.03, b.0 + (b.0 - a.0) * 0.03),
+        (Some(a), _) => (a.0 - 1.0, a.0 + 1.0),
+        _ => (0.0, 1.0),
+    };
+
+    let tmp = path.with_extension("png.tmp.png");
+    {
+        let root = BitMapBackend::new(&tmp, (WIDTH, HEIGHT)).into_drawing_area();
+        let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (FONT_NAME, 22))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("training step")
+            .y_desc(format!("Elo ({} = {})", standings.anchor, standings.anchor_elo))
+            .label_style((FONT_NAME, 14))
+            .axis_desc_style((FONT_NAME, 16))
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (k, (name, elo)) in references.iter().enumerate() {
+            let colour = REFERENCE_COLOURS[k % REFERENCE_COLOURS.len()];
+            chart
+                .draw_series(DashedLineSeries::new([(x0, *elo), (x1, *elo)], 8, 5, colour.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(format!("{name} ({elo:.0})"))
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+        }
+        if !sorted.is_empty() {
+            let blue = RGBColor(30, 90, 200);
+            // Error bars with caps; an open end runs to the edge, capless.
+            let cap = (x1 - x0) * 0.004;
+            let bars = sorted.iter().flat_map(|&(x, _, low, high)| {
+                let (bottom, top) = (low.unwrap_or(y0).max(y0), high.unwrap_or(y1).min(y1));
+                let mut lines = vec![vec![(x, bottom), (x, top)]];
+                lines.extend(low.map(|_| vec![(x - cap, bottom), (x + cap, bottom)]));
+                lines.extend(high.map(|_| vec![(x - cap, top), (x + cap, top)]));
+                lines.into_iter().map(move |l| PathElement::new(l, blue.mix(0.45)))
+            });
+            chart.draw_series(bars).map_err(|e| err(&e))?;
+            chart
+                .draw_series(LineSeries::new(sorted.iter().map(|c| (c.0, c.1)), blue.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label("checkpoints (95% intervals)")
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], blue.stroke_width(2)));
+            chart
+                .draw_series(sorted.iter().map(|c| Circle::new((c.0, c.1), 4, blue.filled())))
+                .map_err(|e| err(&e))?;
+        }
+        chart
+            .configure_series_labels()
+            .label_font((FONT_NAME, 14))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::standings::Standing;
+
+    fn standing(name: &str, step: Option<u64>, elo: f64, low: Option<f64>, high: Option<f64>) -> Standing {
+        Standing {
+            name: name.into(),
+            spec: name.into(),
+            version: step.map(|s| s / 50),
+            step,
+            elo: Some(elo),
+            low,
+            high,
+            games: 10,
+            wins: 5,
+            draws: 0,
+            losses: 5,
+            score: 0.5,
+            forfeits: 0,
+        }
+    }
+
+    #[test]
+    fn a_curve_with_references_and_open_intervals_is_drawn_as_a_png() {
+        let standings = Standings {
+            game: "connect4".into(),
+            anchor: "random".into(),
+            anchor_elo: 0.0,
+            draw_elo: Some(80.0),
+            interval: String::new(),
+            games: 100,
+            players: vec![
+                standing("v40", Some(2000), 900.0, Some(800.0), None),
+                standing("v20", Some(1000), 600.0, Some(500.0), Some(700.0)),
+                standing("mcts:1000", None, 700.0, Some(650.0), Some(750.0)),
+                standing("random", None, 0.0, Some(0.0), Some(0.0)),
+            ],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ratings.png");
+        draw(&standings, "test run", &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        // IHDR: width and height, big-endian, at bytes 16..24.
+        assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), WIDTH);
+        assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), HEIGHT);
+        assert!(!dir.path().join("ratings.png.tmp.png").exists());
+        let empty = Standings { players: vec![], ..standings };
+        assert_eq!(draw(&empty, "x", &path).unwrap_err(), "no rated player to plot");
+    }
+}

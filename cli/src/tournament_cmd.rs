@@ -1,0 +1,277 @@
+//! `dojo tournament`: rates a run's checkpoints and fixed references together. The
+//! tournament itself (schedule, resuming, ratings, plot) is `dojo_arbiter::tournament`.
+
+use crate::common::progress;
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use dojo_arbiter::gating::BestStore;
+use dojo_arbiter::journal;
+use dojo_arbiter::players::{check_player_for, PlayerSpec};
+use dojo_arbiter::tournament::standings::{standings, Standings};
+use dojo_arbiter::tournament::{plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentSpec};
+use dojo_core::net::checkpoint;
+use dojo_core::run_paths::RunPaths;
+use dojo_learner::config::RunConfig;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    /// Every pairing of players.
+    RoundRobin,
+    /// Every player against --reference only.
+    Gauntlet,
+}
+
+#[derive(Args)]
+pub struct TournamentArgs {
+    /// The run: its checkpoints can play, its game is the tournament's, and the tournament
+    /// is kept in RUN/tournaments/NAME/.
+    #[arg(long, default_value = "runs/connect4")]
+    run_dir: PathBuf,
+    /// The tournament's name (its folder). Running a name again resumes it, playing only
+    /// the games not finished, and extends it by any new players.
+    #[arg(long, default_value = "default")]
+    name: String,
+    /// Players besides the run's checkpoints: random, mcts:N, mcts:N:uniform, solver,
+    /// net:CKPT[:sims=N...], or pbrain:COMMAND (an external Gomocup brain; quote it).
+    #[arg(long, num_args = 1..)]
+    players: Vec<String>,
+    /// The run's checkpoints that play: every K-th published version (the versions
+    /// divisible by K), and the newest.
+    #[arg(long, value_name = "K")]
+    every_nth_version: Option<u64>,
+    /// Playouts per move of the run's checkpoints (they average over the board's symmetries).
+    #[arg(long, default_value_t = 200)]
+    sims: u32,
+    /// Games per pairing, in pairs from one random opening, each side moving first once
+    /// (default: the tournament's so far, or 10).
+    #[arg(long)]
+    games_per_pair: Option<u32>,
+    /// round-robin (every pairing) or gauntlet (everyone against --reference).
+    #[arg(long, value_enum)]
+    mode: Option<Mode>,
+    /// The gauntlet's reference player (a spec, e.g. mcts:1000).
+    #[arg(long)]
+    reference: Option<String>,
+    /// Random plies opening each pair of games (default: the tournament's so far, or 4).
+    #[arg(long)]
+    opening_plies: Option<u32>,
+    /// Games played at once (default: the cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed of the openings (default: the tournament's so far, or random).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The player whose rating is fixed (default: random where it plays, else the first).
+    #[arg(long)]
+    anchor: Option<String>,
+    /// The anchor's rating.
+    #[arg(long, default_value_t = 0.0)]
+    anchor_elo: f64,
+    /// An external brain's time per move, in milliseconds: an answer later than this (and
+    /// a tenth) loses the game.
+    #[arg(long, default_value_t = dojo_arbiter::players::DEFAULT_MOVE_TIMEOUT_MS)]
+    move_timeout_ms: u64,
+    /// Then copy the top-rated checkpoint to RUN/models/best.* (checked, atomic), as gating does.
+    #[arg(long)]
+    choose_best: bool,
+    /// Print the standings as JSON (what ratings.json holds) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
+    let run = RunPaths::new(&args.run_dir);
+    if !run.exists() {
+        bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
+    }
+    let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
+    let dir = tournament_dir(&run.tournaments(), &args.name).map_err(anyhow::Error::msg)?;
+    let before = dir.read_spec().map_err(anyhow::Error::msg)?;
+    let entrants = entrants(&args, &run, &config)?;
+    let format = match (args.mode, &args.reference, &before) {
+        (Some(Mode::Gauntlet), Some(reference), _) => Format::Gauntlet { reference: reference_name(reference)? },
+        (Some(Mode::Gauntlet), None, _) => bail!("--mode gauntlet needs --reference SPEC"),
+        (Some(Mode::RoundRobin), Some(_), _) => bail!("--reference is for --mode gauntlet"),
+        (Some(Mode::RoundRobin), None, _) => Format::RoundRobin,
+        (None, _, Some(old)) => old.format.clone(),
+        (None, Some(_), None) => bail!("--reference is for --mode gauntlet"),
+        (None, None, None) => Format::RoundRobin,
+    };
+    let wanted = TournamentSpec {
+        game: config.game.to_string(),
+        format,
+        games_per_pair: args.games_per_pair.or(before.as_ref().map(|b| b.games_per_pair)).unwrap_or(10),
+        opening_plies: args.opening_plies.or(before.as_ref().map(|b| b.opening_plies)).unwrap_or(4),
+        seed: args.seed.or(before.as_ref().map(|b| b.seed)).unwrap_or_else(rand::random),
+        move_timeout_ms: args.move_timeout_ms,
+        entrants,
+    };
+    // Checked before anything is written: a checkpoint of another game, a brain that does
+    // not start, the solver on Gomoku.
+    for e in &wanted.entrants {
+        let spec: PlayerSpec = e.spec.parse().map_err(anyhow::Error::msg)?;
+        check_player_for(&spec.with_move_timeout(args.move_timeout_ms), &config.game).map_err(anyhow::Error::msg)?;
+    }
+    // What the tournament will be, checked before anything is written.
+    let merged = match &before {
+        Some(old) => old.extend(&wanted),
+        None => wanted.validate().map(|()| wanted.clone()),
+    }
+    .map_err(anyhow::Error::msg)?;
+    let anchor = match &args.anchor {
+        Some(a) => reference_name(a)?,
+        None if merged.entrants.iter().any(|e| e.name == "random") => "random".to_string(),
+        None => merged.entrants[0].name.clone(),
+    };
+    if !merged.entrants.iter().any(|e| e.name == anchor) {
+        bail!("the anchor {anchor} is not one of the players");
+    }
+    let mut tournament = Tournament::open(dir, &wanted).map_err(anyhow::Error::msg)?;
+
+    let to_play = tournament.to_play().len();
+    let done = tournament.results.len();
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    eprintln!(
+        "tournament {} in {}: {} players, {} pairings, {} games per pairing; {done} finished, {to_play} to play on {threads} thread(s)",
+        args.name,
+        tournament.dir.root.display(),
+        tournament.spec.entrants.len(),
+        tournament.spec.pairings().len(),
+        tournament.spec.games_per_pair,
+    );
+    let started = std::time::Instant::now();
+    let bar = progress(to_play as u64, "games");
+    let last = Mutex::new(String::new());
+    let on_game = |line: &GameLine| {
+        let mut last = last.lock().unwrap();
+        *last = describe(line);
+        bar.set_message(last.clone());
+        bar.inc(1);
+    };
+    let results = tournament.play(threads, &stop, &on_game).map_err(anyhow::Error::msg)?;
+    bar.finish_and_clear();
+    let played = results.len() - done;
+    let seconds = started.elapsed().as_secs_f64();
+
+    let standings = standings(&tournament.spec.game, &tournament.spec.entrants, &results, &anchor, args.anchor_elo)
+        .map_err(anyhow::Error::msg)?;
+    let json = serde_json::to_vec_pretty(&standings)?;
+    let ratings = tournament.dir.ratings();
+    dojo_core::util::atomic_write(&ratings, &json).with_context(|| format!("writing {}", ratings.display()))?;
+    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
+    let png = tournament.dir.plot();
+    let drew = plot::draw(&standings, &title, &png);
+    if args.json {
+        println!("{}", serde_json::to_string(&standings)?);
+    } else {
+        print!("{}", standings.table());
+    }
+    eprintln!(
+        "{played} games played in {:.1} min ({:.1} s a game on {threads} thread(s)); {} in all; wrote {}{}",
+        seconds / 60.0,
+        if played > 0 { seconds * threads.min(played) as f64 / played as f64 } else { 0.0 },
+        results.len(),
+        ratings.display(),
+        match &drew {
+            Ok(()) => format!(" and {}", png.display()),
+            Err(e) => format!(" (no plot: {e})"),
+        }
+    );
+    if stop.load(Ordering::Relaxed) {
+        eprintln!("interrupted: run the same command again to play the {} games left", tournament.to_play().len());
+        return Ok(());
+    }
+    if args.choose_best {
+        choose_best(&run, &standings)?;
+    }
+    Ok(())
+}
+
+/// The players: the run's chosen checkpoints, then `--players`.
+fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig) -> Result<Vec<Entrant>> {
+    let mut entrants = Vec::new();
+    if let Some(k) = args.every_nth_version {
+        if k == 0 {
+            bail!("--every-nth-version must be at least 1");
+        }
+        let versions = run.versions().map_err(anyhow::Error::msg)?;
+        let newest = versions.last().copied();
+        // Checkpoints are named by absolute path, so the tournament plays from anywhere.
+        let root = std::fs::canonicalize(&run.root).with_context(|| format!("{}", run.root.display()))?;
+        let run_abs = RunPaths::new(root);
+        for v in versions.into_iter().filter(|&v| v % k == 0 || Some(v) == newest) {
+            let path = run_abs.model_version(v);
+            let sidecar = checkpoint::read_sidecar(&path)?;
+            let spec = PlayerSpec::net(&path, args.sims);
+            entrants.push(Entrant {
+                name: format!("v{v}"),
+                spec: spec.to_string(),
+                version: Some(v),
+                step: Some(sidecar.step),
+            });
+        }
+        if entrants.is_empty() {
+            bail!("{} has no published versions yet", run.models().display());
+        }
+    }
+    for text in &args.players {
+        let spec: PlayerSpec = text.parse().map_err(anyhow::Error::msg).context("--players")?;
+        // A network from elsewhere is placed on the curve by its training step.
+        let step = match &spec {
+            PlayerSpec::Net { path, .. } => Some(checkpoint::read_sidecar(path)?.step),
+            _ => None,
+        };
+        entrants.push(Entrant { name: spec.to_string(), spec: spec.to_string(), version: None, step });
+    }
+    if entrants.is_empty() {
+        bail!(
+            "no players: name the run's checkpoints with --every-nth-version K and others with --players (e.g. --players random mcts:200 mcts:1000), game {}",
+            config.game
+        );
+    }
+    Ok(entrants)
+}
+
+/// A player's name as the tournament knows it, from a spec as typed.
+fn reference_name(text: &str) -> Result<String> {
+    if let Some(v) = text.strip_prefix('v').and_then(|v| v.parse::<u64>().ok()) {
+        return Ok(format!("v{v}"));
+    }
+    Ok(text.parse::<PlayerSpec>().map_err(anyhow::Error::msg)?.to_string())
+}
+
+fn describe(line: &GameLine) -> String {
+    let k = &line.key;
+    let result = match line.result {
+        1 => format!("{} won", k.a),
+        -1 => format!("{} won", k.b),
+        _ => "draw".to_string(),
+    };
+    format!("{} vs {} #{}: {result}", k.a, k.b, k.game + 1)
+}
+
+/// Copies the top-rated checkpoint to `RUN/models/best.*`, holding the run's gating lock
+/// so no gatekeeper writes it at the same time.
+fn choose_best(run: &RunPaths, standings: &Standings) -> Result<()> {
+    let Some(best) = standings.best_checkpoint() else {
+        bail!("--choose-best: no checkpoint of the run was rated");
+    };
+    let version = best.version.expect("best_checkpoint has a version");
+    let _lock = journal::lock_exclusive(
+        &run.gating_lock(),
+        "dojo train or dojo gate is gating this run: stop it to choose the best by tournament",
+    )
+    .map_err(anyhow::Error::msg)?;
+    let sidecar = BestStore::new(run.best()).promote(&run.model_version(version)).map_err(anyhow::Error::msg)?;
+    println!(
+        "{} (rated {:.0}) is now {} (step {})",
+        best.name,
+        best.elo.unwrap_or(0.0),
+        run.best().display(),
+        sidecar.step
+    );
+    Ok(())
+}
