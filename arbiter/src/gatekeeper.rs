@@ -83,13 +83,9 @@ impl Gatekeeper {
         let best = BestStore::new(run.best());
         let best_version = best.current()?.map(|s| s.version);
         let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
-        let policy = GatePolicy {
-            settings: GateSettings { threads: policy.settings.threads.max(1), ..policy.settings.clone() },
-            ..policy.clone()
-        };
         Ok(Gatekeeper {
             run: run.clone(),
-            policy,
+            policy: policy.clone(),
             best,
             best_version,
             last_gated,

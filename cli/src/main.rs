@@ -12,6 +12,7 @@ mod learn_cmd;
 mod learner_cmd;
 mod match_cmd;
 mod pbrain_cmd;
+mod play_cmd;
 mod selfplay_cmd;
 mod solve_cmd;
 mod tournament_cmd;
@@ -62,6 +63,8 @@ enum Command {
     Eval(analyse_cmd::EvalArgs),
     /// Print random-play positions (move strings) for `dojo eval`.
     Positions(analyse_cmd::PositionsArgs),
+    /// Play a game against a network in the terminal (its move, value and candidates shown).
+    Play(play_cmd::PlayCmdArgs),
     /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout (under an INFO
     /// time limit it searches by the clock, otherwise --sims playouts a move).
     Pbrain(pbrain_cmd::PbrainArgs),
@@ -101,6 +104,7 @@ fn main() {
         Command::Eval(args) => analyse_cmd::run_eval(args),
         Command::Positions(args) => analyse_cmd::run_positions(args),
         Command::Pbrain(args) => pbrain_cmd::run(args),
+        Command::Play(args) => play_cmd::run(args),
     };
     if let Err(e) = result {
         eprintln!("dojo: error: {e:#}");

@@ -42,10 +42,14 @@ pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), Strin
     let checkpoints: Vec<(f64, f64, Option<f64>, Option<f64>)> = standings
         .players
         .iter()
-        .filter_map(|p| Some((p.step? as f64, p.elo?, p.low, p.high)))
+        .filter_map(|p| Some((p.player.step? as f64, p.elo?, p.low, p.high)))
         .collect();
-    let references: Vec<(&str, f64)> =
-        standings.players.iter().filter(|p| p.step.is_none()).filter_map(|p| Some((p.name.as_str(), p.elo?))).collect();
+    let references: Vec<(&str, f64)> = standings
+        .players
+        .iter()
+        .filter(|p| p.player.step.is_none())
+        .filter_map(|p| Some((p.player.name.as_str(), p.elo?)))
+        .collect();
     if checkpoints.is_empty() && references.is_empty() {
         return Err("no rated player to plot".into());
     }
@@ -135,13 +139,11 @@ pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), Strin
 mod tests {
     use super::*;
     use crate::tournament::standings::Standing;
+    use crate::tournament::Entrant;
 
     fn standing(name: &str, step: Option<u64>, elo: f64, low: Option<f64>, high: Option<f64>) -> Standing {
         Standing {
-            name: name.into(),
-            spec: name.into(),
-            version: step.map(|s| s / 50),
-            step,
+            player: Entrant { name: name.into(), spec: name.into(), version: step.map(|s| s / 50), step },
             elo: Some(elo),
             low,
             high,

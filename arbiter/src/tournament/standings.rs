@@ -16,12 +16,9 @@ pub const INTERVAL_METHOD: &str =
 /// One player's line of the standings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Standing {
-    pub name: String,
-    pub spec: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<u64>,
+    /// Who: name, spec, and for a checkpoint its version and step.
+    #[serde(flatten)]
+    pub player: Entrant,
     /// None for a player without a game yet.
     pub elo: Option<f64>,
     /// The 95% interval's ends; none where it is unbounded that way (a player who won, or
@@ -102,10 +99,7 @@ pub fn standings(
             let rating = fitted.as_ref().and_then(|f| position.get(&i).map(|&k| f.ratings[k].clone()));
             let t = &tallies[i];
             Standing {
-                name: e.name.clone(),
-                spec: e.spec.clone(),
-                version: e.version,
-                step: e.step,
+                player: e.clone(),
                 elo: rating.as_ref().map(|r| r.elo),
                 low: rating.as_ref().and_then(|r| r.low),
                 high: rating.as_ref().and_then(|r| r.high),
@@ -133,7 +127,7 @@ pub fn standings(
 impl Standings {
     /// The table people read: sorted by rating.
     pub fn table(&self) -> String {
-        let width = self.players.iter().map(|p| p.name.len()).max().unwrap_or(6).clamp(6, 60);
+        let width = self.players.iter().map(|p| p.player.name.len()).max().unwrap_or(6).clamp(6, 60);
         let mut out = format!(
             "{:<4} {:<width$} {:>7} {:>17} {:>6} {:>7} {:>8}\n",
             "rank", "player", "elo", "95% interval", "games", "score", "step"
@@ -142,17 +136,17 @@ impl Standings {
         for (rank, p) in self.players.iter().enumerate() {
             let elo = p.elo.map_or("-".to_string(), |e| format!("{e:.0}"));
             let interval = match p.elo {
-                Some(_) if p.name == self.anchor => "(anchor)".to_string(),
+                Some(_) if p.player.name == self.anchor => "(anchor)".to_string(),
                 Some(_) => format!("[{}, {}]", bound(p.low, "-inf"), bound(p.high, "+inf")),
                 None => String::new(),
             };
-            let name: String = p.name.chars().take(width).collect();
+            let name: String = p.player.name.chars().take(width).collect();
             out.push_str(&format!(
                 "{:<4} {name:<width$} {elo:>7} {interval:>17} {:>6} {:>6.1}% {:>8}\n",
                 rank + 1,
                 p.games,
                 100.0 * p.score,
-                p.step.map_or(String::new(), |s| s.to_string()),
+                p.player.step.map_or(String::new(), |s| s.to_string()),
             ));
         }
         out.push_str(&format!(
@@ -167,7 +161,7 @@ impl Standings {
 
     /// The best-rated player that is one of a run's checkpoints.
     pub fn best_checkpoint(&self) -> Option<&Standing> {
-        self.players.iter().find(|p| p.version.is_some() && p.elo.is_some())
+        self.players.iter().find(|p| p.player.version.is_some() && p.elo.is_some())
     }
 }
 
@@ -208,7 +202,7 @@ mod tests {
         forfeited.result = -1;
         results.push(forfeited);
         let s = standings("connect4", &entrants, &results, "random", 0.0).unwrap();
-        let names: Vec<&str> = s.players.iter().map(|p| p.name.as_str()).collect();
+        let names: Vec<&str> = s.players.iter().map(|p| p.player.name.as_str()).collect();
         assert_eq!(names, ["v20", "v10", "random", "v30"]);
         let v20 = &s.players[0];
         assert_eq!((v20.games, v20.wins, v20.draws, v20.losses), (9, 8, 0, 1));
@@ -218,7 +212,7 @@ mod tests {
         // The anchor lost every game, and keeps its fixed rating.
         assert_eq!((s.players[2].elo, s.players[2].low, s.players[2].high), (Some(0.0), Some(0.0), Some(0.0)));
         assert_eq!((s.players[3].elo, s.players[3].games), (None, 0));
-        assert_eq!(s.best_checkpoint().unwrap().name, "v20");
+        assert_eq!(s.best_checkpoint().unwrap().player.name, "v20");
         let table = s.table();
         assert!(table.lines().nth(1).unwrap().starts_with("1    v20"), "{table}");
         assert!(table.contains("(anchor)"), "{table}");

@@ -31,6 +31,11 @@ impl<G: Game> NetAgent<G> {
         &self.search
     }
 
+    /// The most-visited move of the last [`NetAgent::analyse`], as `select_move` picks it.
+    pub fn analysed_move(&mut self) -> Action {
+        self.search.choose_move(0.0)
+    }
+
     /// The search's move for `game` after searching until `deadline` (checked every few
     /// playouts, so it is overrun by about one batch of them) or `max_playouts`, whichever
     /// comes first, and at least one playout. For engines playing under a clock.
