@@ -1,5 +1,6 @@
 //! Arbiter: matches between players, gating, tournaments and ratings.
 
+pub mod charts;
 pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;

@@ -13,6 +13,7 @@ mod learner_cmd;
 mod match_cmd;
 mod pbrain_cmd;
 mod play_cmd;
+mod plot_cmd;
 mod selfplay_cmd;
 mod solve_cmd;
 mod tournament_cmd;
@@ -63,6 +64,8 @@ enum Command {
     Eval(analyse_cmd::EvalArgs),
     /// Print random-play positions (move strings) for `dojo eval`.
     Positions(analyse_cmd::PositionsArgs),
+    /// Draw a run's curves (losses, throughput, games, gating, Elo) as PNG files.
+    Plot(plot_cmd::PlotArgs),
     /// Play a game against a network in the terminal (its move, value and candidates shown).
     Play(play_cmd::PlayCmdArgs),
     /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout (under an INFO
@@ -105,6 +108,7 @@ fn main() {
         Command::Positions(args) => analyse_cmd::run_positions(args),
         Command::Pbrain(args) => pbrain_cmd::run(args),
         Command::Play(args) => play_cmd::run(args),
+        Command::Plot(args) => plot_cmd::run(args),
     };
     if let Err(e) = result {
         eprintln!("dojo: error: {e:#}");

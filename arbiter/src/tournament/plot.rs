@@ -4,19 +4,14 @@
 //! lines, labelled, so the curve has fixed reference points.
 
 use super::standings::Standings;
+use crate::charts::{register, FONT_NAME};
 use plotters::prelude::*;
-use plotters::style::{register_font, FontStyle};
 use std::path::Path;
-use std::sync::Once;
-
-/// The plot's only font, in the repository with its licence: no system font is needed.
-const FONT: &[u8] = include_bytes!("../../assets/DejaVuSansMono.ttf");
-const FONT_NAME: &str = "dojo-mono";
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 640;
 
-/// Colours for the reference lines, in turn.
+/// Colours for the reference lines, in turn (the checkpoints are blue).
 const REFERENCE_COLOURS: [RGBColor; 6] = [
     RGBColor(200, 60, 40),
     RGBColor(40, 140, 60),
@@ -25,16 +20,6 @@ const REFERENCE_COLOURS: [RGBColor; 6] = [
     RGBColor(20, 150, 160),
     RGBColor(120, 120, 120),
 ];
-
-fn register() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        if register_font(FONT_NAME, FontStyle::Normal, FONT).is_err() {
-            // The font is compiled in; a failure here is a broken build, not bad input.
-            tracing::error!("the plot font in arbiter/assets does not load");
-        }
-    });
-}
 
 /// Draws `standings` to a PNG at `path` (written to a temporary file, then renamed).
 pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), String> {

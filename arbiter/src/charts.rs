@@ -1,0 +1,179 @@
+//! PNG charts for reports (`dojo plot`, a tournament's `ratings.png`): plotters' bitmap
+//! backend with the one font this repository ships (`arbiter/assets`, with its licence), so
+//! nothing depends on the machine's fonts.
+
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+use std::path::Path;
+use std::sync::Once;
+
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSansMono.ttf");
+/// The family name charts draw text in.
+pub const FONT_NAME: &str = "dojo-mono";
+
+/// Series colours, in turn.
+pub const COLOURS: [RGBColor; 6] = [
+    RGBColor(30, 90, 200),
+    RGBColor(200, 60, 40),
+    RGBColor(40, 140, 60),
+    RGBColor(150, 80, 190),
+    RGBColor(210, 140, 20),
+    RGBColor(20, 150, 160),
+];
+
+/// Makes [`FONT_NAME`] drawable (once per process).
+pub fn register() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if register_font(FONT_NAME, FontStyle::Normal, FONT).is_err() {
+            // The font is compiled in; a failure here is a broken build, not bad input.
+            tracing::error!("the chart font in arbiter/assets does not load");
+        }
+    });
+}
+
+/// One line of a panel, or its points alone.
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    /// Dots, not a line: for events (gating decisions) rather than a curve.
+    pub dots: bool,
+}
+
+impl Series {
+    pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series { name: name.into(), points, dots: false }
+    }
+    pub fn dots(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series { name: name.into(), points, dots: true }
+    }
+}
+
+/// One chart of a figure: its series share the y axis.
+pub struct Panel {
+    pub y_desc: String,
+    pub series: Vec<Series>,
+}
+
+/// The x and y ranges that hold every point, with a margin; None without points.
+fn ranges(panel: &Panel) -> Option<((f64, f64), (f64, f64))> {
+    let points = panel.series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, y) in points {
+        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+    }
+    if x0 > x1 {
+        return None;
+    }
+    let pad = |lo: f64, hi: f64| {
+        // A constant series gets a band around it of a tenth of its size (1 around 0).
+        let m = if hi > lo { (hi - lo) * 0.05 } else if lo != 0.0 { lo.abs() * 0.1 } else { 1.0 };
+        (lo - m, hi + m)
+    };
+    Some((pad(x0, x1), pad(y0, y1)))
+}
+
+/// Draws `panels` stacked in one PNG at `path` (a temporary file, then renamed), sharing
+/// the x axis's description. Panels without points are left out; none with points is an
+/// error.
+pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<(), String> {
+    register();
+    let drawn: Vec<(&Panel, ((f64, f64), (f64, f64)))> =
+        panels.iter().filter_map(|p| ranges(p).map(|r| (p, r))).collect();
+    if drawn.is_empty() {
+        return Err(format!("{}: nothing to plot", path.display()));
+    }
+    let tmp = path.with_extension("tmp.png");
+    let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+    {
+        let height = 60 + 320 * drawn.len() as u32;
+        let root = BitMapBackend::new(&tmp, (1000, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let root = root.titled(title, (FONT_NAME, 22)).map_err(|e| err(&e))?;
+        for (area, (panel, ((x0, x1), (y0, y1)))) in root.split_evenly((drawn.len(), 1)).iter().zip(&drawn) {
+            let mut chart = ChartBuilder::on(area)
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(70)
+                .build_cartesian_2d(*x0..*x1, *y0..*y1)
+                .map_err(|e| err(&e))?;
+            chart
+                .configure_mesh()
+                .x_desc(x_desc)
+                .y_desc(panel.y_desc.as_str())
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| short_number(*y))
+                .label_style((FONT_NAME, 13))
+                .axis_desc_style((FONT_NAME, 15))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()
+                .map_err(|e| err(&e))?;
+            for (k, series) in panel.series.iter().enumerate() {
+                let colour = COLOURS[k % COLOURS.len()];
+                let drawn = if series.dots {
+                    chart.draw_series(series.points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
+                } else {
+                    chart.draw_series(LineSeries::new(series.points.iter().copied(), colour.stroke_width(2)))
+                };
+                drawn
+                    .map_err(|e| err(&e))?
+                    .label(series.name.as_str())
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+            }
+            chart
+                .configure_series_labels()
+                .label_font((FONT_NAME, 13))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()
+                .map_err(|e| err(&e))?;
+        }
+        root.present().map_err(|e| err(&e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// An axis label: few digits whatever the scale (0.012, 1.5, 350, 12k).
+fn short_number(y: f64) -> String {
+    let a = y.abs();
+    if a >= 10_000.0 {
+        format!("{:.0}k", y / 1000.0)
+    } else if a >= 100.0 || y == 0.0 {
+        format!("{y:.0}")
+    } else if a >= 1.0 {
+        format!("{y:.1}")
+    } else {
+        format!("{y:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panels_with_points_are_drawn_and_empty_ones_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.png");
+        let line = |name: &str, k: f64| Series::line(name, (0..50).map(|i| (i as f64, k * i as f64)).collect());
+        let panels = [
+            Panel { y_desc: "loss".into(), series: vec![line("a", 1.0), line("b", 0.5)] },
+            Panel { y_desc: "nothing".into(), series: vec![Series::line("c", vec![])] },
+            Panel { y_desc: "rate".into(), series: vec![line("d", 100.0), Series::dots("e", vec![(3.0, 7.0)])] },
+        ];
+        draw_panels(&path, "t", "step", &panels).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        // Two panels drawn, 320 pixels each, under a 60-pixel title.
+        assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 60 + 2 * 320);
+        let empty = [Panel { y_desc: "x".into(), series: vec![] }];
+        assert!(draw_panels(&path, "t", "step", &empty).unwrap_err().ends_with("nothing to plot"));
+        assert_eq!((short_number(12_345.0), short_number(350.0), short_number(1.5), short_number(0.0123)), (
+            "12k".into(),
+            "350".into(),
+            "1.5".into(),
+            "0.012".into()
+        ));
+    }
+}

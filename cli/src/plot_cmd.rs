@@ -1,0 +1,150 @@
+//! `dojo plot`: a run's curves as PNG files, for people without a browser or TensorBoard:
+//! losses, throughput and game statistics from `metrics.jsonl`, gating decisions from
+//! `gating.jsonl`, and the newest tournament's Elo curve.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dojo_arbiter::charts::{draw_panels, Panel, Series};
+use dojo_arbiter::gatekeeper::read_records;
+use dojo_arbiter::tournament::standings::Standings;
+use dojo_arbiter::tournament::{plot, TournamentDir};
+use dojo_core::run_paths::RunPaths;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct PlotArgs {
+    /// The run directory.
+    #[arg(long, default_value = "runs/connect4")]
+    run_dir: PathBuf,
+    /// Where the PNGs go (default: RUN/plots).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// The `metrics.jsonl` fields drawn, by figure and panel: (file, [(y axis, [(field, label)])]).
+type Figure = (&'static str, &'static [(&'static str, &'static [(&'static str, &'static str)])]);
+const FIGURES: [Figure; 3] = [
+    (
+        "losses.png",
+        &[
+            ("loss", &[("policy_loss", "policy loss"), ("value_loss", "value loss")]),
+            ("policy entropy", &[("entropy", "entropy")]),
+            ("learning rate", &[("learning_rate", "learning rate")]),
+        ],
+    ),
+    (
+        "throughput.png",
+        &[
+            ("games/s", &[("games_per_s", "self-play games/s")]),
+            ("samples/s", &[("samples_per_s", "training samples/s")]),
+            ("positions", &[("buffer_positions", "replay buffer positions")]),
+        ],
+    ),
+    (
+        "games.png",
+        &[
+            ("share of games", &[("first_player_win_rate", "first player wins"), ("draw_rate", "draws")]),
+            ("plies", &[("mean_game_length", "mean game length")]),
+        ],
+    ),
+];
+
+pub fn run(args: PlotArgs) -> Result<()> {
+    let run = RunPaths::new(&args.run_dir);
+    if !run.exists() {
+        bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
+    }
+    let out = args.out.unwrap_or_else(|| run.root.join("plots"));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let metrics = read_metrics(&run)?;
+    let name = run.root.file_name().map_or_else(|| run.root.display().to_string(), |n| n.to_string_lossy().into());
+    let mut written = Vec::new();
+    for (file, panels) in FIGURES {
+        let panels: Vec<Panel> = panels
+            .iter()
+            .map(|(y_desc, fields)| Panel {
+                y_desc: y_desc.to_string(),
+                series: fields
+                    .iter()
+                    .map(|(field, label)| Series::line(*label, by_step(&metrics, field)))
+                    .collect(),
+            })
+            .collect();
+        let path = out.join(file);
+        match draw_panels(&path, &format!("{name}: {}", file.trim_end_matches(".png")), "training step", &panels) {
+            Ok(()) => written.push(path),
+            Err(e) => eprintln!("{e}"),
+        }
+    }
+
+    let gates: Vec<_> = read_records(&run).map_err(anyhow::Error::msg)?.into_iter().filter(|r| r.best.is_some()).collect();
+    if !gates.is_empty() {
+        let points = |promoted: bool| -> Vec<(f64, f64)> {
+            gates.iter().filter(|r| r.promoted == promoted).map(|r| (r.candidate as f64, r.score)).collect()
+        };
+        let panels = [
+            Panel {
+                y_desc: "candidate's score".into(),
+                series: vec![Series::dots("promoted", points(true)), Series::dots("not promoted", points(false))],
+            },
+            Panel {
+                y_desc: "games".into(),
+                series: vec![Series::dots(
+                    "games a decision took",
+                    gates.iter().map(|r| (r.candidate as f64, f64::from(r.games))).collect(),
+                )],
+            },
+        ];
+        let path = out.join("gating.png");
+        draw_panels(&path, &format!("{name}: gating"), "candidate version", &panels).map_err(anyhow::Error::msg)?;
+        written.push(path);
+    }
+
+    if let Some((tournament, standings)) = newest_tournament(&run)? {
+        let path = out.join("elo.png");
+        let title = format!("{name}: tournament {tournament}, {} games", standings.games);
+        plot::draw(&standings, &title, &path).map_err(anyhow::Error::msg)?;
+        written.push(path);
+    }
+    if written.is_empty() {
+        bail!("{}: no metrics, gating decisions or tournaments to plot yet", run.root.display());
+    }
+    for path in written {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+/// Every line of `metrics.jsonl` (one cut short by a crash is skipped).
+fn read_metrics(run: &RunPaths) -> Result<Vec<serde_json::Value>> {
+    let path = run.metrics();
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+/// (step, field) for every metrics line that has both.
+fn by_step(metrics: &[serde_json::Value], field: &str) -> Vec<(f64, f64)> {
+    metrics.iter().filter_map(|m| Some((m["step"].as_f64()?, m[field].as_f64()?))).collect()
+}
+
+/// The tournament whose ratings were written last, with them.
+fn newest_tournament(run: &RunPaths) -> Result<Option<(String, Standings)>> {
+    let Ok(entries) = std::fs::read_dir(run.tournaments()) else { return Ok(None) };
+    let mut newest = None;
+    for entry in entries.flatten() {
+        let dir = TournamentDir::new(entry.path());
+        let Ok(modified) = std::fs::metadata(dir.ratings()).and_then(|m| m.modified()) else { continue };
+        if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
+            newest = Some((modified, dir));
+        }
+    }
+    let Some((_, dir)) = newest else { return Ok(None) };
+    let bytes = std::fs::read(dir.ratings()).with_context(|| format!("reading {}", dir.ratings().display()))?;
+    let standings: Standings =
+        serde_json::from_slice(&bytes).with_context(|| format!("reading {}", dir.ratings().display()))?;
+    let name = dir.root.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Ok(Some((name, standings)))
+}
