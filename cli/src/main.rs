@@ -27,8 +27,18 @@ use std::sync::Arc;
 #[derive(Parser)]
 #[command(name = "dojo", version, about = "AlphaZero-style self-play training for board games")]
 struct Cli {
+    /// Log lines on stderr as text (no colours unless stderr is a terminal) or as one JSON
+    /// object a line, for log collectors.
+    #[arg(long, value_enum, default_value = "text", global = true)]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -75,13 +85,18 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
-        .init();
+        // A log file (a worker's under dojo train) gets no colour codes.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    match cli.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
     // Ctrl-C and SIGTERM ask long-running commands to stop cleanly; a second Ctrl-C kills.
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();

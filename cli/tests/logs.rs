@@ -1,0 +1,38 @@
+//! Log lines as collectors and log files want them: plain text without colour codes when
+//! stderr is not a terminal, or one JSON object a line with `--log-format json`.
+
+mod common;
+
+use common::{dojo, path, stdout_of};
+
+/// The stderr of a short `dojo selfplay`, which logs its precision decision.
+fn selfplay_stderr(dir: &std::path::Path, format: &str) -> String {
+    let ckpt = dir.join("c4");
+    if !dir.join("c4.json").exists() {
+        stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&ckpt)]));
+    }
+    let out = dojo(&[
+        "--log-format", format, "selfplay", "--model", path(&ckpt), "--games", "1", "--sims", "4", "--fast-sims", "2",
+        "--parallel", "1", "--precision", "f32", "--out", path(&dir.join("g.rec")),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn logs_are_plain_text_off_a_terminal_and_json_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = selfplay_stderr(dir.path(), "text");
+    let line = text.lines().find(|l| l.contains("precision f32")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(" INFO "), "{line}");
+    assert!(!text.contains('\x1b'), "colour codes in a log that is not a terminal: {text:?}");
+
+    let json = selfplay_stderr(dir.path(), "json");
+    let line = json.lines().find(|l| l.contains("precision f32")).unwrap_or_else(|| panic!("{json}"));
+    let value: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert_eq!(value["level"], "INFO", "{value}");
+    assert!(value["fields"]["message"].as_str().unwrap().starts_with("precision f32"), "{value}");
+    assert!(value["timestamp"].is_string(), "{value}");
+    let bad = dojo(&["--log-format", "xml", "config"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("invalid value 'xml'"));
+}
