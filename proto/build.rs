@@ -4,5 +4,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_var("PROTOC", protoc);
     println!("cargo:rerun-if-changed=dojo.proto");
     tonic_prost_build::configure().compile_protos(&["dojo.proto"], &["."])?;
+    // TensorBoard's event files: messages only, no services.
+    println!("cargo:rerun-if-changed=tensorboardX/proto");
+    tonic_prost_build::configure()
+        .build_client(false)
+        .build_server(false)
+        .compile_protos(&["tensorboardX/proto/event.proto"], &["."])?;
     Ok(())
 }

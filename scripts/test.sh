@@ -4,6 +4,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/env.sh"
 cd "$root"
+# TensorBoard's own reader checks dojo's event files (cli/tests/tensorboard.rs).
+DOJO_TENSORBOARD_PYTHON=$("$root/scripts/setup-tensorboard.sh")
+export DOJO_TENSORBOARD_PYTHON
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on
 # this 2-core machine by default, which is the most that does not oversubscribe it.
 exec cargo test --workspace "$@"

@@ -55,8 +55,11 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
-/// The x and y ranges that hold every point, with a margin; None without points.
-fn ranges(panel: &Panel) -> Option<((f64, f64), (f64, f64))> {
+/// An axis's span: (from, to).
+type Span = (f64, f64);
+
+/// The x and y spans that hold every point, with a margin; None without points.
+fn ranges(panel: &Panel) -> Option<(Span, Span)> {
     let points = panel.series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
     for &(x, y) in points {
@@ -67,7 +70,13 @@ fn ranges(panel: &Panel) -> Option<((f64, f64), (f64, f64))> {
     }
     let pad = |lo: f64, hi: f64| {
         // A constant series gets a band around it of a tenth of its size (1 around 0).
-        let m = if hi > lo { (hi - lo) * 0.05 } else if lo != 0.0 { lo.abs() * 0.1 } else { 1.0 };
+        let m = if hi > lo {
+            (hi - lo) * 0.05
+        } else if lo != 0.0 {
+            lo.abs() * 0.1
+        } else {
+            1.0
+        };
         (lo - m, hi + m)
     };
     Some((pad(x0, x1), pad(y0, y1)))
@@ -78,8 +87,7 @@ fn ranges(panel: &Panel) -> Option<((f64, f64), (f64, f64))> {
 /// error.
 pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<(), String> {
     register();
-    let drawn: Vec<(&Panel, ((f64, f64), (f64, f64)))> =
-        panels.iter().filter_map(|p| ranges(p).map(|r| (p, r))).collect();
+    let drawn: Vec<(&Panel, (Span, Span))> = panels.iter().filter_map(|p| ranges(p).map(|r| (p, r))).collect();
     if drawn.is_empty() {
         return Err(format!("{}: nothing to plot", path.display()));
     }
@@ -169,11 +177,9 @@ mod tests {
         assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 60 + 2 * 320);
         let empty = [Panel { y_desc: "x".into(), series: vec![] }];
         assert!(draw_panels(&path, "t", "step", &empty).unwrap_err().ends_with("nothing to plot"));
-        assert_eq!((short_number(12_345.0), short_number(350.0), short_number(1.5), short_number(0.0123)), (
-            "12k".into(),
-            "350".into(),
-            "1.5".into(),
-            "0.012".into()
-        ));
+        assert_eq!(
+            (short_number(12_345.0), short_number(350.0), short_number(1.5), short_number(0.0123)),
+            ("12k".into(), "350".into(), "1.5".into(), "0.012".into())
+        );
     }
 }

@@ -8,6 +8,7 @@ use crate::journal;
 use crate::sprt::SprtStatus;
 use dojo_core::net::checkpoint;
 use dojo_core::run_paths::RunPaths;
+use dojo_proto::tensorboard::EventWriter;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 
@@ -68,6 +69,8 @@ pub struct Gatekeeper {
     best: BestStore,
     best_version: Option<u64>,
     last_gated: u64,
+    /// Decisions for TensorBoard (`RUN/tensorboard/gating/`), at the candidate's step.
+    tensorboard: Option<EventWriter>,
     _lock: std::fs::File,
 }
 
@@ -83,12 +86,16 @@ impl Gatekeeper {
         let best = BestStore::new(run.best());
         let best_version = best.current()?.map(|s| s.version);
         let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
+        let tensorboard = EventWriter::create(&run.tensorboard("gating"))
+            .map_err(|e| tracing::warn!("no TensorBoard events for gating: {e}"))
+            .ok();
         Ok(Gatekeeper {
             run: run.clone(),
             policy: policy.clone(),
             best,
             best_version,
             last_gated,
+            tensorboard,
             _lock: lock,
         })
     }
@@ -146,7 +153,27 @@ impl Gatekeeper {
         }
         self.last_gated = version;
         journal::append(&self.run.gating_log(), &record)?;
+        self.tensorboard_record(&record, &candidate);
         Ok(record)
+    }
+
+    /// The decision as TensorBoard scalars at the candidate's training step.
+    fn tensorboard_record(&mut self, record: &GateRecord, candidate: &std::path::Path) {
+        let (Some(tb), Some(_)) = (&mut self.tensorboard, record.best) else { return };
+        let Ok(sidecar) = checkpoint::read_sidecar(candidate) else { return };
+        let mut scalars = vec![
+            ("gating/score", record.score),
+            ("gating/promoted", if record.promoted { 1.0 } else { 0.0 }),
+            ("gating/games", f64::from(record.games)),
+            ("gating/candidate_version", record.candidate as f64),
+        ];
+        if let Some(s) = &record.sprt {
+            scalars.push(("gating/llr", s.llr));
+        }
+        if let Err(e) = tb.scalars(sidecar.step as i64, &scalars).and_then(|()| tb.flush()) {
+            tracing::warn!("no more TensorBoard events for gating: {e}");
+            self.tensorboard = None;
+        }
     }
 
     /// Marks `version` as seen without gating it (e.g. it could not be read).

@@ -55,7 +55,8 @@ pub fn end_partial_line(path: &Path) -> Result<(), String> {
 
 /// Appends `record` as one line and waits until it is on disk.
 pub fn append<T: Serialize>(path: &Path, record: &T) -> Result<(), String> {
-    let mut line = serde_json::to_string(record).map_err(|e| format!("cannot write a record to {}: {e}", path.display()))?;
+    let mut line =
+        serde_json::to_string(record).map_err(|e| format!("cannot write a record to {}: {e}", path.display()))?;
     line.push('\n');
     let mut file = std::fs::OpenOptions::new()
         .create(true)

@@ -133,7 +133,12 @@ pub struct Played<G> {
 /// Plays one game between `first` and `second` from `start`. The players' randomness is
 /// seeded from `rng`, and chance events (none in two-player games) are sampled from it. A
 /// player that fails to move, or answers with an illegal move, loses.
-pub fn play_game<G: Game>(mut game: G, first: &mut dyn Agent<G>, second: &mut dyn Agent<G>, rng: &mut Rng) -> Played<G> {
+pub fn play_game<G: Game>(
+    mut game: G,
+    first: &mut dyn Agent<G>,
+    second: &mut dyn Agent<G>,
+    rng: &mut Rng,
+) -> Played<G> {
     first.new_game(rng.next_u64());
     second.new_game(rng.next_u64());
     let mut moves = Vec::new();

@@ -137,9 +137,8 @@ fn talkative_brains_and_brains_without_restart_play_normally() {
 #[test]
 fn a_brain_is_checked_before_a_match_and_specs_keep_the_whole_command() {
     let (_dir, log) = temp_log();
-    let spec: PlayerSpec = format!("pbrain:{}", fake_brain("good", &log, 1).to_string().trim_start_matches("pbrain:"))
-        .parse()
-        .unwrap();
+    let spec: PlayerSpec =
+        format!("pbrain:{}", fake_brain("good", &log, 1).to_string().trim_start_matches("pbrain:")).parse().unwrap();
     assert!(matches!(&spec, PlayerSpec::Pbrain { command, move_timeout_ms: 5_000 } if command.contains("good")));
     check_player_for(&spec, &"gomoku:9".parse().unwrap()).unwrap();
     assert_eq!(log_lines(&log)[..2], ["START 9".to_string(), "INFO timeout_turn 5000".to_string()]);

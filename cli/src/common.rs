@@ -3,14 +3,14 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
+use dojo_arbiter::gatekeeper::GatePolicy;
+use dojo_arbiter::gating::GateSettings;
+use dojo_arbiter::sprt::SprtConfig;
 use dojo_core::game::{AnyGame, GameSpec};
 use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
-use dojo_arbiter::gatekeeper::GatePolicy;
-use dojo_arbiter::gating::GateSettings;
-use dojo_arbiter::sprt::SprtConfig;
 use dojo_core::with_game;
 use dojo_learner::config::{GateMode, GatingConfig};
 use dojo_worker::run::self_play_precision;

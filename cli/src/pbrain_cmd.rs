@@ -68,7 +68,11 @@ pub fn run(args: PbrainArgs) -> Result<()> {
         env!("CARGO_PKG_VERSION"),
         args.model.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
-    let mut brain = Brain::new(start.size(), NetChooser { agent, max_timed: args.max_sims.unwrap_or(MAX_TIMED_PLAYOUTS).max(1) }, about);
+    let mut brain = Brain::new(
+        start.size(),
+        NetChooser { agent, max_timed: args.max_sims.unwrap_or(MAX_TIMED_PLAYOUTS).max(1) },
+        about,
+    );
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {

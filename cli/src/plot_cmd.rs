@@ -64,10 +64,7 @@ pub fn run(args: PlotArgs) -> Result<()> {
             .iter()
             .map(|(y_desc, fields)| Panel {
                 y_desc: y_desc.to_string(),
-                series: fields
-                    .iter()
-                    .map(|(field, label)| Series::line(*label, by_step(&metrics, field)))
-                    .collect(),
+                series: fields.iter().map(|(field, label)| Series::line(*label, by_step(&metrics, field))).collect(),
             })
             .collect();
         let path = out.join(file);
@@ -77,7 +74,8 @@ pub fn run(args: PlotArgs) -> Result<()> {
         }
     }
 
-    let gates: Vec<_> = read_records(&run).map_err(anyhow::Error::msg)?.into_iter().filter(|r| r.best.is_some()).collect();
+    let gates: Vec<_> =
+        read_records(&run).map_err(anyhow::Error::msg)?.into_iter().filter(|r| r.best.is_some()).collect();
     if !gates.is_empty() {
         let points = |promoted: bool| -> Vec<(f64, f64)> {
             gates.iter().filter(|r| r.promoted == promoted).map(|r| (r.candidate as f64, r.score)).collect()

@@ -169,6 +169,9 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
     let png = tournament.dir.plot();
     let drew = plot::draw(&standings, &title, &png);
+    if let Err(e) = standings.to_tensorboard(&run.tensorboard(&format!("tournament-{}", args.name))) {
+        eprintln!("no TensorBoard events: {e}");
+    }
     if args.json {
         println!("{}", serde_json::to_string(&standings)?);
     } else {

@@ -2,8 +2,8 @@
 //! beside it, a progress line, clean stop on Ctrl-C (workers flush, the learner
 //! checkpoints), and resumption when run again with the same run directory.
 
-use crate::duration::parse_duration;
 use crate::common::gate_policy;
+use crate::duration::parse_duration;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::gatekeeper::Gatekeeper;

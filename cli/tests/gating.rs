@@ -140,7 +140,11 @@ fn two_gatekeepers_never_gate_one_run_and_training_goes_on_without() {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert!(refused.contains("another process (dojo train or dojo gate, or dojo tournament --choose-best) is gating this run"), "{refused}");
+    assert!(
+        refused
+            .contains("another process (dojo train or dojo gate, or dojo tournament --choose-best) is gating this run"),
+        "{refused}"
+    );
     // Training goes on without gating, and says why.
     let out = dojo(&["train", "--run-dir", dir, "--steps", "0", "--workers", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -12,8 +12,23 @@ fn selfplay_stderr(dir: &std::path::Path, format: &str) -> String {
         stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&ckpt)]));
     }
     let out = dojo(&[
-        "--log-format", format, "selfplay", "--model", path(&ckpt), "--games", "1", "--sims", "4", "--fast-sims", "2",
-        "--parallel", "1", "--precision", "f32", "--out", path(&dir.join("g.rec")),
+        "--log-format",
+        format,
+        "selfplay",
+        "--model",
+        path(&ckpt),
+        "--games",
+        "1",
+        "--sims",
+        "4",
+        "--fast-sims",
+        "2",
+        "--parallel",
+        "1",
+        "--precision",
+        "f32",
+        "--out",
+        path(&dir.join("g.rec")),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stderr).unwrap()

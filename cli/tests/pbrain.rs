@@ -102,10 +102,24 @@ fn dojo_match_drives_two_dojo_brains_through_the_protocol() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = gomoku_net(dir.path());
     // Under the manager's clock (INFO timeout_turn 5000) the brains stop at 8 playouts.
-    let brain = format!("pbrain:{} pbrain --model {} --max-sims 8 --no-average", env!("CARGO_BIN_EXE_dojo"), path(&ckpt));
+    let brain =
+        format!("pbrain:{} pbrain --model {} --max-sims 8 --no-average", env!("CARGO_BIN_EXE_dojo"), path(&ckpt));
     let out = dojo(&[
-        "match", "--game", "gomoku:9", "--a", &brain, "--b", &brain, "--games", "2", "--threads", "1", "--seed", "4",
-        "--json", "--verbose",
+        "match",
+        "--game",
+        "gomoku:9",
+        "--a",
+        &brain,
+        "--b",
+        &brain,
+        "--games",
+        "2",
+        "--threads",
+        "1",
+        "--seed",
+        "4",
+        "--json",
+        "--verbose",
     ]);
     let result: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
     assert_eq!(result["games"], 2, "{result}");

@@ -22,7 +22,19 @@ fn play(args: &[&str], input: &str) -> String {
 
 fn connect4_net(dir: &std::path::Path) -> std::path::PathBuf {
     let ckpt = dir.join("c4");
-    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--seed", "1", "--out", path(&ckpt)]));
+    stdout_of(&dojo(&[
+        "init",
+        "--game",
+        "connect4",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--seed",
+        "1",
+        "--out",
+        path(&ckpt),
+    ]));
     ckpt
 }
 

@@ -12,7 +12,10 @@ fn a_run_with_metrics_and_gating_gets_its_pngs_and_an_empty_run_an_explanation()
     run.create_or_open(Some(&tiny_config())).unwrap();
     let out = dojo(&["plot", "--run-dir", path(&run.root)]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("no metrics, gating decisions or tournaments to plot yet"), "{stderr}");
+    assert!(
+        !out.status.success() && stderr.contains("no metrics, gating decisions or tournaments to plot yet"),
+        "{stderr}"
+    );
 
     let metrics: String = (1..=30)
         .map(|i| {

@@ -40,7 +40,11 @@ fn results(run: &RunDir, name: &str) -> (usize, BTreeMap<(String, String, u64), 
     let map = lines
         .iter()
         .map(|l| {
-            let key = (l["a"].as_str().unwrap().to_string(), l["b"].as_str().unwrap().to_string(), l["game"].as_u64().unwrap());
+            let key = (
+                l["a"].as_str().unwrap().to_string(),
+                l["b"].as_str().unwrap().to_string(),
+                l["game"].as_u64().unwrap(),
+            );
             (key, (l["result"].as_i64().unwrap(), l["moves"].as_str().unwrap().to_string()))
         })
         .collect();
@@ -183,14 +187,26 @@ fn bad_tournaments_are_refused_before_a_game_is_played() {
         (vec!["tournament", "--run-dir", dir], "no players: name the run's checkpoints with --every-nth-version"),
         (vec!["tournament", "--run-dir", dir, "--players", "random", "alphago"], "bad player spec \"alphago\""),
         (vec!["tournament", "--run-dir", dir, "--players", "random", "random"], "random is in the tournament twice"),
-        (vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--games-per-pair", "3"], "must be even"),
-        (vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--mode", "gauntlet"], "needs --reference"),
+        (
+            vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--games-per-pair", "3"],
+            "must be even",
+        ),
+        (
+            vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--mode", "gauntlet"],
+            "needs --reference",
+        ),
         (
             vec!["tournament", "--run-dir", dir, "--players", "random", "pbrain:/no/brain"],
             "pbrain: players (Gomocup brains) only play Gomoku, not connect4",
         ),
-        (vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--anchor", "mcts:7"], "the anchor mcts:7"),
-        (vec!["tournament", "--run-dir", dir, "--name", "a/b", "--players", "random", "mcts:5"], "tournament name \"a/b\""),
+        (
+            vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--anchor", "mcts:7"],
+            "the anchor mcts:7",
+        ),
+        (
+            vec!["tournament", "--run-dir", dir, "--name", "a/b", "--players", "random", "mcts:5"],
+            "tournament name \"a/b\"",
+        ),
     ] {
         let out = dojo(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);

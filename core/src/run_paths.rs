@@ -12,6 +12,7 @@
 //! RUN/models/best.*         the best version so far by gating (a copy: pruning keeps it)
 //! RUN/gating.jsonl          one JSON object per gating match: candidate, best, score, promoted
 //! RUN/tournaments/NAME/     a tournament's games, results.jsonl, ratings.json and plot
+//! RUN/tensorboard/WHO/      TensorBoard event files: learner/, gating/, tournament-NAME/
 //! RUN/checkpoints/optim-vNNNNNN.safetensors   optimizer state for resuming
 //! RUN/checkpoints/train-vNNNNNN.*             the weights being trained, where versions
 //!                                             publish their average (learner.weight_average_steps)
@@ -61,6 +62,11 @@ impl RunPaths {
     }
     pub fn tournaments(&self) -> PathBuf {
         self.root.join("tournaments")
+    }
+    /// TensorBoard's folder for one writer (`learner`, `gating`, `tournament-NAME`): each
+    /// is a run of its own to TensorBoard, so writers never share a folder.
+    pub fn tensorboard(&self, who: &str) -> PathBuf {
+        self.root.join("tensorboard").join(who)
     }
     pub fn checkpoints(&self) -> PathBuf {
         self.root.join("checkpoints")

@@ -18,6 +18,7 @@ use dojo_core::net::model::{Architecture, Model};
 use dojo_core::net::train::{Batch, Losses, Trainer};
 use dojo_core::record::{GameRecord, TrainingGame};
 use dojo_core::rng::Rng;
+use dojo_proto::tensorboard::EventWriter;
 use serde::Serialize;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -106,6 +107,10 @@ struct MetricsLine {
     version: u64,
     policy_loss: f64,
     value_loss: f64,
+    /// The weight decay's L2 term, `weight_decay / 2 × Σ w²`.
+    l2_loss: f64,
+    /// What training minimises: policy + weighted value (+ L2).
+    total_loss: f64,
     entropy: f64,
     learning_rate: f64,
     samples_per_s: f64,
@@ -140,6 +145,9 @@ pub struct TrainingLoop<G: Game + FromAnyGame> {
     window_games: u64,
     recent: Vec<(Option<Player>, usize)>,
     metrics: std::fs::File,
+    /// The same numbers for TensorBoard (`RUN/tensorboard/learner/`); none where the file
+    /// could not be made (training goes on without, and says so once).
+    tensorboard: Option<EventWriter>,
 }
 
 impl<G: Game + FromAnyGame> TrainingLoop<G> {
@@ -203,6 +211,9 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             .append(true)
             .open(run.metrics())
             .map_err(|e| format!("cannot open {}: {e}", run.metrics().display()))?;
+        let tensorboard = EventWriter::create(&run.tensorboard("learner"))
+            .map_err(|e| tracing::warn!("no TensorBoard events: {}: {e}", run.tensorboard("learner").display()))
+            .ok();
         let mut lp = TrainingLoop {
             run: run.clone(),
             config,
@@ -220,6 +231,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             window_games: 0,
             recent: Vec::new(),
             metrics,
+            tensorboard,
         };
         if version == 0 {
             // A new run: version 1 is the random network, so workers can start at once.
@@ -336,12 +348,15 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let n = self.losses.len().max(1) as f64;
         let secs = self.window_start.elapsed().as_secs_f64().max(1e-9);
         let games = self.recent.len().max(1) as f64;
+        let l2 = self.trainer.l2_term();
         let line = MetricsLine {
             unix_ms: dojo_core::util::now_unix_ms(),
             step: self.trainer.step,
             version: self.version,
             policy_loss: self.losses.iter().map(|l| l.policy).sum::<f64>() / n,
             value_loss: self.losses.iter().map(|l| l.value).sum::<f64>() / n,
+            l2_loss: l2,
+            total_loss: self.losses.iter().map(|l| l.total).sum::<f64>() / n + l2,
             entropy: self.losses.iter().map(|l| l.entropy).sum::<f64>() / n,
             learning_rate: self.trainer.optimizer().lr(),
             samples_per_s: (self.losses.len() * self.config.train.batch_size) as f64 / secs,
@@ -359,6 +374,27 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         if let Ok(mut text) = serde_json::to_string(&line) {
             text.push('\n');
             let _ = self.metrics.write_all(text.as_bytes());
+        }
+        if let Some(tb) = &mut self.tensorboard {
+            let scalars = [
+                ("loss/policy", line.policy_loss),
+                ("loss/value", line.value_loss),
+                ("loss/l2", line.l2_loss),
+                ("loss/total", line.total_loss),
+                ("policy/entropy", line.entropy),
+                ("train/learning_rate", line.learning_rate),
+                ("train/samples_per_s", line.samples_per_s),
+                ("selfplay/games_per_s", line.games_per_s),
+                ("selfplay/game_length", line.mean_game_length),
+                ("selfplay/first_player_win_rate", line.first_player_win_rate),
+                ("selfplay/draw_rate", line.draw_rate),
+                ("buffer/positions", line.buffer_positions as f64),
+                ("model/version", line.version as f64),
+            ];
+            if let Err(e) = tb.scalars(line.step as i64, &scalars).and_then(|()| tb.flush()) {
+                tracing::warn!("no more TensorBoard events: {}: {e}", tb.path().display());
+                self.tensorboard = None;
+            }
         }
         self.losses.clear();
         self.recent.clear();

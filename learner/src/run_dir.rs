@@ -3,8 +3,8 @@
 //! a `RunDir` derefs to.
 
 use crate::config::RunConfig;
-use dojo_core::util::atomic_write;
 pub use dojo_core::run_paths::RunPaths;
+use dojo_core::util::atomic_write;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

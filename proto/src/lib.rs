@@ -1,5 +1,8 @@
-//! The wire contract (`dojo.proto`) between workers and the learner: generated tonic/prost
-//! code plus the protocol version both sides check.
+//! dojo's wire formats: the contract (`dojo.proto`) between workers and the learner,
+//! generated tonic/prost code plus the protocol version both sides check; and TensorBoard's
+//! event files ([`tensorboard`]).
+
+pub mod tensorboard;
 
 /// Bumped whenever a message changes in a way an old peer would misread.
 pub const PROTOCOL_VERSION: u32 = 1;

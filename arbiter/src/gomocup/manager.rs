@@ -301,7 +301,8 @@ fn new_stone(before: &Gomoku, after: &Gomoku, player: Player) -> Option<(usize, 
 fn parse_move(game: &Gomoku, answer: &str) -> Result<Action, String> {
     let unparsable = || format!("unparsable answer {answer:?} (expected x,y)");
     let (x, y) = answer.split_once(',').ok_or_else(unparsable)?;
-    let (x, y) = (x.trim().parse::<usize>().map_err(|_| unparsable())?, y.trim().parse::<usize>().map_err(|_| unparsable())?);
+    let (x, y) =
+        (x.trim().parse::<usize>().map_err(|_| unparsable())?, y.trim().parse::<usize>().map_err(|_| unparsable())?);
     let n = game.size();
     if x >= n || y >= n {
         return Err(format!("illegal move {x},{y}: off the {n}x{n} board"));

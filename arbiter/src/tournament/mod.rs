@@ -153,8 +153,11 @@ impl TournamentSpec {
             return differs("seed", self.seed.to_string(), more.seed.to_string());
         }
         // The games played stand whatever the clock was; new ones get the clock asked for.
-        let mut merged =
-            TournamentSpec { games_per_pair: more.games_per_pair, move_timeout_ms: more.move_timeout_ms, ..self.clone() };
+        let mut merged = TournamentSpec {
+            games_per_pair: more.games_per_pair,
+            move_timeout_ms: more.move_timeout_ms,
+            ..self.clone()
+        };
         for e in &more.entrants {
             match self.entrants.iter().find(|old| old.name == e.name) {
                 Some(old) if old.spec != e.spec => {
@@ -227,7 +230,9 @@ impl TournamentDir {
 
     pub fn read_spec(&self) -> Result<Option<TournamentSpec>, String> {
         match std::fs::read(self.spec()) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| format!("{}: {e}", self.spec().display())),
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes).map(Some).map_err(|e| format!("{}: {e}", self.spec().display()))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(format!("cannot read {}: {e}", self.spec().display())),
         }
@@ -420,7 +425,8 @@ impl Tournament {
             end.render()
         ));
         let path = self.dir.games().join(format!("{}--{}--{game:04}.txt", file_safe(a), file_safe(b)));
-        dojo_core::util::atomic_write(&path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        dojo_core::util::atomic_write(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 }
 

@@ -24,11 +24,8 @@ const REFERENCE_COLOURS: [RGBColor; 6] = [
 /// Draws `standings` to a PNG at `path` (written to a temporary file, then renamed).
 pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), String> {
     register();
-    let checkpoints: Vec<(f64, f64, Option<f64>, Option<f64>)> = standings
-        .players
-        .iter()
-        .filter_map(|p| Some((p.player.step? as f64, p.elo?, p.low, p.high)))
-        .collect();
+    let checkpoints: Vec<(f64, f64, Option<f64>, Option<f64>)> =
+        standings.players.iter().filter_map(|p| Some((p.player.step? as f64, p.elo?, p.low, p.high))).collect();
     let references: Vec<(&str, f64)> = standings
         .players
         .iter()
@@ -41,11 +38,7 @@ pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), Strin
     let mut sorted = checkpoints.clone();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     // The y range: every rating and finite interval end, with a margin.
-    let values = sorted
-        .iter()
-        .flat_map(|c| [Some(c.1), c.2, c.3])
-        .flatten()
-        .chain(references.iter().map(|r| r.1));
+    let values = sorted.iter().flat_map(|c| [Some(c.1), c.2, c.3]).flatten().chain(references.iter().map(|r| r.1));
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let margin = ((hi - lo) * 0.08).max(25.0);
     let (y0, y1) = (lo - margin, hi + margin);
@@ -103,9 +96,7 @@ pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), Strin
                 .map_err(|e| err(&e))?
                 .label("checkpoints (95% intervals)")
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], blue.stroke_width(2)));
-            chart
-                .draw_series(sorted.iter().map(|c| Circle::new((c.0, c.1), 4, blue.filled())))
-                .map_err(|e| err(&e))?;
+            chart.draw_series(sorted.iter().map(|c| Circle::new((c.0, c.1), 4, blue.filled()))).map_err(|e| err(&e))?;
         }
         chart
             .configure_series_labels()

@@ -82,10 +82,8 @@ pub fn standings(
     // Only players with games are fitted (one without has no likelihood to speak of).
     let rated: Vec<usize> = (0..entrants.len()).filter(|&i| tallies[i].games > 0 || i == anchor_index).collect();
     let position: HashMap<usize, usize> = rated.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    let mut pair_results: Vec<PairResults> = pairs
-        .into_values()
-        .map(|p| PairResults { a: position[&p.a], b: position[&p.b], ..p })
-        .collect();
+    let mut pair_results: Vec<PairResults> =
+        pairs.into_values().map(|p| PairResults { a: position[&p.a], b: position[&p.b], ..p }).collect();
     pair_results.sort_by_key(|p| (p.a, p.b));
     let fitted = if pair_results.is_empty() {
         None
@@ -159,6 +157,34 @@ impl Standings {
         out
     }
 
+    /// The checkpoints' ratings as TensorBoard scalars against their training steps, in a
+    /// folder of this tournament's own (`tournament/elo`, and each reference's rating as a
+    /// flat line `tournament/elo_of/NAME`): the folder's old files are replaced, so the
+    /// curve is this fit's, once.
+    pub fn to_tensorboard(&self, dir: &std::path::Path) -> Result<(), String> {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("events.out.tfevents.")) {
+                std::fs::remove_file(e.path()).map_err(|err| format!("cannot remove {}: {err}", e.path().display()))?;
+            }
+        }
+        let mut points: Vec<(u64, f64)> = self.players.iter().filter_map(|p| Some((p.player.step?, p.elo?))).collect();
+        points.sort_by_key(|p| p.0);
+        let references: Vec<(String, f64)> = self
+            .players
+            .iter()
+            .filter(|p| p.player.step.is_none())
+            .filter_map(|p| Some((format!("tournament/elo_of/{}", p.player.name), p.elo?)))
+            .collect();
+        let mut writer =
+            dojo_proto::tensorboard::EventWriter::create(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (step, elo) in points {
+            let mut scalars: Vec<(&str, f64)> = vec![("tournament/elo", elo)];
+            scalars.extend(references.iter().map(|(tag, e)| (tag.as_str(), *e)));
+            writer.scalars(step as i64, &scalars).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        writer.flush().map_err(|e| format!("{}: {e}", dir.display()))
+    }
+
     /// The best-rated player that is one of a run's checkpoints.
     pub fn best_checkpoint(&self) -> Option<&Standing> {
         self.players.iter().find(|p| p.player.version.is_some() && p.elo.is_some())
@@ -189,7 +215,8 @@ mod tests {
 
     #[test]
     fn standings_count_each_side_sort_by_rating_and_leave_the_unplayed_unrated() {
-        let entrants = [entrant("random", None), entrant("v10", Some(10)), entrant("v20", Some(20)), entrant("v30", Some(30))];
+        let entrants =
+            [entrant("random", None), entrant("v10", Some(10)), entrant("v20", Some(20)), entrant("v30", Some(30))];
         let mut results = Vec::new();
         // v20 beats v10 3-1, both beat random 4-0; v30 has not played.
         for g in 0..4 {

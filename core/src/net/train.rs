@@ -221,6 +221,15 @@ impl Trainer {
         }
     }
 
+    /// The L2 term the weight decay minimises: `weight_decay / 2 × Σ w²` over the trainable
+    /// weights (the optimizer adds its gradient, `weight_decay × w`, rather than the term).
+    pub fn l2_term(&self) -> f64 {
+        let squares: f64 = tch::no_grad(|| {
+            self.model.vs.trainable_variables().iter().map(|v| v.square().sum(Kind::Double).double_value(&[])).sum()
+        });
+        self.config.weight_decay / 2.0 * squares
+    }
+
     /// Losses on `batch` without training (batch norm in inference mode).
     pub fn evaluate(&self, batch: &Batch) -> Losses {
         let arch = self.model.arch();
