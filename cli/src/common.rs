@@ -16,6 +16,8 @@ use dojo_learner::config::{GateMode, GatingConfig};
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Where the network runs.
 #[derive(Args, Clone, Debug)]
@@ -84,8 +86,53 @@ pub fn start_of(spec: &GameSpec) -> Result<AnyGame> {
     Ok(spec.start()?)
 }
 
-/// A progress bar on stderr (hidden when stderr is not a terminal).
-pub fn progress(len: u64, what: &str) -> ProgressBar {
+/// A progress bar on stderr. Where stderr is not a terminal (a log file, CI) the bar is
+/// hidden and a plain line says where the work stands every [`quiet_log_every`] instead.
+pub struct Progress {
+    bar: ProgressBar,
+    what: String,
+    /// When the last plain line was written; None on a terminal.
+    last_line: Option<Mutex<Instant>>,
+}
+
+/// How often a hidden bar logs a line: `DOJO_PROGRESS_EVERY` seconds, default 10.
+fn quiet_log_every() -> Duration {
+    let secs = std::env::var("DOJO_PROGRESS_EVERY").ok().and_then(|s| s.parse::<f64>().ok());
+    Duration::from_secs_f64(secs.filter(|s| *s >= 0.0 && s.is_finite()).unwrap_or(10.0))
+}
+
+impl Progress {
+    pub fn inc(&self, n: u64) {
+        self.bar.inc(n);
+        let Some(last) = &self.last_line else { return };
+        let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+        let done = self.bar.position() >= self.bar.length().unwrap_or(u64::MAX);
+        if last.elapsed() >= quiet_log_every() || done {
+            *last = Instant::now();
+            let (pos, len) = (self.bar.position(), self.bar.length().unwrap_or(0));
+            let prefix = self.bar.prefix();
+            let message = self.bar.message();
+            eprintln!(
+                "{}{pos}/{len} {}, {:.0} s elapsed, eta {:.0} s{}",
+                if prefix.is_empty() { String::new() } else { format!("{prefix}: ") },
+                self.what,
+                self.bar.elapsed().as_secs_f64(),
+                self.bar.eta().as_secs_f64(),
+                if message.is_empty() { String::new() } else { format!(" {message}") }
+            );
+        }
+    }
+}
+
+impl std::ops::Deref for Progress {
+    type Target = ProgressBar;
+    fn deref(&self) -> &ProgressBar {
+        &self.bar
+    }
+}
+
+/// A progress bar of `len` `what` (e.g. "games").
+pub fn progress(len: u64, what: &str) -> Progress {
     let bar = ProgressBar::new(len);
     bar.set_style(
         ProgressStyle::with_template(&format!(
@@ -94,7 +141,8 @@ pub fn progress(len: u64, what: &str) -> ProgressBar {
         .expect("static template")
         .progress_chars("=> "),
     );
-    bar
+    let last_line = bar.is_hidden().then(|| Mutex::new(Instant::now()));
+    Progress { bar, what: what.to_string(), last_line }
 }
 
 /// How a run's `[gating]` section gates, on `threads` threads.

@@ -1,5 +1,6 @@
 //! `dojo match`: two players, many games, alternating first player.
 
+use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::matches::{play_match, GameResult, MatchPlan};
@@ -7,7 +8,6 @@ use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
 use dojo_core::game::{FromAnyGame, GameSpec};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use std::sync::Mutex;
 
@@ -67,12 +67,7 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
     seed: u64,
 ) -> Result<()> {
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let bar = ProgressBar::new(u64::from(args.games));
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} elapsed, eta {eta} {msg}")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
+    let bar = progress(u64::from(args.games), "games");
     bar.set_prefix(format!("{a} vs {b}"));
     let tally = Mutex::new((0u32, 0u32, 0u32));
     let played = Mutex::new(Vec::<GameResult>::new());

@@ -94,7 +94,7 @@ fn play<G: Game + FromAnyGame>(
             let search = model.analyse(&game);
             let (value, proven) = search.root_value();
             let mut children = search.root_children();
-            children.sort_by(|a, b| b.visits.cmp(&a.visits));
+            children.sort_by_key(|c| std::cmp::Reverse(c.visits));
             let total: u32 = children.iter().map(|c| c.visits).sum::<u32>().max(1);
             let action = model.analysed_move();
             let top: Vec<String> = children

@@ -51,3 +51,19 @@ fn logs_are_plain_text_off_a_terminal_and_json_when_asked() {
     let bad = dojo(&["--log-format", "xml", "config"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("invalid value 'xml'"));
 }
+
+#[test]
+fn long_commands_off_a_terminal_log_plain_progress_lines() {
+    // Every game a line (the default is every 10 seconds), and always the last one.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dojo"))
+        .args(["match", "--a", "random", "--b", "mcts:5", "--games", "4", "--threads", "1", "--seed", "1"])
+        .env("DOJO_PROGRESS_EVERY", "0")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("random vs mcts:5: ")).collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(lines[3].starts_with("random vs mcts:5: 4/4 games, ") && lines[3].contains(" s elapsed, eta "), "{stderr}");
+    assert!(!stderr.contains('\x1b') && !stderr.contains('\r'), "no terminal drawing in a log: {stderr:?}");
+}

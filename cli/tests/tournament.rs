@@ -33,8 +33,11 @@ fn new_run(dir: &Path, versions: &[u64]) -> RunDir {
     run
 }
 
-/// Every finished game of tournament `name`, by key: (a, b, game) → (result, moves).
-fn results(run: &RunDir, name: &str) -> (usize, BTreeMap<(String, String, u64), (i64, String)>) {
+/// Finished games by key, (a, b, game), with (result, moves).
+type Games = BTreeMap<(String, String, u64), (i64, String)>;
+
+/// The lines of tournament `name`'s results.jsonl, and its finished games.
+fn results(run: &RunDir, name: &str) -> (usize, Games) {
     let text = std::fs::read_to_string(run.tournaments().join(name).join("results.jsonl")).unwrap_or_default();
     let lines: Vec<serde_json::Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
     let map = lines

@@ -199,7 +199,7 @@ mod tests {
     fn line(a: &str, b: &str, game: u32, result: i8) -> GameLine {
         GameLine {
             key: GameKey { a: a.into(), b: b.into(), game },
-            a_first: game % 2 == 0,
+            a_first: game.is_multiple_of(2),
             result,
             forfeit: None,
             opening: String::new(),
