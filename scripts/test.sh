@@ -6,7 +6,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 # TensorBoard's own reader checks dojo's event files (cli/tests/tensorboard.rs).
 DOJO_TENSORBOARD_PYTHON=$("$root/scripts/setup-tensorboard.sh")
-export DOJO_TENSORBOARD_PYTHON
+# Prometheus's promtool checks the learner's /metrics page (cli/tests/metrics.rs).
+DOJO_PROMTOOL=$("$root/scripts/setup-promtool.sh")
+export DOJO_TENSORBOARD_PYTHON DOJO_PROMTOOL
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on
 # this 2-core machine by default, which is the most that does not oversubscribe it.
 exec cargo test --workspace "$@"

@@ -164,3 +164,8 @@ pub fn gate_policy(config: &GatingConfig, threads: usize) -> GatePolicy {
     };
     GatePolicy { settings, promote_score: config.promote_score }
 }
+
+/// `--http ADDR` as an address (none when not given).
+pub fn http_addr(text: Option<&str>) -> Result<Option<std::net::SocketAddr>> {
+    text.map(|t| t.parse().with_context(|| format!("--http {t:?} is not an address like 127.0.0.1:9100"))).transpose()
+}

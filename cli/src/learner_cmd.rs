@@ -26,6 +26,9 @@ pub struct LearnerArgs {
     /// Stop after this many training steps in total.
     #[arg(long)]
     steps: Option<u64>,
+    /// Serve HTTP here too: /metrics for Prometheus (e.g. 0.0.0.0:9100).
+    #[arg(long)]
+    http: Option<String>,
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -34,16 +37,21 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         .listen
         .parse()
         .with_context(|| format!("--listen {:?} is not an address like 0.0.0.0:7878", args.listen))?;
+    let http = crate::common::http_addr(args.http.as_deref())?;
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),
         config,
         listen,
+        http,
         token: args.token,
         max_steps: args.steps,
         deadline: None,
     })
     .map_err(anyhow::Error::msg)?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);
+    if let Some(at) = handle.http_addr {
+        eprintln!("metrics: http://{at}/metrics");
+    }
     while !stop.load(Ordering::Relaxed) && !handle.trainer_finished() {
         std::thread::sleep(Duration::from_millis(200));
     }

@@ -44,6 +44,9 @@ pub struct TrainArgs {
     /// Address the learner listens on (port 0: any free port).
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: String,
+    /// Serve HTTP here too: /metrics for Prometheus (e.g. 127.0.0.1:9100; port 0: any).
+    #[arg(long)]
+    http: Option<String>,
 }
 
 fn spawn_worker(
@@ -147,10 +150,12 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let listen = args.listen.parse().with_context(|| format!("--listen {:?} is not an address", args.listen))?;
     let token = format!("{:032x}", rand::random::<u128>());
     let resumed = run.exists();
+    let http = crate::common::http_addr(args.http.as_deref())?;
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),
         config,
         listen,
+        http,
         token: Some(token.clone()),
         max_steps: args.steps,
         deadline,
@@ -172,6 +177,9 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         handle.addr,
         workers
     );
+    if let Some(at) = handle.http_addr {
+        eprintln!("metrics: http://{at}/metrics");
+    }
     let exe = std::env::current_exe().context("cannot find the dojo executable")?;
     let url = format!("http://{}", handle.addr);
     let mut children = Vec::new();

@@ -32,6 +32,7 @@ fn temp_run(name: &str) -> (tempfile::TempDir, PathBuf) {
 fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>) -> LearnerHandle {
     set_threads(1);
     start_learner(LearnerOptions {
+        http: None,
         run_dir: run.to_path_buf(),
         config: Some(tiny_config()),
         listen: listen.parse().unwrap(),
@@ -129,7 +130,7 @@ fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reason
     let batch =
         vec![good[0].clone(), bad.clone(), good[1].clone(), good[0].clone(), wrong_game.clone(), good[2].clone()];
     let acks = rt.block_on(async {
-        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        let mut c = client::connect(&format!("http://{}", handle.addr), None, "test-worker").await.unwrap();
         client::submit(&mut c, &batch).await.unwrap()
     });
     assert_eq!(acks.len(), 6);
@@ -160,7 +161,7 @@ fn restarted_learner_resumes_its_checkpoint_and_log() {
     let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
     let handle = learner(&run, "127.0.0.1:0", None, Some(12));
     let acks = rt.block_on(async {
-        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        let mut c = client::connect(&format!("http://{}", handle.addr), None, "test-worker").await.unwrap();
         client::submit(&mut c, &games).await.unwrap()
     });
     assert!(acks.iter().all(|a| a.1 == Delivery::Delivered));
@@ -183,7 +184,7 @@ fn restarted_learner_resumes_its_checkpoint_and_log() {
     assert!(handle.shared.counters.buffer_positions.load(Ordering::Relaxed) > 0);
     // Resubmitting after the restart is still a duplicate.
     let acks = rt.block_on(async {
-        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        let mut c = client::connect(&format!("http://{}", handle.addr), None, "test-worker").await.unwrap();
         client::submit(&mut c, &games[..5]).await.unwrap()
     });
     assert!(acks.iter().all(|a| a.1 == Delivery::Delivered));
@@ -209,6 +210,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
     let start = |max_steps: u64, config: &RunConfig| {
         set_threads(1);
         start_learner(LearnerOptions {
+            http: None,
             run_dir: run.clone(),
             config: Some(config.clone()),
             listen: "127.0.0.1:0".parse().unwrap(),
@@ -222,7 +224,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
     let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
     let handle = start(12, &config);
     rt().block_on(async {
-        let mut c = client::connect(&format!("http://{}", handle.addr), None).await.unwrap();
+        let mut c = client::connect(&format!("http://{}", handle.addr), None, "test-worker").await.unwrap();
         client::submit(&mut c, &games).await.unwrap()
     });
     wait_until("12 training steps", Duration::from_secs(120), || handle.trainer_finished());
@@ -280,18 +282,18 @@ fn wrong_token_and_wrong_protocol_are_refused() {
     let rt = rt();
     let url = format!("http://{}", handle.addr);
     let err = rt.block_on(async {
-        let mut c = client::connect(&url, Some("wrong")).await.unwrap();
+        let mut c = client::connect(&url, Some("wrong"), "test-worker").await.unwrap();
         client::hello(&mut c, "t").await.unwrap_err()
     });
     assert!(err.contains("wrong token"), "{err}");
     let err = rt.block_on(async {
-        let mut c = client::connect(&url, None).await.unwrap();
+        let mut c = client::connect(&url, None, "test-worker").await.unwrap();
         client::status(&mut c).await.unwrap_err()
     });
     assert!(err.contains("needs a token"), "{err}");
     let err = rt.block_on(async {
         use dojo_proto::pb::HelloRequest;
-        let mut c = client::connect(&url, Some("right")).await.unwrap();
+        let mut c = client::connect(&url, Some("right"), "test-worker").await.unwrap();
         c.hello(HelloRequest { protocol_version: 999, worker: "old".into() }).await.unwrap_err()
     });
     assert_eq!(err.code(), tonic::Code::FailedPrecondition);

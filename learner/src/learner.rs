@@ -10,6 +10,7 @@ use crate::config::RunConfig;
 use crate::gamelog::{Appended, GameLog};
 use crate::replay::ReplayBuffer;
 use crate::run_dir::{RunDir, RunState};
+use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game, Outcome, Player};
 use dojo_core::net::average::WeightAverage;
 use dojo_core::net::checkpoint;
@@ -59,6 +60,8 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// Mean losses of the last metrics window (for progress displays).
     pub latest_losses: Mutex<Option<Losses>>,
+    /// What `/metrics` serves.
+    pub telemetry: Telemetry,
 }
 
 impl Shared {
@@ -296,6 +299,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     fn announce(&self, run: &RunDir) -> Result<(), String> {
         if let Some(shared) = &self.shared {
             let published = read_published(run, self.version)?;
+            shared.telemetry.published(published.version);
             *shared.model.write().expect("model lock") = Arc::new(published);
         }
         Ok(())
@@ -369,6 +373,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             draw_rate: self.recent.iter().filter(|r| r.0.is_none()).count() as f64 / games,
             mean_game_length: self.recent.iter().map(|r| r.1).sum::<usize>() as f64 / games,
         };
+        self.shared().telemetry.trained(line.step, line.samples_per_s, line.buffer_positions);
         *self.shared().latest_losses.lock().expect("losses lock") =
             Some(Losses { policy: line.policy_loss, value: line.value_loss, total: 0.0, entropy: line.entropy });
         if let Ok(mut text) = serde_json::to_string(&line) {

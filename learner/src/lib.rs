@@ -2,9 +2,11 @@
 
 pub mod config;
 pub mod gamelog;
+pub mod http;
 pub mod ingest;
 pub mod learner;
 pub mod replay;
 pub mod run_dir;
 pub mod server;
 pub mod service;
+pub mod telemetry;

@@ -5,6 +5,7 @@ use crate::gamelog::GameLog;
 use crate::learner::{Counters, RestoreInputs, SessionBound, Shared, TrainingLoop};
 use crate::run_dir::RunDir;
 use crate::service::{check_token, LearnerService};
+use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game};
 use dojo_core::with_game;
 use dojo_proto::pb::learner_server::LearnerServer;
@@ -25,6 +26,8 @@ pub struct LearnerOptions {
     pub listen: SocketAddr,
     /// Shared secret workers must present.
     pub token: Option<String>,
+    /// Where to serve HTTP (`/metrics` for Prometheus); none: no HTTP.
+    pub http: Option<SocketAddr>,
     /// Stop training after this many steps (in total, counting earlier sessions).
     pub max_steps: Option<u64>,
     /// When the caller will stop this session (`dojo train --for`); with `max_steps` it
@@ -35,6 +38,8 @@ pub struct LearnerOptions {
 /// A running learner.
 pub struct LearnerHandle {
     pub addr: SocketAddr,
+    /// Where HTTP is served, when asked for.
+    pub http_addr: Option<SocketAddr>,
     pub shared: Arc<Shared>,
     trainer: Option<JoinHandle<Result<(), String>>>,
     server: Option<JoinHandle<Result<(), String>>>,
@@ -116,7 +121,14 @@ fn start_typed<G: Game + FromAnyGame>(
         token: opts.token.clone(),
         stop: AtomicBool::new(false),
         latest_losses: Mutex::new(None),
+        telemetry: Telemetry::new(),
     });
+    shared.telemetry.published(shared.newest().version);
+    shared.telemetry.trained(
+        shared.counters.steps.load(Ordering::Relaxed),
+        0.0,
+        shared.counters.buffer_positions.load(Ordering::Relaxed) as usize,
+    );
     let trainer_shared = shared.clone();
     let trainer = std::thread::Builder::new()
         .name("dojo-trainer".into())
@@ -127,6 +139,8 @@ fn start_typed<G: Game + FromAnyGame>(
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let service_shared = shared.clone();
     let listen = opts.listen;
+    let http = opts.http;
+    let http_shared = shared.clone();
     let token = opts.token;
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
@@ -145,7 +159,33 @@ fn start_typed<G: Game + FromAnyGame>(
                         return Err(msg);
                     }
                 };
-                let _ = addr_tx.send(listener.local_addr().map_err(|e| e.to_string()));
+                let http_listener = match http {
+                    None => None,
+                    Some(at) => match tokio::net::TcpListener::bind(at).await {
+                        Ok(l) => Some(l),
+                        Err(e) => {
+                            let msg = format!("cannot serve HTTP on {at}: {e}");
+                            let _ = addr_tx.send(Err(msg.clone()));
+                            return Err(msg);
+                        }
+                    },
+                };
+                let http_addr = http_listener.as_ref().and_then(|l| l.local_addr().ok());
+                let _ = addr_tx.send(listener.local_addr().map(|a| (a, http_addr)).map_err(|e| e.to_string()));
+                if let Some(l) = http_listener {
+                    let app = crate::http::router(http_shared);
+                    let mut stop = shutdown_rx.clone();
+                    tokio::spawn(async move {
+                        let served = axum::serve(l, app)
+                            .with_graceful_shutdown(async move {
+                                let _ = stop.wait_for(|&s| s).await;
+                            })
+                            .await;
+                        if let Err(e) = served {
+                            tracing::error!("the HTTP server failed: {e}");
+                        }
+                    });
+                }
                 let service = LearnerServer::new(LearnerService { shared: service_shared })
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES);
@@ -176,13 +216,20 @@ fn start_typed<G: Game + FromAnyGame>(
             })
         })
         .map_err(|e| format!("cannot start the server thread: {e}"))?;
-    let addr = match addr_rx.recv().map_err(|_| "the server thread exited before listening".to_string()).and_then(|r| r)
-    {
-        Ok(addr) => addr,
-        Err(e) => {
-            shared.stop.store(true, Ordering::Relaxed);
-            return Err(e);
-        }
-    };
-    Ok(LearnerHandle { addr, shared, trainer: Some(trainer), server: Some(server), shutdown: Some(shutdown_tx) })
+    let (addr, http_addr) =
+        match addr_rx.recv().map_err(|_| "the server thread exited before listening".to_string()).and_then(|r| r) {
+            Ok(addrs) => addrs,
+            Err(e) => {
+                shared.stop.store(true, Ordering::Relaxed);
+                return Err(e);
+            }
+        };
+    Ok(LearnerHandle {
+        addr,
+        http_addr,
+        shared,
+        trainer: Some(trainer),
+        server: Some(server),
+        shutdown: Some(shutdown_tx),
+    })
 }

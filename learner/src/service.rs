@@ -3,12 +3,13 @@
 use crate::gamelog::Appended;
 use crate::ingest::check_record;
 use crate::learner::{read_published, Published, Shared};
+use crate::telemetry::Ingest;
 use dojo_proto::pb::game_ack::Result as AckResult;
 use dojo_proto::pb::learner_server::Learner;
 use dojo_proto::pb::{
     GameAck, GameSubmission, GetModelRequest, HelloReply, HelloRequest, ModelChunk, StatusReply, StatusRequest,
 };
-use dojo_proto::{MODEL_CHUNK_BYTES, PROTOCOL_VERSION};
+use dojo_proto::{MODEL_CHUNK_BYTES, PROTOCOL_VERSION, WORKER_HEADER};
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -63,6 +64,7 @@ fn chunks_of(model: &Published) -> Vec<Result<ModelChunk, Status>> {
 impl Learner for LearnerService {
     async fn hello(&self, request: Request<HelloRequest>) -> Result<Response<HelloReply>, Status> {
         let req = request.into_inner();
+        self.shared.telemetry.seen(&req.worker);
         if req.protocol_version != PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
                 "protocol version mismatch: worker {} speaks {}, this learner speaks {PROTOCOL_VERSION}",
@@ -110,6 +112,8 @@ impl Learner for LearnerService {
     type SubmitGamesStream = Acks;
 
     async fn submit_games(&self, request: Request<Streaming<GameSubmission>>) -> Result<Response<Acks>, Status> {
+        // Workers name themselves in a header (older clients do not: counted, unnamed).
+        let worker = request.metadata().get(WORKER_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
         let mut incoming = request.into_inner();
         let shared = self.shared.clone();
         let (tx, rx) = tokio::sync::mpsc::channel(64);
@@ -124,6 +128,8 @@ impl Learner for LearnerService {
                         break;
                     }
                 };
+                let arrived = std::time::Instant::now();
+                let telemetry_shared = shared.clone();
                 let shared = shared.clone();
                 let spec = shared.config.game.clone();
                 // Validation replays the game and storing fsyncs: both block.
@@ -158,6 +164,16 @@ impl Learner for LearnerService {
                     }
                 })
                 .await;
+                if let Ok(a) = &ack {
+                    let outcome = if a.result == AckResult::Stored as i32 {
+                        Ingest::Stored
+                    } else if a.result == AckResult::Duplicate as i32 {
+                        Ingest::Duplicate
+                    } else {
+                        Ingest::Rejected
+                    };
+                    telemetry_shared.telemetry.ingested(outcome, arrived.elapsed(), worker.as_deref());
+                }
                 let ack = match ack {
                     Ok(a) => GameAck { index, ..a },
                     Err(e) => {

@@ -10,6 +10,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Largest message either side sends or accepts (a model chunk, a game record).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 
+/// The metadata header in which a worker names itself on every call (for the learner's
+/// per-worker metrics; calls without it are served all the same).
+pub const WORKER_HEADER: &str = "x-dojo-worker";
+
 /// Model weights travel in chunks of this size.
 pub const MODEL_CHUNK_BYTES: usize = 1024 * 1024;
 

@@ -14,16 +14,20 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Status};
 
-/// Adds `authorization: Bearer <token>` to every call.
+/// Adds `authorization: Bearer <token>` and the worker's name to every call.
 #[derive(Clone)]
 pub struct Auth {
     header: Option<MetadataValue<tonic::metadata::Ascii>>,
+    worker: Option<MetadataValue<tonic::metadata::Ascii>>,
 }
 
 impl tonic::service::Interceptor for Auth {
     fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, Status> {
         if let Some(h) = &self.header {
             req.metadata_mut().insert("authorization", h.clone());
+        }
+        if let Some(w) = &self.worker {
+            req.metadata_mut().insert(dojo_proto::WORKER_HEADER, w.clone());
         }
         Ok(req)
     }
@@ -47,8 +51,9 @@ pub struct Downloaded {
     pub sidecar: Sidecar,
 }
 
-/// Connects to the learner at `url` (e.g. `http://host:7878`).
-pub async fn connect(url: &str, token: Option<&str>) -> Result<Client, String> {
+/// Connects to the learner at `url` (e.g. `http://host:7878`) as `worker` (a name for the
+/// learner's logs and metrics; one a header cannot carry is left out).
+pub async fn connect(url: &str, token: Option<&str>, worker: &str) -> Result<Client, String> {
     let endpoint = Endpoint::from_shared(url.to_string())
         .map_err(|e| format!("bad learner address {url:?}: {e}"))?
         .connect_timeout(Duration::from_secs(5))
@@ -60,7 +65,8 @@ pub async fn connect(url: &str, token: Option<&str>) -> Result<Client, String> {
         ),
         None => None,
     };
-    Ok(LearnerClient::with_interceptor(channel, Auth { header })
+    let worker = worker.parse().ok();
+    Ok(LearnerClient::with_interceptor(channel, Auth { header, worker })
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES))
 }

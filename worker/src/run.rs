@@ -71,7 +71,7 @@ impl Connection {
     fn get(&mut self, rt: &tokio::runtime::Runtime) -> Option<&mut Client> {
         if self.client.is_none() && Instant::now() >= self.retry_at {
             let attempt = rt.block_on(async {
-                let mut c = client::connect(&self.url, self.token.as_deref()).await?;
+                let mut c = client::connect(&self.url, self.token.as_deref(), &self.name).await?;
                 client::hello(&mut c, &self.name).await?;
                 Ok::<_, String>(c)
             });

@@ -49,6 +49,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     // No training: the measurement is validation, the durable log and the acks.
     let handle = start_learner(LearnerOptions {
+        http: None,
         run_dir: dir.clone(),
         config: Some(RunConfig::default()),
         listen: "127.0.0.1:0".parse()?,
@@ -71,7 +72,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
                 let url = url.clone();
                 let batch = args.batch;
                 tasks.push(tokio::spawn(async move {
-                    let mut client = client::connect(&url, None).await?;
+                    let mut client = client::connect(&url, None, "dojo-bench").await?;
                     let mut lat = Vec::new();
                     for chunk in mine.chunks(batch) {
                         let t = Instant::now();

@@ -1,0 +1,211 @@
+//! What the learner tells Prometheus (`GET /metrics` on `--http ADDR`): ingest by outcome
+//! and its ack latency, training progress, and the workers it has heard from.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+/// A worker counts as connected while it has called within this long.
+pub const CONNECTED_WITHIN: Duration = Duration::from_secs(60);
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Outcome {
+    status: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Worker {
+    worker: String,
+}
+
+/// The learner's metrics, updated where things happen and read by each scrape.
+pub struct Telemetry {
+    registry: Registry,
+    games: Family<Outcome, Counter>,
+    ack_seconds: Histogram,
+    step: Gauge,
+    samples_per_second: Gauge<f64, AtomicU64>,
+    model_version: Gauge,
+    buffer_positions: Gauge,
+    workers_connected: Gauge,
+    worker_last_seen: Family<Worker, Gauge<f64, AtomicU64>>,
+    worker_games: Family<Worker, Counter>,
+    /// When each worker last called (for the connected count).
+    seen: Mutex<HashMap<String, Instant>>,
+}
+
+/// How an ingested game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ingest {
+    Stored,
+    Duplicate,
+    Rejected,
+}
+
+impl Default for Telemetry {
+    fn default() -> Telemetry {
+        Telemetry::new()
+    }
+}
+
+impl Telemetry {
+    pub fn new() -> Telemetry {
+        let mut t = Telemetry {
+            registry: Registry::with_prefix("dojo"),
+            games: Family::default(),
+            // 0.1 ms .. ~3 s.
+            ack_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
+            step: Gauge::default(),
+            samples_per_second: Gauge::default(),
+            model_version: Gauge::default(),
+            buffer_positions: Gauge::default(),
+            workers_connected: Gauge::default(),
+            worker_last_seen: Family::default(),
+            worker_games: Family::default(),
+            seen: Mutex::new(HashMap::new()),
+        };
+        t.registry.register("ingest_games", "Games submitted by workers, by what became of them", t.games.clone());
+        t.registry.register(
+            "ingest_ack_seconds",
+            "Time from a game's arrival to its acknowledgement (validation and fsync)",
+            t.ack_seconds.clone(),
+        );
+        t.registry.register("training_step", "Training steps taken", t.step.clone());
+        t.registry.register(
+            "training_samples_per_second",
+            "Training samples per second, last window",
+            t.samples_per_second.clone(),
+        );
+        t.registry.register("model_version", "Newest published model version", t.model_version.clone());
+        t.registry.register("replay_buffer_positions", "Positions in the replay buffer", t.buffer_positions.clone());
+        t.registry.register(
+            "workers_connected",
+            "Workers heard from within the last 60 seconds",
+            t.workers_connected.clone(),
+        );
+        t.registry.register(
+            "worker_last_seen_timestamp_seconds",
+            "When each worker last called, in Unix seconds",
+            t.worker_last_seen.clone(),
+        );
+        t.registry.register(
+            "worker_games",
+            "Games each worker delivered and the learner stored",
+            t.worker_games.clone(),
+        );
+        t
+    }
+
+    /// A worker called (any request naming itself).
+    pub fn seen(&self, worker: &str) {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(worker.to_string(), Instant::now());
+        let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs_f64();
+        self.worker_last_seen.get_or_create(&Worker { worker: worker.to_string() }).set(now);
+    }
+
+    /// A game was acknowledged `after` its arrival; `worker` sent it, where known.
+    pub fn ingested(&self, outcome: Ingest, after: Duration, worker: Option<&str>) {
+        let status = match outcome {
+            Ingest::Stored => "stored",
+            Ingest::Duplicate => "duplicate",
+            Ingest::Rejected => "rejected",
+        };
+        self.games.get_or_create(&Outcome { status }).inc();
+        self.ack_seconds.observe(after.as_secs_f64());
+        if let Some(w) = worker {
+            self.seen(w);
+            if outcome == Ingest::Stored {
+                self.worker_games.get_or_create(&Worker { worker: w.to_string() }).inc();
+            }
+        }
+    }
+
+    /// Training's state after a metrics window.
+    pub fn trained(&self, step: u64, samples_per_second: f64, buffer_positions: usize) {
+        self.step.set(step as i64);
+        self.samples_per_second.set(samples_per_second);
+        self.buffer_positions.set(buffer_positions as i64);
+    }
+
+    pub fn published(&self, version: u64) {
+        self.model_version.set(version as i64);
+    }
+
+    /// The page Prometheus scrapes, in its classic text format (0.0.4).
+    pub fn render(&self) -> String {
+        let connected = {
+            let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+            seen.values().filter(|t| t.elapsed() < CONNECTED_WITHIN).count()
+        };
+        self.workers_connected.set(connected as i64);
+        let mut page = String::new();
+        encode(&mut page, &self.registry).expect("writing to a String cannot fail");
+        openmetrics_to_text(&page)
+    }
+}
+
+/// The client library writes OpenMetrics, where a counter family `x` has samples `x_total`;
+/// Prometheus's classic text format (what `promtool check metrics` and every scraper read)
+/// names the family `x_total` too, and has no `# EOF`.
+fn openmetrics_to_text(page: &str) -> String {
+    let counters: Vec<&str> =
+        page.lines().filter_map(|l| l.strip_prefix("# TYPE ")?.strip_suffix(" counter")).collect();
+    let mut out = String::with_capacity(page.len());
+    for line in page.lines() {
+        if line == "# EOF" {
+            continue;
+        }
+        let renamed = ["# HELP ", "# TYPE "].iter().find_map(|prefix| {
+            let rest = line.strip_prefix(prefix)?;
+            let (name, tail) = rest.split_once(' ')?;
+            counters.contains(&name).then(|| format!("{prefix}{name}_total {tail}"))
+        });
+        out.push_str(renamed.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_counts_ingest_by_outcome_and_names_the_workers() {
+        let t = Telemetry::new();
+        t.ingested(Ingest::Stored, Duration::from_millis(2), Some("host-1"));
+        t.ingested(Ingest::Stored, Duration::from_millis(3), Some("host-1"));
+        t.ingested(Ingest::Duplicate, Duration::from_millis(1), Some("host-2"));
+        t.ingested(Ingest::Rejected, Duration::from_millis(1), None);
+        t.trained(120, 950.5, 4000);
+        t.published(7);
+        let page = t.render();
+        for line in [
+            "dojo_ingest_games_total{status=\"stored\"} 2",
+            "dojo_ingest_games_total{status=\"duplicate\"} 1",
+            "dojo_ingest_games_total{status=\"rejected\"} 1",
+            "dojo_ingest_ack_seconds_count 4",
+            "dojo_training_step 120",
+            "dojo_training_samples_per_second 950.5",
+            "dojo_model_version 7",
+            "dojo_replay_buffer_positions 4000",
+            "dojo_workers_connected 2",
+            "dojo_worker_games_total{worker=\"host-1\"} 2",
+        ] {
+            assert!(page.lines().any(|l| l == line), "no {line:?} in\n{page}");
+        }
+        assert!(page.contains("dojo_worker_last_seen_timestamp_seconds{worker=\"host-2\"} 1"), "{page}");
+        // Prometheus's text format: counter families named as their samples, no "# EOF".
+        assert!(page.contains("# TYPE dojo_ingest_games_total counter\n"), "{page}");
+        assert!(page.contains("# HELP dojo_worker_games_total Games each worker"), "{page}");
+        assert!(!page.contains("# EOF"), "{page}");
+    }
+}
