@@ -121,7 +121,10 @@ pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
                 let drawn = if series.dots {
                     chart.draw_series(series.points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
                 } else {
-                    chart.draw_series(LineSeries::new(series.points.iter().copied(), colour.stroke_width(2)))
+                    // A thick line through hundreds of jagged points draws miter spikes past
+                    // the axes at every sharp turn: dense series get a thin one.
+                    let width = if series.points.len() > 200 { 1 } else { 2 };
+                    chart.draw_series(LineSeries::new(series.points.iter().copied(), colour.stroke_width(width)))
                 };
                 drawn
                     .map_err(|e| err(&e))?
@@ -142,7 +145,7 @@ pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// An axis label: few digits whatever the scale (0.012, 1.5, 350, 12k).
+/// An axis label: few digits whatever the scale (0.00012 as 1.2e-4, 0.012, 1.5, 350, 12k).
 fn short_number(y: f64) -> String {
     let a = y.abs();
     if a >= 10_000.0 {
@@ -151,8 +154,10 @@ fn short_number(y: f64) -> String {
         format!("{y:.0}")
     } else if a >= 1.0 {
         format!("{y:.1}")
-    } else {
+    } else if a >= 0.01 {
         format!("{y:.3}")
+    } else {
+        format!("{y:.1e}")
     }
 }
 

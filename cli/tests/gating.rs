@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dojo, stdout_of, tiny_config};
+use common::{dojo, stdout_of, tiny_config, tiny_gating_run};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
@@ -166,12 +166,7 @@ fn two_gatekeepers_never_gate_one_run_and_training_goes_on_without() {
 #[test]
 fn every_dojo_train_session_gates_its_final_version() {
     let tmp = tempfile::tempdir().unwrap();
-    let run = RunDir::new(tmp.path().join("run"));
-    let mut c = tiny_config();
-    c.gating.every_versions = 2;
-    c.gating.games = 2;
-    let config = tmp.path().join("tiny.toml");
-    std::fs::write(&config, c.to_toml()).unwrap();
+    let (run, config) = tiny_gating_run(tmp.path());
     let dir = run.root.to_str().unwrap();
     let train = |steps: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_dojo"))

@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::{dojo, path, stdout_of, tiny_config};
-use dojo_learner::run_dir::RunDir;
+use common::{dojo, path, stdout_of, tiny_gating_run};
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -36,12 +35,7 @@ fn read_with_tensorboard(folders: &[&str]) -> Option<BTreeMap<String, Scalars>> 
 #[test]
 fn tensorboard_reads_the_learners_gatings_and_a_tournaments_scalars() {
     let tmp = tempfile::tempdir().unwrap();
-    let run = RunDir::new(tmp.path().join("run"));
-    let mut c = tiny_config();
-    c.gating.every_versions = 2;
-    c.gating.games = 2;
-    let config = tmp.path().join("tiny.toml");
-    std::fs::write(&config, c.to_toml()).unwrap();
+    let (run, config) = tiny_gating_run(tmp.path());
     let dir = path(&run.root);
     let train = |steps: &str| {
         let out = dojo(&["train", "--run-dir", dir, "--config", path(&config), "--steps", steps, "--workers", "1"]);

@@ -40,3 +40,14 @@ pub fn tiny_config() -> RunConfig {
     c.gating.simulations = 8;
     c
 }
+
+/// `tiny_config` gating every 2 versions with 2-game matches, written to `dir/tiny.toml`
+/// for `dojo train --config`; the run goes to `dir/run`.
+pub fn tiny_gating_run(dir: &Path) -> (dojo_learner::run_dir::RunDir, std::path::PathBuf) {
+    let mut c = tiny_config();
+    c.gating.every_versions = 2;
+    c.gating.games = 2;
+    let config = dir.join("tiny.toml");
+    std::fs::write(&config, c.to_toml()).unwrap();
+    (dojo_learner::run_dir::RunDir::new(dir.join("run")), config)
+}
