@@ -9,6 +9,12 @@ DOJO_TENSORBOARD_PYTHON=$("$root/scripts/setup-tensorboard.sh")
 # Prometheus's promtool checks the learner's /metrics page (cli/tests/metrics.rs).
 DOJO_PROMTOOL=$("$root/scripts/setup-promtool.sh")
 export DOJO_TENSORBOARD_PYTHON DOJO_PROMTOOL
+# A headless chromium with selenium drives the dashboard (cli/tests/dashboard.rs).
+if DOJO_BROWSER_PYTHON=$("$root/scripts/setup-browser.sh"); then
+  export DOJO_BROWSER_PYTHON
+else
+  echo "test.sh: SKIPPING the dashboard's browser test: no headless chromium here (see above)" >&2
+fi
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on
 # this 2-core machine by default, which is the most that does not oversubscribe it.
 exec cargo test --workspace "$@"

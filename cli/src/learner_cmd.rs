@@ -26,7 +26,7 @@ pub struct LearnerArgs {
     /// Stop after this many training steps in total.
     #[arg(long)]
     steps: Option<u64>,
-    /// Serve HTTP here too: /metrics for Prometheus (e.g. 0.0.0.0:9100).
+    /// Serve the dashboard (/) and Prometheus metrics (/metrics) here (e.g. 0.0.0.0:9100).
     #[arg(long)]
     http: Option<String>,
 }
@@ -50,6 +50,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
     .map_err(anyhow::Error::msg)?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);
     if let Some(at) = handle.http_addr {
+        eprintln!("dashboard: http://{at}/");
         eprintln!("metrics: http://{at}/metrics");
     }
     while !stop.load(Ordering::Relaxed) && !handle.trainer_finished() {

@@ -44,9 +44,10 @@ pub struct TrainArgs {
     /// Address the learner listens on (port 0: any free port).
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: String,
-    /// Serve HTTP here too: /metrics for Prometheus (e.g. 127.0.0.1:9100; port 0: any).
-    #[arg(long)]
-    http: Option<String>,
+    /// Serve the dashboard (/) and Prometheus metrics (/metrics) here (port 0: any free
+    /// port; its URL is printed), or `off`.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    http: String,
 }
 
 fn spawn_worker(
@@ -150,7 +151,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let listen = args.listen.parse().with_context(|| format!("--listen {:?} is not an address", args.listen))?;
     let token = format!("{:032x}", rand::random::<u128>());
     let resumed = run.exists();
-    let http = crate::common::http_addr(args.http.as_deref())?;
+    let http = crate::common::http_addr(Some(args.http.as_str()).filter(|h| *h != "off"))?;
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),
         config,
@@ -178,6 +179,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         workers
     );
     if let Some(at) = handle.http_addr {
+        eprintln!("dashboard: http://{at}/");
         eprintln!("metrics: http://{at}/metrics");
     }
     let exe = std::env::current_exe().context("cannot find the dojo executable")?;

@@ -1,19 +1,202 @@
-//! The learner's HTTP side (`--http ADDR`): `/metrics` in Prometheus's text format.
+//! The learner's HTTP side (`--http ADDR`): `/metrics` in Prometheus's text format, and the
+//! dashboard (`/`): one page with live curves (dygraphs, from Debian's libjs-dygraphs, in
+//! `learner/assets` with its licence), the gating log, the newest tournament, the workers,
+//! the recent games move by move, and a board to play the model on, fed by a small JSON API:
+//!
+//! - `GET /api/info`: the game and its board's shape;
+//! - `GET /api/metrics`: the last lines of `metrics.jsonl`;
+//! - `GET /api/gating`: `gating.jsonl`;
+//! - `GET /api/tournament`: the newest tournament's `ratings.json` (or null);
+//! - `GET /api/workers`: each worker's last call and games;
+//! - `GET /api/games`: the last games stored (actions, result, model version);
+//! - `POST /api/play` `{"moves": [...]}`: the model's reply in that game (see [`play`]).
 
 use crate::learner::Shared;
+use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
-use axum::response::IntoResponse;
-use axum::routing::get;
-use axum::Router;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use dojo_core::game::{FromAnyGame, Game, GameSpec, Outcome, Player, ToMove};
+use dojo_core::net::agent::NetAgent;
+use dojo_core::net::checkpoint;
+use dojo_core::net::infer::NetEvaluator;
+use dojo_core::rng::Rng;
+use dojo_core::search::config::SearchConfig;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// Prometheus's classic text format.
 const METRICS_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+const PAGE: &str = include_str!("../assets/dashboard.html");
+const DYGRAPH_JS: &str = include_str!("../assets/dygraph.min.js");
+const DYGRAPH_CSS: &str = include_str!("../assets/dygraph.min.css");
+/// Metrics lines the dashboard gets at most (the newest).
+const METRICS_LINES: usize = 3000;
+/// The model's playouts a move on the dashboard's board.
+const PLAY_SIMS: u32 = 200;
 
 pub fn router(shared: Arc<Shared>) -> Router {
-    Router::new().route("/metrics", get(move || metrics(shared.clone())))
+    Router::new()
+        .route("/metrics", get(metrics))
+        .route("/", get(|| async { Html(PAGE) }))
+        .route("/static/dygraph.min.js", get(|| async { ([(CONTENT_TYPE, "text/javascript")], DYGRAPH_JS) }))
+        .route("/static/dygraph.min.css", get(|| async { ([(CONTENT_TYPE, "text/css")], DYGRAPH_CSS) }))
+        .route("/api/info", get(info))
+        .route("/api/metrics", get(metrics_lines))
+        .route("/api/gating", get(gating))
+        .route("/api/tournament", get(tournament))
+        .route("/api/workers", get(workers))
+        .route("/api/games", get(games))
+        .route("/api/play", post(play_route))
+        .with_state(shared)
 }
 
-async fn metrics(shared: Arc<Shared>) -> impl IntoResponse {
+async fn metrics(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
     ([(CONTENT_TYPE, METRICS_TYPE)], shared.telemetry.render())
+}
+
+async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let spec = &shared.config.game;
+    let (kind, width, height) = match spec {
+        GameSpec::Connect4 { width, height, .. } => ("connect4", *width, *height),
+        GameSpec::Gomoku { size } => ("gomoku", *size, *size),
+        _ => ("other", 0, 0),
+    };
+    Json(json!({"game": spec.to_string(), "kind": kind, "width": width, "height": height, "run_id": shared.run_id}))
+}
+
+/// The JSON lines of a file (the last `keep`), skipping any a crash cut short.
+fn json_lines(path: &std::path::Path, keep: usize) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let skip = lines.len().saturating_sub(keep);
+    lines.into_iter().skip(skip).collect()
+}
+
+async fn metrics_lines(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
+    let path = shared.run_dir.metrics();
+    Json(tokio::task::spawn_blocking(move || json_lines(&path, METRICS_LINES)).await.unwrap_or_default())
+}
+
+async fn gating(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
+    let path = shared.run_dir.gating_log();
+    Json(tokio::task::spawn_blocking(move || json_lines(&path, usize::MAX)).await.unwrap_or_default())
+}
+
+/// The `ratings.json` written last among the run's tournaments, with the tournament's name.
+async fn tournament(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let dir = shared.run_dir.tournaments();
+    let newest = tokio::task::spawn_blocking(move || {
+        let entries = std::fs::read_dir(dir).ok()?;
+        let newest = entries
+            .flatten()
+            .filter_map(|e| {
+                let ratings = e.path().join("ratings.json");
+                let modified = std::fs::metadata(&ratings).and_then(|m| m.modified()).ok()?;
+                Some((modified, e.file_name().to_string_lossy().into_owned(), ratings))
+            })
+            .max_by_key(|t| t.0)?;
+        let value: Value = serde_json::from_slice(&std::fs::read(&newest.2).ok()?).ok()?;
+        Some(json!({"name": newest.1, "ratings": value}))
+    })
+    .await
+    .ok()
+    .flatten();
+    Json(newest.unwrap_or(Value::Null))
+}
+
+async fn workers(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
+    let list = shared.telemetry.workers();
+    Json(list.into_iter().map(|(name, ago, games)| json!({"name": name, "seconds_ago": ago, "games": games})).collect())
+}
+
+async fn games(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let games: Vec<_> = shared.recent_games.lock().expect("recent games lock").iter().cloned().collect();
+    Json(json!(games))
+}
+
+/// A position on the dashboard's board: the moves so far (actions).
+#[derive(Debug, Deserialize)]
+pub struct PlayRequest {
+    pub moves: Vec<u16>,
+}
+
+/// The answer: the moves after the model's reply, the reply, its value and the outcome.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct PlayReply {
+    pub moves: Vec<u16>,
+    /// The model's move (none when the game was already over).
+    pub reply: Option<u16>,
+    pub reply_text: Option<String>,
+    /// The model's search value of the position it moved in, from its side (−1..1).
+    pub value: Option<f32>,
+    /// Once over: 1 the first player won, -1 the second, 0 a draw.
+    pub outcome: Option<i8>,
+    /// The model version that answered.
+    pub model: String,
+}
+
+async fn play_route(State(shared): State<Arc<Shared>>, Json(request): Json<PlayRequest>) -> Response {
+    let answered = tokio::task::spawn_blocking(move || play(&shared, &request.moves)).await;
+    match answered {
+        Ok(Ok(reply)) => Json(reply).into_response(),
+        Ok(Err(e)) => (StatusCode::BAD_REQUEST, Json(json!({ "error": e }))).into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, Json(json!({ "error": e.to_string() }))).into_response(),
+    }
+}
+
+/// The model's reply after `moves` (checked: an illegal move is an error naming it), with
+/// the run's best model (`models/best.*`), or its newest before any gating.
+pub fn play(shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
+    let start = shared.config.game.start().map_err(|e| e.to_string())?;
+    dojo_core::with_game!(start, g => play_typed(g, shared, moves))
+}
+
+fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
+    if game.num_players() != 2 {
+        return Err(format!("{} is a one-player game: there is nothing to play against", shared.config.game));
+    }
+    let mut legal = Vec::new();
+    for (i, &action) in moves.iter().enumerate() {
+        if game.outcome().is_some() {
+            return Err(format!("move {} comes after the game ended", i + 1));
+        }
+        game.legal_actions(&mut legal);
+        if !legal.contains(&action) {
+            return Err(format!("move {} ({}) is not legal there", i + 1, game.action_to_text(action)));
+        }
+        game.play(action).map_err(|e| e.to_string())?;
+    }
+    let best = shared.run_dir.best();
+    let path =
+        if checkpoint::paths(&best).1.exists() { best } else { shared.run_dir.model_version(shared.newest().version) };
+    let loaded = checkpoint::load(&path, tch::Device::Cpu, None).map_err(|e| e.to_string())?;
+    let model = format!("v{}", loaded.sidecar.version);
+    let mut moves = moves.to_vec();
+    let (mut reply, mut reply_text, mut value) = (None, None, None);
+    if game.outcome().is_none() {
+        let ToMove::Player(_) = game.to_move() else { return Err("a chance event is pending".into()) };
+        let mut agent: NetAgent<G> = NetAgent::new(
+            NetEvaluator::new(loaded.model),
+            SearchConfig::for_play(PLAY_SIMS),
+            model.clone(),
+            Rng::seed_from_u64(moves.len() as u64),
+        );
+        value = Some(agent.analyse(&game).root_value().0);
+        let action = agent.analysed_move();
+        reply_text = Some(game.action_to_text(action));
+        game.play(action).map_err(|e| e.to_string())?;
+        moves.push(action);
+        reply = Some(action);
+    }
+    let outcome = game.outcome().map(|o| match o {
+        Outcome::Win(Player::First) => 1,
+        Outcome::Win(Player::Second) => -1,
+        _ => 0,
+    });
+    Ok(PlayReply { moves, reply, reply_text, value, outcome, model })
 }

@@ -17,7 +17,7 @@ use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
 use dojo_core::net::train::{Batch, Losses, Trainer};
-use dojo_core::record::{GameRecord, TrainingGame};
+use dojo_core::record::{GameRecord, RecordOutcome, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_proto::tensorboard::EventWriter;
 use serde::Serialize;
@@ -62,6 +62,22 @@ pub struct Shared {
     pub latest_losses: Mutex<Option<Losses>>,
     /// What `/metrics` serves.
     pub telemetry: Telemetry,
+    /// The last games stored, newest last, for the dashboard's replays.
+    pub recent_games: Mutex<std::collections::VecDeque<RecentGame>>,
+}
+
+/// How many stored games the dashboard can replay.
+pub const RECENT_GAMES: usize = 20;
+
+/// A stored game as the dashboard replays it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecentGame {
+    pub model_version: u64,
+    pub unix_ms: u64,
+    /// The actions (chance events included), in order.
+    pub moves: Vec<u16>,
+    /// 1: the first player won, -1: the second, 0: a draw (or a one-player game's end).
+    pub result: i8,
 }
 
 impl Shared {
@@ -81,6 +97,22 @@ impl Shared {
                 self.counters.games.fetch_add(1, Ordering::Relaxed);
                 self.counters.positions.fetch_add(record.player_moves() as u64, Ordering::Relaxed);
                 // The trainer may have exited (shutdown); the game is in the log regardless.
+                let recent = RecentGame {
+                    model_version: record.model_version,
+                    unix_ms: record.created_unix_ms,
+                    moves: record.moves.iter().map(|m| m.action).collect(),
+                    result: match record.outcome {
+                        RecordOutcome::Win(Player::First) => 1,
+                        RecordOutcome::Win(Player::Second) => -1,
+                        _ => 0,
+                    },
+                };
+                let mut games = self.recent_games.lock().expect("recent games lock");
+                if games.len() == RECENT_GAMES {
+                    games.pop_front();
+                }
+                games.push_back(recent);
+                drop(games);
                 let _ = self.to_trainer.lock().expect("channel lock").send(record);
             }
             Appended::Duplicate => {

@@ -122,6 +122,7 @@ fn start_typed<G: Game + FromAnyGame>(
         stop: AtomicBool::new(false),
         latest_losses: Mutex::new(None),
         telemetry: Telemetry::new(),
+        recent_games: Mutex::new(Default::default()),
     });
     shared.telemetry.published(shared.newest().version);
     shared.telemetry.trained(

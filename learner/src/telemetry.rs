@@ -139,6 +139,20 @@ impl Telemetry {
         self.model_version.set(version as i64);
     }
 
+    /// The workers heard from: name, seconds since its last call, games stored from it.
+    pub fn workers(&self) -> Vec<(String, f64, u64)> {
+        let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let mut workers: Vec<(String, f64, u64)> = seen
+            .iter()
+            .map(|(name, at)| {
+                let games = self.worker_games.get_or_create(&Worker { worker: name.clone() }).get();
+                (name.clone(), at.elapsed().as_secs_f64(), games)
+            })
+            .collect();
+        workers.sort_by(|a, b| a.0.cmp(&b.0));
+        workers
+    }
+
     /// The page Prometheus scrapes, in its classic text format (0.0.4).
     pub fn render(&self) -> String {
         let connected = {

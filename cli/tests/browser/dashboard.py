@@ -1,0 +1,50 @@
+"""Drives the dashboard in headless chromium: waits for the curves to draw data, plays a
+move on the board, waits for the model's reply, saves a screenshot, prints what it saw as
+JSON. Usage: dashboard.py URL SCREENSHOT"""
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+url, screenshot = sys.argv[1], sys.argv[2]
+options = webdriver.ChromeOptions()
+for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1300"]:
+    options.add_argument(arg)
+options.binary_location = "/usr/bin/chromium"
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+
+
+def wait_for(check, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if check():
+            return True
+        time.sleep(0.25)
+    return False
+
+
+try:
+    driver.get(url)
+    points = lambda: int(driver.find_element(By.ID, "chart-loss").get_attribute("data-points") or 0)
+    canvases = lambda: driver.find_elements(By.CSS_SELECTOR, "#chart-loss canvas")
+    wait_for(lambda: points() > 0 and canvases())
+    seen = {"loss_points": points(), "canvases": len(canvases())}
+    # Column 4 of Connect Four: any cell of that column plays there.
+    driver.find_element(By.CSS_SELECTOR, '#play .cell[data-row="0"][data-col="3"]').click()
+    status = lambda: driver.find_element(By.ID, "status").text
+    wait_for(lambda: " plays " in status() or "cannot" in status())
+    seen["status"] = status()
+    seen["stones"] = len(driver.find_elements(By.CSS_SELECTOR, "#play .cell.p1, #play .cell.p2"))
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#workers tbody tr"), 20)
+    seen["workers"] = len(driver.find_elements(By.CSS_SELECTOR, "#workers tbody tr"))
+    seen["games"] = len(driver.find_elements(By.CSS_SELECTOR, "#games option"))
+    seen["replay_stones"] = len(driver.find_elements(By.CSS_SELECTOR, "#replay .cell.p1, #replay .cell.p2"))
+    seen["errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    driver.save_screenshot(screenshot)
+    print(json.dumps(seen))
+finally:
+    driver.quit()
