@@ -109,9 +109,8 @@ async fn tournament(State(shared): State<Arc<Shared>>) -> Json<Value> {
     Json(newest.unwrap_or(Value::Null))
 }
 
-async fn workers(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
-    let list = shared.telemetry.workers();
-    Json(list.into_iter().map(|(name, ago, games)| json!({"name": name, "seconds_ago": ago, "games": games})).collect())
+async fn workers(State(shared): State<Arc<Shared>>) -> Json<Vec<crate::telemetry::WorkerStatus>> {
+    Json(shared.telemetry.workers())
 }
 
 async fn games(State(shared): State<Arc<Shared>>) -> Json<Value> {

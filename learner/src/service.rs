@@ -129,51 +129,52 @@ impl Learner for LearnerService {
                     }
                 };
                 let arrived = std::time::Instant::now();
-                let telemetry_shared = shared.clone();
                 let shared = shared.clone();
                 let spec = shared.config.game.clone();
+                let worker = worker.clone();
                 // Validation replays the game and storing fsyncs: both block.
-                let ack = tokio::task::spawn_blocking(move || match check_record(&msg.record, &spec) {
-                    Err(rejection) => {
-                        shared.counters.rejected.fetch_add(1, Ordering::Relaxed);
-                        GameAck {
-                            game_id: rejection.game_id.map(|id| id.to_vec()).unwrap_or_default(),
-                            result: AckResult::Rejected as i32,
-                            code: tonic::Code::InvalidArgument as u32,
-                            message: rejection.reason,
-                            index: 0,
-                        }
-                    }
-                    Ok(record) => {
-                        let id = record.game_id.to_vec();
-                        match shared.store(record) {
-                            Ok(Appended::Stored) => {
-                                GameAck { game_id: id, result: AckResult::Stored as i32, ..Default::default() }
-                            }
-                            Ok(Appended::Duplicate) => {
-                                GameAck { game_id: id, result: AckResult::Duplicate as i32, ..Default::default() }
-                            }
-                            Err(e) => GameAck {
-                                game_id: id,
+                let ack = tokio::task::spawn_blocking(move || {
+                    let counted = |outcome, version| {
+                        shared.telemetry.ingested(outcome, arrived.elapsed(), worker.as_deref(), version)
+                    };
+                    match check_record(&msg.record, &spec) {
+                        Err(rejection) => {
+                            shared.counters.rejected.fetch_add(1, Ordering::Relaxed);
+                            counted(Ingest::Rejected, None);
+                            GameAck {
+                                game_id: rejection.game_id.map(|id| id.to_vec()).unwrap_or_default(),
                                 result: AckResult::Rejected as i32,
-                                code: tonic::Code::Unavailable as u32,
-                                message: e,
+                                code: tonic::Code::InvalidArgument as u32,
+                                message: rejection.reason,
                                 index: 0,
-                            },
+                            }
+                        }
+                        Ok(record) => {
+                            let (id, version) = (record.game_id.to_vec(), Some(record.model_version));
+                            match shared.store(record) {
+                                Ok(Appended::Stored) => {
+                                    counted(Ingest::Stored, version);
+                                    GameAck { game_id: id, result: AckResult::Stored as i32, ..Default::default() }
+                                }
+                                Ok(Appended::Duplicate) => {
+                                    counted(Ingest::Duplicate, version);
+                                    GameAck { game_id: id, result: AckResult::Duplicate as i32, ..Default::default() }
+                                }
+                                Err(e) => {
+                                    counted(Ingest::Rejected, version);
+                                    GameAck {
+                                        game_id: id,
+                                        result: AckResult::Rejected as i32,
+                                        code: tonic::Code::Unavailable as u32,
+                                        message: e,
+                                        index: 0,
+                                    }
+                                }
+                            }
                         }
                     }
                 })
                 .await;
-                if let Ok(a) = &ack {
-                    let outcome = if a.result == AckResult::Stored as i32 {
-                        Ingest::Stored
-                    } else if a.result == AckResult::Duplicate as i32 {
-                        Ingest::Duplicate
-                    } else {
-                        Ingest::Rejected
-                    };
-                    telemetry_shared.telemetry.ingested(outcome, arrived.elapsed(), worker.as_deref());
-                }
                 let ack = match ack {
                     Ok(a) => GameAck { index, ..a },
                     Err(e) => {

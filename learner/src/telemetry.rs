@@ -38,8 +38,26 @@ pub struct Telemetry {
     workers_connected: Gauge,
     worker_last_seen: Family<Worker, Gauge<f64, AtomicU64>>,
     worker_games: Family<Worker, Counter>,
-    /// When each worker last called (for the connected count).
-    seen: Mutex<HashMap<String, Instant>>,
+    /// Each worker's calls and games, for the connected count and the dashboard.
+    seen: Mutex<HashMap<String, WorkerSeen>>,
+}
+
+struct WorkerSeen {
+    first: Instant,
+    last: Instant,
+    /// The model version of its newest stored game.
+    model_version: Option<u64>,
+}
+
+/// A worker as the dashboard shows it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct WorkerStatus {
+    pub name: String,
+    pub seconds_ago: f64,
+    pub games: u64,
+    /// Games stored per minute since the learner first heard from it.
+    pub games_per_minute: f64,
+    pub model_version: Option<u64>,
 }
 
 /// How an ingested game ended.
@@ -106,13 +124,21 @@ impl Telemetry {
 
     /// A worker called (any request naming itself).
     pub fn seen(&self, worker: &str) {
-        self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(worker.to_string(), Instant::now());
+        let now = Instant::now();
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        seen.entry(worker.to_string()).and_modify(|w| w.last = now).or_insert(WorkerSeen {
+            first: now,
+            last: now,
+            model_version: None,
+        });
+        drop(seen);
         let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs_f64();
         self.worker_last_seen.get_or_create(&Worker { worker: worker.to_string() }).set(now);
     }
 
-    /// A game was acknowledged `after` its arrival; `worker` sent it, where known.
-    pub fn ingested(&self, outcome: Ingest, after: Duration, worker: Option<&str>) {
+    /// A game was acknowledged `after` its arrival; `worker` sent it, where known, played by
+    /// `model_version`, where it could be read.
+    pub fn ingested(&self, outcome: Ingest, after: Duration, worker: Option<&str>, model_version: Option<u64>) {
         let status = match outcome {
             Ingest::Stored => "stored",
             Ingest::Duplicate => "duplicate",
@@ -124,6 +150,9 @@ impl Telemetry {
             self.seen(w);
             if outcome == Ingest::Stored {
                 self.worker_games.get_or_create(&Worker { worker: w.to_string() }).inc();
+                if let Some(seen) = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get_mut(w) {
+                    seen.model_version = model_version.or(seen.model_version);
+                }
             }
         }
     }
@@ -139,17 +168,24 @@ impl Telemetry {
         self.model_version.set(version as i64);
     }
 
-    /// The workers heard from: name, seconds since its last call, games stored from it.
-    pub fn workers(&self) -> Vec<(String, f64, u64)> {
+    /// The workers heard from, by name.
+    pub fn workers(&self) -> Vec<WorkerStatus> {
         let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        let mut workers: Vec<(String, f64, u64)> = seen
+        let mut workers: Vec<WorkerStatus> = seen
             .iter()
-            .map(|(name, at)| {
+            .map(|(name, w)| {
                 let games = self.worker_games.get_or_create(&Worker { worker: name.clone() }).get();
-                (name.clone(), at.elapsed().as_secs_f64(), games)
+                let minutes = w.first.elapsed().as_secs_f64() / 60.0;
+                WorkerStatus {
+                    name: name.clone(),
+                    seconds_ago: w.last.elapsed().as_secs_f64(),
+                    games,
+                    games_per_minute: if minutes > 0.0 { games as f64 / minutes } else { 0.0 },
+                    model_version: w.model_version,
+                }
             })
             .collect();
-        workers.sort_by(|a, b| a.0.cmp(&b.0));
+        workers.sort_by(|a, b| a.name.cmp(&b.name));
         workers
     }
 
@@ -157,7 +193,7 @@ impl Telemetry {
     pub fn render(&self) -> String {
         let connected = {
             let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-            seen.values().filter(|t| t.elapsed() < CONNECTED_WITHIN).count()
+            seen.values().filter(|w| w.last.elapsed() < CONNECTED_WITHIN).count()
         };
         self.workers_connected.set(connected as i64);
         let mut page = String::new();
@@ -195,10 +231,10 @@ mod tests {
     #[test]
     fn the_page_counts_ingest_by_outcome_and_names_the_workers() {
         let t = Telemetry::new();
-        t.ingested(Ingest::Stored, Duration::from_millis(2), Some("host-1"));
-        t.ingested(Ingest::Stored, Duration::from_millis(3), Some("host-1"));
-        t.ingested(Ingest::Duplicate, Duration::from_millis(1), Some("host-2"));
-        t.ingested(Ingest::Rejected, Duration::from_millis(1), None);
+        t.ingested(Ingest::Stored, Duration::from_millis(2), Some("host-1"), Some(3));
+        t.ingested(Ingest::Stored, Duration::from_millis(3), Some("host-1"), Some(4));
+        t.ingested(Ingest::Duplicate, Duration::from_millis(1), Some("host-2"), Some(4));
+        t.ingested(Ingest::Rejected, Duration::from_millis(1), None, None);
         t.trained(120, 950.5, 4000);
         t.published(7);
         let page = t.render();
@@ -221,5 +257,10 @@ mod tests {
         assert!(page.contains("# TYPE dojo_ingest_games_total counter\n"), "{page}");
         assert!(page.contains("# HELP dojo_worker_games_total Games each worker"), "{page}");
         assert!(!page.contains("# EOF"), "{page}");
+        let workers = t.workers();
+        let names: Vec<&str> = workers.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(names, ["host-1", "host-2"]);
+        assert_eq!((workers[0].games, workers[0].model_version), (2, Some(4)));
+        assert_eq!((workers[1].games, workers[1].model_version), (0, None), "a duplicate is not a new game");
     }
 }
