@@ -12,11 +12,4 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y -q chromium chromium-driver >&2 || { apt-get update -q >&2 && apt-get install -y -q chromium chromium-driver >&2; }
 fi
-venv=${DOJO_CACHE:-$HOME/.cache/dojo}/selenium-$version
-if [ ! -f "$venv/.complete" ]; then
-  rm -rf "$venv"
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "selenium==$version" >&2
-  touch "$venv/.complete"
-fi
-echo "$venv/bin/python"
+exec "$(dirname "${BASH_SOURCE[0]}")/cached-venv.sh" "selenium-$version" "selenium==$version"
