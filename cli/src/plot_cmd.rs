@@ -6,8 +6,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::charts::{draw_panels, Panel, Series};
 use dojo_arbiter::gatekeeper::read_records;
+use dojo_arbiter::journal;
+use dojo_arbiter::tournament::plot;
 use dojo_arbiter::tournament::standings::Standings;
-use dojo_arbiter::tournament::{plot, TournamentDir};
 use dojo_core::run_paths::RunPaths;
 use std::path::PathBuf;
 
@@ -56,7 +57,8 @@ pub fn run(args: PlotArgs) -> Result<()> {
     }
     let out = args.out.unwrap_or_else(|| run.root.join("plots"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let metrics = read_metrics(&run)?;
+    // A line cut short by a crash is passed over.
+    let metrics: Vec<serde_json::Value> = journal::read(&run.metrics()).map_err(anyhow::Error::msg)?;
     let name = run.root.file_name().map_or_else(|| run.root.display().to_string(), |n| n.to_string_lossy().into());
     let mut written = Vec::new();
     for (file, panels) in FIGURES {
@@ -113,16 +115,6 @@ pub fn run(args: PlotArgs) -> Result<()> {
     Ok(())
 }
 
-/// Every line of `metrics.jsonl` (one cut short by a crash is skipped).
-fn read_metrics(run: &RunPaths) -> Result<Vec<serde_json::Value>> {
-    let path = run.metrics();
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
-    }
-}
-
 /// (step, field) for every metrics line that has both.
 fn by_step(metrics: &[serde_json::Value], field: &str) -> Vec<(f64, f64)> {
     metrics.iter().filter_map(|m| Some((m["step"].as_f64()?, m[field].as_f64()?))).collect()
@@ -130,19 +122,8 @@ fn by_step(metrics: &[serde_json::Value], field: &str) -> Vec<(f64, f64)> {
 
 /// The tournament whose ratings were written last, with them.
 fn newest_tournament(run: &RunPaths) -> Result<Option<(String, Standings)>> {
-    let Ok(entries) = std::fs::read_dir(run.tournaments()) else { return Ok(None) };
-    let mut newest = None;
-    for entry in entries.flatten() {
-        let dir = TournamentDir::new(entry.path());
-        let Ok(modified) = std::fs::metadata(dir.ratings()).and_then(|m| m.modified()) else { continue };
-        if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
-            newest = Some((modified, dir));
-        }
-    }
-    let Some((_, dir)) = newest else { return Ok(None) };
-    let bytes = std::fs::read(dir.ratings()).with_context(|| format!("reading {}", dir.ratings().display()))?;
-    let standings: Standings =
-        serde_json::from_slice(&bytes).with_context(|| format!("reading {}", dir.ratings().display()))?;
-    let name = dir.root.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let Some((name, path)) = run.newest_tournament_ratings() else { return Ok(None) };
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let standings: Standings = serde_json::from_slice(&bytes).with_context(|| format!("reading {}", path.display()))?;
     Ok(Some((name, standings)))
 }

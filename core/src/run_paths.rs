@@ -108,6 +108,17 @@ impl RunPaths {
         Ok(versions)
     }
 
+    /// The tournament whose `ratings.json` was written last: its name and that file.
+    pub fn newest_tournament_ratings(&self) -> Option<(String, PathBuf)> {
+        let entries = std::fs::read_dir(self.tournaments()).ok()?;
+        let rated = entries.flatten().filter_map(|e| {
+            let ratings = e.path().join("ratings.json");
+            let modified = std::fs::metadata(&ratings).and_then(|m| m.modified()).ok()?;
+            Some((modified, e.file_name().to_string_lossy().into_owned(), ratings))
+        });
+        rated.max_by_key(|r| r.0).map(|(_, name, ratings)| (name, ratings))
+    }
+
     /// A path inside the run as stored in state.json.
     pub fn relative(&self, path: &Path) -> String {
         path.strip_prefix(&self.root).unwrap_or(path).to_string_lossy().into_owned()

@@ -89,19 +89,11 @@ async fn gating(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
 
 /// The `ratings.json` written last among the run's tournaments, with the tournament's name.
 async fn tournament(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    let dir = shared.run_dir.tournaments();
+    let run = shared.run_dir.clone();
     let newest = tokio::task::spawn_blocking(move || {
-        let entries = std::fs::read_dir(dir).ok()?;
-        let newest = entries
-            .flatten()
-            .filter_map(|e| {
-                let ratings = e.path().join("ratings.json");
-                let modified = std::fs::metadata(&ratings).and_then(|m| m.modified()).ok()?;
-                Some((modified, e.file_name().to_string_lossy().into_owned(), ratings))
-            })
-            .max_by_key(|t| t.0)?;
-        let value: Value = serde_json::from_slice(&std::fs::read(&newest.2).ok()?).ok()?;
-        Some(json!({"name": newest.1, "ratings": value}))
+        let (name, path) = run.newest_tournament_ratings()?;
+        let ratings: Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        Some(json!({"name": name, "ratings": ratings}))
     })
     .await
     .ok()
