@@ -1,2 +1,8 @@
-// The same libtorch link settings as dojo-core (rpath, libtorch_cuda kept): see there.
-include!("../core/build.rs");
+// libtorch's link settings (see ../core/link_libtorch.rs); the `cuda` feature (on by
+// default) keeps libtorch_cuda linked so `--device cuda` works. `--no-default-features`
+// builds a binary that loads no CUDA library, for CPU-only container images.
+include!("../core/link_libtorch.rs");
+
+fn main() {
+    link_libtorch(std::env::var_os("CARGO_FEATURE_CUDA").is_some());
+}

@@ -169,3 +169,30 @@ pub fn gate_policy(config: &GatingConfig, threads: usize) -> GatePolicy {
 pub fn http_addr(text: Option<&str>) -> Result<Option<std::net::SocketAddr>> {
     text.map(|t| t.parse().with_context(|| format!("--http {t:?} is not an address like 127.0.0.1:9100"))).transpose()
 }
+
+/// The shared secret between a learner and its workers: from a file (a mounted Kubernetes
+/// Secret, a compose secret) or the environment, so it never shows in `ps` or shell history.
+#[derive(Args, Clone, Debug)]
+pub struct TokenArgs {
+    /// A file holding the shared secret (surrounding whitespace ignored), or set DOJO_TOKEN_FILE.
+    #[arg(long, env = "DOJO_TOKEN_FILE", conflicts_with = "token")]
+    token_file: Option<std::path::PathBuf>,
+    /// The shared secret itself (prefer --token-file or DOJO_TOKEN: a command line is visible
+    /// to every user of the machine).
+    #[arg(long, env = "DOJO_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+impl TokenArgs {
+    /// The token, if one was given; an unreadable or empty file is an error.
+    pub fn resolve(&self) -> Result<Option<String>> {
+        let Some(path) = &self.token_file else {
+            return Ok(self.token.clone().filter(|t| !t.is_empty()));
+        };
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read the token file {}", path.display()))?;
+        let token = text.trim();
+        anyhow::ensure!(!token.is_empty(), "the token file {} is empty", path.display());
+        Ok(Some(token.to_string()))
+    }
+}

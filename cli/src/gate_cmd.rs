@@ -32,6 +32,13 @@ pub struct GateArgs {
 
 pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let run = RunDir::new(&args.run_dir);
+    if args.watch && !run.exists() {
+        // Started beside a learner (a container, a service): wait for it to make the run.
+        eprintln!("gate: waiting for a run in {}", args.run_dir.display());
+        while !run.exists() && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
     if !run.exists() {
         bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
     }

@@ -1,5 +1,6 @@
 //! `dojo learner`: the learner of a cluster run, serving workers over gRPC.
 
+use crate::common::TokenArgs;
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_learner::config::RunConfig;
@@ -20,15 +21,19 @@ pub struct LearnerArgs {
     /// TOML config for a new run (see `dojo config`).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Shared secret workers must present (or set DOJO_TOKEN).
-    #[arg(long, env = "DOJO_TOKEN", hide_env_values = true)]
-    token: Option<String>,
+    #[command(flatten)]
+    token: TokenArgs,
     /// Stop after this many training steps in total.
     #[arg(long)]
     steps: Option<u64>,
-    /// Serve the dashboard (/) and Prometheus metrics (/metrics) here (e.g. 0.0.0.0:9100).
+    /// Serve the dashboard (/), Prometheus metrics (/metrics) and the probes (/healthz,
+    /// /readyz) here (e.g. 0.0.0.0:9100).
     #[arg(long)]
     http: Option<String>,
+    /// On stop (SIGTERM, Ctrl-C), seconds the uploads in flight may take before the server
+    /// is dropped; the checkpoint follows. Every acknowledged game is on disk regardless.
+    #[arg(long, default_value_t = 10.0)]
+    grace_period: f64,
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -38,14 +43,20 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         .parse()
         .with_context(|| format!("--listen {:?} is not an address like 0.0.0.0:7878", args.listen))?;
     let http = crate::common::http_addr(args.http.as_deref())?;
+    anyhow::ensure!(
+        args.grace_period.is_finite() && args.grace_period >= 0.0,
+        "--grace-period {} is not a number of seconds",
+        args.grace_period
+    );
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),
         config,
         listen,
         http,
-        token: args.token,
+        token: args.token.resolve()?,
         max_steps: args.steps,
         deadline: None,
+        drain: Duration::from_secs_f64(args.grace_period),
     })
     .map_err(anyhow::Error::msg)?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);
@@ -56,6 +67,6 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
     while !stop.load(Ordering::Relaxed) && !handle.trainer_finished() {
         std::thread::sleep(Duration::from_millis(200));
     }
-    eprintln!("learner: stopping (checkpointing)");
+    eprintln!("learner: stopping: no new games, then a checkpoint");
     handle.stop().map_err(anyhow::Error::msg)
 }

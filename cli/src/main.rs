@@ -7,6 +7,7 @@ mod common;
 mod config_cmd;
 mod duration;
 mod gate_cmd;
+mod health_cmd;
 mod init_cmd;
 mod learn_cmd;
 mod learner_cmd;
@@ -78,6 +79,8 @@ enum Command {
     Plot(plot_cmd::PlotArgs),
     /// Play a game against a network in the terminal (its move, value and candidates shown).
     Play(play_cmd::PlayCmdArgs),
+    /// Ask a learner or worker whether it is serving (gRPC health; exit 0 when it is).
+    Health(health_cmd::HealthArgs),
     /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout (under an INFO
     /// time limit it searches by the clock, otherwise --sims playouts a move).
     Pbrain(pbrain_cmd::PbrainArgs),
@@ -124,6 +127,7 @@ fn main() {
         Command::Pbrain(args) => pbrain_cmd::run(args),
         Command::Play(args) => play_cmd::run(args),
         Command::Plot(args) => plot_cmd::run(args),
+        Command::Health(args) => health_cmd::run(args),
     };
     if let Err(e) = result {
         eprintln!("dojo: error: {e:#}");

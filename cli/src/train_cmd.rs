@@ -160,6 +160,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         token: Some(token.clone()),
         max_steps: args.steps,
         deadline,
+        drain: std::time::Duration::from_secs(2),
     })
     .map_err(anyhow::Error::msg)?;
     let cfg = handle.shared.config.clone();

@@ -1,9 +1,10 @@
 //! `dojo worker`: self-play for a learner, anywhere.
 
-use crate::common::{DeviceArgs, PrecisionArgs};
+use crate::common::{DeviceArgs, PrecisionArgs, TokenArgs};
 use anyhow::Result;
 use clap::Args;
 use dojo_worker::run::{run_worker, WorkerOptions};
+use dojo_worker::telemetry::WorkerTelemetry;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -14,9 +15,8 @@ pub struct WorkerArgs {
     /// The learner, e.g. http://10.0.0.5:7878.
     #[arg(long)]
     learner: String,
-    /// Shared secret (or set DOJO_TOKEN).
-    #[arg(long, env = "DOJO_TOKEN", hide_env_values = true)]
-    token: Option<String>,
+    #[command(flatten)]
+    token: TokenArgs,
     /// Where unsent games wait (kept across restarts).
     #[arg(long, default_value = "dojo-spool")]
     spool: PathBuf,
@@ -31,6 +31,13 @@ pub struct WorkerArgs {
     model_poll: u64,
     #[arg(long)]
     seed: Option<u64>,
+    /// Serve /metrics (Prometheus), /healthz, /readyz and gRPC health here (e.g. 0.0.0.0:9101).
+    #[arg(long)]
+    http: Option<String>,
+    /// Seconds a stop (SIGTERM, Ctrl-C) may take: two thirds finish the games in flight, the
+    /// rest upload the spool. Kubernetes kills after 30 s unless told otherwise.
+    #[arg(long, default_value_t = 25.0)]
+    grace_period: f64,
     #[command(flatten)]
     device: DeviceArgs,
     #[command(flatten)]
@@ -38,10 +45,24 @@ pub struct WorkerArgs {
 }
 
 pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
+    anyhow::ensure!(
+        args.grace_period.is_finite() && args.grace_period >= 0.0,
+        "--grace-period {} is not a number of seconds",
+        args.grace_period
+    );
+    let telemetry = Arc::new(WorkerTelemetry::new());
+    let _http = match crate::common::http_addr(args.http.as_deref())? {
+        Some(at) => {
+            let server = dojo_worker::http::serve(at, telemetry.clone()).map_err(anyhow::Error::msg)?;
+            eprintln!("metrics: http://{}/metrics", server.addr);
+            Some(server)
+        }
+        None => None,
+    };
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     let opts = WorkerOptions {
         learner: args.learner,
-        token: args.token,
+        token: args.token.resolve()?,
         spool: args.spool,
         device: args.device.device.parse()?,
         precision: args.precision.precision,
@@ -51,6 +72,8 @@ pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         parallel_games: args.parallel,
         model_poll: Duration::from_secs(args.model_poll.max(1)),
         seed: args.seed,
+        grace: Duration::from_secs_f64(args.grace_period),
+        telemetry,
     };
     let summary = run_worker(opts, stop).map_err(anyhow::Error::msg)?;
     eprintln!(

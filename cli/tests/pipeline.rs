@@ -39,6 +39,7 @@ fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>
         token: token.map(String::from),
         max_steps,
         deadline: None,
+        drain: std::time::Duration::from_secs(2),
     })
     .unwrap()
 }
@@ -62,6 +63,8 @@ fn worker_options(
         parallel_games: Some(4),
         model_poll: Duration::from_millis(200),
         seed: Some(seed),
+        grace: Duration::from_secs(5),
+        telemetry: Default::default(),
     }
 }
 
@@ -217,6 +220,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
             token: None,
             max_steps: Some(max_steps),
             deadline: None,
+            drain: std::time::Duration::from_secs(2),
         })
         .unwrap()
     };

@@ -3,6 +3,7 @@
 //! `learner/assets` with its licence), the gating log, the newest tournament, the workers,
 //! the recent games move by move, and a board to play the model on, fed by a small JSON API:
 //!
+//! - `GET /healthz`: 200 while the process runs; `GET /readyz`: 200 while it takes games;
 //! - `GET /api/info`: the game and its board's shape;
 //! - `GET /api/metrics`: the last lines of `metrics.jsonl`;
 //! - `GET /api/gating`: `gating.jsonl`;
@@ -29,8 +30,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// Prometheus's classic text format.
-const METRICS_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 const PAGE: &str = include_str!("../assets/dashboard.html");
 const DYGRAPH_JS: &str = include_str!("../assets/dygraph.min.js");
 const DYGRAPH_CSS: &str = include_str!("../assets/dygraph.min.css");
@@ -42,6 +41,8 @@ const PLAY_SIMS: u32 = 200;
 pub fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/metrics", get(metrics))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
         .route("/", get(|| async { Html(PAGE) }))
         .route("/static/dygraph.min.js", get(|| async { ([(CONTENT_TYPE, "text/javascript")], DYGRAPH_JS) }))
         .route("/static/dygraph.min.css", get(|| async { ([(CONTENT_TYPE, "text/css")], DYGRAPH_CSS) }))
@@ -56,7 +57,17 @@ pub fn router(shared: Arc<Shared>) -> Router {
 }
 
 async fn metrics(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
-    ([(CONTENT_TYPE, METRICS_TYPE)], shared.telemetry.render())
+    ([(CONTENT_TYPE, dojo_proto::prometheus::CONTENT_TYPE)], shared.telemetry.render())
+}
+
+/// Ready while it takes games: the game log is open and a model is published from the
+/// moment the learner starts serving, until it is told to stop.
+async fn readyz(State(shared): State<Arc<Shared>>) -> (StatusCode, String) {
+    if shared.stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return (StatusCode::SERVICE_UNAVAILABLE, "not ready: stopping\n".into());
+    }
+    let games = shared.counters.games.load(std::sync::atomic::Ordering::Relaxed);
+    (StatusCode::OK, format!("ready: model v{}, {games} games stored\n", shared.newest().version))
 }
 
 async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {

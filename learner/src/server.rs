@@ -1,4 +1,10 @@
-//! Starting and stopping a learner: open the run, restore training, serve gRPC.
+//! Starting and stopping a learner: open the run, restore training, serve gRPC (the
+//! learner's service and the standard health service) and HTTP.
+//!
+//! Stopping (SIGTERM) first stops taking games: health turns NOT_SERVING, the gRPC server
+//! stops accepting and lets the calls in flight finish (each game is acknowledged only after
+//! the game log has it on disk, so nothing acknowledged can be lost), for at most the drain
+//! time; then training checkpoints and the learner exits.
 
 use crate::config::RunConfig;
 use crate::gamelog::GameLog;
@@ -15,7 +21,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How to start a learner.
 #[derive(Clone, Debug)]
@@ -33,6 +39,8 @@ pub struct LearnerOptions {
     /// When the caller will stop this session (`dojo train --for`); with `max_steps` it
     /// bounds the session, and the learning rate anneals towards the nearer bound.
     pub deadline: Option<Instant>,
+    /// On stop, how long calls in flight may take to finish before the server is dropped.
+    pub drain: Duration,
 }
 
 /// A running learner.
@@ -52,15 +60,16 @@ impl LearnerHandle {
         self.trainer.as_ref().is_none_or(|t| t.is_finished())
     }
 
-    /// Stops serving, lets the training loop checkpoint, and waits for both.
+    /// Stops taking games (the calls in flight finish), then lets the training loop
+    /// checkpoint, and waits for both.
     pub fn stop(mut self) -> Result<(), String> {
         self.shared.stop.store(true, Ordering::Relaxed);
-        let trained =
-            self.trainer.take().map(|t| t.join().unwrap_or_else(|_| Err("the training thread panicked".into())));
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(true);
         }
         let served = self.server.take().map(|s| s.join().unwrap_or_else(|_| Err("the server thread panicked".into())));
+        let trained =
+            self.trainer.take().map(|t| t.join().unwrap_or_else(|_| Err("the training thread panicked".into())));
         trained.unwrap_or(Ok(()))?;
         served.unwrap_or(Ok(()))
     }
@@ -143,6 +152,7 @@ fn start_typed<G: Game + FromAnyGame>(
     let http = opts.http;
     let http_shared = shared.clone();
     let token = opts.token;
+    let drain = opts.drain;
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
         .spawn(move || -> Result<(), String> {
@@ -191,6 +201,16 @@ fn start_typed<G: Game + FromAnyGame>(
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES);
                 let service = tonic::service::interceptor::InterceptedService::new(service, check_token(token));
+                // The health service answers without the token: probes carry none.
+                let (health, health_service) = tonic_health::server::health_reporter();
+                health.set_serving::<LearnerServer<LearnerService>>().await;
+                health.set_service_status("", tonic_health::ServingStatus::Serving).await;
+                let mut health_stop = shutdown_rx.clone();
+                tokio::spawn(async move {
+                    let _ = health_stop.wait_for(|&s| s).await;
+                    health.set_not_serving::<LearnerServer<LearnerService>>().await;
+                    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+                });
                 let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
                     let _ = rx.wait_for(|&stop| stop).await;
                 };
@@ -203,15 +223,17 @@ fn start_typed<G: Game + FromAnyGame>(
                         })
                     });
                 let serve = tonic::transport::Server::builder()
+                    .add_service(health_service)
                     .add_service(service)
                     .serve_with_incoming_shutdown(incoming, stopped(shutdown_rx.clone()));
-                // Graceful shutdown waits for clients to hang up; a client that keeps an idle
-                // connection open must not keep the learner from exiting.
+                // Graceful shutdown lets the calls in flight finish and waits for clients to
+                // hang up; one that keeps its connection open must not keep the learner from
+                // exiting.
                 tokio::select! {
                     served = serve => served.map_err(|e| format!("the gRPC server failed: {e}")),
                     _ = async {
                         stopped(shutdown_rx).await;
-                        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                        tokio::time::sleep(drain).await;
                     } => Ok(()),
                 }
             })

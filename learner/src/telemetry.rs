@@ -1,7 +1,6 @@
 //! What the learner tells Prometheus (`GET /metrics` on `--http ADDR`): ingest by outcome
 //! and its ack latency, training progress, and the workers it has heard from.
 
-use prometheus_client::encoding::text::encode;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -196,32 +195,8 @@ impl Telemetry {
             seen.values().filter(|w| w.last.elapsed() < CONNECTED_WITHIN).count()
         };
         self.workers_connected.set(connected as i64);
-        let mut page = String::new();
-        encode(&mut page, &self.registry).expect("writing to a String cannot fail");
-        openmetrics_to_text(&page)
+        dojo_proto::prometheus::render(&self.registry)
     }
-}
-
-/// The client library writes OpenMetrics, where a counter family `x` has samples `x_total`;
-/// Prometheus's classic text format (what `promtool check metrics` and every scraper read)
-/// names the family `x_total` too, and has no `# EOF`.
-fn openmetrics_to_text(page: &str) -> String {
-    let counters: Vec<&str> =
-        page.lines().filter_map(|l| l.strip_prefix("# TYPE ")?.strip_suffix(" counter")).collect();
-    let mut out = String::with_capacity(page.len());
-    for line in page.lines() {
-        if line == "# EOF" {
-            continue;
-        }
-        let renamed = ["# HELP ", "# TYPE "].iter().find_map(|prefix| {
-            let rest = line.strip_prefix(prefix)?;
-            let (name, tail) = rest.split_once(' ')?;
-            counters.contains(&name).then(|| format!("{prefix}{name}_total {tail}"))
-        });
-        out.push_str(renamed.as_deref().unwrap_or(line));
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]

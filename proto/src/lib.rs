@@ -1,7 +1,8 @@
 //! dojo's wire formats: the contract (`dojo.proto`) between workers and the learner,
-//! generated tonic/prost code plus the protocol version both sides check; and TensorBoard's
-//! event files ([`tensorboard`]).
+//! generated tonic/prost code plus the protocol version both sides check; TensorBoard's
+//! event files ([`tensorboard`]); and Prometheus's text format ([`prometheus`]).
 
+pub mod prometheus;
 pub mod tensorboard;
 
 /// Bumped whenever a message changes in a way an old peer would misread.

@@ -2,5 +2,7 @@
 
 pub mod backoff;
 pub mod client;
+pub mod http;
 pub mod run;
 pub mod spool;
+pub mod telemetry;

@@ -2,10 +2,13 @@
 //! evaluator, spool every finished game durably, upload the spool, and pick up newer models
 //! as the learner publishes them. When the learner is away the worker keeps playing and
 //! keeps its games in the spool; uploads are retried with exponential backoff and jitter.
+//! Told to stop (SIGTERM), it starts no new game, finishes the games in flight for part of
+//! its grace period (abandoning the rest), and uploads its spool in what is left.
 
 use crate::backoff::Backoff;
 use crate::client::{self, Client, Delivery};
 use crate::spool::Spool;
+use crate::telemetry::WorkerTelemetry;
 use dojo_core::game::{FromAnyGame, Game, GameSpec};
 use dojo_core::net::autotune::{choose_precision, DecisionCache};
 use dojo_core::net::device::{set_threads, DeviceSpec};
@@ -44,6 +47,10 @@ pub struct WorkerOptions {
     /// How often to ask for a newer model.
     pub model_poll: Duration,
     pub seed: Option<u64>,
+    /// How long a stop may take: finishing games in flight, then a last upload.
+    pub grace: Duration,
+    /// Where the worker reports what it does (its `--http` port reads it).
+    pub telemetry: Arc<WorkerTelemetry>,
 }
 
 /// What a worker did.
@@ -63,6 +70,7 @@ struct Connection {
     client: Option<Client>,
     backoff: Backoff,
     retry_at: Instant,
+    telemetry: Arc<WorkerTelemetry>,
 }
 
 impl Connection {
@@ -79,6 +87,7 @@ impl Connection {
                 Ok(c) => {
                     self.backoff.reset();
                     self.client = Some(c);
+                    self.telemetry.learner(true);
                 }
                 Err(e) => self.failed(&e),
             }
@@ -91,6 +100,7 @@ impl Connection {
         tracing::warn!("learner unavailable ({why}); retrying in {:.1}s", delay.as_secs_f64());
         self.client = None;
         self.retry_at = Instant::now() + delay;
+        self.telemetry.learner(false);
     }
 }
 
@@ -113,6 +123,7 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
         client: None,
         backoff: Backoff::new(Duration::from_millis(200), Duration::from_secs(30), Rng::seed_from_u64(rng.next_u64())),
         retry_at: Instant::now(),
+        telemetry: opts.telemetry.clone(),
     };
     // The first handshake tells the game and the run's settings; without it nothing can start.
     let hello = loop {
@@ -176,6 +187,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     }
     let mut version = first.version;
     summary.models_used.push(version);
+    cx.opts.telemetry.model(version);
     let precision = self_play_precision(cx.opts.precision, &first.model, cx.play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(first.model, precision);
     let starter = Box::new(move |_: &mut Rng| start.clone());
@@ -192,7 +204,28 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     let mut finished: Vec<GameRecord> = Vec::new();
     let mut last_poll = Instant::now();
     let done = |s: &WorkerSummary| cx.opts.max_games.is_some_and(|m| s.games_delivered >= m);
-    while !cx.stop.load(Ordering::Relaxed) && !done(&summary) {
+    // When the worker was told to stop; two thirds of the grace period from then are for
+    // the games in flight, the rest for the last upload.
+    let mut stopping_since: Option<Instant> = None;
+    while !done(&summary) {
+        if stopping_since.is_none() && cx.stop.load(Ordering::Relaxed) {
+            stopping_since = Some(Instant::now());
+            engine.set_games_left(Some(0));
+            cx.opts.telemetry.stopping();
+            tracing::info!(
+                "stopping: no new games; finishing the {} in flight for up to {:.0}s",
+                engine.active(),
+                (cx.opts.grace * 2 / 3).as_secs_f64()
+            );
+        }
+        if let Some(since) = stopping_since {
+            if engine.active() == 0 || since.elapsed() >= cx.opts.grace * 2 / 3 {
+                if engine.active() > 0 {
+                    tracing::warn!("stopping: abandoning {} unfinished games", engine.active());
+                }
+                break;
+            }
+        }
         if playing {
             playing = engine.step(&mut evaluator, &mut finished);
         } else {
@@ -202,11 +235,18 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
         for record in finished.drain(..) {
             cx.spool.push(&record).map_err(|e| e.to_string())?;
             summary.games_played += 1;
+            cx.opts.telemetry.played(record.player_moves() as u64);
+            cx.opts.telemetry.spool(cx.spool.len());
         }
+        cx.opts.telemetry.in_flight(engine.active());
         if !cx.spool.is_empty() {
-            deliver(&mut cx, &mut summary);
+            let timeout = match stopping_since {
+                Some(since) => cx.opts.grace.saturating_sub(since.elapsed()).max(Duration::from_millis(100)),
+                None => UPLOAD_TIMEOUT,
+            };
+            deliver(&mut cx, &mut summary, timeout.min(UPLOAD_TIMEOUT));
         }
-        if last_poll.elapsed() >= cx.opts.model_poll {
+        if stopping_since.is_none() && last_poll.elapsed() >= cx.opts.model_poll {
             last_poll = Instant::now();
             if let Some(c) = cx.conn.get(&cx.rt) {
                 match cx.rt.block_on(client::fetch_model(c, version, cx.device)) {
@@ -216,6 +256,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
                         evaluator = NetEvaluator::with_precision(m.model, precision);
                         engine.set_model_version(version);
                         summary.models_used.push(version);
+                        cx.opts.telemetry.model(version);
                     }
                     Ok(_) => {}
                     Err(e) => cx.conn.failed(&e),
@@ -223,11 +264,17 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
             }
         }
     }
-    // On the way out: one last delivery attempt; whatever is left stays in the spool.
+    // On the way out: one last delivery attempt in what is left of the grace period (all of
+    // it after a game limit); whatever is left stays in the spool for the next start.
     if !cx.spool.is_empty() {
-        deliver(&mut cx, &mut summary);
+        let left = match stopping_since {
+            Some(since) => cx.opts.grace.saturating_sub(since.elapsed()),
+            None => UPLOAD_TIMEOUT,
+        };
+        deliver(&mut cx, &mut summary, left.max(Duration::from_secs(1)));
     }
     summary.left_in_spool = cx.spool.len();
+    cx.opts.telemetry.spool(summary.left_in_spool);
     Ok(summary)
 }
 
@@ -242,30 +289,40 @@ pub fn self_play_precision(choice: PrecisionChoice, model: &Model, parallel_game
     Ok(decision.chosen)
 }
 
-/// Uploads the spool; acknowledged games leave it.
-fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary) {
+/// How long one upload of the spool may take while playing.
+const UPLOAD_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Uploads the spool, waiting at most `timeout`; acknowledged games leave it.
+fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary, timeout: Duration) {
     let pending = cx.spool.pending();
     let Some(c) = cx.conn.get(&cx.rt) else { return };
+    let began = Instant::now();
     let result = cx.rt.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), client::submit(c, &pending))
-            .await
-            .unwrap_or_else(|_| Err("timed out".into()))
+        tokio::time::timeout(timeout, client::submit(c, &pending)).await.unwrap_or_else(|_| Err("timed out".into()))
     });
     match result {
         Ok(acks) => {
+            let (mut delivered, mut rejected) = (0, 0);
             for (id, delivery) in acks {
                 match delivery {
-                    Delivery::Delivered => summary.games_delivered += 1,
+                    Delivery::Delivered => delivered += 1,
                     Delivery::Rejected(why) => {
                         tracing::error!("the learner rejected game {}: {why}", dojo_core::util::hex(&id));
-                        summary.games_rejected += 1;
+                        rejected += 1;
                     }
                 }
                 if let Err(e) = cx.spool.ack(&id) {
                     tracing::error!("cannot remove a delivered game from the spool: {e}");
                 }
             }
+            summary.games_delivered += delivered;
+            summary.games_rejected += rejected;
+            cx.opts.telemetry.uploaded(delivered, rejected, began.elapsed());
         }
-        Err(e) => cx.conn.failed(&e),
+        Err(e) => {
+            cx.opts.telemetry.upload_failed();
+            cx.conn.failed(&e)
+        }
     }
+    cx.opts.telemetry.spool(cx.spool.len());
 }

@@ -56,6 +56,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
         token: None,
         max_steps: Some(0),
         deadline: None,
+        drain: std::time::Duration::from_secs(2),
     })
     .map_err(anyhow::Error::msg)?;
     let mut rng = Rng::seed_from_u64(1);
