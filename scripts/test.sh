@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test in the workspace (the README's test command; CI runs it too).
+# Runs every test in the workspace, then the deployment's checks (the README's test
+# command; CI runs it too). Arguments go to cargo test and skip the deployment checks.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/env.sh"
@@ -17,4 +18,12 @@ else
 fi
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on
 # this 2-core machine by default, which is the most that does not oversubscribe it.
-exec cargo test --workspace "$@"
+cargo test --workspace "$@"
+if [ $# -gt 0 ]; then
+  echo "test.sh: not running the deployment checks (arguments were given to cargo test)" >&2
+  exit 0
+fi
+# The deployment: every Kubernetes overlay renders and validates; the compose stack runs on
+# the Docker engine (it says SKIPPED where no engine answers).
+"$root/scripts/k8s-validate"
+"$root/scripts/cluster-test"

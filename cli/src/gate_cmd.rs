@@ -35,7 +35,10 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if args.watch && !run.exists() {
         // Started beside a learner (a container, a service): wait for it to make the run.
         eprintln!("gate: waiting for a run in {}", args.run_dir.display());
-        while !run.exists() && !stop.load(Ordering::Relaxed) {
+        while !run.exists() {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
             std::thread::sleep(Duration::from_millis(500));
         }
     }

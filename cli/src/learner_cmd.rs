@@ -3,6 +3,7 @@
 use crate::common::TokenArgs;
 use anyhow::{Context, Result};
 use clap::Args;
+use dojo_core::net::device::DeviceSpec;
 use dojo_learner::config::RunConfig;
 use dojo_learner::server::{start_learner, LearnerOptions};
 use std::path::PathBuf;
@@ -34,6 +35,10 @@ pub struct LearnerArgs {
     /// is dropped; the checkpoint follows. Every acknowledged game is on disk regardless.
     #[arg(long, default_value_t = 10.0)]
     grace_period: f64,
+    /// Where the network trains: cpu, cuda or cuda:N (libtorch threads: the run's
+    /// learner.threads).
+    #[arg(long, default_value = "cpu")]
+    device: String,
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -57,6 +62,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         max_steps: args.steps,
         deadline: None,
         drain: Duration::from_secs_f64(args.grace_period),
+        device: args.device.parse::<DeviceSpec>()?.resolve()?,
     })
     .map_err(anyhow::Error::msg)?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);

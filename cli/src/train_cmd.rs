@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::gatekeeper::Gatekeeper;
 use dojo_core::game::GameSpec;
+use dojo_core::net::device::DeviceSpec;
 use dojo_learner::config::{RunConfig, WorkersConfig};
 use dojo_learner::learner::Shared;
 use dojo_learner::run_dir::RunDir;
@@ -48,6 +49,9 @@ pub struct TrainArgs {
     /// port; its URL is printed), or `off`.
     #[arg(long, default_value = "127.0.0.1:0")]
     http: String,
+    /// Where the networks run, the learner's and every worker's: cpu, cuda or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    device: String,
 }
 
 fn spawn_worker(
@@ -57,6 +61,7 @@ fn spawn_worker(
     run: &RunDir,
     index: usize,
     workers: &WorkersConfig,
+    device: &str,
 ) -> Result<Child> {
     let spool = run.spool(index);
     let log_path = run.logs().join(format!("worker-{index}.log"));
@@ -68,6 +73,10 @@ fn spawn_worker(
     let child = Command::new(exe)
         .args(["worker", "--learner", url, "--threads", &workers.threads.to_string()])
         .args(["--precision", &workers.precision.to_string()])
+        .args(["--device", device])
+        // On this machine a stop should be quick: games that do not finish in a few
+        // seconds are abandoned (they were never acknowledged, so nothing is lost).
+        .args(["--grace-period", "5"])
         .arg("--spool")
         .arg(&spool)
         .env("DOJO_TOKEN", token)
@@ -141,6 +150,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         c.game = spec;
         c.validate().map_err(anyhow::Error::msg)?;
     }
+    let device = args.device.parse::<DeviceSpec>()?.resolve()?;
     let deadline = args
         .duration
         .as_deref()
@@ -161,6 +171,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         max_steps: args.steps,
         deadline,
         drain: std::time::Duration::from_secs(2),
+        device,
     })
     .map_err(anyhow::Error::msg)?;
     let cfg = handle.shared.config.clone();
@@ -187,7 +198,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let url = format!("http://{}", handle.addr);
     let mut children = Vec::new();
     for i in 0..workers {
-        children.push(spawn_worker(&exe, &url, &token, &run, i, &cfg.workers)?);
+        children.push(spawn_worker(&exe, &url, &token, &run, i, &cfg.workers, &args.device)?);
     }
 
     // Self-play never waits for gating; a stop flag of its own lets the workers' shutdown
@@ -228,7 +239,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
                     "worker {i} exited ({status}); restarting it (log: {})",
                     run.logs().join(format!("worker-{i}.log")).display()
                 );
-                *child = spawn_worker(&exe, &url, &token, &run, i, &cfg.workers)?;
+                *child = spawn_worker(&exe, &url, &token, &run, i, &cfg.workers, &args.device)?;
             }
         }
         for line in said.try_iter() {

@@ -40,6 +40,7 @@ fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>
         max_steps,
         deadline: None,
         drain: std::time::Duration::from_secs(2),
+        device: tch::Device::Cpu,
     })
     .unwrap()
 }
@@ -221,6 +222,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
             max_steps: Some(max_steps),
             deadline: None,
             drain: std::time::Duration::from_secs(2),
+            device: tch::Device::Cpu,
         })
         .unwrap()
     };

@@ -189,10 +189,9 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     /// Restores (or creates) the model, optimizer and replay buffer of the run. Returns the
     /// loop and the newest published model.
     pub fn restore(inputs: RestoreInputs<G>) -> Result<(TrainingLoop<G>, Published, Vec<GameRecord>), String> {
-        let RestoreInputs { run, config, start, stored, incoming, bound } = inputs;
+        let RestoreInputs { run, config, start, stored, incoming, bound, device } = inputs;
         set_threads(config.learner.threads);
         let state = run.read_state()?;
-        let device = tch::Device::Cpu;
         let (model, version) = match &state.model {
             Some(rel) => {
                 let loaded =
@@ -569,6 +568,8 @@ pub struct RestoreInputs<G: Game> {
     pub stored: Vec<GameRecord>,
     pub incoming: Receiver<GameRecord>,
     pub bound: SessionBound,
+    /// Where the network trains (published weights are written from it as f32 on the CPU).
+    pub device: tch::Device,
 }
 
 #[cfg(test)]

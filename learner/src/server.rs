@@ -41,6 +41,8 @@ pub struct LearnerOptions {
     pub deadline: Option<Instant>,
     /// On stop, how long calls in flight may take to finish before the server is dropped.
     pub drain: Duration,
+    /// Where the network trains.
+    pub device: tch::Device,
 }
 
 /// A running learner.
@@ -110,6 +112,7 @@ fn start_typed<G: Game + FromAnyGame>(
         stored,
         incoming: rx,
         bound: SessionBound::new(opts.deadline, opts.max_steps),
+        device: opts.device,
     })?;
     if !unusable.is_empty() {
         tracing::warn!("{} stored games could not be replayed for training", unusable.len());

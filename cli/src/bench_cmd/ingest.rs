@@ -57,6 +57,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
         max_steps: Some(0),
         deadline: None,
         drain: std::time::Duration::from_secs(2),
+        device: tch::Device::Cpu,
     })
     .map_err(anyhow::Error::msg)?;
     let mut rng = Rng::seed_from_u64(1);
