@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::net::device::DeviceSpec;
 use dojo_learner::config::RunConfig;
-use dojo_learner::server::{start_learner, LearnerOptions};
+use dojo_learner::server::{start_learner, LearnerOptions, TlsIdentity};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -39,15 +39,39 @@ pub struct LearnerArgs {
     /// learner.threads).
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Serve gRPC over TLS with this certificate (chain, PEM); workers then use https://.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The TLS certificate's private key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Listen on a non-loopback address without a token (anyone who reaches the port can
+    /// send games and read models). Without this, such a learner refuses to start.
+    #[arg(long)]
+    insecure: bool,
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let config = args.config.as_ref().map(|p| RunConfig::load(p)).transpose().map_err(anyhow::Error::msg)?;
-    let listen = args
+    let listen: std::net::SocketAddr = args
         .listen
         .parse()
         .with_context(|| format!("--listen {:?} is not an address like 0.0.0.0:7878", args.listen))?;
     let http = crate::common::http_addr(args.http.as_deref())?;
+    let token = args.token.resolve()?;
+    if token.is_none() && !listen.ip().is_loopback() && !args.insecure {
+        anyhow::bail!(
+            "refusing to listen on {listen} without a token: anyone who can reach it could send games. \
+             Give --token-file FILE (or DOJO_TOKEN), listen on 127.0.0.1, or pass --insecure"
+        );
+    }
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsIdentity {
+            cert_pem: std::fs::read(cert).with_context(|| format!("cannot read {}", cert.display()))?,
+            key_pem: std::fs::read(key).with_context(|| format!("cannot read {}", key.display()))?,
+        }),
+        _ => None,
+    };
     anyhow::ensure!(
         args.grace_period.is_finite() && args.grace_period >= 0.0,
         "--grace-period {} is not a number of seconds",
@@ -58,7 +82,8 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         config,
         listen,
         http,
-        token: args.token.resolve()?,
+        token,
+        tls,
         max_steps: args.steps,
         deadline: None,
         drain: Duration::from_secs_f64(args.grace_period),

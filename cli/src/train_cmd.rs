@@ -172,6 +172,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         deadline,
         drain: std::time::Duration::from_secs(2),
         device,
+        tls: None,
     })
     .map_err(anyhow::Error::msg)?;
     let cfg = handle.shared.config.clone();

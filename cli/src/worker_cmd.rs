@@ -12,11 +12,15 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct WorkerArgs {
-    /// The learner, e.g. http://10.0.0.5:7878.
+    /// The learner, e.g. http://10.0.0.5:7878 (https://: over TLS).
     #[arg(long)]
     learner: String,
     #[command(flatten)]
     token: TokenArgs,
+    /// For an https:// learner: the CA certificate (PEM) its certificate must chain to
+    /// (default: the system's roots).
+    #[arg(long)]
+    tls_ca: Option<PathBuf>,
     /// Where unsent games wait (kept across restarts).
     #[arg(long, default_value = "dojo-spool")]
     spool: PathBuf,
@@ -63,6 +67,11 @@ pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let opts = WorkerOptions {
         learner: args.learner,
         token: args.token.resolve()?,
+        tls_ca: args
+            .tls_ca
+            .as_ref()
+            .map(|p| std::fs::read(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display())))
+            .transpose()?,
         spool: args.spool,
         device: args.device.device.parse()?,
         precision: args.precision.precision,

@@ -14,7 +14,7 @@ use dojo_core::rng::Rng;
 use dojo_learner::config::RunConfig;
 use dojo_learner::run_dir::RunDir;
 use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
-use dojo_worker::client::{self, Delivery};
+use dojo_worker::client::{self, CallError, Delivery};
 use dojo_worker::run::{run_worker, WorkerOptions, WorkerSummary};
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
@@ -41,6 +41,7 @@ fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>
         deadline: None,
         drain: std::time::Duration::from_secs(2),
         device: tch::Device::Cpu,
+        tls: None,
     })
     .unwrap()
 }
@@ -55,6 +56,7 @@ fn worker_options(
     WorkerOptions {
         learner: format!("http://{addr}"),
         token: token.map(String::from),
+        tls_ca: None,
         spool,
         device: DeviceSpec::Cpu,
         precision: PrecisionChoice::Auto,
@@ -223,6 +225,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
             deadline: None,
             drain: std::time::Duration::from_secs(2),
             device: tch::Device::Cpu,
+            tls: None,
         })
         .unwrap()
     };
@@ -291,7 +294,7 @@ fn wrong_token_and_wrong_protocol_are_refused() {
         let mut c = client::connect(&url, Some("wrong"), "test-worker").await.unwrap();
         client::hello(&mut c, "t").await.unwrap_err()
     });
-    assert!(err.contains("wrong token"), "{err}");
+    assert_eq!(err, CallError::Refused("the learner refused this worker (the handshake): wrong token".into()));
     let err = rt.block_on(async {
         let mut c = client::connect(&url, None, "test-worker").await.unwrap();
         client::status(&mut c).await.unwrap_err()

@@ -43,6 +43,22 @@ pub struct LearnerOptions {
     pub drain: Duration,
     /// Where the network trains.
     pub device: tch::Device,
+    /// Serve gRPC over TLS with this certificate chain and key (PEM); None: plaintext.
+    pub tls: Option<TlsIdentity>,
+}
+
+/// A server's TLS certificate chain and private key, as PEM.
+#[derive(Clone)]
+pub struct TlsIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for TlsIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the key.
+        f.write_str("TlsIdentity")
+    }
 }
 
 /// A running learner.
@@ -156,6 +172,7 @@ fn start_typed<G: Game + FromAnyGame>(
     let http_shared = shared.clone();
     let token = opts.token;
     let drain = opts.drain;
+    let tls = opts.tls.clone();
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
         .spawn(move || -> Result<(), String> {
@@ -185,6 +202,18 @@ fn start_typed<G: Game + FromAnyGame>(
                     },
                 };
                 let http_addr = http_listener.as_ref().and_then(|l| l.local_addr().ok());
+                let mut builder = tonic::transport::Server::builder();
+                if let Some(id) = tls {
+                    let identity = tonic::transport::Identity::from_pem(id.cert_pem, id.key_pem);
+                    match builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity)) {
+                        Ok(b) => builder = b,
+                        Err(e) => {
+                            let msg = format!("the TLS certificate or key: {e}");
+                            let _ = addr_tx.send(Err(msg.clone()));
+                            return Err(msg);
+                        }
+                    }
+                }
                 let _ = addr_tx.send(listener.local_addr().map(|a| (a, http_addr)).map_err(|e| e.to_string()));
                 if let Some(l) = http_listener {
                     let app = crate::http::router(http_shared);
@@ -225,7 +254,7 @@ fn start_typed<G: Game + FromAnyGame>(
                             let _ = s.set_nodelay(true);
                         })
                     });
-                let serve = tonic::transport::Server::builder()
+                let serve = builder
                     .add_service(health_service)
                     .add_service(service)
                     .serve_with_incoming_shutdown(incoming, stopped(shutdown_rx.clone()));

@@ -13,6 +13,7 @@ use dojo_proto::{MODEL_CHUNK_BYTES, PROTOCOL_VERSION, WORKER_HEADER};
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use subtle::ConstantTimeEq;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
@@ -27,7 +28,8 @@ pub fn check_token(token: Option<String>) -> impl FnMut(Request<()>) -> Result<R
         let Some(token) = &token else { return Ok(req) };
         let given = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
         match given.and_then(|v| v.strip_prefix("Bearer ")) {
-            Some(t) if t == token => Ok(req),
+            // In constant time: how long a wrong guess takes says nothing of the token.
+            Some(t) if bool::from(t.as_bytes().ct_eq(token.as_bytes())) => Ok(req),
             Some(_) => Err(Status::unauthenticated("wrong token")),
             None => Err(Status::unauthenticated("this learner needs a token: authorization: Bearer <token>")),
         }

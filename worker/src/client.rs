@@ -11,7 +11,7 @@ use dojo_proto::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
 use std::time::Duration;
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
 /// Adds `authorization: Bearer <token>` and the worker's name to every call.
@@ -44,6 +44,52 @@ pub enum Delivery {
     Rejected(String),
 }
 
+/// Why a call to the learner failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallError {
+    /// Worth retrying: the learner is away or busy, the connection broke, a download was bad.
+    Transient(String),
+    /// Retrying cannot help (a wrong or missing token, another protocol version): a worker
+    /// must stop and say so rather than look healthy while it retries forever.
+    Refused(String),
+}
+
+impl CallError {
+    /// A failed call's status: refusals of this worker as such are final, the rest transient.
+    fn from_status(what: &str, status: &Status) -> CallError {
+        match status.code() {
+            tonic::Code::Unauthenticated | tonic::Code::PermissionDenied => {
+                CallError::Refused(format!("the learner refused this worker ({what}): {}", status.message()))
+            }
+            _ => CallError::Transient(format!("{what} failed: {}", status.message())),
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            CallError::Transient(m) | CallError::Refused(m) => m,
+        }
+    }
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl From<String> for CallError {
+    fn from(message: String) -> CallError {
+        CallError::Transient(message)
+    }
+}
+
+impl From<&str> for CallError {
+    fn from(message: &str) -> CallError {
+        CallError::Transient(message.to_string())
+    }
+}
+
 /// A downloaded model.
 pub struct Downloaded {
     pub version: u64,
@@ -53,15 +99,41 @@ pub struct Downloaded {
 
 /// Connects to the learner at `url` (e.g. `http://host:7878`) as `worker` (a name for the
 /// learner's logs and metrics; one a header cannot carry is left out).
-pub async fn connect(url: &str, token: Option<&str>, worker: &str) -> Result<Client, String> {
-    let endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| format!("bad learner address {url:?}: {e}"))?
+pub async fn connect(url: &str, token: Option<&str>, worker: &str) -> Result<Client, CallError> {
+    connect_tls(url, token, worker, None).await
+}
+
+/// [`connect`], over TLS where `url` is `https://`: the learner's certificate must chain to
+/// `ca_pem` (a PEM file's bytes) or, without one, to the system's roots.
+pub async fn connect_tls(
+    url: &str,
+    token: Option<&str>,
+    worker: &str,
+    ca_pem: Option<&[u8]>,
+) -> Result<Client, CallError> {
+    let mut endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| CallError::Refused(format!("bad learner address {url:?}: {e}")))?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true);
-    let channel = endpoint.connect().await.map_err(|e| format!("cannot reach the learner at {url}: {e}"))?;
+    if url.starts_with("https://") {
+        let tls = match ca_pem {
+            Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
+            None => ClientTlsConfig::new().with_native_roots(),
+        };
+        endpoint = endpoint.tls_config(tls).map_err(|e| CallError::Refused(format!("TLS settings: {e}")))?;
+    } else if ca_pem.is_some() {
+        return Err(CallError::Refused(format!("a CA certificate is given but {url} is not https://")));
+    }
+    let channel = endpoint.connect().await.map_err(|e| {
+        // The transport error's cause (refused, TLS handshake, certificate) is in its source.
+        let cause = std::error::Error::source(&e).map(|s| format!(": {s}")).unwrap_or_default();
+        format!("cannot reach the learner at {url}: {e}{cause}")
+    })?;
     let header = match token {
         Some(t) => Some(
-            format!("Bearer {t}").parse().map_err(|_| "the token has characters a header cannot carry".to_string())?,
+            format!("Bearer {t}")
+                .parse()
+                .map_err(|_| CallError::Refused("the token has characters a header cannot carry".into()))?,
         ),
         None => None,
     };
@@ -72,17 +144,17 @@ pub async fn connect(url: &str, token: Option<&str>, worker: &str) -> Result<Cli
 }
 
 /// The handshake; a protocol mismatch is an error on this side too.
-pub async fn hello(client: &mut Client, worker: &str) -> Result<HelloReply, String> {
+pub async fn hello(client: &mut Client, worker: &str) -> Result<HelloReply, CallError> {
     let reply = client
         .hello(HelloRequest { protocol_version: PROTOCOL_VERSION, worker: worker.to_string() })
         .await
-        .map_err(|s| format!("learner refused the handshake: {}", s.message()))?
+        .map_err(|s| CallError::from_status("the handshake", &s))?
         .into_inner();
     if reply.protocol_version != PROTOCOL_VERSION {
-        return Err(format!(
+        return Err(CallError::Refused(format!(
             "protocol version mismatch: the learner speaks {}, this worker speaks {PROTOCOL_VERSION}",
             reply.protocol_version
-        ));
+        )));
     }
     Ok(reply)
 }
@@ -97,22 +169,22 @@ pub async fn fetch_model(
     client: &mut Client,
     have_version: u64,
     device: tch::Device,
-) -> Result<Option<Downloaded>, String> {
+) -> Result<Option<Downloaded>, CallError> {
     let mut stream = client
         .get_model(GetModelRequest { version: 0, have_version })
         .await
-        .map_err(|s| format!("GetModel failed: {}", s.message()))?
+        .map_err(|s| CallError::from_status("GetModel", &s))?
         .into_inner();
     let mut bytes = Vec::new();
     let mut head: Option<(u64, String, u64, String)> = None;
-    while let Some(chunk) = stream.message().await.map_err(|s| format!("model download failed: {}", s.message()))? {
+    while let Some(chunk) = stream.message().await.map_err(|s| CallError::from_status("the model download", &s))? {
         if chunk.up_to_date {
             return Ok(None);
         }
         match &head {
             None => {
                 if chunk.total_bytes as usize > 1 << 30 {
-                    return Err(format!("the learner offers a {} byte model; refusing", chunk.total_bytes));
+                    return Err(format!("the learner offers a {} byte model; refusing", chunk.total_bytes).into());
                 }
                 bytes.reserve(chunk.total_bytes as usize);
                 head = Some((chunk.version, chunk.sha256.clone(), chunk.total_bytes, chunk.sidecar_json.clone()));
@@ -123,17 +195,17 @@ pub async fn fetch_model(
             Some(_) => {}
         }
         if chunk.offset as usize != bytes.len() {
-            return Err(format!("model chunk at offset {} but {} bytes received", chunk.offset, bytes.len()));
+            return Err(format!("model chunk at offset {} but {} bytes received", chunk.offset, bytes.len()).into());
         }
         bytes.extend_from_slice(&chunk.data);
     }
     let (version, sha, total, sidecar_json) = head.ok_or("the learner sent no model")?;
     if bytes.len() as u64 != total {
-        return Err(format!("model download truncated: {} of {total} bytes", bytes.len()));
+        return Err(format!("model download truncated: {} of {total} bytes", bytes.len()).into());
     }
     let actual = sha256_hex(&bytes);
     if actual != sha {
-        return Err(format!("model v{version} sha256 is {actual}, the learner said {sha}"));
+        return Err(format!("model v{version} sha256 is {actual}, the learner said {sha}").into());
     }
     let sidecar: Sidecar = serde_json::from_str(&sidecar_json).map_err(|e| format!("bad model sidecar: {e}"))?;
     if sidecar.sha256 != sha {
@@ -147,12 +219,12 @@ pub async fn fetch_model(
 
 /// Submits games; returns, per game id, how it fared. Games without an ack (the stream
 /// broke) are missing from the result and stay in the caller's spool.
-pub async fn submit(client: &mut Client, games: &[GameRecord]) -> Result<Vec<([u8; 16], Delivery)>, String> {
+pub async fn submit(client: &mut Client, games: &[GameRecord]) -> Result<Vec<([u8; 16], Delivery)>, CallError> {
     let messages: Vec<GameSubmission> = games.iter().map(|g| GameSubmission { record: g.encode() }).collect();
     let mut acks = client
         .submit_games(tokio_stream::iter(messages))
         .await
-        .map_err(|s| format!("SubmitGames failed: {}", s.message()))?
+        .map_err(|s| CallError::from_status("SubmitGames", &s))?
         .into_inner();
     let mut out = Vec::new();
     loop {
@@ -168,7 +240,7 @@ pub async fn submit(client: &mut Client, games: &[GameRecord]) -> Result<Vec<([u
                 out.push((game.game_id, delivery));
             }
             Ok(None) => break,
-            Err(s) if out.is_empty() => return Err(format!("SubmitGames failed: {}", s.message())),
+            Err(s) if out.is_empty() => return Err(CallError::from_status("SubmitGames", &s)),
             Err(_) => break,
         }
     }

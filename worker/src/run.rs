@@ -6,7 +6,7 @@
 //! its grace period (abandoning the rest), and uploads its spool in what is left.
 
 use crate::backoff::Backoff;
-use crate::client::{self, Client, Delivery};
+use crate::client::{self, CallError, Client, Delivery};
 use crate::spool::Spool;
 use crate::telemetry::WorkerTelemetry;
 use dojo_core::game::{FromAnyGame, Game, GameSpec};
@@ -32,6 +32,9 @@ pub struct WorkerOptions {
     /// The learner's URL, e.g. `http://127.0.0.1:7878`.
     pub learner: String,
     pub token: Option<String>,
+    /// The CA certificate (PEM) the learner's TLS certificate must chain to, for an
+    /// `https://` learner (None: the system's roots).
+    pub tls_ca: Option<Vec<u8>>,
     pub spool: PathBuf,
     pub device: DeviceSpec,
     /// The format self-play evaluates the network in (`auto`: the fastest, timed on the
@@ -66,11 +69,14 @@ pub struct WorkerSummary {
 struct Connection {
     url: String,
     token: Option<String>,
+    tls_ca: Option<Vec<u8>>,
     name: String,
     client: Option<Client>,
     backoff: Backoff,
     retry_at: Instant,
     telemetry: Arc<WorkerTelemetry>,
+    /// Set when the learner refused this worker for good (token, protocol): it must stop.
+    refused: Option<String>,
 }
 
 impl Connection {
@@ -79,9 +85,10 @@ impl Connection {
     fn get(&mut self, rt: &tokio::runtime::Runtime) -> Option<&mut Client> {
         if self.client.is_none() && Instant::now() >= self.retry_at {
             let attempt = rt.block_on(async {
-                let mut c = client::connect(&self.url, self.token.as_deref(), &self.name).await?;
+                let mut c =
+                    client::connect_tls(&self.url, self.token.as_deref(), &self.name, self.tls_ca.as_deref()).await?;
                 client::hello(&mut c, &self.name).await?;
-                Ok::<_, String>(c)
+                Ok::<_, CallError>(c)
             });
             match attempt {
                 Ok(c) => {
@@ -95,7 +102,14 @@ impl Connection {
         self.client.as_mut()
     }
 
-    fn failed(&mut self, why: &str) {
+    fn failed(&mut self, why: &CallError) {
+        if let CallError::Refused(message) = why {
+            tracing::error!("{message}; stopping");
+            self.refused = Some(message.clone());
+            self.client = None;
+            self.telemetry.learner(false);
+            return;
+        }
         let delay = self.backoff.next_delay();
         tracing::warn!("learner unavailable ({why}); retrying in {:.1}s", delay.as_secs_f64());
         self.client = None;
@@ -119,11 +133,13 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
     let mut conn = Connection {
         url: opts.learner.clone(),
         token: opts.token.clone(),
+        tls_ca: opts.tls_ca.clone(),
         name: opts.name.clone(),
         client: None,
         backoff: Backoff::new(Duration::from_millis(200), Duration::from_secs(30), Rng::seed_from_u64(rng.next_u64())),
         retry_at: Instant::now(),
         telemetry: opts.telemetry.clone(),
+        refused: None,
     };
     // The first handshake tells the game and the run's settings; without it nothing can start.
     let hello = loop {
@@ -134,9 +150,11 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
             let c = conn.client.as_mut().expect("connected");
             match rt.block_on(client::hello(c, &opts.name)) {
                 Ok(h) => break h,
-                Err(e) if e.contains("protocol version mismatch") => return Err(e),
                 Err(e) => conn.failed(&e),
             }
+        }
+        if let Some(why) = conn.refused.take() {
+            return Err(why);
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -180,6 +198,10 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
                 Err(e) => cx.conn.failed(&e),
             }
         }
+        if let Some(why) = cx.conn.refused.take() {
+            summary.left_in_spool = cx.spool.len();
+            return Err(why);
+        }
         std::thread::sleep(Duration::from_millis(50));
     };
     if first.sidecar.architecture.game != start.spec() {
@@ -208,6 +230,10 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     // the games in flight, the rest for the last upload.
     let mut stopping_since: Option<Instant> = None;
     while !done(&summary) {
+        if let Some(why) = cx.conn.refused.take() {
+            // Its games stay in the spool, for a worker that the learner accepts.
+            return Err(format!("{why} ({} games kept in the spool {})", cx.spool.len(), cx.opts.spool.display()));
+        }
         if stopping_since.is_none() && cx.stop.load(Ordering::Relaxed) {
             stopping_since = Some(Instant::now());
             engine.set_games_left(Some(0));
@@ -298,7 +324,9 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary, timeout: Duration)
     let Some(c) = cx.conn.get(&cx.rt) else { return };
     let began = Instant::now();
     let result = cx.rt.block_on(async {
-        tokio::time::timeout(timeout, client::submit(c, &pending)).await.unwrap_or_else(|_| Err("timed out".into()))
+        tokio::time::timeout(timeout, client::submit(c, &pending))
+            .await
+            .unwrap_or_else(|_| Err(CallError::Transient("the upload timed out".into())))
     });
     match result {
         Ok(acks) => {

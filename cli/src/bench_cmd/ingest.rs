@@ -58,6 +58,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
         deadline: None,
         drain: std::time::Duration::from_secs(2),
         device: tch::Device::Cpu,
+        tls: None,
     })
     .map_err(anyhow::Error::msg)?;
     let mut rng = Rng::seed_from_u64(1);
@@ -74,11 +75,11 @@ pub fn run(args: IngestArgs) -> Result<()> {
                 let url = url.clone();
                 let batch = args.batch;
                 tasks.push(tokio::spawn(async move {
-                    let mut client = client::connect(&url, None, "dojo-bench").await?;
+                    let mut client = client::connect(&url, None, "dojo-bench").await.map_err(|e| e.to_string())?;
                     let mut lat = Vec::new();
                     for chunk in mine.chunks(batch) {
                         let t = Instant::now();
-                        let acks = client::submit(&mut client, chunk).await?;
+                        let acks = client::submit(&mut client, chunk).await.map_err(|e| e.to_string())?;
                         if acks.len() != chunk.len() || acks.iter().any(|a| a.1 != Delivery::Delivered) {
                             return Err(format!("{} of {} games acknowledged as stored", acks.len(), chunk.len()));
                         }

@@ -5,8 +5,11 @@
 #![allow(dead_code)]
 
 use dojo_learner::config::RunConfig;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, ChildStderr, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// Runs the `dojo` binary with `args`.
 pub fn dojo(args: &[&str]) -> Output {
@@ -50,4 +53,88 @@ pub fn tiny_gating_run(dir: &Path) -> (dojo_learner::run_dir::RunDir, std::path:
     let config = dir.join("tiny.toml");
     std::fs::write(&config, c.to_toml()).unwrap();
     (dojo_learner::run_dir::RunDir::new(dir.join("run")), config)
+}
+
+/// `GET path` from `addr`: the status code and the body.
+pub fn get(addr: &str, path: &str) -> (u16, String) {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (head[9..12].parse().unwrap(), body.to_string())
+}
+
+pub fn value(page: &str, name: &str) -> f64 {
+    page.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0.0)
+}
+
+pub fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let began = Instant::now();
+    while !done() {
+        assert!(began.elapsed() < limit, "{what}: not within {limit:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A `dojo` process whose stderr is read on a thread: every line is kept, and lines are
+/// handed over as they come.
+pub struct Proc {
+    pub child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Proc {
+    pub fn spawn(args: &[&str]) -> Proc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr: ChildStderr = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        Proc { child, lines, seen: Vec::new() }
+    }
+
+    /// The rest of the first line starting with `prefix` (waiting for it).
+    pub fn after(&mut self, prefix: &str) -> String {
+        if let Some(l) = self.seen.iter().find(|l| l.starts_with(prefix)) {
+            return l[prefix.len()..].to_string();
+        }
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no line {prefix:?}; saw:\n{}", self.seen.join("\n")));
+            self.seen.push(line.clone());
+            if let Some(rest) = line.strip_prefix(prefix) {
+                return rest.to_string();
+            }
+        }
+    }
+
+    /// Sends SIGTERM and waits: the exit code and everything it wrote to stderr.
+    pub fn terminate(self) -> (Option<i32>, String) {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        self.wait()
+    }
+
+    /// Waits (at most 60 s) for the process to exit: its exit code and all of its stderr.
+    pub fn wait(mut self) -> (Option<i32>, String) {
+        let (tx, rx) = mpsc::channel();
+        let mut child = self.child;
+        std::thread::spawn(move || tx.send(child.wait()));
+        let status = rx.recv_timeout(Duration::from_secs(60)).expect("exits within 60 s").unwrap();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        (status.code(), self.seen.join("\n"))
+    }
 }
