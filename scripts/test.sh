@@ -24,6 +24,11 @@ if [ $# -gt 0 ]; then
   exit 0
 fi
 # The deployment: every Kubernetes overlay renders and validates; the compose stack runs on
-# the Docker engine (it says SKIPPED where no engine answers).
+# the Docker engine (these say SKIPPED where no engine answers).
 "$root/scripts/k8s-validate"
 "$root/scripts/cluster-test"
+# Network faults on that stack: a worker cut off, the learner killed and paused past the
+# workers' deadlines; every game must arrive exactly once.
+"$root/scripts/network-faults" --cut 10 --pause 65
+# Every decoder against hostile input, briefly (scripts/fuzz --seconds 600 for real runs).
+"$root/scripts/fuzz" --seconds 20

@@ -181,6 +181,17 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     let want = "the network takes 12 input planes of 7x6 and 7 moves, but connect4:7x6 is encoded as 9 planes";
     assert!(err.to_string().contains(want), "{err}");
 
+    // A sidecar claiming a huge value head (found by fuzz/checkpoint): refused by the
+    // architecture check instead of panicking when libtorch cannot allocate it.
+    let mut huge = side.clone();
+    huge.architecture.value_hidden = 1_000_000_000_000_000;
+    std::fs::write(dir.join("m.json"), serde_json::to_vec(&huge).unwrap()).unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
+    assert!(err.to_string().contains("value_hidden = 1000000000000000 must be within 1..=4096"), "{err}");
+    assert!(huge.architecture.validate().is_err());
+    huge.architecture.value_hidden = 0;
+    assert!(huge.architecture.validate().unwrap_err().contains("value_hidden = 0"));
+
     // Unknown sidecar keys and missing files.
     std::fs::write(dir.join("m.json"), br#"{"format":"dojo-checkpoint/1","bogus":1}"#).unwrap();
     let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();

@@ -46,6 +46,27 @@ impl RunDir {
         RunDir { paths: RunPaths::new(root) }
     }
 
+    /// Removes what a killed learner left half-written: the temporary files of its atomic
+    /// writes (`.NAME.tmpPID`: state, published models, checkpoints), never read, since a
+    /// file only gets its name once complete. The gatekeeper's (`.best.*`) are its own.
+    /// Returns how many were removed.
+    pub fn remove_stale_temp_files(&self) -> usize {
+        let mut removed = 0;
+        for dir in [self.root.clone(), self.models(), self.checkpoints()] {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let ours = name.starts_with(".state.json.tmp")
+                    || (dir == self.models() && (name.starts_with(".v") || name.starts_with(".latest.")))
+                    || (dir == self.checkpoints() && name.starts_with('.'));
+                if ours && name.contains(".tmp") && std::fs::remove_file(entry.path()).is_ok() {
+                    removed += 1;
+                }
+            }
+        }
+        removed
+    }
+
     /// Creates a new run with `config`, or opens an existing one. An existing run keeps its
     /// own config; a different one given now is an error naming the difference's place,
     /// unless `config` is None.

@@ -106,6 +106,10 @@ impl Drop for LearnerHandle {
 pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, String> {
     let run = RunDir::new(&opts.run_dir);
     let (config, run_id) = run.create_or_open(opts.config.as_ref())?;
+    let stale = run.remove_stale_temp_files();
+    if stale > 0 {
+        tracing::info!("removed {stale} half-written files an earlier learner left behind");
+    }
     let start = config.game.start().map_err(|e| e.to_string())?;
     with_game!(start, g => start_typed(g, run, config, run_id, opts))
 }

@@ -84,7 +84,7 @@ impl Connection {
     /// backoff delay, never more often).
     fn get(&mut self, rt: &tokio::runtime::Runtime) -> Option<&mut Client> {
         if self.client.is_none() && Instant::now() >= self.retry_at {
-            let attempt = rt.block_on(async {
+            let attempt = within(rt, CALL_TIMEOUT, "connecting", async {
                 let mut c =
                     client::connect_tls(&self.url, self.token.as_deref(), &self.name, self.tls_ca.as_deref()).await?;
                 client::hello(&mut c, &self.name).await?;
@@ -148,7 +148,7 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
         }
         if conn.get(&rt).is_some() {
             let c = conn.client.as_mut().expect("connected");
-            match rt.block_on(client::hello(c, &opts.name)) {
+            match within(&rt, CALL_TIMEOUT, "the handshake", client::hello(c, &opts.name)) {
                 Ok(h) => break h,
                 Err(e) => conn.failed(&e),
             }
@@ -166,6 +166,10 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
     if let Some(p) = opts.parallel_games {
         play.parallel_games = p;
     }
+    // Settings from the wire are checked like a config file's: a bad one is an error here,
+    // not a panic in the search.
+    search.validate().map_err(|e| format!("the learner's search config: {e}"))?;
+    play.validate().map_err(|e| format!("the learner's self-play config: {e}"))?;
     let start = spec.start().map_err(|e| e.to_string())?;
     let spool = Spool::open(&opts.spool).map_err(|e| e.to_string())?;
     with_game!(start, g => play_loop(g, Context { opts: &opts, stop, rt, conn, spool, rng, device, search, play }))
@@ -192,7 +196,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
             return Ok(summary);
         }
         if let Some(c) = cx.conn.get(&cx.rt) {
-            match cx.rt.block_on(client::fetch_model(c, 0, cx.device)) {
+            match within(&cx.rt, CALL_TIMEOUT, "the model download", client::fetch_model(c, 0, cx.device)) {
                 Ok(Some(m)) => break m,
                 Ok(None) => unreachable!("have_version 0 always downloads"),
                 Err(e) => cx.conn.failed(&e),
@@ -275,7 +279,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
         if stopping_since.is_none() && last_poll.elapsed() >= cx.opts.model_poll {
             last_poll = Instant::now();
             if let Some(c) = cx.conn.get(&cx.rt) {
-                match cx.rt.block_on(client::fetch_model(c, version, cx.device)) {
+                match within(&cx.rt, CALL_TIMEOUT, "the model download", client::fetch_model(c, version, cx.device)) {
                     Ok(Some(m)) if m.version > version => {
                         tracing::info!("switching to model v{}", m.version);
                         version = m.version;
@@ -317,17 +321,28 @@ pub fn self_play_precision(choice: PrecisionChoice, model: &Model, parallel_game
 
 /// How long one upload of the spool may take while playing.
 const UPLOAD_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a handshake or a model download may take: a learner that stops answering (a
+/// paused container, a half-open connection) must not stall self-play.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs a call to the learner, failing it (transiently) after `limit`.
+fn within<T>(
+    rt: &tokio::runtime::Runtime,
+    limit: Duration,
+    what: &str,
+    call: impl std::future::Future<Output = Result<T, CallError>>,
+) -> Result<T, CallError> {
+    // The timer is made inside the runtime (block_on's future), where it has a clock.
+    rt.block_on(async { tokio::time::timeout(limit, call).await })
+        .unwrap_or_else(|_| Err(CallError::Transient(format!("{what} timed out after {}s", limit.as_secs()))))
+}
 
 /// Uploads the spool, waiting at most `timeout`; acknowledged games leave it.
 fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary, timeout: Duration) {
     let pending = cx.spool.pending();
     let Some(c) = cx.conn.get(&cx.rt) else { return };
     let began = Instant::now();
-    let result = cx.rt.block_on(async {
-        tokio::time::timeout(timeout, client::submit(c, &pending))
-            .await
-            .unwrap_or_else(|_| Err(CallError::Transient("the upload timed out".into())))
-    });
+    let result = within(&cx.rt, timeout, "the upload", client::submit(c, &pending));
     match result {
         Ok(acks) => {
             let (mut delivered, mut rejected) = (0, 0);

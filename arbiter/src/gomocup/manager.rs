@@ -297,8 +297,9 @@ fn new_stone(before: &Gomoku, after: &Gomoku, player: Player) -> Option<(usize, 
     found
 }
 
-/// The brain's answer as a legal move: `x,y` on an empty point.
-fn parse_move(game: &Gomoku, answer: &str) -> Result<Action, String> {
+/// The brain's answer as a legal move: `x,y` on an empty point (public for the fuzz
+/// targets in `fuzz/`).
+pub fn parse_move(game: &Gomoku, answer: &str) -> Result<Action, String> {
     let unparsable = || format!("unparsable answer {answer:?} (expected x,y)");
     let (x, y) = answer.split_once(',').ok_or_else(unparsable)?;
     let (x, y) =

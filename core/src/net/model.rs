@@ -93,6 +93,9 @@ impl std::str::FromStr for PolicyHeadChoice {
     }
 }
 
+/// Most hidden units [`Architecture::validate`] accepts in the value head.
+pub const MAX_VALUE_HIDDEN: usize = 4096;
+
 /// The network's shape: everything needed to rebuild it around stored weights.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -145,6 +148,11 @@ impl Architecture {
         }
         if !(1..=1024).contains(&self.channels) {
             return Err(format!("channels = {} must be within 1..=1024", self.channels));
+        }
+        // A sidecar's claim: a huge value head would make building the network panic when
+        // libtorch cannot allocate it.
+        if !(1..=MAX_VALUE_HIDDEN).contains(&self.value_hidden) {
+            return Err(format!("value_hidden = {} must be within 1..={MAX_VALUE_HIDDEN}", self.value_hidden));
         }
         if self.policy_head == PolicyHead::Conv && self.actions != self.height * self.width {
             return Err(format!(

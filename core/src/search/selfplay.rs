@@ -114,12 +114,19 @@ impl<G: Game> SelfPlayEngine<G> {
         Ok(engine)
     }
 
-    /// The model version recorded in games started from now on. A new model also drops
-    /// the cached results of the old one.
+    /// The model version recorded in games started from now on, and in the games started
+    /// before any version was set (the engine's first games, made with it: they are played
+    /// by this model from their first searched move). A new model also drops the cached
+    /// results of the old one.
     pub fn set_model_version(&mut self, version: u64) {
         if version != self.model_version {
             self.cache.clear();
             self.cache_floats = 0;
+        }
+        if self.model_version == 0 {
+            for slot in self.slots.iter_mut().flatten() {
+                slot.record.model_version = version;
+            }
         }
         self.model_version = version;
     }
