@@ -297,6 +297,8 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     // On the way out: one last delivery attempt in what is left of the grace period (all of
     // it after a game limit); whatever is left stays in the spool for the next start.
     if !cx.spool.is_empty() {
+        // The last chance: no waiting out a backoff from an earlier failure.
+        cx.conn.retry_at = Instant::now();
         let left = match stopping_since {
             Some(since) => cx.opts.grace.saturating_sub(since.elapsed()),
             None => UPLOAD_TIMEOUT,
