@@ -27,8 +27,7 @@ fn learner(run: &str, config: &str, token: &str) -> (Proc, String, String) {
         "--grace-period",
         "5",
     ]);
-    let serving = p.after("learner: serving run ");
-    let grpc = serving.split(" on ").nth(1).unwrap().split(' ').next().unwrap().to_string();
+    let grpc = p.learner_addr();
     let http = p.after("dashboard: http://").trim_end_matches('/').to_string();
     (p, grpc, http)
 }

@@ -108,12 +108,11 @@ fn acknowledged_games_survive_sigkill_of_the_learner() {
             "--http",
             "127.0.0.1:0",
         ]);
-        let serving = learner.after("learner: serving run ");
+        let addr = learner.learner_addr();
         if round > 0 {
             let left = half_written(&run, Some(learner.child.id()));
             assert_eq!(left, 0, "round {round}: a restarted learner removes half-written files");
         }
-        let addr = serving.split(" on ").nth(1).unwrap().split(' ').next().unwrap().to_string();
         let http = learner.after("dashboard: http://").trim_end_matches('/').to_string();
         // The restored step, before any new training: the checkpoint's.
         let step = common::value(&common::get(&http, "/metrics").1, "dojo_training_step") as u64;

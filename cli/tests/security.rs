@@ -39,8 +39,7 @@ fn learner(dir: &Path, extra: &[&str]) -> (Proc, String) {
     let mut args = vec!["learner", "--run-dir", path(&run), "--config", path(&config)];
     args.extend_from_slice(extra);
     let mut p = Proc::spawn(&args);
-    let serving = p.after("learner: serving run ");
-    let addr = serving.split(" on ").nth(1).unwrap().split(' ').next().unwrap().to_string();
+    let addr = p.learner_addr();
     (p, addr)
 }
 

@@ -120,6 +120,12 @@ impl Proc {
         }
     }
 
+    /// A `dojo learner`'s gRPC address, from its `learner: serving run DIR on ADDR (...)` line.
+    pub fn learner_addr(&mut self) -> String {
+        let serving = self.after("learner: serving run ");
+        serving.split(" on ").nth(1).unwrap().split(' ').next().unwrap().to_string()
+    }
+
     /// Sends SIGTERM and waits: the exit code and everything it wrote to stderr.
     pub fn terminate(self) -> (Option<i32>, String) {
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
