@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::net::device::DeviceSpec;
 use dojo_learner::config::RunConfig;
+use dojo_learner::ingest::IngestLimits;
 use dojo_learner::server::{start_learner, LearnerOptions, TlsIdentity};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,6 +50,16 @@ pub struct LearnerArgs {
     /// send games and read models). Without this, such a learner refuses to start.
     #[arg(long)]
     insecure: bool,
+    /// Upload streams served at once, in all; more wait for a turn (see the README's
+    /// "Limits").
+    #[arg(long, default_value_t = IngestLimits::default().max_streams)]
+    max_streams: usize,
+    /// Games one upload stream may carry before the worker must open another.
+    #[arg(long, default_value_t = IngestLimits::default().max_games_per_stream)]
+    max_stream_games: u64,
+    /// MiB of received games waiting to be stored, in all (the bounded ingest queue).
+    #[arg(long, default_value_t = IngestLimits::default().queue_bytes >> 20)]
+    ingest_queue_mib: usize,
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -88,6 +99,12 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         deadline: None,
         drain: Duration::from_secs_f64(args.grace_period),
         device: args.device.parse::<DeviceSpec>()?.resolve()?,
+        limits: IngestLimits {
+            max_streams: args.max_streams,
+            max_games_per_stream: args.max_stream_games,
+            queue_bytes: args.ingest_queue_mib.saturating_mul(1 << 20),
+            ..IngestLimits::default()
+        },
     })
     .map_err(anyhow::Error::msg)?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);

@@ -173,6 +173,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         drain: std::time::Duration::from_secs(2),
         device,
         tls: None,
+        limits: Default::default(),
     })
     .map_err(anyhow::Error::msg)?;
     let cfg = handle.shared.config.clone();

@@ -42,6 +42,7 @@ fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>
         drain: std::time::Duration::from_secs(2),
         device: tch::Device::Cpu,
         tls: None,
+        limits: Default::default(),
     })
     .unwrap()
 }
@@ -226,6 +227,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
             drain: std::time::Duration::from_secs(2),
             device: tch::Device::Cpu,
             tls: None,
+            limits: Default::default(),
         })
         .unwrap()
     };

@@ -45,6 +45,7 @@ fn shared(game: GameSpec) -> Shared {
         latest_losses: Mutex::new(None),
         telemetry: Telemetry::new(),
         recent_games: Mutex::new(Default::default()),
+        storage: Default::default(),
     }
 }
 

@@ -375,6 +375,45 @@ impl GameLog {
         Ok(())
     }
 
+    /// Whether a failed write could not be undone, so appends are refused until
+    /// [`GameLog::reopen`].
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.is_some()
+    }
+
+    /// Reads the log from disk again, as [`GameLog::open`] does (cutting off what a failed
+    /// write left after the last durable record): how a log poisoned by a failed write
+    /// becomes usable once its disk is. On error `self` is left as it was.
+    pub fn reopen(&mut self) -> Result<(), LogError> {
+        let (log, _records) = GameLog::open(&self.dir, self.segment_bytes)?;
+        let syncs = self.syncs;
+        *self = log;
+        self.syncs = syncs;
+        Ok(())
+    }
+
+    /// Whether the log's folder takes `bytes` bytes and an fsync now: a scratch file is
+    /// written, synced and removed, and the segments are not touched. A learner whose disk
+    /// was full or read-only learns this way, without risking a log append, that it can
+    /// store games again.
+    pub fn probe(&self, bytes: usize) -> Result<(), LogError> {
+        let path = self.dir.join(format!(".storage-probe.tmp{}", std::process::id()));
+        let result = (|| {
+            let mut f = File::create(&path)?;
+            f.write_all(&vec![0u8; bytes])?;
+            f.sync_all()
+        })();
+        let _ = fs::remove_file(&path);
+        result.map_err(|e| io_err("write a test file to", &path, e))
+    }
+
+    /// Makes every write fail from now on, and undoing it too when `poison` (tests of the
+    /// callers' error handling).
+    #[cfg(test)]
+    pub(crate) fn fail_writes(&mut self, poison: bool) {
+        self.fault = Some(if poison { Fault::WriteAndRollback } else { Fault::Write });
+    }
+
     /// Whether a game with this id is stored.
     pub fn contains(&self, id: &[u8; 16]) -> bool {
         self.ids.contains(id)

@@ -3,7 +3,8 @@
 //! `learner/assets` with its licence), the gating log, the newest tournament, the workers,
 //! the recent games move by move, and a board to play the model on, fed by a small JSON API:
 //!
-//! - `GET /healthz`: 200 while the process runs; `GET /readyz`: 200 while it takes games;
+//! - `GET /healthz`: 200 while the process runs; `GET /readyz`: 200 while it takes games
+//!   (503 with the reason while stopping or while its disk refuses writes);
 //! - `GET /api/info`: the game and its board's shape;
 //! - `GET /api/metrics`: the last lines of `metrics.jsonl`;
 //! - `GET /api/gating`: `gating.jsonl`;
@@ -57,14 +58,21 @@ pub fn router(shared: Arc<Shared>) -> Router {
 }
 
 async fn metrics(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
+    use crate::storage::Writer;
+    let storage = &shared.storage;
+    shared.telemetry.storage(!storage.is_failing(Writer::GameLog), !storage.is_failing(Writer::Checkpoints));
     ([(CONTENT_TYPE, dojo_proto::prometheus::CONTENT_TYPE)], shared.telemetry.render())
 }
 
 /// Ready while it takes games: the game log is open and a model is published from the
-/// moment the learner starts serving, until it is told to stop.
+/// moment the learner starts serving, until it is told to stop, except while the game log
+/// cannot be written (a full disk).
 async fn readyz(State(shared): State<Arc<Shared>>) -> (StatusCode, String) {
     if shared.stop.load(std::sync::atomic::Ordering::Relaxed) {
         return (StatusCode::SERVICE_UNAVAILABLE, "not ready: stopping\n".into());
+    }
+    if let Some(why) = shared.storage.not_ready_reason() {
+        return (StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {why}\n"));
     }
     let games = shared.counters.games.load(std::sync::atomic::Ordering::Relaxed);
     (StatusCode::OK, format!("ready: model v{}, {games} games stored\n", shared.newest().version))

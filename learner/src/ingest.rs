@@ -3,6 +3,85 @@
 
 use dojo_core::game::GameSpec;
 use dojo_core::record::GameRecord;
+use std::time::Duration;
+
+/// Bounds on what uploads may take of a learner, so that no client (slow, stuck or
+/// flooding) can exhaust its memory or keep the others waiting. With them, memory for
+/// ingest stays below about `queue_bytes` + `max_streams` × the largest message (8 MiB) +
+/// connections × the HTTP/2 connection window (512 KiB), however many clients send.
+#[derive(Clone, Debug)]
+pub struct IngestLimits {
+    /// SubmitGames streams served at once, in all. More wait for a turn (up to
+    /// `request_timeout`, then RESOURCE_EXHAUSTED); a waiting stream is not read, so it
+    /// holds no more than HTTP/2's window of its client's data.
+    pub max_streams: usize,
+    /// Calls one connection (one client) may have open at once: HTTP/2's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS, so a client's extra calls wait on its own side.
+    pub max_streams_per_connection: u32,
+    /// Games one stream may carry; after that it ends with RESOURCE_EXHAUSTED (what was
+    /// acknowledged is stored) and the client sends the rest in another.
+    pub max_games_per_stream: u64,
+    /// Encoded bytes of received games not yet acknowledged, in all: the bounded ingest
+    /// queue. A stream whose next game does not fit waits, and reads nothing meanwhile.
+    pub queue_bytes: usize,
+    /// Games one stream may have read and not yet acknowledged (pipelining, so a stream's
+    /// games share fsyncs with each other as well as with other streams').
+    pub stream_window: usize,
+    /// The longest a stream waits for its client's next game, or for its client to take an
+    /// ack; a stuck client's stream then ends with DEADLINE_EXCEEDED and frees its turn.
+    pub idle_timeout: Duration,
+    /// The longest one stream may last.
+    pub stream_deadline: Duration,
+    /// The longest any call may take before it returns its response (a turn included);
+    /// a client's own `grpc-timeout` applies when shorter.
+    pub request_timeout: Duration,
+    /// Games stored with one write and one fsync at most (group commit).
+    pub max_batch: usize,
+}
+
+impl Default for IngestLimits {
+    fn default() -> Self {
+        IngestLimits {
+            max_streams: 128,
+            max_streams_per_connection: 8,
+            max_games_per_stream: 4096,
+            queue_bytes: 64 << 20,
+            stream_window: 256,
+            idle_timeout: Duration::from_secs(30),
+            stream_deadline: Duration::from_secs(600),
+            request_timeout: Duration::from_secs(30),
+            max_batch: 1024,
+        }
+    }
+}
+
+impl IngestLimits {
+    /// Refuses limits that would stop every upload.
+    pub fn validate(&self) -> Result<(), String> {
+        let counts = [
+            ("max_streams", self.max_streams as u64),
+            ("max_streams_per_connection", u64::from(self.max_streams_per_connection)),
+            ("max_games_per_stream", self.max_games_per_stream),
+            ("stream_window", self.stream_window as u64),
+            ("max_batch", self.max_batch as u64),
+        ];
+        for (name, n) in counts {
+            if n == 0 {
+                return Err(format!("ingest limit {name} must be at least 1"));
+            }
+        }
+        if self.queue_bytes < MAX_RECORD_BYTES {
+            return Err(format!(
+                "ingest limit queue_bytes is {}; it must hold the largest record, {MAX_RECORD_BYTES} bytes",
+                self.queue_bytes
+            ));
+        }
+        if self.queue_bytes > u32::MAX as usize {
+            return Err(format!("ingest limit queue_bytes is {}; at most {} bytes", self.queue_bytes, u32::MAX));
+        }
+        Ok(())
+    }
+}
 
 /// Largest encoded record accepted (a 19×19 Gomoku game with full policies is far below).
 pub const MAX_RECORD_BYTES: usize = 4 << 20;

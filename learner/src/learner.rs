@@ -7,9 +7,10 @@
 //! every `publish_every` steps and writes a resumable checkpoint every `checkpoint_every`.
 
 use crate::config::RunConfig;
-use crate::gamelog::{Appended, GameLog};
+use crate::gamelog::{Appended, GameLog, LogError};
 use crate::replay::ReplayBuffer;
 use crate::run_dir::{RunDir, RunState};
+use crate::storage::{StorageHealth, Writer};
 use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game, Outcome, Player};
 use dojo_core::net::average::WeightAverage;
@@ -64,6 +65,8 @@ pub struct Shared {
     pub telemetry: Telemetry,
     /// The last games stored, newest last, for the dashboard's replays.
     pub recent_games: Mutex<std::collections::VecDeque<RecentGame>>,
+    /// Whether the run directory takes writes (the game log's decides readiness).
+    pub storage: StorageHealth,
 }
 
 /// How many stored games the dashboard can replay.
@@ -85,41 +88,59 @@ impl Shared {
         self.model.read().expect("model lock").clone()
     }
 
-    /// Stores a validated game durably and passes it to training. Duplicates (by game id)
-    /// are acknowledged without being stored again.
-    pub fn store(&self, record: GameRecord) -> Result<Appended, String> {
+    /// Stores validated games durably, with one write and one fsync (group commit), and
+    /// passes the new ones to training. Games already stored (by id) come back as
+    /// [`Appended::Duplicate`] without being stored again. A failure of the log (not of one
+    /// game) is reported to [`Shared::storage`], and a success clears it.
+    pub fn store_batch(&self, records: &[GameRecord]) -> Result<Vec<Appended>, LogError> {
         let appended = {
             let mut log = self.log.lock().expect("log lock");
-            log.append(&record).map_err(|e| format!("cannot store the game: {e}"))?
-        };
-        match appended {
-            Appended::Stored => {
-                self.counters.games.fetch_add(1, Ordering::Relaxed);
-                self.counters.positions.fetch_add(record.player_moves() as u64, Ordering::Relaxed);
-                // The trainer may have exited (shutdown); the game is in the log regardless.
-                let recent = RecentGame {
-                    model_version: record.model_version,
-                    unix_ms: record.created_unix_ms,
-                    moves: record.moves.iter().map(|m| m.action).collect(),
-                    result: match record.outcome {
-                        RecordOutcome::Win(Player::First) => 1,
-                        RecordOutcome::Win(Player::Second) => -1,
-                        _ => 0,
-                    },
-                };
-                let mut games = self.recent_games.lock().expect("recent games lock");
-                if games.len() == RECENT_GAMES {
-                    games.pop_front();
+            match log.append_batch(records) {
+                Ok(appended) => {
+                    self.storage.recovered(Writer::GameLog);
+                    appended
                 }
-                games.push_back(recent);
-                drop(games);
-                let _ = self.to_trainer.lock().expect("channel lock").send(record);
+                Err(e) => {
+                    if !matches!(e, LogError::Unstorable { .. }) {
+                        self.storage.failed(Writer::GameLog, &e.to_string());
+                    }
+                    return Err(e);
+                }
             }
-            Appended::Duplicate => {
-                self.counters.duplicates.fetch_add(1, Ordering::Relaxed);
+        };
+        for (record, appended) in records.iter().zip(&appended) {
+            match appended {
+                Appended::Stored => self.stored(record.clone()),
+                Appended::Duplicate => {
+                    self.counters.duplicates.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
         Ok(appended)
+    }
+
+    /// Counts a newly stored game, keeps it for the dashboard and hands it to training.
+    fn stored(&self, record: GameRecord) {
+        self.counters.games.fetch_add(1, Ordering::Relaxed);
+        self.counters.positions.fetch_add(record.player_moves() as u64, Ordering::Relaxed);
+        let recent = RecentGame {
+            model_version: record.model_version,
+            unix_ms: record.created_unix_ms,
+            moves: record.moves.iter().map(|m| m.action).collect(),
+            result: match record.outcome {
+                RecordOutcome::Win(Player::First) => 1,
+                RecordOutcome::Win(Player::Second) => -1,
+                _ => 0,
+            },
+        };
+        let mut games = self.recent_games.lock().expect("recent games lock");
+        if games.len() == RECENT_GAMES {
+            games.pop_front();
+        }
+        games.push_back(recent);
+        drop(games);
+        // The trainer may have exited (shutdown); the game is in the log regardless.
+        let _ = self.to_trainer.lock().expect("channel lock").send(record);
     }
 }
 
@@ -336,6 +357,21 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         Ok(())
     }
 
+    /// Reports how a write of models or checkpoints went; true when it worked.
+    fn saved(&self, result: Result<(), String>) -> bool {
+        let storage = &self.shared().storage;
+        match result {
+            Ok(()) => {
+                storage.recovered(Writer::Checkpoints);
+                true
+            }
+            Err(e) => {
+                storage.failed(Writer::Checkpoints, &e);
+                false
+            }
+        }
+    }
+
     fn shared(&self) -> &Shared {
         self.shared.as_ref().expect("the loop runs with the service's shared state")
     }
@@ -486,13 +522,18 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             if self.trainer.step.is_multiple_of(20) {
                 self.write_metrics();
             }
+            // A failed write (a full disk) is reported and tried again at the next
+            // interval; training goes on in memory meanwhile, and the last good checkpoint
+            // stays what a restart resumes from.
             if self.trainer.step.is_multiple_of(cfg.learner.publish_every) {
-                self.publish(&run)?;
-                self.announce(&run)?;
+                let published = self.publish(&run).and_then(|()| self.announce(&run));
+                self.saved(published);
             }
             if self.trainer.step.is_multiple_of(cfg.learner.checkpoint_every) {
-                self.checkpoint(&run)?;
-                last_checkpoint_step = self.trainer.step;
+                let checkpointed = self.checkpoint(&run);
+                if self.saved(checkpointed) {
+                    last_checkpoint_step = self.trainer.step;
+                }
             }
         }
         if self.trainer.step != last_checkpoint_step || !run.state().exists() {

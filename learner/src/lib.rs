@@ -1,5 +1,6 @@
 //! Learner: gRPC service, durable game log, replay buffer, training loop, checkpoints, metrics.
 
+pub mod committer;
 pub mod config;
 pub mod gamelog;
 pub mod http;
@@ -9,4 +10,5 @@ pub mod replay;
 pub mod run_dir;
 pub mod server;
 pub mod service;
+pub mod storage;
 pub mod telemetry;

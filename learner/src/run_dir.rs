@@ -52,13 +52,14 @@ impl RunDir {
     /// Returns how many were removed.
     pub fn remove_stale_temp_files(&self) -> usize {
         let mut removed = 0;
-        for dir in [self.root.clone(), self.models(), self.checkpoints()] {
+        for dir in [self.root.clone(), self.models(), self.checkpoints(), self.games()] {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let ours = name.starts_with(".state.json.tmp")
                     || (dir == self.models() && (name.starts_with(".v") || name.starts_with(".latest.")))
-                    || (dir == self.checkpoints() && name.starts_with('.'));
+                    || (dir == self.checkpoints() && name.starts_with('.'))
+                    || (dir == self.games() && name.starts_with(".storage-probe."));
                 if ours && name.contains(".tmp") && std::fs::remove_file(entry.path()).is_ok() {
                     removed += 1;
                 }

@@ -8,13 +8,14 @@
 
 use crate::config::RunConfig;
 use crate::gamelog::GameLog;
+use crate::ingest::IngestLimits;
 use crate::learner::{Counters, RestoreInputs, SessionBound, Shared, TrainingLoop};
 use crate::run_dir::RunDir;
 use crate::service::{check_token, LearnerService};
 use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game};
 use dojo_core::with_game;
-use dojo_proto::pb::learner_server::LearnerServer;
+use dojo_proto::pb::learner_server::{LearnerServer, SERVICE_NAME as LEARNER_SERVICE};
 use dojo_proto::MAX_MESSAGE_BYTES;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -45,6 +46,8 @@ pub struct LearnerOptions {
     pub device: tch::Device,
     /// Serve gRPC over TLS with this certificate chain and key (PEM); None: plaintext.
     pub tls: Option<TlsIdentity>,
+    /// Bounds on uploads (streams, queue, deadlines).
+    pub limits: IngestLimits,
 }
 
 /// A server's TLS certificate chain and private key, as PEM.
@@ -104,6 +107,7 @@ impl Drop for LearnerHandle {
 
 /// Opens (or creates) the run and starts training and serving.
 pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, String> {
+    opts.limits.validate()?;
     let run = RunDir::new(&opts.run_dir);
     let (config, run_id) = run.create_or_open(opts.config.as_ref())?;
     let stale = run.remove_stale_temp_files();
@@ -155,6 +159,7 @@ fn start_typed<G: Game + FromAnyGame>(
         latest_losses: Mutex::new(None),
         telemetry: Telemetry::new(),
         recent_games: Mutex::new(Default::default()),
+        storage: Default::default(),
     });
     shared.telemetry.published(shared.newest().version);
     shared.telemetry.trained(
@@ -177,6 +182,7 @@ fn start_typed<G: Game + FromAnyGame>(
     let token = opts.token;
     let drain = opts.drain;
     let tls = opts.tls.clone();
+    let limits = opts.limits.clone();
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
         .spawn(move || -> Result<(), String> {
@@ -206,7 +212,16 @@ fn start_typed<G: Game + FromAnyGame>(
                     },
                 };
                 let http_addr = http_listener.as_ref().and_then(|l| l.local_addr().ok());
-                let mut builder = tonic::transport::Server::builder();
+                // HTTP/2 windows bound what a client can have buffered here before it is
+                // read (a waiting stream is not); keepalive finds connections whose peer
+                // vanished (a cut network) so their streams end.
+                let mut builder = tonic::transport::Server::builder()
+                    .timeout(limits.request_timeout)
+                    .max_concurrent_streams(limits.max_streams_per_connection)
+                    .initial_stream_window_size(256 * 1024)
+                    .initial_connection_window_size(512 * 1024)
+                    .http2_keepalive_interval(Some(Duration::from_secs(30)))
+                    .http2_keepalive_timeout(Some(Duration::from_secs(20)));
                 if let Some(id) = tls {
                     let identity = tonic::transport::Identity::from_pem(id.cert_pem, id.key_pem);
                     match builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity)) {
@@ -233,7 +248,7 @@ fn start_typed<G: Game + FromAnyGame>(
                         }
                     });
                 }
-                let service = LearnerServer::new(LearnerService { shared: service_shared })
+                let service = LearnerServer::new(LearnerService::new(service_shared.clone(), limits))
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES);
                 let service = tonic::service::interceptor::InterceptedService::new(service, check_token(token));
@@ -241,9 +256,25 @@ fn start_typed<G: Game + FromAnyGame>(
                 let (health, health_service) = tonic_health::server::health_reporter();
                 health.set_serving::<LearnerServer<LearnerService>>().await;
                 health.set_service_status("", tonic_health::ServingStatus::Serving).await;
+                // NOT_SERVING while the game log cannot be written (probes route workers
+                // elsewhere; they keep their games) and from the moment the learner stops.
                 let mut health_stop = shutdown_rx.clone();
+                let mut storage = service_shared.storage.subscribe();
                 tokio::spawn(async move {
-                    let _ = health_stop.wait_for(|&s| s).await;
+                    loop {
+                        let serving = service_shared.storage.not_ready_reason().is_none();
+                        let status = if serving {
+                            tonic_health::ServingStatus::Serving
+                        } else {
+                            tonic_health::ServingStatus::NotServing
+                        };
+                        health.set_service_status(LEARNER_SERVICE, status).await;
+                        health.set_service_status("", status).await;
+                        tokio::select! {
+                            _ = health_stop.wait_for(|&s| s) => break,
+                            changed = storage.changed() => if changed.is_err() { break },
+                        }
+                    }
                     health.set_not_serving::<LearnerServer<LearnerService>>().await;
                     health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
                 });

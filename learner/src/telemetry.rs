@@ -21,6 +21,11 @@ struct Outcome {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Store {
+    writer: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Worker {
     worker: String,
 }
@@ -37,6 +42,7 @@ pub struct Telemetry {
     workers_connected: Gauge,
     worker_last_seen: Family<Worker, Gauge<f64, AtomicU64>>,
     worker_games: Family<Worker, Counter>,
+    storage_writable: Family<Store, Gauge>,
     /// Each worker's calls and games, for the connected count and the dashboard.
     seen: Mutex<HashMap<String, WorkerSeen>>,
 }
@@ -65,6 +71,8 @@ pub enum Ingest {
     Stored,
     Duplicate,
     Rejected,
+    /// Valid, but the game log could not store it (a full disk): not acknowledged.
+    Unstored,
 }
 
 impl Default for Telemetry {
@@ -87,6 +95,7 @@ impl Telemetry {
             workers_connected: Gauge::default(),
             worker_last_seen: Family::default(),
             worker_games: Family::default(),
+            storage_writable: Family::default(),
             seen: Mutex::new(HashMap::new()),
         };
         t.registry.register("ingest_games", "Games submitted by workers, by what became of them", t.games.clone());
@@ -118,7 +127,19 @@ impl Telemetry {
             "Games each worker delivered and the learner stored",
             t.worker_games.clone(),
         );
+        t.registry.register(
+            "storage_writable",
+            "1 while the run directory takes this writer's writes, 0 while they fail (a full disk)",
+            t.storage_writable.clone(),
+        );
+        t.storage(true, true);
         t
+    }
+
+    /// Whether the game log and the checkpoints can be written now.
+    pub fn storage(&self, game_log: bool, checkpoints: bool) {
+        self.storage_writable.get_or_create(&Store { writer: "game_log" }).set(i64::from(game_log));
+        self.storage_writable.get_or_create(&Store { writer: "checkpoints" }).set(i64::from(checkpoints));
     }
 
     /// A worker called (any request naming itself).
@@ -142,6 +163,7 @@ impl Telemetry {
             Ingest::Stored => "stored",
             Ingest::Duplicate => "duplicate",
             Ingest::Rejected => "rejected",
+            Ingest::Unstored => "unstored",
         };
         self.games.get_or_create(&Outcome { status }).inc();
         self.ack_seconds.observe(after.as_secs_f64());

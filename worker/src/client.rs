@@ -61,7 +61,16 @@ impl CallError {
             tonic::Code::Unauthenticated | tonic::Code::PermissionDenied => {
                 CallError::Refused(format!("the learner refused this worker ({what}): {}", status.message()))
             }
-            _ => CallError::Transient(format!("{what} failed: {}", status.message())),
+            _ => {
+                // A transport error's cause (reset, refused, timed out) is in its sources.
+                let mut why = status.message().to_string();
+                let mut source = std::error::Error::source(status);
+                while let Some(s) = source {
+                    why = format!("{why}: {s}");
+                    source = s.source();
+                }
+                CallError::Transient(format!("{what} failed: {why}"))
+            }
         }
     }
 
@@ -217,9 +226,34 @@ pub async fn fetch_model(
     Ok(Some(Downloaded { version, model, sidecar }))
 }
 
-/// Submits games; returns, per game id, how it fared. Games without an ack (the stream
-/// broke) are missing from the result and stay in the caller's spool.
+/// Games sent in one SubmitGames stream at most (a learner takes 4096 by default; one
+/// that takes fewer ends the stream, and the rest go in the next).
+pub const SUBMIT_CHUNK: usize = 512;
+
+/// Submits games, in streams of at most [`SUBMIT_CHUNK`]; returns, per game id, how it
+/// fared. Games without an ack (a stream broke, or the learner could not store them now)
+/// are missing from the result and stay in the caller's spool; an error only when not even
+/// the first stream got an ack.
 pub async fn submit(client: &mut Client, games: &[GameRecord]) -> Result<Vec<([u8; 16], Delivery)>, CallError> {
+    let mut out = Vec::new();
+    for chunk in games.chunks(SUBMIT_CHUNK) {
+        match submit_stream(client, chunk).await {
+            Ok(acks) => {
+                let whole = acks.len() == chunk.len();
+                out.extend(acks);
+                if !whole {
+                    break;
+                }
+            }
+            Err(e) if out.is_empty() => return Err(e),
+            Err(_) => break,
+        }
+    }
+    Ok(out)
+}
+
+/// One SubmitGames stream.
+async fn submit_stream(client: &mut Client, games: &[GameRecord]) -> Result<Vec<([u8; 16], Delivery)>, CallError> {
     let messages: Vec<GameSubmission> = games.iter().map(|g| GameSubmission { record: g.encode() }).collect();
     let mut acks = client
         .submit_games(tokio_stream::iter(messages))

@@ -69,6 +69,11 @@ pub fn value(page: &str, name: &str) -> f64 {
     page.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0.0)
 }
 
+/// The path of the `dojo` binary under test.
+pub fn dojo_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_dojo")
+}
+
 pub fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let began = Instant::now();
     while !done() {
@@ -87,12 +92,14 @@ pub struct Proc {
 
 impl Proc {
     pub fn spawn(args: &[&str]) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_dojo"));
+        command.args(args);
+        Proc::spawn_command(command)
+    }
+
+    /// Runs `command` (the dojo binary under a wrapper, say) as [`Proc::spawn`] runs dojo.
+    pub fn spawn_command(mut command: Command) -> Proc {
+        let mut child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
         let stderr: ChildStderr = child.stderr.take().unwrap();
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
