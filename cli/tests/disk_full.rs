@@ -10,13 +10,10 @@
 
 mod common;
 
-use common::{dojo_bin, get, path, tiny_config, wait_for, Proc};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
+use common::{dojo_bin, get, path, random_games, tiny_config, wait_for, Proc};
+use dojo_core::record::GameRecord;
 use dojo_learner::gamelog::GameLog;
 use dojo_worker::client::{self, Delivery};
-use rand::SeedableRng;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,12 +47,6 @@ fn in_tmpfs(dir: &Path, options: &str, args: &[&str]) -> Command {
     .args([options, path(dir), dojo_bin()])
     .args(args);
     c
-}
-
-fn games(n: usize, seed: u64) -> Vec<GameRecord> {
-    let mut rng = Rng::seed_from_u64(seed);
-    let start = Connect4::<u64>::standard();
-    (0..n).map(|_| random_game_record(&start, 1, &mut rng)).collect()
 }
 
 /// Sends `games` once: how many the learner acknowledged as stored (an error: none).
@@ -113,11 +104,11 @@ fn a_full_disk_stops_acks_and_makes_the_learner_unready_until_space_returns() {
     let inside = PathBuf::from(format!("/proc/{}/root", learner.child.id())).join(mount.strip_prefix("/").unwrap());
     assert_eq!(get(&http, "/readyz").0, 200);
 
-    let first = games(20, 1);
+    let first = random_games(20, 1);
     assert_eq!(submit(&addr, &first), 20, "a learner with room stores every game");
 
     let filler = fill(&inside);
-    let second = games(20, 2);
+    let second = random_games(20, 2);
     // What still fit in the segment's last allocated page is stored and acknowledged; the
     // first game that does not fit stops the acks.
     let fitted = submit(&addr, &second);

@@ -8,13 +8,10 @@
 
 mod common;
 
-use common::{path, tiny_config, Proc};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
+use common::{path, random_games, tiny_config, Proc};
+use dojo_core::record::GameRecord;
 use dojo_proto::pb::GameSubmission;
 use dojo_worker::client::{self, Delivery};
-use rand::SeedableRng;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,12 +35,6 @@ fn peak_rss_mib(pid: u32) -> f64 {
         .and_then(|v| v.trim().parse().ok())
         .unwrap();
     kib / 1024.0
-}
-
-fn games(n: usize, seed: u64) -> Vec<GameRecord> {
-    let mut rng = Rng::seed_from_u64(seed);
-    let start = Connect4::<u64>::standard();
-    (0..n).map(|_| random_game_record(&start, 1, &mut rng)).collect()
 }
 
 #[test]
@@ -76,7 +67,7 @@ fn a_flood_leaves_memory_bounded_and_other_clients_served() {
     let flood_acked = Arc::new(AtomicU64::new(0));
     let acked_ids = Arc::new(Mutex::new(HashSet::new()));
     let junk_sent = Arc::new(AtomicU64::new(0));
-    let pool = games(FLOODERS * 200, 1);
+    let pool = random_games(FLOODERS * 200, 1);
     let mut tasks = Vec::new();
     for f in 0..FLOODERS {
         let mine: Vec<GameRecord> = pool.iter().skip(f).step_by(FLOODERS).cloned().collect();
@@ -125,7 +116,7 @@ fn a_flood_leaves_memory_bounded_and_other_clients_served() {
     // Let the flood build up before the polite clients start.
     std::thread::sleep(Duration::from_secs(2));
     let flood_at_start = flood_acked.load(Ordering::Relaxed);
-    let polite_games = games(POLITE * POLITE_GAMES, 2);
+    let polite_games = random_games(POLITE * POLITE_GAMES, 2);
     let latencies = Arc::new(Mutex::new(Vec::new()));
     let began = Instant::now();
     let polite: Vec<_> = (0..POLITE)

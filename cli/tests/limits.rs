@@ -3,15 +3,11 @@
 
 mod common;
 
-use common::tiny_config;
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
+use common::{random_games, tiny_config};
 use dojo_learner::ingest::IngestLimits;
 use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
 use dojo_proto::pb::GameSubmission;
 use dojo_worker::client::{self, Delivery};
-use rand::SeedableRng;
 use std::time::{Duration, Instant};
 
 fn learner(dir: &std::path::Path, limits: IngestLimits) -> Result<LearnerHandle, String> {
@@ -32,11 +28,6 @@ fn learner(dir: &std::path::Path, limits: IngestLimits) -> Result<LearnerHandle,
     })
 }
 
-fn games(n: usize, seed: u64) -> Vec<GameRecord> {
-    let mut rng = Rng::seed_from_u64(seed);
-    (0..n).map(|_| random_game_record(&Connect4::<u64>::standard(), 1, &mut rng)).collect()
-}
-
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
 }
@@ -46,7 +37,7 @@ fn a_stream_carries_at_most_its_limit_and_the_worker_sends_the_rest_in_another()
     let tmp = tempfile::tempdir().unwrap();
     let handle = learner(tmp.path(), IngestLimits { max_games_per_stream: 3, ..IngestLimits::default() }).unwrap();
     let url = format!("http://{}", handle.addr);
-    let five = games(5, 1);
+    let five = random_games(5, 1);
     let rt = runtime();
     rt.block_on(async {
         let mut c = client::connect(&url, None, "limits").await.unwrap();
@@ -92,7 +83,7 @@ fn silent_streams_lose_their_turn_after_the_idle_deadline_and_others_are_served(
         // A third client waits for a turn, which comes when a silent stream times out.
         let began = Instant::now();
         let mut c = client::connect(&url, None, "polite").await.unwrap();
-        let acks = client::submit(&mut c, &games(1, 2)).await.unwrap();
+        let acks = client::submit(&mut c, &random_games(1, 2)).await.unwrap();
         assert_eq!(acks.len(), 1);
         assert_eq!(acks[0].1, Delivery::Delivered);
         let waited = began.elapsed();

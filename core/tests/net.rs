@@ -192,6 +192,18 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     huge.architecture.value_hidden = 0;
     assert!(huge.architecture.validate().unwrap_err().contains("value_hidden = 0"));
 
+    // A sidecar claiming the biggest valid network next to these small weights is refused
+    // before that network (about 600 M parameters) is allocated.
+    let mut big = side.clone();
+    big.architecture.blocks = 64;
+    big.architecture.channels = 1024;
+    std::fs::write(dir.join("m.json"), serde_json::to_vec(&big).unwrap()).unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
+    assert!(
+        err.to_string().contains("a 64x1024 network has at least 1207959552 parameters, but the weights hold at most"),
+        "{err}"
+    );
+
     // Unknown sidecar keys and missing files.
     std::fs::write(dir.join("m.json"), br#"{"format":"dojo-checkpoint/1","bogus":1}"#).unwrap();
     let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();

@@ -10,12 +10,10 @@ use dojo_core::net::model::{Architecture, Model};
 use dojo_learner::config::RunConfig;
 use dojo_learner::gamelog::GameLog;
 use dojo_learner::http::{play, PlayRequest};
-use dojo_learner::learner::{read_published, Counters, Shared};
+use dojo_learner::learner::{read_published, Shared};
 use dojo_learner::run_dir::RunDir;
-use dojo_learner::telemetry::Telemetry;
 use libfuzzer_sys::fuzz_target;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Mutex, OnceLock, RwLock};
+use std::sync::OnceLock;
 
 /// A run of `game` in a folder that lives as long as the process, with a 1×8 random model
 /// published as version 0 and as the best model.
@@ -32,21 +30,7 @@ fn shared(game: GameSpec) -> Shared {
     let published = read_published(&run, 0).expect("the published model");
     let (log, _) = GameLog::open(&run.games(), config.learner.segment_bytes).expect("the game log");
     let (tx, _rx) = std::sync::mpsc::channel();
-    Shared {
-        run_id,
-        config,
-        run_dir: run,
-        log: Mutex::new(log),
-        to_trainer: Mutex::new(tx),
-        model: RwLock::new(std::sync::Arc::new(published)),
-        counters: Counters::default(),
-        token: None,
-        stop: AtomicBool::new(false),
-        latest_losses: Mutex::new(None),
-        telemetry: Telemetry::new(),
-        recent_games: Mutex::new(Default::default()),
-        storage: Default::default(),
-    }
+    Shared::new(run_id, config, run, log, tx, published)
 }
 
 fn runs() -> &'static [Shared; 2] {

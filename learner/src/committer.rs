@@ -61,15 +61,20 @@ pub fn spawn(shared: Arc<Shared>, max_batch: usize, queue_len: usize) -> CommitQ
 
 async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>, max_batch: usize) {
     let mut jobs: Vec<Job> = Vec::with_capacity(max_batch);
+    let mut last_probe = tokio::time::Instant::now();
     loop {
+        // While the log fails, probe every PROBE_EVERY, busy or not: only a probe (with its
+        // headroom) makes the learner ready again, not a small batch that happened to fit.
         let first = if shared.storage.is_failing(Writer::GameLog) {
-            match tokio::time::timeout(PROBE_EVERY, rx.recv()).await {
+            if last_probe.elapsed() >= PROBE_EVERY {
+                let prober = shared.clone();
+                let _ = tokio::task::spawn_blocking(move || probe(&prober)).await;
+                last_probe = tokio::time::Instant::now();
+                continue;
+            }
+            match tokio::time::timeout_at(last_probe + PROBE_EVERY, rx.recv()).await {
                 Ok(job) => job,
-                Err(_) => {
-                    let shared = shared.clone();
-                    let _ = tokio::task::spawn_blocking(move || probe(&shared)).await;
-                    continue;
-                }
+                Err(_) => continue,
             }
         } else {
             rx.recv().await

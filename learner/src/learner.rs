@@ -84,6 +84,33 @@ pub struct RecentGame {
 }
 
 impl Shared {
+    /// The state of a run whose log is open and whose newest model is `published`, with
+    /// nothing counted, no token and the storage healthy.
+    pub fn new(
+        run_id: String,
+        config: RunConfig,
+        run_dir: RunDir,
+        log: GameLog,
+        to_trainer: Sender<GameRecord>,
+        published: Published,
+    ) -> Shared {
+        Shared {
+            run_id,
+            config,
+            run_dir,
+            log: Mutex::new(log),
+            to_trainer: Mutex::new(to_trainer),
+            model: RwLock::new(Arc::new(published)),
+            counters: Counters::default(),
+            token: None,
+            stop: AtomicBool::new(false),
+            latest_losses: Mutex::new(None),
+            telemetry: Telemetry::new(),
+            recent_games: Mutex::new(Default::default()),
+            storage: StorageHealth::default(),
+        }
+    }
+
     pub fn newest(&self) -> Arc<Published> {
         self.model.read().expect("model lock").clone()
     }
@@ -91,15 +118,12 @@ impl Shared {
     /// Stores validated games durably, with one write and one fsync (group commit), and
     /// passes the new ones to training. Games already stored (by id) come back as
     /// [`Appended::Duplicate`] without being stored again. A failure of the log (not of one
-    /// game) is reported to [`Shared::storage`], and a success clears it.
+    /// game) is reported to [`Shared::storage`]; the committer's probe clears it.
     pub fn store_batch(&self, records: &[GameRecord]) -> Result<Vec<Appended>, LogError> {
         let appended = {
             let mut log = self.log.lock().expect("log lock");
             match log.append_batch(records) {
-                Ok(appended) => {
-                    self.storage.recovered(Writer::GameLog);
-                    appended
-                }
+                Ok(appended) => appended,
                 Err(e) => {
                     if !matches!(e, LogError::Unstorable { .. }) {
                         self.storage.failed(Writer::GameLog, &e.to_string());

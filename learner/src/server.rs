@@ -12,15 +12,14 @@ use crate::ingest::IngestLimits;
 use crate::learner::{Counters, RestoreInputs, SessionBound, Shared, TrainingLoop};
 use crate::run_dir::RunDir;
 use crate::service::{check_token, LearnerService};
-use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game};
 use dojo_core::with_game;
 use dojo_proto::pb::learner_server::{LearnerServer, SERVICE_NAME as LEARNER_SERVICE};
 use dojo_proto::MAX_MESSAGE_BYTES;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -147,19 +146,9 @@ fn start_typed<G: Game + FromAnyGame>(
     counters.steps.store(training.step(), Ordering::Relaxed);
     counters.buffer_positions.store(training.buffer_positions() as u64, Ordering::Relaxed);
     let shared = Arc::new(Shared {
-        run_id,
-        config,
-        run_dir: run,
-        log: Mutex::new(log),
-        to_trainer: Mutex::new(tx),
-        model: RwLock::new(Arc::new(published)),
         counters,
         token: opts.token.clone(),
-        stop: AtomicBool::new(false),
-        latest_losses: Mutex::new(None),
-        telemetry: Telemetry::new(),
-        recent_games: Mutex::new(Default::default()),
-        storage: Default::default(),
+        ..Shared::new(run_id, config, run, log, tx, published)
     });
     shared.telemetry.published(shared.newest().version);
     shared.telemetry.trained(

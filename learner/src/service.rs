@@ -243,8 +243,10 @@ impl Upload {
             let weight = msg.record.len().clamp(1, limits.queue_bytes) as u32;
             let Ok(room) = self.queue_bytes.clone().acquire_many_owned(weight).await else { break };
             let ack = self.take(msg, index, arrived, room).await;
-            if pending.send(ack).await.is_err() {
-                // The acks' side has ended the stream.
+            if let Err(mpsc::error::SendError(ack)) = pending.send(ack).await {
+                // The acks' side has ended the stream; this game may be queued to be stored
+                // all the same, so it is seen through (and counted), answered to no one.
+                let _ = ack.await;
                 break;
             }
             index += 1;
@@ -330,5 +332,11 @@ async fn send_acks(mut pending: mpsc::Receiver<Pending>, acks: mpsc::Sender<Resu
         if failed {
             break;
         }
+    }
+    // The reader stops at its next game; what it already queued still finishes (some of it
+    // may be stored, unacknowledged, and is counted), answered to no one.
+    pending.close();
+    while let Some(next) = pending.recv().await {
+        let _ = next.await;
     }
 }

@@ -2,7 +2,9 @@
 //!
 //! A full disk, a read-only remount or an I/O error must not kill a learner holding days of
 //! training, and must never lead to acknowledging a game that is not on disk. Writers report
-//! here when a write fails and when one succeeds again; the health checks read it (a failing
+//! here when a write fails and when writing works again (for the game log, when the
+//! committer's probe finds room, not when one small batch happens to fit); the health
+//! checks read it (a failing
 //! game log makes the learner not ready, so orchestrators route workers elsewhere and the
 //! workers keep their games spooled), and the game log's committer probes for recovery.
 

@@ -195,6 +195,20 @@ pub fn load(path: &Path, device: Device, expect_game: Option<&GameSpec>) -> Resu
 pub fn model_from_bytes(arch: &Architecture, bytes: &[u8], device: Device) -> Result<Model, CheckpointError> {
     let st = SafeTensors::deserialize(bytes)
         .map_err(|e| CheckpointError::Weights { path: PathBuf::new(), reason: e.to_string() })?;
+    // Bytes / 4 bounds the f32 parameters the file can hold; a claim of more is refused
+    // before the network it claims is allocated (up to gigabytes for 64×1024).
+    let held = bytes.len() as u64 / 4;
+    if arch.min_parameters() > held {
+        return Err(CheckpointError::Weights {
+            path: PathBuf::new(),
+            reason: format!(
+                "a {}x{} network has at least {} parameters, but the weights hold at most {held}",
+                arch.blocks,
+                arch.channels,
+                arch.min_parameters()
+            ),
+        });
+    }
     let model = Model::new(arch.clone(), device);
     let mut vars: Vec<(String, Tensor)> = model.vs.variables().into_iter().collect();
     vars.sort_by(|a, b| a.0.cmp(&b.0));

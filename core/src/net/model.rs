@@ -141,6 +141,14 @@ impl Architecture {
         self.input_channels * self.height * self.width
     }
 
+    /// A lower bound on the network's parameter count: the residual blocks' 3×3
+    /// convolutions alone. Loading compares it with the weights a file holds before
+    /// building anything, so a sidecar claiming a huge (but valid) network next to small
+    /// weights is refused without allocating the network it describes.
+    pub fn min_parameters(&self) -> u64 {
+        2 * self.blocks as u64 * 9 * (self.channels as u64).pow(2)
+    }
+
     /// Checks sizes a user could have typed wrong.
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=64).contains(&self.blocks) {
