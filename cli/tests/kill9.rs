@@ -50,6 +50,9 @@ impl Client {
                     assert!(self.acked.insert(id), "game {id:?} was acknowledged before, yet sent again");
                     self.pending.retain(|g| g.game_id != id);
                 }
+                // Paced like busy workers (hundreds of games a second in all), so that 200
+                // restarts do not each have to read millions of games back.
+                tokio::time::sleep(Duration::from_millis(5)).await;
             }
         });
     }

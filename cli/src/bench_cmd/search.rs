@@ -1,8 +1,10 @@
 //! `dojo bench search`: the searches and the game engines without a network. Random
 //! playouts/s from the start position (the engines' raw speed: rules, move generation,
 //! chance events), the `mcts:N` baseline's rollouts/s (with the rollout policy matches
-//! use: seed 001's heuristic on Connect Four), and PUCT simulations/s with a free evaluator
-//! (every position even, every move equally likely), so only the search's own work counts.
+//! use: seed 001's heuristic on Connect Four; seed 004's random rollouts on 2048/2584), and
+//! PUCT simulations/s with a free evaluator (every position even, every move equally
+//! likely), so only the search's own work counts: the graph search for two-player games, the
+//! chance-node search for one-player games.
 
 use crate::common::start_of;
 use anyhow::{bail, Context, Result};
@@ -10,6 +12,7 @@ use clap::Args;
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
 use dojo_core::game::{Action, Game, GameSpec, ToMove};
 use dojo_core::rng::Rng;
+use dojo_core::search::chance::{ChanceConfig, ChanceSearch};
 use dojo_core::search::config::SearchConfig;
 use dojo_core::search::evaluator::UniformEvaluator;
 use dojo_core::search::puct::Search;
@@ -42,9 +45,9 @@ struct SearchRow {
     random_playouts_per_s: f64,
     /// Player moves per second inside those playouts.
     random_moves_per_s: f64,
-    /// Rollouts (MCTS iterations) per second of the `mcts:N` baseline; two-player games.
+    /// Rollouts (MCTS iterations) per second of the `mcts:N` baseline.
     mcts_rollouts_per_s: Option<f64>,
-    /// PUCT simulations per second with the free evaluator; two-player games.
+    /// PUCT simulations per second with the free evaluator (chance nodes for one-player games).
     puct_sims_per_s: Option<f64>,
 }
 
@@ -68,8 +71,6 @@ pub fn run(args: SearchBenchArgs) -> Result<()> {
     }
     if args.json {
         println!("{}", serde_json::json!({ "simulations": args.sims, "rows": rows }));
-    } else if rows.iter().any(|r| r.puct_sims_per_s.is_none()) {
-        println!("-: a one-player game, which neither search plays");
     }
     Ok(())
 }
@@ -98,18 +99,20 @@ fn print_row(r: &SearchRow, header: bool, sims: u32) {
 
 fn measure<G: BaselinePlayers>(start: G, spec: &GameSpec, sims: u32, budget: Duration) -> Result<SearchRow> {
     let (playouts_per_s, moves_per_s) = random_playouts(&start, budget);
-    let two_player = start.num_players() == 2 && matches!(start.to_move(), ToMove::Player(_));
-    let (mcts, puct) = if two_player {
-        (Some(mcts_rollouts(&start, sims, budget)?), Some(puct_sims(&start, sims, budget)))
-    } else {
-        (None, None)
-    };
+    // One-player games start with their tiles still to spawn: search from after them.
+    let mut root = start.clone();
+    let mut rng = Rng::seed_from_u64(7);
+    while root.outcome().is_none() && root.to_move() == ToMove::Chance {
+        root.sample_chance(&mut rng);
+    }
+    let mcts = mcts_rollouts(&root, sims, budget)?;
+    let puct = if root.num_players() == 1 { chance_sims(&root, sims, budget) } else { puct_sims(&root, sims, budget) };
     Ok(SearchRow {
         game: spec.to_string(),
         random_playouts_per_s: playouts_per_s,
         random_moves_per_s: moves_per_s,
-        mcts_rollouts_per_s: mcts,
-        puct_sims_per_s: puct,
+        mcts_rollouts_per_s: Some(mcts),
+        puct_sims_per_s: Some(puct),
     })
 }
 
@@ -163,6 +166,24 @@ fn puct_sims<G: Game>(start: &G, sims: u32, budget: Duration) -> f64 {
         search.clear();
         search.set_root(start);
         search.search_with(&mut UniformEvaluator, sims);
+        playouts += u64::from(search.playouts());
+        searches += 1;
+    }
+    playouts as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// Chance-node searches of `sims` playouts from `start` with the free evaluator:
+/// simulations/s.
+fn chance_sims<G: Game>(start: &G, sims: u32, budget: Duration) -> f64 {
+    let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
+    let mut search = ChanceSearch::new(config, ChanceConfig::default(), false, Rng::seed_from_u64(1));
+    let (mut playouts, mut searches, t0) = (0u64, 0u64, Instant::now());
+    while searches < 2 || t0.elapsed() < budget {
+        search.set_root(start);
+        search.search_with(sims, |_, logits| {
+            logits.fill(0.0);
+            0.0
+        });
         playouts += u64::from(search.playouts());
         searches += 1;
     }

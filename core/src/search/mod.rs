@@ -1,6 +1,8 @@
 //! Search: players that pick moves. Baselines (uniform random, pure MCTS with rollouts, the
-//! exact Connect Four solver) and the network-guided PUCT graph search.
+//! exact Connect Four solver), the network-guided PUCT graph search, and its counterpart with
+//! chance nodes for one-player games (2048, 2584).
 
+pub mod chance;
 pub mod config;
 pub mod evaluator;
 pub mod mcts;
