@@ -18,7 +18,7 @@ use crate::storage::Writer;
 use dojo_core::record::GameRecord;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
 
 /// How often a failing log is probed for recovery while no game arrives.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
@@ -31,6 +31,9 @@ pub type StoreError = String;
 struct Job {
     record: GameRecord,
     done: oneshot::Sender<Result<Appended, StoreError>>,
+    /// The game's room in the bounded ingest queue, given back once it is stored (not when
+    /// its ack is taken: a client that reads no acks must not hold the queue).
+    room: Option<OwnedSemaphorePermit>,
 }
 
 /// Where upload streams queue games for the committer.
@@ -41,10 +44,14 @@ pub struct CommitQueue {
 
 impl CommitQueue {
     /// Queues `record` (waiting while the queue is full); the receiver gets the outcome
-    /// once it is stored durably, or why not.
-    pub async fn submit(&self, record: GameRecord) -> oneshot::Receiver<Result<Appended, StoreError>> {
+    /// once it is stored durably, or why not. `room` is released once the store is done.
+    pub async fn submit(
+        &self,
+        record: GameRecord,
+        room: Option<OwnedSemaphorePermit>,
+    ) -> oneshot::Receiver<Result<Appended, StoreError>> {
         let (done, outcome) = oneshot::channel();
-        if let Err(mpsc::error::SendError(job)) = self.jobs.send(Job { record, done }).await {
+        if let Err(mpsc::error::SendError(job)) = self.jobs.send(Job { record, done, room }).await {
             let _ = job.done.send(Err("the learner is stopping".into()));
         }
         outcome
@@ -88,11 +95,19 @@ async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>, max_batch: usize)
             }
         }
         let batch: Vec<Job> = std::mem::take(&mut jobs);
-        let (records, replies): (Vec<GameRecord>, Vec<_>) = batch.into_iter().map(|j| (j.record, j.done)).unzip();
+        let mut rooms = Vec::with_capacity(batch.len());
+        let (records, replies): (Vec<GameRecord>, Vec<_>) = batch
+            .into_iter()
+            .map(|j| {
+                rooms.push(j.room);
+                (j.record, j.done)
+            })
+            .unzip();
         let shared = shared.clone();
         let outcomes = tokio::task::spawn_blocking(move || store(&shared, records))
             .await
             .unwrap_or_else(|e| vec![Err(format!("storing games failed: {e}"))]);
+        drop(rooms);
         let last = outcomes.last().cloned();
         let mut outcomes = outcomes.into_iter();
         for reply in replies {
@@ -198,7 +213,7 @@ mod tests {
         let outcomes: Vec<_> = rt.block_on(async {
             let mut v = Vec::new();
             for g in games(50) {
-                v.push(queue.submit(g).await);
+                v.push(queue.submit(g, None).await);
             }
             v
         });
@@ -223,7 +238,7 @@ mod tests {
         let batch = games(3);
         // A write fails and so does undoing it: the log is unusable until reopened.
         shared.log.lock().unwrap().fail_writes(true);
-        let first = rt.block_on(async { queue.submit(batch[0].clone()).await.await.unwrap() });
+        let first = rt.block_on(async { queue.submit(batch[0].clone(), None).await.await.unwrap() });
         assert!(matches!(&first, Err(e) if e.contains("injected failure")), "{first:?}");
         assert!(shared.storage.not_ready_reason().is_some(), "not ready while the log fails");
         // The committer probes, reopens the log, and is ready again.
@@ -234,9 +249,12 @@ mod tests {
         }
         assert!(!shared.log.lock().unwrap().is_poisoned());
         for g in &batch {
-            assert_eq!(rt.block_on(async { queue.submit(g.clone()).await.await.unwrap() }), Ok(Appended::Stored));
+            assert_eq!(rt.block_on(async { queue.submit(g.clone(), None).await.await.unwrap() }), Ok(Appended::Stored));
         }
-        assert_eq!(rt.block_on(async { queue.submit(batch[0].clone()).await.await.unwrap() }), Ok(Appended::Duplicate));
+        assert_eq!(
+            rt.block_on(async { queue.submit(batch[0].clone(), None).await.await.unwrap() }),
+            Ok(Appended::Duplicate)
+        );
         let (log, stored) = GameLog::open(&shared.run_dir.games(), u64::MAX).unwrap();
         assert_eq!(log.len(), 3);
         assert_eq!(

@@ -21,8 +21,9 @@ pub struct IngestLimits {
     /// Games one stream may carry; after that it ends with RESOURCE_EXHAUSTED (what was
     /// acknowledged is stored) and the client sends the rest in another.
     pub max_games_per_stream: u64,
-    /// Encoded bytes of received games not yet acknowledged, in all: the bounded ingest
-    /// queue. A stream whose next game does not fit waits, and reads nothing meanwhile.
+    /// Encoded bytes of received games not yet stored, in all: the bounded ingest queue. A
+    /// stream whose next game does not fit waits, and reads nothing meanwhile. A game's
+    /// room is given back once it is on disk, whether or not its client takes the ack.
     pub queue_bytes: usize,
     /// Games one stream may have read and not yet acknowledged (pipelining, so a stream's
     /// games share fsyncs with each other as well as with other streams').

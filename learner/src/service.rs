@@ -285,10 +285,9 @@ impl Upload {
             Ok(Ok(record)) => record,
         };
         let (id, version) = (record.game_id.to_vec(), Some(record.model_version));
-        let outcome = self.commits.submit(record).await;
+        let outcome = self.commits.submit(record, Some(room)).await;
         Box::pin(async move {
             let outcome = outcome.await.unwrap_or_else(|_| Err("the learner is stopping".into()));
-            drop(room);
             let (result, code, message) = match outcome {
                 Ok(Appended::Stored) => {
                     counted(Ingest::Stored, version);
