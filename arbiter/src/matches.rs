@@ -1,7 +1,10 @@
 //! Head-to-head matches between two players with alternating first player, and their
-//! statistics (score with a 95% interval, Elo difference).
+//! statistics (score with a 95% interval, Elo difference); and one-player matches (2048,
+//! 2584): one player, many games, score statistics and reach rates.
 
+use dojo_core::game::sliding::{Rules, Sliding};
 use dojo_core::game::{Game, Outcome, Player, ToMove};
+use dojo_core::ntuple::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
 use rand::{Rng as _, SeedableRng};
@@ -315,6 +318,137 @@ where
     })
 }
 
+/// One finished game of a one-player match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SoloGame {
+    pub index: u32,
+    pub score: u64,
+    /// The largest tile at the end (a face value).
+    pub max_tile: u32,
+    /// Player moves made.
+    pub plies: u32,
+    pub moves: String,
+    /// Why the player stopped before the game was over (it failed to move).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<String>,
+}
+
+/// The result of a one-player match.
+#[derive(Clone, Debug, Serialize)]
+pub struct SoloResult {
+    pub game: String,
+    pub player: String,
+    #[serde(flatten)]
+    pub report: ScoreReport,
+    /// Player moves over all games.
+    pub total_moves: u64,
+    /// Wall-clock seconds the games took (all threads; building the players not counted).
+    pub seconds: f64,
+}
+
+impl SoloResult {
+    /// The player and game, the score statistics, and the reach-rate table.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} on {}: {}
+{}",
+            self.player,
+            self.game,
+            self.report.summary(),
+            self.report.table()
+        )
+    }
+}
+
+/// Plays `plan.games` games of a one-player sliding game (2048, 2584) with the player
+/// `make` builds, one per thread, and reports their scores and reach rates. Game `i`
+/// depends only on `i` and `plan.seed` (its tile spawns and the player's seed come from
+/// them), so a match plays the same games on any number of threads. Early stops
+/// (`plan.enough`) are for pairs of two-player games and are refused here.
+pub fn play_solo<R, F, S>(
+    plan: MatchPlan<'_>,
+    make: F,
+    start: S,
+    on_game: &(dyn Fn(&SoloGame) + Sync),
+) -> Result<SoloResult, String>
+where
+    R: Rules,
+    F: Fn(u64) -> Result<Box<dyn Agent<Sliding<R>>>, String>,
+    S: Fn(&mut Rng) -> Sliding<R> + Sync,
+{
+    let MatchPlan { games, threads, seed, cancel, enough } = plan;
+    if enough.is_some() {
+        return Err("a one-player match has no early stop: it plays every game".into());
+    }
+    let spec = start(&mut Rng::seed_from_u64(pair_seed(seed, 0))).spec();
+    let threads = threads.clamp(1, games.max(1) as usize);
+    // Players are built here, before the threads, so the first one names the player and
+    // what they share (an n-tuple network) is loaded once and stays loaded.
+    let players = (0..threads)
+        .map(|t| make(seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let player = players[0].name();
+    let clock = std::time::Instant::now();
+    let next = AtomicU32::new(0);
+    let results: Mutex<Vec<SoloGame>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for mut agent in players {
+            let (next, results, start) = (&next, &results, &start);
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= games || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    break;
+                }
+                let mut rng = Rng::seed_from_u64(pair_seed(seed, index));
+                let mut game = start(&mut rng);
+                agent.new_game(rng.next_u64());
+                let (mut moves, mut forfeit) = (Vec::new(), None);
+                while game.outcome().is_none() {
+                    if game.to_move() == ToMove::Chance {
+                        game.sample_chance(&mut rng);
+                        continue;
+                    }
+                    let played = agent.try_select_move(&game).and_then(|action| {
+                        game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
+                        Ok(action)
+                    });
+                    match played {
+                        Ok(action) => moves.push(action),
+                        Err(why) => {
+                            forfeit = Some(format!("{} forfeits: {why}", agent.name()));
+                            break;
+                        }
+                    }
+                }
+                let result = SoloGame {
+                    index,
+                    score: game.score(),
+                    max_tile: game.max_tile(),
+                    plies: moves.len() as u32,
+                    moves: game.moves_to_text(&moves),
+                    forfeit,
+                };
+                on_game(&result);
+                results.lock().unwrap().push(result);
+            });
+        }
+    });
+    let seconds = clock.elapsed().as_secs_f64();
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err("the match was cancelled".into());
+    }
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|r| r.index);
+    let scores: Vec<GameScore> = results.iter().map(|r| GameScore { score: r.score, max_tile: r.max_tile }).collect();
+    Ok(SoloResult {
+        game: spec.to_string(),
+        player,
+        report: ScoreReport::new(&spec, &scores),
+        total_moves: results.iter().map(|r| u64::from(r.plies)).sum(),
+        seconds,
+    })
+}
+
 /// The seed of the starting position of the match's `pair`-th pair of games.
 fn pair_seed(seed: u64, pair: u32) -> u64 {
     seed.wrapping_add(u64::from(pair)).wrapping_mul(0x2545_f491_4f6c_dd1d)
@@ -354,6 +488,58 @@ mod tests {
         };
         let err = play_match(MatchPlan::new(2, 1, 1), make, make, start, &|_| {}).unwrap_err();
         assert_eq!(err, "2048 is a one-player game; matches need two players");
+    }
+
+    fn start_2048(rng: &mut Rng) -> dojo_core::game::sliding::Twenty48 {
+        dojo_core::game::sliding::Sliding::new_game(dojo_core::game::sliding::Rules2048, rng)
+    }
+
+    #[test]
+    fn one_player_matches_play_the_same_games_on_any_threads_and_report_scores() {
+        use dojo_core::game::sliding::Twenty48;
+        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> {
+            Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
+        };
+        let run = |threads: usize| {
+            let seen = Mutex::new(Vec::new());
+            let r = play_solo(MatchPlan::new(12, threads, 5), make, start_2048, &|g| {
+                seen.lock().unwrap().push((g.index, g.score, g.moves.clone()))
+            })
+            .unwrap();
+            let mut seen = seen.into_inner().unwrap();
+            seen.sort();
+            (r, seen)
+        };
+        let (one, games) = run(1);
+        let (three, games3) = run(3);
+        assert_eq!(games, games3);
+        assert_eq!(games.len(), 12);
+        assert_eq!(one.report, three.report);
+        assert_eq!(one.total_moves, three.total_moves);
+        assert_eq!((one.game.as_str(), one.player.as_str(), one.report.games), ("2048", "random", 12));
+        // The report is the games': mean of the scores seen, and every game moved.
+        let mean = games.iter().map(|g| g.1 as f64).sum::<f64>() / 12.0;
+        assert!((one.report.mean - mean).abs() < 1e-9);
+        assert!(one.total_moves >= 12 * 20, "{}", one.total_moves);
+        assert!(one.summary().starts_with("random on 2048: 12 games: mean score"), "{}", one.summary());
+        assert!(one.summary().contains("    2048 "), "{}", one.summary());
+    }
+
+    #[test]
+    fn one_player_matches_refuse_early_stops_and_report_cancellation() {
+        use dojo_core::game::sliding::Twenty48;
+        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> {
+            Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
+        };
+        let never = |_: &[GameResult]| false;
+        let plan = MatchPlan { enough: Some(&never), ..MatchPlan::new(2, 1, 1) };
+        assert!(play_solo(plan, make, start_2048, &|_| {}).unwrap_err().contains("no early stop"));
+        let cancel = AtomicBool::new(true);
+        let plan = MatchPlan { cancel: Some(&cancel), ..MatchPlan::new(4, 1, 1) };
+        let err = play_solo(plan, make, start_2048, &|_| panic!("no game is played")).unwrap_err();
+        assert_eq!(err, "the match was cancelled");
+        let failing = |_: u64| -> Result<Box<dyn Agent<Twenty48>>, String> { Err("no such player".into()) };
+        assert_eq!(play_solo(MatchPlan::new(2, 2, 1), failing, start_2048, &|_| {}).unwrap_err(), "no such player");
     }
 
     #[test]

@@ -1,15 +1,16 @@
-//! Player specs (`random`, `mcts:1000`, `solver`) and building the agent a spec names for
-//! a given game.
+//! Player specs (`random`, `mcts:1000`, `solver`, `ntuple:w.bin`) and building the agent a
+//! spec names for a given game.
 
 use crate::gomocup::manager::{EngineAgent, EngineConfig};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::sliding::{Fib2584, Twenty48};
+use dojo_core::game::sliding::Sliding;
 use dojo_core::game::{FromAnyGame, Game, GameSpec};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::infer::NetEvaluator;
+use dojo_core::ntuple::{self, Network, NtupleAgent, TupleRules};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, PLAY_C_PUCT};
 use dojo_core::search::evaluator::SymmetryAveraged;
@@ -17,10 +18,12 @@ use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout}
 use dojo_core::search::player::{Agent, RandomAgent};
 use dojo_core::search::solver_agent::SolverAgent;
 use rand::SeedableRng;
+use std::any::Any;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, SystemTime};
 use tch::Device;
 
 /// What a player is, as typed on the command line.
@@ -47,12 +50,21 @@ pub enum PlayerSpec {
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
     /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
     Pbrain { command: String, move_timeout_ms: u64 },
+    /// An n-tuple network for 2048 or 2584 (`dojo ntuple train`): `ntuple:PATH`, greedy by
+    /// after-state value, or `ntuple:PATH:depth=D` for an expectimax search `D` player moves
+    /// deep (1 = greedy, 2 = seed 000's search).
+    Ntuple { path: PathBuf, depth: u32 },
 }
 
 /// A brain's time per move unless told otherwise (`--move-timeout`).
 pub const DEFAULT_MOVE_TIMEOUT_MS: u64 = 5_000;
 
 pub const DEFAULT_NET_SIMS: u32 = 200;
+
+/// The deepest n-tuple search a spec may ask for. Each level multiplies the work by about
+/// 4 × 2 × the empty cells: on 2048, one core plays about 500 000 moves/s greedy, 15 000 at
+/// depth 2 and 900 at depth 3, so depths past 4 are for a few positions, not for games.
+pub const MAX_NTUPLE_DEPTH: u32 = 6;
 
 impl PlayerSpec {
     /// A network player with the default options and `sims` playouts.
@@ -128,12 +140,31 @@ impl FromStr for PlayerSpec {
                 }
                 Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), sims, c_puct, average_symmetries })
             }
+            ["ntuple", rest @ ..] if !rest.is_empty() => {
+                // The path may itself contain ':'; only a trailing depth=D is an option.
+                let (path, depth) = match rest.split_last() {
+                    Some((last, before)) if !before.is_empty() && last.starts_with("depth=") => {
+                        let d = last["depth=".len()..]
+                            .parse::<u32>()
+                            .map_err(|_| bad("depth=D needs a whole number of moves, e.g. depth=2"))?;
+                        (before, d)
+                    }
+                    _ => (rest, 1),
+                };
+                if !(1..=MAX_NTUPLE_DEPTH).contains(&depth) {
+                    return Err(bad(&format!("depth must be in 1..={MAX_NTUPLE_DEPTH} (1 = greedy)")));
+                }
+                if path.join(":").is_empty() {
+                    return Err(bad("ntuple:PATH needs the weight file"));
+                }
+                Ok(PlayerSpec::Ntuple { path: PathBuf::from(path.join(":")), depth })
+            }
             ["solver"] => Ok(PlayerSpec::Solver { max_nodes: DEFAULT_SOLVER_NODES }),
             ["solver", n] => Ok(PlayerSpec::Solver {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg or pbrain:COMMAND",
+                "expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
             )),
         }
     }
@@ -161,6 +192,13 @@ impl fmt::Display for PlayerSpec {
                 Ok(())
             }
             PlayerSpec::Pbrain { command, .. } => write!(f, "pbrain:{command}"),
+            PlayerSpec::Ntuple { path, depth } => {
+                write!(f, "ntuple:{}", path.display())?;
+                if *depth != 1 {
+                    write!(f, ":depth={depth}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -182,6 +220,7 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
         PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
         PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
         PlayerSpec::Pbrain { .. } => Err("pbrain: players (Gomocup brains) only play Gomoku".into()),
+        PlayerSpec::Ntuple { .. } => Err("ntuple: players only play 2048 and 2584".into()),
         PlayerSpec::Net { ref path, sims, c_puct, average_symmetries } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
@@ -234,16 +273,45 @@ impl BaselinePlayers for Connect4<Bits192> {
     }
 }
 
-macro_rules! generic_players {
-    ($($t:ty),*) => {$(
-        impl BaselinePlayers for $t {
-            fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
-                generic_baseline(spec, seed)
+/// 2048 and 2584: the generic players and n-tuple networks.
+impl<R: TupleRules> BaselinePlayers for Sliding<R>
+where
+    Sliding<R>: FromAnyGame,
+{
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+        match spec {
+            PlayerSpec::Ntuple { path, depth } => {
+                Ok(Box::new(NtupleAgent::new(shared_network::<R>(path)?, *depth, spec.to_string())))
+            }
+            _ => generic_baseline(spec, seed),
+        }
+    }
+}
+
+/// Networks loaded and still in use, by file (with its size and time, so a rewritten file
+/// is loaded afresh): a match builds one player per thread, and a 2584 network is 700 MiB.
+type NetworkCache = Vec<(PathBuf, u64, Option<SystemTime>, Weak<dyn Any + Send + Sync>)>;
+static NETWORKS: Mutex<NetworkCache> = Mutex::new(Vec::new());
+
+/// The network in `path`, shared with every other player using it now.
+pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    // Held while loading, so threads asking at once load the file once.
+    let mut cache = NETWORKS.lock().unwrap_or_else(|p| p.into_inner());
+    cache.retain(|(.., w)| w.strong_count() > 0);
+    for (p, len, time, weak) in cache.iter() {
+        if (p, *len, *time) == (&key.0, key.1, key.2) {
+            if let Some(net) = weak.upgrade().and_then(|a| a.downcast::<Network<R>>().ok()) {
+                return Ok(net);
             }
         }
-    )*};
+    }
+    let net = Arc::new(ntuple::file::load::<R>(path, false).map_err(|e| e.to_string())?);
+    let erased: Arc<dyn Any + Send + Sync> = net.clone();
+    cache.push((key.0, key.1, key.2, Arc::downgrade(&erased)));
+    Ok(net)
 }
-generic_players!(Twenty48, Fib2584);
 
 impl BaselinePlayers for Gomoku {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
@@ -273,6 +341,14 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), String
             };
             let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string());
             brain.about(size).map(|_| ()).map_err(|e| format!("{spec}: {e}"))
+        }
+        PlayerSpec::Ntuple { path, .. } => {
+            let header = ntuple::read_header(path).map_err(|e| e.to_string())?;
+            if header.spec.family() == game.family() {
+                Ok(())
+            } else {
+                Err(format!("{} holds n-tuple weights for {}, not {game}", path.display(), header.spec))
+            }
         }
         PlayerSpec::Net { path, .. } => {
             let side = checkpoint::read_sidecar(path).map_err(|e| e.to_string())?;
@@ -304,6 +380,8 @@ mod tests {
             "net:c:d.json:sims=50",
             "net:c:d.json:sims=50:cpuct=1.5:noavg",
             "net:e.json:noavg",
+            "ntuple:w.bin",
+            "ntuple:a:b.bin:depth=3",
         ] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }
@@ -322,6 +400,12 @@ mod tests {
             PlayerSpec::Net { path: PathBuf::from("a:b"), sims: 9, c_puct: 2.5, average_symmetries: false }
         );
         assert_eq!("net:noavg".parse::<PlayerSpec>().unwrap(), PlayerSpec::net("noavg", DEFAULT_NET_SIMS));
+        // An n-tuple player is greedy unless told; a path may hold ':'.
+        assert_eq!(
+            "ntuple:x:y.bin".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Ntuple { path: PathBuf::from("x:y.bin"), depth: 1 }
+        );
+        assert_eq!("ntuple:w.bin:depth=1".parse::<PlayerSpec>().unwrap().to_string(), "ntuple:w.bin");
         for (bad, why) in [
             ("net:x:sims=0", "at least 1"),
             ("net:x:cpuct=0", "cpuct must be a positive number"),
@@ -330,6 +414,10 @@ mod tests {
             ("mcts:x", "needs a number"),
             ("mcts:0", "at least 1"),
             ("alphago", "expected random"),
+            ("ntuple", "expected random"),
+            ("ntuple:w.bin:depth=0", "depth must be in 1..=6"),
+            ("ntuple:w.bin:depth=x", "depth=D needs a whole number"),
+            ("ntuple:w.bin:depth=7", "depth must be in 1..=6"),
         ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err();
             assert!(err.contains(why), "{bad}: {err}");

@@ -12,6 +12,7 @@ mod init_cmd;
 mod learn_cmd;
 mod learner_cmd;
 mod match_cmd;
+mod ntuple_cmd;
 mod pbrain_cmd;
 mod play_cmd;
 mod plot_cmd;
@@ -56,8 +57,11 @@ enum Command {
     Bench(bench_cmd::BenchArgs),
     /// Gate a run's newest version against its best one (once, or --watch as it trains).
     Gate(gate_cmd::GateArgs),
-    /// Play two players against each other and report wins, draws and losses.
+    /// Play two players against each other and report wins, draws and losses (2048 and
+    /// 2584: one player's scores and reach rates).
     Match(match_cmd::MatchArgs),
+    /// N-tuple network agents for 2048 and 2584: `dojo ntuple train` and `dojo ntuple play`.
+    Ntuple(ntuple_cmd::NtupleArgs),
     /// Rate a run's checkpoints and reference players in a round-robin or gauntlet
     /// tournament (resumable; ratings.json and a plot in RUN/tournaments/NAME/).
     Tournament(tournament_cmd::TournamentArgs),
@@ -116,6 +120,7 @@ fn main() {
         Command::Bench(args) => bench_cmd::run(args),
         Command::Gate(args) => gate_cmd::run(args, stop),
         Command::Match(args) => match_cmd::run(args),
+        Command::Ntuple(args) => ntuple_cmd::run(args, stop),
         Command::Tournament(args) => tournament_cmd::run(args, stop),
         Command::Solve(args) => solve_cmd::run(args),
         Command::Init(args) => init_cmd::run(args),

@@ -1,11 +1,13 @@
-//! `dojo match`: two players, many games, alternating first player.
+//! `dojo match`: two players, many games, alternating first player; or, for a one-player
+//! game (2048, 2584), one player's scores and reach rates over many games.
 
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dojo_arbiter::matches::{play_match, GameResult, MatchPlan};
+use dojo_arbiter::matches::{play_match, play_solo, GameResult, MatchPlan, SoloGame, SoloResult};
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
-use dojo_core::game::{FromAnyGame, GameSpec};
+use dojo_core::game::sliding::{Rules, Sliding};
+use dojo_core::game::{AnyGame, FromAnyGame, GameSpec};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
 use rand::SeedableRng;
@@ -16,13 +18,15 @@ pub struct MatchArgs {
     /// Game: connect4, connect4:WxH, connect4:saiblo, gomoku:N, ...
     #[arg(long, default_value = "connect4")]
     game: String,
-    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off), or pbrain:COMMAND (an external Gomocup brain, e.g. "pbrain:dojo pbrain --model CKPT"; quote it).
+    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off), pbrain:COMMAND (an external Gomocup brain, e.g. "pbrain:dojo pbrain --model CKPT"; quote it), or for 2048 and 2584 ntuple:WEIGHTS or ntuple:WEIGHTS:depth=D (an n-tuple network, greedy or with expectimax D moves deep).
     #[arg(long)]
     a: String,
-    /// Player B (same forms as --a).
+    /// Player B (same forms as --a). Not for one-player games (2048, 2584): there --a plays
+    /// alone and the match reports its scores and reach rates.
     #[arg(long)]
-    b: String,
-    /// Number of games, in pairs from one starting position: A moves first in one, B in the other.
+    b: Option<String>,
+    /// Number of games, in pairs from one starting position: A moves first in one, B in the
+    /// other (one-player games: each game its own).
     #[arg(long, default_value_t = 100)]
     games: u32,
     /// Games played at once (each thread has its own pair of players); default: the cores.
@@ -35,7 +39,8 @@ pub struct MatchArgs {
     /// this (and a tenth) loses the game.
     #[arg(long, default_value_t = dojo_arbiter::players::DEFAULT_MOVE_TIMEOUT_MS)]
     move_timeout_ms: u64,
-    /// Print one JSON object (players, games, wins, draws, losses, score, interval, elo).
+    /// Print one JSON object (players, games, wins, draws, losses, score, interval, elo; for
+    /// one-player games: player, games, mean, median, max, interval, reach).
     #[arg(long)]
     json: bool,
     /// Also print every game's moves (one line each; with --json, a `games_played` list).
@@ -46,16 +51,101 @@ pub struct MatchArgs {
 pub fn run(args: MatchArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     let a: PlayerSpec = args.a.parse().map_err(anyhow::Error::msg).context("--a")?;
-    let b: PlayerSpec = args.b.parse().map_err(anyhow::Error::msg).context("--b")?;
-    let (a, b) = (a.with_move_timeout(args.move_timeout_ms), b.with_move_timeout(args.move_timeout_ms));
+    let a = a.with_move_timeout(args.move_timeout_ms);
     check_player_for(&a, &spec).map_err(anyhow::Error::msg)?;
-    check_player_for(&b, &spec).map_err(anyhow::Error::msg)?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
     let seed = args.seed.unwrap_or_else(rand::random);
     let probe = spec.new_game(&mut Rng::seed_from_u64(seed))?;
+    // One-player games are played by --a alone.
+    let solo = matches!(probe, AnyGame::Twenty48(_) | AnyGame::Fib2584(_));
+    if solo {
+        if let Some(b) = &args.b {
+            bail!("{} is a one-player game: give only --a (--b {b} has no one to play against)", spec.family());
+        }
+        return match probe {
+            AnyGame::Twenty48(g) => run_solo(g, &spec, &a, &args, seed),
+            AnyGame::Fib2584(g) => run_solo(g, &spec, &a, &args, seed),
+            _ => unreachable!("checked above"),
+        };
+    }
+    let Some(b) = &args.b else {
+        bail!("{spec} is a two-player game: give the opponent with --b");
+    };
+    let b: PlayerSpec = b.parse().map_err(anyhow::Error::msg).context("--b")?;
+    let b = b.with_move_timeout(args.move_timeout_ms);
+    check_player_for(&b, &spec).map_err(anyhow::Error::msg)?;
     with_game!(probe, g => run_typed(g, &spec, &a, &b, &args, seed))
+}
+
+/// A one-player match: `a` plays every game; prints its scores and reach rates.
+fn run_solo<R: Rules>(_probe: Sliding<R>, spec: &GameSpec, a: &PlayerSpec, args: &MatchArgs, seed: u64) -> Result<()>
+where
+    Sliding<R>: BaselinePlayers,
+{
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = progress(u64::from(args.games), "games");
+    bar.set_prefix(a.to_string());
+    let played = Mutex::new(Vec::<SoloGame>::new());
+    let on_game = |g: &SoloGame| {
+        if let Some(why) = &g.forfeit {
+            eprintln!("forfeit: game {}: {why}", g.index + 1);
+        }
+        bar.set_message(format!("(last score {})", g.score));
+        bar.inc(1);
+        if args.verbose {
+            played.lock().unwrap().push(g.clone());
+        }
+    };
+    let start = |rng: &mut Rng| {
+        let any = spec.new_game(rng).expect("spec was checked by the probe game");
+        Sliding::<R>::from_any(any).expect("every game of a spec has the probe's type")
+    };
+    let result =
+        play_solo(MatchPlan::new(args.games, threads, seed), |s| Sliding::<R>::baseline(a, s), start, &on_game)
+            .map_err(anyhow::Error::msg)?;
+    let result = SoloResult { game: spec.to_string(), ..result };
+    bar.finish_and_clear();
+    let mut played = played.into_inner().unwrap();
+    played.sort_by_key(|g| g.index);
+    print_solo(&result, &played, args.json)
+}
+
+/// Prints a one-player match's report (and its games, when given): a summary line and the
+/// reach-rate table, or one JSON object; the speed goes to stderr.
+pub fn print_solo(result: &SoloResult, played: &[SoloGame], json: bool) -> Result<()> {
+    if json {
+        let mut value = serde_json::to_value(result)?;
+        if !played.is_empty() {
+            value["games_played"] = serde_json::to_value(played)?;
+        }
+        println!("{value}");
+    } else {
+        for g in played {
+            println!(
+                "game {:>4}: score {:>7}, max tile {:>6}, {} moves  {}",
+                g.index + 1,
+                g.score,
+                g.max_tile,
+                g.plies,
+                g.moves
+            );
+            if let Some(why) = &g.forfeit {
+                println!("           {why}");
+            }
+        }
+        print!("{}", result.summary());
+    }
+    let seconds = result.seconds;
+    eprintln!(
+        "{} games, {} moves in {seconds:.1} s: {:.3} s a game, {:.0} moves/s (all threads)",
+        result.report.games,
+        result.total_moves,
+        seconds / result.report.games.max(1) as f64,
+        result.total_moves as f64 / seconds.max(1e-9)
+    );
+    Ok(())
 }
 
 fn run_typed<G: BaselinePlayers + FromAnyGame>(

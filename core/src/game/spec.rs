@@ -1,5 +1,5 @@
 //! Game specs: the text users type (`connect4`, `connect4:9x7`, `connect4:saiblo`,
-//! `gomoku:15`, `2048`, `2584:1-3`) and the concrete rules a position carries.
+//! `gomoku:15`, `2048`, `2584:1-3`, `2584:1-2:90`) and the concrete rules a position carries.
 //!
 //! A spec may be *random* (`connect4:saiblo` draws a board per game); [`GameSpec::new_game`]
 //! turns it into a concrete position whose own [`Game::spec`] is the drawn board, so a record
@@ -27,7 +27,7 @@ pub enum GameSpec {
     Gomoku { size: u8 },
     /// 2048 on 4×4: spawns 2 (90%) or 4 (10%).
     Twenty48,
-    /// 2584 (Fibonacci) on 4×4 with the given spawn odds.
+    /// 2584 (Fibonacci) on 4×4 with the given spawn odds (1/2 at 80/20 unless told).
     Fib2584 { odds: SpawnOdds },
 }
 
@@ -117,12 +117,35 @@ fn parse_u8(spec: &str, what: &str, t: &str) -> Result<u8, GameError> {
     t.parse::<u8>().map_err(|_| spec_err(spec, format!("{what} {t:?} is not a number")))
 }
 
+/// The 2584 options after `2584:`: none (1/2 at 80/20), `1-2` (80/20), `1-3` (75/25), or
+/// either with the 1-tile's percent, e.g. `1-2:90`.
+fn parse_odds(spec: &str, rest: &[&str]) -> Result<SpawnOdds, GameError> {
+    const FORMS: &str = "expected 2584, 2584:1-2 (1 at 80%, 2 at 20%), 2584:1-3 (1 at 75%, 3 at 25%), \
+                         or either with the 1-tile's percent, e.g. 2584:1-2:90";
+    let big = match rest.first() {
+        None => return Ok(SpawnOdds::OneTwo),
+        Some(&"1-2") => 2,
+        Some(&"1-3") => 3,
+        Some(_) => return Err(spec_err(spec, FORMS)),
+    };
+    match rest.get(1..) {
+        Some([]) => SpawnOdds::standard(big).map_err(|e| spec_err(spec, e)),
+        Some([percent]) => {
+            let p = percent.parse::<u8>().map_err(|_| {
+                spec_err(spec, format!("the 1-tile's percent {percent:?} is not a whole number in 1..=99"))
+            })?;
+            SpawnOdds::new(big, p).map_err(|e| spec_err(spec, e))
+        }
+        _ => Err(spec_err(spec, FORMS)),
+    }
+}
+
 impl FromStr for GameSpec {
     type Err = GameError;
 
     /// `connect4`, `connect4:WxH`, `connect4:WxH:C.R[,C.R...]` (blocked cells, 1-based column
     /// and row from the bottom), `connect4:saiblo`, `gomoku`, `gomoku:N`, `2048`, `2584`,
-    /// `2584:1-2` or `2584:1-3`.
+    /// `2584:1-2`, `2584:1-3`, or either with the 1-tile's percent (`2584:1-2:90`).
     fn from_str(s: &str) -> Result<GameSpec, GameError> {
         let text = s.trim();
         let mut parts = text.split(':');
@@ -181,12 +204,7 @@ impl FromStr for GameSpec {
                 [] => GameSpec::Twenty48,
                 _ => return Err(spec_err(text, "2048 takes no options")),
             },
-            "2584" => match rest.as_slice() {
-                [] => GameSpec::Fib2584 { odds: SpawnOdds::OneTwo },
-                ["1-2"] => GameSpec::Fib2584 { odds: SpawnOdds::OneTwo },
-                ["1-3"] => GameSpec::Fib2584 { odds: SpawnOdds::OneThree },
-                _ => return Err(spec_err(text, "expected 2584, 2584:1-2 (90/10) or 2584:1-3 (75/25)")),
-            },
+            "2584" => GameSpec::Fib2584 { odds: parse_odds(text, &rest)? },
             _ => {
                 return Err(spec_err(text, "unknown game; expected connect4, gomoku, 2048 or 2584"));
             }
@@ -209,8 +227,13 @@ impl fmt::Display for GameSpec {
             GameSpec::Connect4Saiblo => write!(f, "connect4:saiblo"),
             GameSpec::Gomoku { size } => write!(f, "gomoku:{size}"),
             GameSpec::Twenty48 => write!(f, "2048"),
-            GameSpec::Fib2584 { odds: SpawnOdds::OneTwo } => write!(f, "2584:1-2"),
-            GameSpec::Fib2584 { odds: SpawnOdds::OneThree } => write!(f, "2584:1-3"),
+            GameSpec::Fib2584 { odds } => {
+                write!(f, "2584:1-{}", odds.big())?;
+                if !odds.is_standard() {
+                    write!(f, ":{}", odds.small_percent())?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -320,6 +343,50 @@ mod tests {
             let err = text.parse::<GameSpec>().unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn spawn_odds_parse_display_and_round_trip() {
+        let odds = |text: &str| match text.parse::<GameSpec>().unwrap() {
+            GameSpec::Fib2584 { odds } => (odds.big(), odds.small_percent()),
+            other => panic!("{text} parsed as {other}"),
+        };
+        // The plain forms keep their standard odds: 80/20 for 1-2 (the original 2584
+        // environment), 75/25 for 1-3 (seed 000's project); a bare 2584 is 1-2.
+        assert_eq!(odds("2584"), (2, 80));
+        assert_eq!(odds("2584:1-2"), (2, 80));
+        assert_eq!(odds("2584:1-3"), (3, 75));
+        assert_eq!(odds("2584:1-2:90"), (2, 90));
+        assert_eq!(odds("2584:1-3:50"), (3, 50));
+        for text in ["2584:1-2:90", "2584:1-2:1", "2584:1-2:99", "2584:1-3:50", "2584:1-3:80"] {
+            let spec: GameSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+            assert_eq!(spec.to_string().parse::<GameSpec>().unwrap(), spec);
+        }
+        // Naming the standard percent is the plain form.
+        assert_eq!("2584:1-2:80".parse::<GameSpec>().unwrap().to_string(), "2584:1-2");
+        assert_eq!("2584:1-3:75".parse::<GameSpec>().unwrap().to_string(), "2584:1-3");
+        assert_eq!("2584".parse::<GameSpec>().unwrap().to_string(), "2584:1-2");
+    }
+
+    #[test]
+    fn bad_spawn_odds_say_what_is_wrong() {
+        let cases = [
+            ("2584:1-2:0", "1-tile's share is a percent in 1..=99, not 0"),
+            ("2584:1-3:100", "1-tile's share is a percent in 1..=99, not 100"),
+            ("2584:1-2:x", "the 1-tile's percent \"x\" is not a whole number in 1..=99"),
+            ("2584:1-2:-5", "is not a whole number in 1..=99"),
+            ("2584:1-2:90.5", "is not a whole number in 1..=99"),
+            ("2584:1-2:90:1", "or either with the 1-tile's percent, e.g. 2584:1-2:90"),
+            ("2584:2-3", "expected 2584, 2584:1-2"),
+            ("2584:90", "expected 2584, 2584:1-2"),
+        ];
+        for (text, want) in cases {
+            let err = text.parse::<GameSpec>().unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+            assert!(err.contains(text), "the error names the spec: {err}");
+        }
+        assert!(crate::game::sliding::SpawnOdds::new(4, 50).unwrap_err().contains("2 or 3, not 4"));
     }
 
     #[test]

@@ -1,0 +1,167 @@
+//! Score reports for one-player sliding games (any player, not only n-tuple networks): mean,
+//! median and max score, a 95% interval for the mean, and seed 002's reach-rate table (the
+//! share of games whose largest tile reached each big tile, and the share that ended there).
+
+use crate::game::GameSpec;
+use serde::Serialize;
+use std::fmt;
+
+/// How one game ended: its score and largest tile (a face value: 2048, 2584, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GameScore {
+    pub score: u64,
+    pub max_tile: u32,
+}
+
+/// One row of the reach-rate table.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Reach {
+    pub tile: u32,
+    /// The share of games (0..=1) whose largest tile was this one or bigger.
+    pub reached: f64,
+    /// The share whose largest tile was exactly this one.
+    pub ended: f64,
+}
+
+/// Statistics of a set of games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScoreReport {
+    pub games: usize,
+    pub mean: f64,
+    pub median: f64,
+    pub max: u64,
+    /// 95% interval of the mean score (normal approximation); None below two games.
+    pub interval: Option<[f64; 2]>,
+    pub reach: Vec<Reach>,
+}
+
+const Z95: f64 = 1.959_964;
+
+/// The tiles the reach-rate table lists for a game: 2048 to 32768 for 2048 (the largest a
+/// 4-bit cell holds); for 2584 the Fibonacci tiles from 610 to 10946, and further ones
+/// when a game reached them. Other games have no tiles.
+pub fn reach_tiles(spec: &GameSpec, largest: u32) -> Vec<u32> {
+    match spec {
+        GameSpec::Twenty48 => (11..=15).map(|k| 1u32 << k).collect(),
+        GameSpec::Fib2584 { .. } => {
+            let (mut a, mut b) = (377u32, 610u32);
+            let mut tiles = Vec::new();
+            while b <= 10946 || b <= largest {
+                tiles.push(b);
+                (a, b) = (b, a.saturating_add(b));
+                if b == u32::MAX {
+                    break;
+                }
+            }
+            tiles
+        }
+        _ => Vec::new(),
+    }
+}
+
+impl ScoreReport {
+    pub fn new(spec: &GameSpec, games: &[GameScore]) -> ScoreReport {
+        let n = games.len();
+        let mut scores: Vec<u64> = games.iter().map(|g| g.score).collect();
+        scores.sort_unstable();
+        let mean = if n == 0 { 0.0 } else { scores.iter().map(|&s| s as f64).sum::<f64>() / n as f64 };
+        let median = match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => scores[n / 2] as f64,
+            _ => (scores[n / 2 - 1] as f64 + scores[n / 2] as f64) / 2.0,
+        };
+        let interval = (n >= 2).then(|| {
+            let var = scores.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let half = Z95 * (var / n as f64).sqrt();
+            [mean - half, mean + half]
+        });
+        let largest = games.iter().map(|g| g.max_tile).max().unwrap_or(0);
+        let share = |count: usize| if n == 0 { 0.0 } else { count as f64 / n as f64 };
+        let reach = reach_tiles(spec, largest)
+            .into_iter()
+            .map(|tile| Reach {
+                tile,
+                reached: share(games.iter().filter(|g| g.max_tile >= tile).count()),
+                ended: share(games.iter().filter(|g| g.max_tile == tile).count()),
+            })
+            .collect();
+        ScoreReport { games: n, mean, median, max: scores.last().copied().unwrap_or(0), interval, reach }
+    }
+
+    /// One line: games, mean with its interval, median, max.
+    pub fn summary(&self) -> String {
+        let interval = match self.interval {
+            Some([lo, hi]) => format!(" (95% CI {lo:.1}..{hi:.1})"),
+            None => String::new(),
+        };
+        format!(
+            "{} games: mean score {:.1}{interval}, median {:.1}, max {}",
+            self.games, self.mean, self.median, self.max
+        )
+    }
+
+    /// The reach-rate table, one tile a line (seed 002's "2048 80% (30.8%)", with headings).
+    pub fn table(&self) -> String {
+        let mut s = format!("{:>8}  {:>8}  {:>11}\n", "tile", "reached", "ended there");
+        for r in &self.reach {
+            s.push_str(&format!("{:>8}  {:>7.1}%  {:>10.1}%\n", r.tile, 100.0 * r.reached, 100.0 * r.ended));
+        }
+        s
+    }
+}
+
+impl fmt::Display for ScoreReport {
+    /// The summary line, then the table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}\n{}", self.summary(), self.table())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::sliding::SpawnOdds;
+
+    fn g(score: u64, max_tile: u32) -> GameScore {
+        GameScore { score, max_tile }
+    }
+
+    #[test]
+    fn a_report_on_fixed_games() {
+        let games = [g(20_000, 2048), g(60_000, 4096), g(10_000, 1024), g(30_000, 2048)];
+        let r = ScoreReport::new(&GameSpec::Twenty48, &games);
+        assert_eq!((r.games, r.mean, r.median, r.max), (4, 30_000.0, 25_000.0, 60_000));
+        // Sample sd = sqrt((100 + 900 + 400 + 0) × 10^6 / 3) = 21602.5; half = 1.96 × sd / 2.
+        let [lo, hi] = r.interval.unwrap();
+        assert!((hi - 30_000.0 - 21_170.0).abs() < 1.0, "{lo} {hi}");
+        assert!((30_000.0 - lo - 21_170.0).abs() < 1.0, "{lo} {hi}");
+        let rows: Vec<(u32, f64, f64)> = r.reach.iter().map(|x| (x.tile, x.reached, x.ended)).collect();
+        assert_eq!(
+            rows,
+            [(2048, 0.75, 0.5), (4096, 0.25, 0.25), (8192, 0.0, 0.0), (16384, 0.0, 0.0), (32768, 0.0, 0.0)]
+        );
+        let text = r.to_string();
+        assert!(
+            text.starts_with("4 games: mean score 30000.0 (95% CI 8830.0..51170.0), median 25000.0, max 60000\n"),
+            "{text}"
+        );
+        assert!(text.contains("    2048     75.0%        50.0%\n"), "{text}");
+        assert!(text.contains("    4096     25.0%        25.0%\n"), "{text}");
+    }
+
+    #[test]
+    fn fibonacci_tiles_from_610_and_beyond_when_reached() {
+        let spec = GameSpec::Fib2584 { odds: SpawnOdds::OneThree };
+        assert_eq!(reach_tiles(&spec, 0), [610, 987, 1597, 2584, 4181, 6765, 10946]);
+        assert_eq!(*reach_tiles(&spec, 28657).last().unwrap(), 28657);
+        let r = ScoreReport::new(&spec, &[g(5, 2584), g(7, 987), g(9, 3)]);
+        assert_eq!(r.median, 7.0);
+        assert!((r.reach[1].reached - 2.0 / 3.0).abs() < 1e-12);
+        assert!((r.reach[3].ended - 1.0 / 3.0).abs() < 1e-12);
+        // One game has no interval; none has zeros and no division by zero.
+        assert_eq!(ScoreReport::new(&spec, &[g(5, 2584)]).interval, None);
+        let empty = ScoreReport::new(&spec, &[]);
+        assert_eq!((empty.games, empty.mean, empty.max), (0, 0.0, 0));
+        assert!(empty.reach.iter().all(|x| x.reached == 0.0));
+    }
+}
