@@ -149,15 +149,12 @@ mod tests {
     use super::*;
     use crate::config::RunConfig;
     use crate::gamelog::GameLog;
-    use crate::learner::{Counters, Published};
+    use crate::learner::Published;
     use crate::run_dir::RunDir;
-    use crate::telemetry::Telemetry;
     use dojo_core::game::connect4::Connect4;
     use dojo_core::record::random_game_record;
     use dojo_core::rng::Rng;
     use rand::SeedableRng;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::{Mutex, RwLock};
 
     fn shared(dir: &std::path::Path) -> Arc<Shared> {
         let run = RunDir::new(dir);
@@ -166,21 +163,7 @@ mod tests {
         let (tx, _rx) = std::sync::mpsc::channel();
         let published =
             Published { version: 0, sha256: String::new(), sidecar_json: String::new(), weights: Vec::new() };
-        Arc::new(Shared {
-            run_id: "test".into(),
-            config,
-            run_dir: run,
-            log: Mutex::new(log),
-            to_trainer: Mutex::new(tx),
-            model: RwLock::new(Arc::new(published)),
-            counters: Counters::default(),
-            token: None,
-            stop: AtomicBool::new(false),
-            latest_losses: Mutex::new(None),
-            telemetry: Telemetry::new(),
-            recent_games: Mutex::new(Default::default()),
-            storage: Default::default(),
-        })
+        Arc::new(Shared::new("test".into(), config, run, log, tx, published))
     }
 
     fn games(n: usize) -> Vec<GameRecord> {
