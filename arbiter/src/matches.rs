@@ -3,7 +3,7 @@
 //! 2584): one player, many games, score statistics and reach rates.
 
 use dojo_core::game::sliding::{Rules, Sliding};
-use dojo_core::game::{Game, Outcome, Player, ToMove};
+use dojo_core::game::{Action, Game, Outcome, Player, ToMove};
 use dojo_core::ntuple::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
@@ -153,11 +153,7 @@ pub fn play_game<G: Game>(
             ToMove::Chance => game.sample_chance(rng),
             ToMove::Player(p) => {
                 let agent: &mut dyn Agent<G> = if p == Player::First { &mut *first } else { &mut *second };
-                let played = agent.try_select_move(&game).and_then(|action| {
-                    game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
-                    Ok(action)
-                });
-                match played {
+                match agent_moves(agent, &mut game) {
                     Ok(action) => moves.push(action),
                     Err(why) => {
                         let forfeit = Some(format!("{} forfeits: {why}", agent.name()));
@@ -408,11 +404,7 @@ where
                         game.sample_chance(&mut rng);
                         continue;
                     }
-                    let played = agent.try_select_move(&game).and_then(|action| {
-                        game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
-                        Ok(action)
-                    });
-                    match played {
+                    match agent_moves(&mut *agent, &mut game) {
                         Ok(action) => moves.push(action),
                         Err(why) => {
                             forfeit = Some(format!("{} forfeits: {why}", agent.name()));
@@ -450,6 +442,14 @@ where
 }
 
 /// The seed of the starting position of the match's `pair`-th pair of games.
+/// Asks `agent` for a move in `game` and plays it: the move, or why the agent forfeits
+/// (it failed, or chose an illegal move).
+fn agent_moves<G: Game>(agent: &mut dyn Agent<G>, game: &mut G) -> Result<Action, String> {
+    let action = agent.try_select_move(game)?;
+    game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
+    Ok(action)
+}
+
 fn pair_seed(seed: u64, pair: u32) -> u64 {
     seed.wrapping_add(u64::from(pair)).wrapping_mul(0x2545_f491_4f6c_dd1d)
 }

@@ -32,9 +32,9 @@
 //! hands its output back.
 
 use super::config::SearchConfig;
-use super::puct::{ChildStats, Proven, Step};
+use super::puct::{legal_softmax, mix_dirichlet, ChildStats, Proven, Step};
 use crate::game::{Action, Game, ToMove};
-use crate::rng::{dirichlet, Rng};
+use crate::rng::Rng;
 use rand::RngExt;
 
 const NONE: u32 = u32::MAX;
@@ -388,25 +388,11 @@ impl<G: Game> ChanceSearch<G> {
         assert!(leaf != NONE, "no leaf is pending");
         let game = self.leaf_game.take().expect("no leaf is pending");
         game.legal_actions(&mut self.legal);
-        // Softmax over the legal moves.
-        let max = self.legal.iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
-        let mut priors: Vec<f32> = self.legal.iter().map(|&a| (logits[a as usize] - max).exp()).collect();
-        let sum: f32 = priors.iter().sum();
-        for p in &mut priors {
-            *p /= sum;
-        }
+        let mut priors = Vec::with_capacity(self.legal.len());
+        legal_softmax(logits, &self.legal, &mut priors);
         if leaf == 0 && self.self_play && self.config.dirichlet_epsilon > 0.0 && priors.len() > 1 {
-            let alpha = if self.config.dirichlet_alpha > 0.0 {
-                self.config.dirichlet_alpha
-            } else {
-                10.0 / priors.len() as f32
-            };
-            let mut noise = vec![0.0f32; priors.len()];
-            dirichlet(&mut self.rng, f64::from(alpha), &mut noise);
-            let eps = self.config.dirichlet_epsilon;
-            for (p, n) in priors.iter_mut().zip(noise) {
-                *p = (1.0 - eps) * *p + eps * n;
-            }
+            let alpha = self.config.dirichlet_alpha(priors.len());
+            mix_dirichlet(&mut self.rng, alpha, self.config.dirichlet_epsilon, &mut priors);
         }
         let first = self.edges.len() as u32;
         for (&action, &prior) in self.legal.iter().zip(&priors) {

@@ -391,28 +391,14 @@ impl<G: Game> Search<G> {
             Lookahead::Lost if self.legal.is_empty() => game.legal_actions(&mut self.legal),
             Lookahead::Lost | Lookahead::Moves => {}
         }
-        // Softmax over the legal moves only: illegal moves get no prior at all.
-        self.scratch.clear();
-        let max = self.legal.iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
-        let mut sum = 0.0;
-        for &a in &self.legal {
-            let p = (logits[a as usize] - max).exp();
-            sum += p;
-            self.scratch.push(p);
-        }
-        let non_root_noise = self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0;
-        if non_root_noise {
-            let mut noise = vec![0.0; self.legal.len()];
-            dirichlet(&mut self.rng, self.config.dirichlet_alpha(self.legal.len()) as f64, &mut noise);
-            let eps = self.config.nonroot_noise_epsilon;
-            for (p, n) in self.scratch.iter_mut().zip(noise) {
-                *p = (1.0 - eps) * (*p / sum) + eps * n;
-            }
-            sum = 1.0;
+        legal_softmax(logits, &self.legal, &mut self.scratch);
+        if self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0 {
+            let alpha = self.config.dirichlet_alpha(self.legal.len());
+            mix_dirichlet(&mut self.rng, alpha, self.config.nonroot_noise_epsilon, &mut self.scratch);
         }
         let first = self.edges.len() as u32;
         for (i, &a) in self.legal.iter().enumerate() {
-            self.edges.push(Edge { action: a, prior: self.scratch[i] / sum, visits: 0, child: NONE });
+            self.edges.push(Edge { action: a, prior: self.scratch[i], visits: 0, child: NONE });
         }
         let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
         let n = &mut self.nodes[leaf as usize];
@@ -718,6 +704,27 @@ impl<G: Game> Search<G> {
             evaluator.evaluate(&planes, 1, &mut logits, &mut value);
             self.deliver(&logits, value[0]);
         }
+    }
+}
+
+/// Priors from logits: a softmax over the legal moves only (illegal moves get no prior at
+/// all), written to `out`.
+pub(crate) fn legal_softmax(logits: &[f32], legal: &[Action], out: &mut Vec<f32>) {
+    out.clear();
+    let max = legal.iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
+    out.extend(legal.iter().map(|&a| (logits[a as usize] - max).exp()));
+    let sum: f32 = out.iter().sum();
+    for p in out.iter_mut() {
+        *p /= sum;
+    }
+}
+
+/// Mixes Dirichlet(`alpha`) noise into `priors` with weight `eps`.
+pub(crate) fn mix_dirichlet(rng: &mut Rng, alpha: f32, eps: f32, priors: &mut [f32]) {
+    let mut noise = vec![0.0; priors.len()];
+    dirichlet(rng, f64::from(alpha), &mut noise);
+    for (p, n) in priors.iter_mut().zip(noise) {
+        *p = (1.0 - eps) * *p + eps * n;
     }
 }
 
