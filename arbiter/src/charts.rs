@@ -11,14 +11,18 @@ const FONT: &[u8] = include_bytes!("../assets/DejaVuSansMono.ttf");
 /// The family name charts draw text in.
 pub const FONT_NAME: &str = "dojo-mono";
 
-/// Series colours, in turn.
-pub const COLOURS: [RGBColor; 6] = [
+/// Series colours, in turn: enough that a 2584 run's reach chart (seven tiles, and more
+/// once reached) does not repeat one before its eighth line.
+pub const COLOURS: [RGBColor; 9] = [
     RGBColor(30, 90, 200),
     RGBColor(200, 60, 40),
     RGBColor(40, 140, 60),
     RGBColor(150, 80, 190),
     RGBColor(210, 140, 20),
     RGBColor(20, 150, 160),
+    RGBColor(120, 120, 120),
+    RGBColor(220, 90, 160),
+    RGBColor(110, 70, 30),
 ];
 
 /// Makes [`FONT_NAME`] drawable (once per process).

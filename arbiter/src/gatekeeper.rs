@@ -5,6 +5,7 @@
 
 use crate::gating::{gate_match, BestStore, GateSettings};
 use crate::journal;
+use crate::solo_gate::ScoreComparison;
 use crate::sprt::SprtStatus;
 use dojo_core::net::checkpoint;
 use dojo_core::run_paths::RunPaths;
@@ -13,6 +14,11 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 
 /// One line of `gating.jsonl`.
+///
+/// A one-player game's gate (2048, 2584) fills the two-player fields from its pairs of
+/// games, so readers of those keep working: `games` pairs, `wins`/`draws`/`losses` the
+/// pairs the candidate scored higher/equally/lower in, `score` its share of them. Its
+/// decision is by mean score, in `scores`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GateRecord {
     pub unix_ms: u64,
@@ -33,6 +39,10 @@ pub struct GateRecord {
     /// Gating by SPRT: the log-likelihood ratio at the end, its bounds and the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtStatus>,
+    /// Gating a one-player game: both sides' mean scores with 95% intervals, and the paired
+    /// difference with its interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoreComparison>,
 }
 
 impl GateRecord {
@@ -40,8 +50,19 @@ impl GateRecord {
         let Some(best) = self.best else {
             return format!("gating: v{} is the first best version", self.candidate);
         };
+        let verdict =
+            if self.promoted { format!("v{} is the new best", self.candidate) } else { format!("v{best} stays best") };
+        if let Some(scores) = &self.scores {
+            return format!(
+                "gating: v{} vs best v{best}: {} games each, {} in {:.0} s: {verdict}",
+                self.candidate,
+                self.games,
+                scores.describe(),
+                self.seconds,
+            );
+        }
         format!(
-            "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}%{} in {:.0} s: {}",
+            "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}%{} in {:.0} s: {verdict}",
             self.candidate,
             self.games,
             self.wins,
@@ -50,7 +71,6 @@ impl GateRecord {
             100.0 * self.score,
             self.sprt.map_or(String::new(), |s| format!(", LLR {:.2} in [{:.2}, {:.2}]", s.llr, s.lower, s.upper)),
             self.seconds,
-            if self.promoted { format!("v{} is the new best", self.candidate) } else { format!("v{best} stays best") }
         )
     }
 }
@@ -59,7 +79,8 @@ impl GateRecord {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GatePolicy {
     pub settings: GateSettings,
-    /// The candidate's points per game that make it the best, where no SPRT decides.
+    /// The candidate's points per game that make it the best, where no SPRT decides. (A
+    /// one-player game's candidate needs a higher mean score instead.)
     pub promote_score: f64,
 }
 
@@ -136,6 +157,7 @@ impl Gatekeeper {
             promoted: true,
             seconds: 0.0,
             sprt: None,
+            scores: None,
         };
         if best.is_some() {
             // The seed is the version: a gating decision can be replayed exactly.
@@ -145,6 +167,7 @@ impl Gatekeeper {
             record.score = gate.result.score;
             record.promoted = gate.promotes(self.policy.promote_score);
             record.sprt = gate.sprt;
+            record.scores = gate.solo;
             record.seconds = started.elapsed().as_secs_f64();
         }
         if record.promoted {
@@ -170,6 +193,11 @@ impl Gatekeeper {
         if let Some(s) = &record.sprt {
             scalars.push(("gating/llr", s.llr));
         }
+        if let Some(s) = &record.scores {
+            scalars.push(("gating/mean_score", s.candidate.mean));
+            scalars.push(("gating/best_mean_score", s.best.mean));
+            scalars.push(("gating/mean_score_difference", s.difference));
+        }
         if let Err(e) = tb.scalars(sidecar.step as i64, &scalars).and_then(|()| tb.flush()) {
             tracing::warn!("no more TensorBoard events for gating: {e}");
             self.tensorboard = None;
@@ -190,4 +218,55 @@ pub fn newest_version(run: &RunPaths) -> Result<u64, String> {
 /// Every decision in `gating.jsonl`; a line cut short by a crash is skipped.
 pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, String> {
     journal::read(&run.gating_log())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dojo_core::game::GameSpec;
+    use dojo_core::ntuple::report::GameScore;
+
+    #[test]
+    fn one_player_records_keep_the_two_player_fields_and_describe_mean_scores() {
+        // A line written before one-player gates existed still reads, with no scores.
+        let old = r#"{"unix_ms":1,"candidate":3,"best":2,"games":4,"wins":2,"draws":0,"losses":2,"score":0.5,"promoted":false}"#;
+        let record: GateRecord = serde_json::from_str(old).unwrap();
+        assert_eq!((record.scores.as_ref(), record.seconds), (None, 0.0));
+        assert!(record.describe().starts_with("gating: v3 vs best v2: 4 games, 2-0-2 (W-D-L), score 50.0% in 0 s"));
+        assert!(!serde_json::to_string(&record).unwrap().contains("scores"));
+
+        let games = |s: &[u64]| s.iter().map(|&score| GameScore { score, max_tile: 256 }).collect::<Vec<_>>();
+        let mut scores =
+            ScoreComparison::new(&GameSpec::Twenty48, &games(&[3000, 1000, 900]), &games(&[2000, 1000, 1000])).unwrap();
+        scores.sprt_skipped = true;
+        let t = scores.tally();
+        let record = GateRecord {
+            unix_ms: 1,
+            candidate: 7,
+            best: Some(5),
+            games: t.games,
+            wins: t.wins,
+            draws: t.draws,
+            losses: t.losses,
+            score: t.score(),
+            promoted: scores.promotes(),
+            seconds: 12.0,
+            sprt: None,
+            scores: Some(scores),
+        };
+        let json = serde_json::to_value(&record).unwrap();
+        // The dashboard's fields, and the means beside them.
+        assert_eq!(
+            (json["games"].as_u64(), json["wins"].as_u64(), json["losses"].as_u64()),
+            (Some(3), Some(1), Some(1))
+        );
+        assert_eq!(json["scores"]["candidate"]["mean"].as_f64(), Some(1633.3333333333333));
+        assert_eq!(json["scores"]["difference"].as_f64(), Some(300.0));
+        assert_eq!(json["scores"]["sprt_skipped"].as_bool(), Some(true));
+        assert_eq!(serde_json::from_value::<GateRecord>(json).unwrap(), record);
+        let line = record.describe();
+        assert!(line.starts_with("gating: v7 vs best v5: 3 games each, mean score 1633.3 (95% CI "), "{line}");
+        assert!(line.contains(" vs 1333.3 (95% CI ") && line.contains("difference +300.0 (95% CI "), "{line}");
+        assert!(line.ends_with("(the SPRT does not apply to scores) in 12 s: v7 is the new best"), "{line}");
+    }
 }

@@ -6,13 +6,18 @@
 //! random opening instead, each side moving first once: the score then measures strength
 //! over many positions, not one line's luck.
 //!
+//! One-player games (2048, 2584) have no games between the two: each side plays the same
+//! games alone and the higher mean score wins ([`crate::solo_gate`]).
+//!
 //! The best network is a copy of the winning checkpoint at a fixed path, so it outlives the
 //! pruning of old versions and scripts can always find it.
 
-use crate::matches::{play_match, Decides, GameResult, MatchPlan, MatchResult};
+use crate::matches::{play_match, Decides, GameResult, MatchPlan, MatchResult, Tally};
 use crate::players::{BaselinePlayers, PlayerSpec};
+use crate::solo_gate::{gate_solo, ScoreComparison};
 use crate::sprt::{Pentanomial, SprtConfig, SprtStatus, Verdict};
-use dojo_core::game::{play_random_opening, FromAnyGame, GameSpec};
+use dojo_core::game::sliding::{Rules, Rules2048, Rules2584, Sliding};
+use dojo_core::game::{play_random_opening, AnyGame, FromAnyGame, GameSpec};
 use dojo_core::net::checkpoint::{self, Sidecar};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::PLAY_C_PUCT;
@@ -23,13 +28,16 @@ use std::sync::atomic::AtomicBool;
 /// How a gating match is played.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GateSettings {
-    /// Games, in pairs from one opening (even); with `sprt`, at most.
+    /// Games, in pairs from one opening (even); with `sprt`, at most. One-player games:
+    /// games each side plays.
     pub games: u32,
     /// Stop as soon as this test decides (its `max_games` is `games`); None: play them all.
+    /// One-player games play them all regardless (the test is about game results).
     pub sprt: Option<SprtConfig>,
     /// Playouts per move for both sides.
     pub simulations: u32,
-    /// Random moves opening each pair of games.
+    /// Random moves opening each pair of games (none in one-player games: their random
+    /// tiles open them).
     pub opening_plies: u32,
     /// Both sides average the network over the board's symmetries.
     pub average_symmetries: bool,
@@ -46,22 +54,38 @@ impl GateSettings {
             Some(c) => format!("SPRT [{}, {}], up to {} games", c.elo0, c.elo1, self.games),
         }
     }
+
+    /// [`GateSettings::describe`] for a gate of `game`: a one-player game's gate plays its
+    /// games on each side, the SPRT set aside ("40 games each on the same seeds").
+    pub fn describe_for(&self, game: &GameSpec) -> String {
+        match (crate::tournament::is_one_player(game).unwrap_or(false), &self.sprt) {
+            (false, _) => self.describe(),
+            (true, None) => format!("{} games each on the same seeds", self.games),
+            (true, Some(_)) => {
+                format!("{} games each on the same seeds (fixed: the SPRT does not apply to scores)", self.games)
+            }
+        }
+    }
 }
 
 /// A gating match's games, and the SPRT's state at its end where it ran under one.
 #[derive(Clone, Debug)]
 pub struct GateResult {
+    /// One-player games: the pairs of games as a tally (see [`ScoreComparison::tally`]).
     pub result: MatchResult,
     pub sprt: Option<SprtStatus>,
+    /// One-player games: the mean scores compared.
+    pub solo: Option<ScoreComparison>,
 }
 
 impl GateResult {
     /// Whether the candidate takes the best's place: the SPRT passed it, or (without one)
-    /// it scored at least `promote_score`.
+    /// it scored at least `promote_score`; in a one-player game, its mean score is higher.
     pub fn promotes(&self, promote_score: f64) -> bool {
-        match &self.sprt {
-            Some(status) => status.passed(),
-            None => self.result.score >= promote_score,
+        match (&self.solo, &self.sprt) {
+            (Some(scores), _) => scores.promotes(),
+            (None, Some(status)) => status.passed(),
+            (None, None) => self.result.score >= promote_score,
         }
     }
 }
@@ -105,7 +129,52 @@ pub fn gate_match(
         ));
     }
     let probe = game.start().map_err(|e| e.to_string())?;
-    dojo_core::with_game!(probe, g => gate_typed(g, &game, candidate, best, settings, seed, cancel))
+    match probe {
+        AnyGame::Twenty48(_) => gate_one_player::<Rules2048>(&game, candidate, best, settings, seed, cancel),
+        AnyGame::Fib2584(_) => gate_one_player::<Rules2584>(&game, candidate, best, settings, seed, cancel),
+        probe => dojo_core::with_game!(probe, g => gate_typed(g, &game, candidate, best, settings, seed, cancel)),
+    }
+}
+
+/// The network player of a gate (both sides play alike).
+fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
+    PlayerSpec::Net {
+        path: path.to_path_buf(),
+        sims: settings.simulations,
+        c_puct: PLAY_C_PUCT,
+        average_symmetries: settings.average_symmetries,
+    }
+}
+
+/// A one-player game's gate: mean scores on the same seeds, and their pairs as the match.
+fn gate_one_player<R: Rules>(
+    game: &GameSpec,
+    candidate: &Path,
+    best: &Path,
+    settings: &GateSettings,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<GateResult, String>
+where
+    Sliding<R>: BaselinePlayers,
+{
+    let (a, b) = (gate_player(candidate, settings), gate_player(best, settings));
+    let scores = gate_solo::<R>(game, &a, &b, settings, seed, cancel)?;
+    let tally = scores.tally();
+    let (low, high) = tally.interval();
+    let result = MatchResult {
+        game: game.to_string(),
+        a: a.to_string(),
+        b: b.to_string(),
+        score: tally.score(),
+        interval: [low, high],
+        elo: tally.elo(),
+        tally,
+        // No one moves first in a one-player game.
+        a_first: Tally::default(),
+        b_first: Tally::default(),
+    };
+    Ok(GateResult { result, sprt: None, solo: Some(scores) })
 }
 
 fn gate_typed<G: BaselinePlayers + FromAnyGame>(
@@ -117,13 +186,7 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
     seed: u64,
     cancel: Option<&AtomicBool>,
 ) -> Result<GateResult, String> {
-    let net = |path: &Path| PlayerSpec::Net {
-        path: path.to_path_buf(),
-        sims: settings.simulations,
-        c_puct: PLAY_C_PUCT,
-        average_symmetries: settings.average_symmetries,
-    };
-    let (a, b) = (net(candidate), net(best));
+    let (a, b) = (gate_player(candidate, settings), gate_player(best, settings));
     let plies = settings.opening_plies as usize;
     let start = |rng: &mut Rng| {
         let any = game.new_game(rng).expect("the probe game started");
@@ -151,7 +214,7 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
     results.sort_by_key(|r| r.index);
     results.truncate(result.tally.games as usize);
     let sprt = sprt.map(|c| c.status(&pentanomial(&results)));
-    Ok(GateResult { result, sprt })
+    Ok(GateResult { result, sprt, solo: None })
 }
 
 /// The best network of a run: a checkpoint at a fixed path (`DIR/best.safetensors` and

@@ -8,5 +8,6 @@ pub mod journal;
 pub mod matches;
 pub mod players;
 pub mod rating;
+pub mod solo_gate;
 pub mod sprt;
 pub mod tournament;

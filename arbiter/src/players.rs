@@ -1,5 +1,5 @@
-//! Player specs (`random`, `mcts:1000`, `solver`, `ntuple:w.bin`) and building the agent a
-//! spec names for a given game.
+//! Player specs (`random`, `mcts:1000`, `uct:1000`, `solver`, `ntuple:w.bin`) and building
+//! the agent a spec names for a given game.
 
 use crate::gomocup::manager::{EngineAgent, EngineConfig};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
@@ -34,6 +34,10 @@ pub enum PlayerSpec {
     /// Pure MCTS with `iterations` rollouts per move; Connect Four uses seed 001's rollout
     /// rules unless `uniform` is set (`mcts:N:uniform`).
     Mcts { iterations: u32, uniform: bool },
+    /// Seed 004's UCT baseline, as issue 22 names it (`uct:N`): UCT with uniformly random
+    /// rollouts, `iterations` per move, on every game. The same player as `mcts:N:uniform`
+    /// (and, on 2048 and 2584, as `mcts:N`), under the name the issue's tables use.
+    Uct { iterations: u32 },
     /// The exact Connect Four solver (`solver` or `solver:NODES` for its per-move budget).
     Solver { max_nodes: u64 },
     /// A network checkpoint with the PUCT search: `net:PATH`, then the options `:sims=N`,
@@ -85,6 +89,21 @@ impl PlayerSpec {
 
 pub const DEFAULT_SOLVER_NODES: u64 = 20_000_000;
 
+/// Rollouts per move of `mcts` and `uct` players when the spec names none.
+pub const DEFAULT_ROLLOUTS: u32 = 1000;
+
+/// The rollouts of `mcts:N` or `uct:N` (`kind`): N, at least 1, or the default.
+fn rollouts(text: Option<&&str>, kind: &str) -> Result<u32, String> {
+    let n = match text {
+        None => DEFAULT_ROLLOUTS,
+        Some(n) => n.parse().map_err(|_| format!("{kind}:N needs a number of rollouts, e.g. {kind}:1000"))?,
+    };
+    if n == 0 {
+        return Err(format!("{kind} needs at least 1 rollout"));
+    }
+    Ok(n)
+}
+
 impl FromStr for PlayerSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
@@ -100,19 +119,16 @@ impl FromStr for PlayerSpec {
         match parts.as_slice() {
             ["random"] => Ok(PlayerSpec::Random),
             ["mcts", rest @ ..] => {
-                let iterations = match rest.first() {
-                    None => 1000,
-                    Some(n) => n.parse().map_err(|_| bad("mcts:N needs a number of rollouts, e.g. mcts:1000"))?,
-                };
-                if iterations == 0 {
-                    return Err(bad("mcts needs at least 1 rollout"));
-                }
+                let iterations = rollouts(rest.first(), "mcts").map_err(|why| bad(&why))?;
                 let uniform = match rest.get(1..) {
                     None | Some([]) => false,
                     Some(["uniform"]) => true,
                     Some(_) => return Err(bad("expected mcts:N or mcts:N:uniform")),
                 };
                 Ok(PlayerSpec::Mcts { iterations, uniform })
+            }
+            ["uct"] | ["uct", _] => {
+                Ok(PlayerSpec::Uct { iterations: rollouts(parts.get(1), "uct").map_err(|why| bad(&why))? })
             }
             ["net", rest @ ..] if !rest.is_empty() => {
                 // The path may itself contain ':'; only trailing options are options.
@@ -164,7 +180,7 @@ impl FromStr for PlayerSpec {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
+                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
             )),
         }
     }
@@ -176,6 +192,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Random => write!(f, "random"),
             PlayerSpec::Mcts { iterations, uniform: false } => write!(f, "mcts:{iterations}"),
             PlayerSpec::Mcts { iterations, uniform: true } => write!(f, "mcts:{iterations}:uniform"),
+            PlayerSpec::Uct { iterations } => write!(f, "uct:{iterations}"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
             PlayerSpec::Net { path, sims, c_puct, average_symmetries } => {
@@ -218,6 +235,11 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
         PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
+        // The search names itself mcts:N; the player keeps the name it was asked for.
+        PlayerSpec::Uct { iterations } => Ok(Box::new(Named {
+            agent: Mcts::new(mcts_config(iterations), UniformRollout, rng),
+            name: spec.to_string(),
+        })),
         PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
         PlayerSpec::Pbrain { .. } => Err("pbrain: players (Gomocup brains) only play Gomoku".into()),
         PlayerSpec::Ntuple { .. } => Err("ntuple: players only play 2048 and 2584".into()),
@@ -225,7 +247,9 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
             let loaded = checkpoint::load(path, Device::Cpu, None).map_err(|e| e.to_string())?;
-            let config = SearchConfig { c_puct, ..SearchConfig::for_play(sims) };
+            // A one-player game's network is read with the value scale it was trained with.
+            let max_return = loaded.sidecar.architecture.return_scale().max_return;
+            let config = SearchConfig { c_puct, max_return, ..SearchConfig::for_play(sims) };
             let network = NetEvaluator::new(loaded.model);
             let name = spec.to_string();
             if !average_symmetries {
@@ -237,6 +261,27 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
             })?;
             Ok(Box::new(NetAgent::new(SymmetryAveraged::new(network, board), config, name, rng)))
         }
+    }
+}
+
+/// An agent under another name (the name its spec was written with).
+struct Named<A> {
+    agent: A,
+    name: String,
+}
+
+impl<G: Game, A: Agent<G>> Agent<G> for Named<A> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn new_game(&mut self, seed: u64) {
+        self.agent.new_game(seed)
+    }
+    fn select_move(&mut self, game: &G) -> dojo_core::game::Action {
+        self.agent.select_move(game)
+    }
+    fn try_select_move(&mut self, game: &G) -> Result<dojo_core::game::Action, String> {
+        self.agent.try_select_move(game)
     }
 }
 
@@ -374,6 +419,7 @@ mod tests {
             "random",
             "mcts:1000",
             "mcts:50:uniform",
+            "uct:20",
             "solver",
             "solver:1000",
             "net:a/b.safetensors",
@@ -386,6 +432,9 @@ mod tests {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }
         assert_eq!("mcts".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts { iterations: 1000, uniform: false });
+        // uct:N is seed 004's baseline under its own name; uct alone has mcts's default.
+        assert_eq!("uct:20".parse::<PlayerSpec>().unwrap(), PlayerSpec::Uct { iterations: 20 });
+        assert_eq!("uct".parse::<PlayerSpec>().unwrap().to_string(), "uct:1000");
         // Network players average over symmetries and explore at PLAY_C_PUCT unless told.
         assert_eq!("net:x.json:sims=7".parse::<PlayerSpec>().unwrap(), PlayerSpec::net("x.json", 7));
         assert_eq!(
@@ -413,6 +462,9 @@ mod tests {
             ("net", "expected random"),
             ("mcts:x", "needs a number"),
             ("mcts:0", "at least 1"),
+            ("uct:0", "uct needs at least 1 rollout"),
+            ("uct:many", "uct:N needs a number of rollouts, e.g. uct:1000"),
+            ("uct:20:uniform", "expected random, mcts:N, mcts:N:uniform, uct:N,"),
             ("alphago", "expected random"),
             ("ntuple", "expected random"),
             ("ntuple:w.bin:depth=0", "depth must be in 1..=6"),
@@ -421,6 +473,32 @@ mod tests {
         ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err();
             assert!(err.contains(why), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn uct_is_mcts_with_uniform_rollouts_under_its_own_name() {
+        use dojo_core::game::sliding::Twenty48;
+        let spec = |text: &str| text.parse::<PlayerSpec>().unwrap();
+        // Connect Four's mcts:N uses seed 001's rollouts; uct:N is mcts:N:uniform.
+        let board = Connect4::<u64>::standard();
+        let mut uct = Connect4::<u64>::baseline(&spec("uct:30"), 1).unwrap();
+        let mut uniform = Connect4::<u64>::baseline(&spec("mcts:30:uniform"), 2).unwrap();
+        assert_eq!(uct.name(), "uct:30");
+        for seed in 0..4 {
+            uct.new_game(seed);
+            uniform.new_game(seed);
+            assert_eq!(uct.select_move(&board), uniform.select_move(&board), "seed {seed}");
+        }
+        // 2048's mcts:N is the same player.
+        let mut rng = Rng::seed_from_u64(5);
+        let game = Sliding::new_game(dojo_core::game::sliding::Rules2048, &mut rng);
+        let mut uct = Twenty48::baseline(&spec("uct:10"), 1).unwrap();
+        let mut mcts = Twenty48::baseline(&spec("mcts:10"), 2).unwrap();
+        for seed in 0..4 {
+            uct.new_game(seed);
+            mcts.new_game(seed);
+            assert_eq!(uct.select_move(&game), mcts.select_move(&game), "seed {seed}");
         }
     }
 }

@@ -6,11 +6,12 @@ use clap::Args;
 use dojo_arbiter::gatekeeper::GatePolicy;
 use dojo_arbiter::gating::GateSettings;
 use dojo_arbiter::sprt::SprtConfig;
-use dojo_core::game::{AnyGame, GameSpec};
+use dojo_core::game::{AnyGame, Game, GameSpec};
 use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_core::returns::DEFAULT_MAX_RETURN;
 use dojo_core::with_game;
 use dojo_learner::config::{GateMode, GatingConfig};
 use dojo_worker::run::self_play_precision;
@@ -74,7 +75,9 @@ pub fn new_architecture(
     let start = start_of(spec)?;
     let arch = with_game!(&start, g => head
         .resolve(g)
-        .map(|head| Architecture::for_game(g, blocks, channels).with_policy_head(head)))
+        .map(|head| Architecture::for_game(g, blocks, channels)
+            .with_policy_head(head)
+            .with_max_return((g.num_players() == 1).then_some(DEFAULT_MAX_RETURN as u64))))
     .map_err(anyhow::Error::msg)
     .context("--policy-head")?;
     arch.validate().map_err(anyhow::Error::msg)?;
@@ -84,6 +87,12 @@ pub fn new_architecture(
 /// The starting position of a concrete (non-random) game spec.
 pub fn start_of(spec: &GameSpec) -> Result<AnyGame> {
     Ok(spec.start()?)
+}
+
+/// The position `spec`'s records replay from and self-play starts at: the start, except
+/// for 2048 and 2584, whose records begin at the empty board with the opening spawns.
+pub fn record_start_of(spec: &GameSpec) -> Result<AnyGame> {
+    Ok(dojo_core::record::record_start(spec)?)
 }
 
 /// A progress bar on stderr. Where stderr is not a terminal (a log file, CI) the bar is

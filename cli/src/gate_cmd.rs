@@ -1,6 +1,7 @@
 //! `dojo gate`: gates a run's newest version against its best one, once or as the learner
 //! publishes (`--watch`): the arbiter of a cluster run, on the machine with the run dir.
-//! `dojo train` does the same on a thread of its own.
+//! `dojo train` does the same on a thread of its own. One-player games (2048, 2584) compare
+//! mean scores on the same seeds instead of playing a match (`dojo_arbiter::solo_gate`).
 
 use crate::common::gate_policy;
 use anyhow::{bail, Result};
@@ -54,7 +55,7 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
         // Once: the newest, unless it has been gated already. Watching: every `every`.
         let due = if args.watch { keeper.due(newest, every) } else { newest > keeper.last_gated() };
         if due {
-            eprintln!("gating v{newest} ({})...", keeper.policy().settings.describe());
+            eprintln!("gating v{newest} ({})...", keeper.policy().settings.describe_for(&config.game));
             match keeper.gate(newest, Some(&stop)) {
                 Ok(record) => println!("{}", record.describe()),
                 Err(_) if stop.load(Ordering::Relaxed) => break,

@@ -1,6 +1,6 @@
 //! `dojo learn`: trains a checkpoint on self-play records offline.
 
-use crate::common::{load_checkpoint, progress, start_of, DeviceArgs};
+use crate::common::{load_checkpoint, progress, record_start_of, DeviceArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_core::game::{FromAnyGame, Game};
@@ -63,7 +63,7 @@ enum OptimizerArg {
 pub fn run(args: LearnArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.init)?.architecture.game;
-    let start = start_of(&spec)?;
+    let start = record_start_of(&spec)?;
     with_game!(start, g => run_typed(g, &args, device))
 }
 
@@ -104,6 +104,8 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
         late_weight: (args.late_factor > 0.0).then_some(args.late_factor),
         augment: !args.no_augment,
         search_value_weight: args.search_value_weight,
+        // A checkpoint of a one-player game names the scale it was trained with.
+        return_scale: loaded.sidecar.architecture.return_scale(),
     };
     let start_step = loaded.sidecar.step;
     let version = loaded.sidecar.version;

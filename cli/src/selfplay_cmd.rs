@@ -1,11 +1,12 @@
 //! `dojo selfplay`: plays games with a checkpoint and the batched PUCT search, writes records.
 
-use crate::common::{load_checkpoint, progress, start_of, DeviceArgs, PrecisionArgs};
+use crate::common::{load_checkpoint, progress, record_start_of, DeviceArgs, PrecisionArgs};
 use anyhow::Result;
 use clap::Args;
 use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
 use dojo_core::net::checkpoint::read_sidecar;
 use dojo_core::net::infer::NetEvaluator;
+use dojo_core::ntuple::report::{GameScore, ScoreReport};
 use dojo_core::record::{write_records, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
@@ -90,7 +91,7 @@ impl SearchArgs {
 pub fn run(args: SelfPlayArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.model)?.architecture.game;
-    let start = start_of(&spec)?;
+    let start = record_start_of(&spec)?;
     with_game!(start, g => run_typed(g, &spec, &args, device))
 }
 
@@ -109,7 +110,10 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
     let precision = args.precision.choose(&loaded.model, play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(loaded.model, precision);
     let seed = args.seed.unwrap_or_else(rand::random);
-    let starter = Box::new(move |_: &mut Rng| start.clone());
+    let starter = {
+        let start = start.clone();
+        Box::new(move |_: &mut Rng| start.clone())
+    };
     let mut engine =
         SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed_from_u64(seed), Some(args.games))
             .map_err(anyhow::Error::msg)?;
@@ -144,6 +148,11 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         s.evals as f64 / s.batches.max(1) as f64,
         s.cache_hits
     );
+    if start.num_players() == 1 {
+        let scores: Vec<GameScore> = records.iter().filter_map(GameScore::of_record).collect();
+        print!("{}", ScoreReport::new(spec, &scores));
+        return Ok(());
+    }
     println!(
         "first player won {:.1}%, draws {:.1}%, mean length {:.1} plies",
         100.0 * first_wins as f64 / records.len().max(1) as f64,

@@ -1,5 +1,7 @@
-//! `dojo tournament`: rates a run's checkpoints and fixed references together. The
-//! tournament itself (schedule, resuming, ratings, plot) is `dojo_arbiter::tournament`.
+//! `dojo tournament`: rates a run's checkpoints and fixed references together; for a
+//! one-player game (2048, 2584), ranks them by mean score on the same games. The
+//! tournament itself (schedule, resuming, ratings or scores, plot) is
+//! `dojo_arbiter::tournament`.
 
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
@@ -7,8 +9,12 @@ use clap::{Args, ValueEnum};
 use dojo_arbiter::gating::BestStore;
 use dojo_arbiter::journal;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
-use dojo_arbiter::tournament::standings::{standings, Standings};
-use dojo_arbiter::tournament::{plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentSpec};
+use dojo_arbiter::tournament::scores::score_standings;
+use dojo_arbiter::tournament::solo::{ScoreLine, SoloTournament};
+use dojo_arbiter::tournament::standings::standings;
+use dojo_arbiter::tournament::{
+    is_one_player, plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentDir, TournamentSpec,
+};
 use dojo_core::net::checkpoint;
 use dojo_core::run_paths::RunPaths;
 use dojo_learner::config::RunConfig;
@@ -34,8 +40,9 @@ pub struct TournamentArgs {
     /// the games not finished, and extends it by any new players.
     #[arg(long, default_value = "default")]
     name: String,
-    /// Players besides the run's checkpoints: random, mcts:N, mcts:N:uniform, solver,
-    /// net:CKPT[:sims=N...], or pbrain:COMMAND (an external Gomocup brain; quote it).
+    /// Players besides the run's checkpoints: random, mcts:N, mcts:N:uniform, uct:N, solver,
+    /// net:CKPT[:sims=N...], pbrain:COMMAND (an external Gomocup brain; quote it), or for
+    /// 2048 and 2584 ntuple:WEIGHTS[:depth=D].
     #[arg(long, num_args = 1..)]
     players: Vec<String>,
     /// The run's checkpoints that play: every K-th published version (the versions
@@ -46,27 +53,32 @@ pub struct TournamentArgs {
     #[arg(long, default_value_t = 200)]
     sims: u32,
     /// Games per pairing, in pairs from one random opening, each side moving first once
-    /// (default: the tournament's so far, or 10).
-    #[arg(long)]
+    /// (default: the tournament's so far, or 10). One-player games (2048, 2584): games per
+    /// player (also --games-per-player), game N of every player on the same seed.
+    #[arg(long, visible_alias = "games-per-player")]
     games_per_pair: Option<u32>,
-    /// round-robin (every pairing) or gauntlet (everyone against --reference).
+    /// round-robin (every pairing) or gauntlet (everyone against --reference). One-player
+    /// games have no pairings: every player plays its games alone (no gauntlet).
     #[arg(long, value_enum)]
     mode: Option<Mode>,
     /// The gauntlet's reference player (a spec, e.g. mcts:1000).
     #[arg(long)]
     reference: Option<String>,
-    /// Random plies opening each pair of games (default: the tournament's so far, or 4).
+    /// Random plies opening each pair of games (default: the tournament's so far, or 4;
+    /// one-player games have none: their random tiles open them).
     #[arg(long)]
     opening_plies: Option<u32>,
     /// Games played at once (default: the cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Seed of the openings (default: the tournament's so far, or random).
+    /// Seed of the openings, or of a one-player game's tiles (default: the tournament's so
+    /// far, or random).
     #[arg(long)]
     seed: Option<u64>,
     /// The player whose rating is fixed (default: mcts:1000 where it plays, else random
     /// where it plays, else the first). A player with a real share of wins and losses
-    /// anchors tighter intervals than random, whom everyone beats.
+    /// anchors tighter intervals than random, whom everyone beats. Not for one-player
+    /// games, ranked by mean score.
     #[arg(long)]
     anchor: Option<String>,
     /// The anchor's rating.
@@ -76,10 +88,12 @@ pub struct TournamentArgs {
     /// a tenth) loses the game.
     #[arg(long, default_value_t = dojo_arbiter::players::DEFAULT_MOVE_TIMEOUT_MS)]
     move_timeout_ms: u64,
-    /// Then copy the top-rated checkpoint to RUN/models/best.* (checked, atomic), as gating does.
+    /// Then copy the top-rated checkpoint (one-player games: the highest mean score) to
+    /// RUN/models/best.* (checked, atomic), as gating does.
     #[arg(long)]
     choose_best: bool,
-    /// Print the standings as JSON (what ratings.json holds) instead of the table.
+    /// Print the standings as JSON (what ratings.json holds; one-player games: scores.json)
+    /// instead of the table.
     #[arg(long)]
     json: bool,
 }
@@ -92,6 +106,10 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
     let dir = tournament_dir(&run.tournaments(), &args.name).map_err(anyhow::Error::msg)?;
     let before = dir.read_spec().map_err(anyhow::Error::msg)?;
+    let one_player = is_one_player(&config.game).map_err(anyhow::Error::msg)?;
+    if one_player {
+        refuse_two_player_options(&args, &config)?;
+    }
     let entrants = entrants(&args, &run, &config)?;
     let format = match (args.mode, &args.reference, &before) {
         (Some(Mode::Gauntlet), Some(reference), _) => Format::Gauntlet { reference: reference_name(reference)? },
@@ -106,7 +124,11 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         game: config.game.to_string(),
         format,
         games_per_pair: args.games_per_pair.or(before.as_ref().map(|b| b.games_per_pair)).unwrap_or(10),
-        opening_plies: args.opening_plies.or(before.as_ref().map(|b| b.opening_plies)).unwrap_or(4),
+        opening_plies: args.opening_plies.or(before.as_ref().map(|b| b.opening_plies)).unwrap_or(if one_player {
+            0
+        } else {
+            4
+        }),
         seed: args.seed.or(before.as_ref().map(|b| b.seed)).unwrap_or_else(rand::random),
         move_timeout_ms: args.move_timeout_ms,
         entrants,
@@ -123,6 +145,11 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         None => wanted.validate().map(|()| wanted.clone()),
     }
     .map_err(anyhow::Error::msg)?;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if one_player {
+        return run_one_player(&args, &run, dir, &wanted, threads, &stop);
+    }
+
     let plays = |name: &str| merged.entrants.iter().any(|e| e.name == name);
     let anchor = match &args.anchor {
         Some(a) => reference_name(a)?,
@@ -138,7 +165,6 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
 
     let to_play = tournament.to_play().len();
     let done = tournament.results.len();
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     eprintln!(
         "tournament {} in {}: {} players, {} pairings, {} games per pairing; {done} finished, {to_play} to play on {threads} thread(s)",
         args.name,
@@ -158,43 +184,151 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     };
     let results = tournament.play(threads, &stop, &on_game).map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
-    let played = results.len() - done;
-    let seconds = started.elapsed().as_secs_f64();
 
     let standings = standings(&tournament.spec.game, &tournament.spec.entrants, &results, &anchor, args.anchor_elo)
         .map_err(anyhow::Error::msg)?;
-    let json = serde_json::to_vec_pretty(&standings)?;
     let ratings = tournament.dir.ratings();
-    dojo_core::util::atomic_write(&ratings, &json).with_context(|| format!("writing {}", ratings.display()))?;
-    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
     let png = tournament.dir.plot();
-    let drew = plot::draw(&standings, &title, &png);
-    if let Err(e) = standings.to_tensorboard(&run.tensorboard(&format!("tournament-{}", args.name))) {
-        eprintln!("no TensorBoard events: {e}");
-    }
-    if args.json {
-        println!("{}", serde_json::to_string(&standings)?);
-    } else {
-        print!("{}", standings.table());
-    }
-    eprintln!(
-        "{played} games played in {:.1} min ({:.1} s a game on {threads} thread(s)); {} in all; wrote {}{}",
-        seconds / 60.0,
-        if played > 0 { seconds * threads.min(played) as f64 / played as f64 } else { 0.0 },
-        results.len(),
-        ratings.display(),
-        match &drew {
-            Ok(()) => format!(" and {}", png.display()),
-            Err(e) => format!(" (no plot: {e})"),
-        }
-    );
+    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
+    let written = Written {
+        json: serde_json::to_vec_pretty(&standings)?,
+        path: ratings,
+        png: png.clone(),
+        drew: plot::draw(&standings, &title, &png),
+        tensorboard: standings.to_tensorboard(&run.tensorboard(&format!("tournament-{}", args.name))),
+    };
+    let printed = if args.json { serde_json::to_string(&standings)? } else { standings.table() };
+    let session = Session { played: results.len() - done, total: results.len(), threads, started };
+    finish(&written, &printed, args.json, &session)?;
     if stop.load(Ordering::Relaxed) {
         eprintln!("interrupted: run the same command again to play the {} games left", tournament.to_play().len());
         return Ok(());
     }
     if args.choose_best {
-        choose_best(&run, &standings)?;
+        let Some(best) = standings.best_checkpoint() else {
+            bail!("--choose-best: no checkpoint of the run was rated");
+        };
+        let version = best.player.version.expect("best_checkpoint has a version");
+        choose_best(&run, version, &best.player.name, &format!("rated {:.0}", best.elo.unwrap_or(0.0)))?;
     }
+    Ok(())
+}
+
+/// Options that only two-player tournaments have, refused for a one-player game's.
+fn refuse_two_player_options(args: &TournamentArgs, config: &RunConfig) -> Result<()> {
+    let game = config.game.family();
+    if args.mode == Some(Mode::Gauntlet) || args.reference.is_some() {
+        bail!(
+            "{game} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --mode gauntlet and --reference)"
+        );
+    }
+    if args.anchor.is_some() {
+        bail!("{game} is a one-player game: players are ranked by mean score, with no ratings to anchor (leave out --anchor)");
+    }
+    Ok(())
+}
+
+/// A one-player game's tournament: every player plays the same games alone, ranked by mean
+/// score (`scores.json`, `scores.png`).
+fn run_one_player(
+    args: &TournamentArgs,
+    run: &RunPaths,
+    dir: TournamentDir,
+    wanted: &TournamentSpec,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let mut tournament = SoloTournament::open(dir, wanted).map_err(anyhow::Error::msg)?;
+    let to_play = tournament.to_play().len();
+    let done = tournament.results.len();
+    eprintln!(
+        "tournament {} in {}: {} players, {} games each on the same seeds; {done} finished, {to_play} to play on {threads} thread(s)",
+        args.name,
+        tournament.dir.root.display(),
+        tournament.spec.entrants.len(),
+        tournament.spec.games_per_pair,
+    );
+    let started = std::time::Instant::now();
+    let bar = progress(to_play as u64, "games");
+    let on_game = |line: &ScoreLine| {
+        bar.set_message(format!("{} #{}: score {}", line.key.player, line.key.game + 1, line.score));
+        bar.inc(1);
+        if let Some(why) = &line.forfeit {
+            bar.suspend(|| eprintln!("forfeit: {} game {}: {why}", line.key.player, line.key.game + 1));
+        }
+    };
+    let results = tournament.play(threads, stop, &on_game).map_err(anyhow::Error::msg)?;
+    bar.finish_and_clear();
+
+    let standings = score_standings(&tournament.spec, &results).map_err(anyhow::Error::msg)?;
+    let png = tournament.dir.score_plot();
+    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
+    let written = Written {
+        json: serde_json::to_vec_pretty(&standings)?,
+        path: tournament.dir.scores(),
+        png: png.clone(),
+        drew: plot::draw_scores(&standings, &title, &png),
+        tensorboard: standings.to_tensorboard(&run.tensorboard(&format!("tournament-{}", args.name))),
+    };
+    let printed = if args.json { serde_json::to_string(&standings)? } else { standings.table() };
+    let session = Session { played: results.len() - done, total: results.len(), threads, started };
+    finish(&written, &printed, args.json, &session)?;
+    if stop.load(Ordering::Relaxed) {
+        eprintln!("interrupted: run the same command again to play the {} games left", tournament.to_play().len());
+        return Ok(());
+    }
+    if args.choose_best {
+        let Some(best) = standings.best_checkpoint() else {
+            bail!("--choose-best: no checkpoint of the run has played");
+        };
+        let version = best.player.version.expect("best_checkpoint has a version");
+        choose_best(run, version, &best.player.name, &format!("mean score {:.1}", best.mean.unwrap_or(0.0)))?;
+    }
+    Ok(())
+}
+
+/// A session's standings as written: the JSON file, the plot, the TensorBoard events.
+struct Written {
+    json: Vec<u8>,
+    path: PathBuf,
+    png: PathBuf,
+    drew: Result<(), String>,
+    tensorboard: Result<(), String>,
+}
+
+/// How much a session played.
+struct Session {
+    played: usize,
+    total: usize,
+    threads: usize,
+    started: std::time::Instant,
+}
+
+/// Writes the standings' file, prints them (`printed`: the table, or JSON) and what the
+/// session did.
+fn finish(written: &Written, printed: &str, json: bool, session: &Session) -> Result<()> {
+    let Session { played, total, threads, started } = *session;
+    dojo_core::util::atomic_write(&written.path, &written.json)
+        .with_context(|| format!("writing {}", written.path.display()))?;
+    if let Err(e) = &written.tensorboard {
+        eprintln!("no TensorBoard events: {e}");
+    }
+    if json {
+        println!("{printed}");
+    } else {
+        print!("{printed}");
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "{played} games played in {:.1} min ({:.1} s a game on {threads} thread(s)); {total} in all; wrote {}{}",
+        seconds / 60.0,
+        if played > 0 { seconds * threads.min(played) as f64 / played as f64 } else { 0.0 },
+        written.path.display(),
+        match &written.drew {
+            Ok(()) => format!(" and {}", written.png.display()),
+            Err(e) => format!(" (no plot: {e})"),
+        }
+    );
     Ok(())
 }
 
@@ -261,25 +395,16 @@ fn describe(line: &GameLine) -> String {
     format!("{} vs {} #{}: {result}", k.a, k.b, k.game + 1)
 }
 
-/// Copies the top-rated checkpoint to `RUN/models/best.*`, holding the run's gating lock
-/// so no gatekeeper writes it at the same time.
-fn choose_best(run: &RunPaths, standings: &Standings) -> Result<()> {
-    let Some(best) = standings.best_checkpoint() else {
-        bail!("--choose-best: no checkpoint of the run was rated");
-    };
-    let version = best.player.version.expect("best_checkpoint has a version");
+/// Copies checkpoint `version` (the tournament's top one, `name`, `how` good) to
+/// `RUN/models/best.*`, holding the run's gating lock so no gatekeeper writes it at the
+/// same time.
+fn choose_best(run: &RunPaths, version: u64, name: &str, how: &str) -> Result<()> {
     let _lock = journal::lock_exclusive(
         &run.gating_lock(),
         "dojo train or dojo gate is gating this run: stop it to choose the best by tournament",
     )
     .map_err(anyhow::Error::msg)?;
     let sidecar = BestStore::new(run.best()).promote(&run.model_version(version)).map_err(anyhow::Error::msg)?;
-    println!(
-        "{} (rated {:.0}) is now {} (step {})",
-        best.player.name,
-        best.elo.unwrap_or(0.0),
-        run.best().display(),
-        sidecar.step
-    );
+    println!("{name} ({how}) is now {} (step {})", run.best().display(), sidecar.step);
     Ok(())
 }

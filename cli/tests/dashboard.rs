@@ -1,9 +1,12 @@
 //! The learner's dashboard: its JSON API from a live `dojo train --http`, and the page in a
 //! real headless browser (Debian's chromium, driven by Python's selenium: scripts/test.sh
 //! installs both and names the python in DOJO_BROWSER_PYTHON), which must draw the curves
-//! and answer a move on the board. The screenshot is left in the test's target folder.
+//! and answer a move on the board; and a 2048 learner's page, which must chart the scores
+//! and reach rates of the games it was sent and show their final boards. The screenshots
+//! are left in the test's target folder.
 
 mod common;
+mod sliding;
 
 use common::{path, tiny_config};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,6 +30,17 @@ fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// A chart as the browser script reads it (`{"labels": [...], "rows": [[...]]}`): its
+/// labels and its rows as numbers (JSON from the browser writes 2048.0 as 2048).
+fn chart_data(chart: &serde_json::Value) -> (Vec<&str>, Vec<Vec<f64>>) {
+    let labels = chart["labels"].as_array().unwrap_or_else(|| panic!("no chart: {chart}"));
+    let rows = chart["rows"].as_array().unwrap();
+    (
+        labels.iter().map(|l| l.as_str().unwrap()).collect(),
+        rows.iter().map(|r| r.as_array().unwrap().iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect()).collect(),
+    )
 }
 
 /// A tiny `dojo train --http`, and the address it serves HTTP on.
@@ -110,8 +124,97 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
     assert_eq!(seen["stones"], 2, "your move and the model's: {seen}");
     assert!(seen["workers"].as_u64().unwrap() >= 1, "{seen}");
     assert!(seen["games"].as_u64().unwrap() >= 1 && seen["replay_stones"].as_u64().unwrap() >= 7, "{seen}");
+    assert_eq!(seen["score_charts_shown"], false, "no scores for a two-player game: {seen}");
     assert_eq!(seen["errors"], serde_json::json!([]), "no errors in the page's console: {seen}");
     let png = std::fs::read(&screenshot).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    eprintln!("dashboard screenshot: {}", screenshot.display());
+}
+
+#[test]
+fn a_2048_runs_dashboard_charts_the_scores_and_reach_rates_and_shows_final_boards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ([(first, a), (second, b)], positions) = sliding::two_games();
+    let (learner, grpc, addr) = sliding::learner_2048(tmp.path(), positions);
+    sliding::submit(&grpc, &[first.clone(), second.clone()]);
+    let started = Instant::now();
+    let scored = loop {
+        let lines = json(&http(&addr, "GET", "/api/metrics", "").1);
+        if let Some(line) = lines.as_array().unwrap().iter().find(|l| l.get("mean_score").is_some()) {
+            break line.clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(90), "no metrics line with scores within 90 s");
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let (step, mean) = (scored["step"].as_f64().unwrap(), (a.score + b.score) as f64 / 2.0);
+    assert_eq!(scored["mean_score"].as_f64(), Some(mean), "{scored}");
+
+    let info = json(&http(&addr, "GET", "/api/info", "").1);
+    assert_eq!(
+        (info["players"].as_u64(), info["kind"].as_str(), info["width"].as_u64()),
+        (Some(1), Some("sliding"), Some(4))
+    );
+    // The recent games, oldest first: their scores, largest tiles and last boards, with
+    // every action and spawn of the record.
+    let games = json(&http(&addr, "GET", "/api/games", "").1);
+    for (game, (record, end)) in games.as_array().unwrap().iter().zip([(&first, a), (&second, b)]) {
+        assert_eq!(
+            (game["score"].as_u64(), game["max_tile"].as_u64()),
+            (Some(end.score), Some(u64::from(end.max_tile)))
+        );
+        let board: Vec<u64> = game["board"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        assert_eq!((board.len(), board.iter().max()), (16, Some(&u64::from(end.max_tile))), "{game}");
+        assert_eq!(game["moves"].as_array().unwrap().len(), record.moves.len());
+    }
+    let (status, body) = http(&addr, "POST", "/api/play", r#"{"moves":[]}"#);
+    assert!(status == 400 && body.contains("one-player game"), "{status} {body}");
+
+    let Ok(python) = std::env::var("DOJO_BROWSER_PYTHON") else {
+        learner.terminate();
+        eprintln!(
+            "SKIPPED the browser half: DOJO_BROWSER_PYTHON is not set (scripts/test.sh sets it, or says why not)"
+        );
+        return;
+    };
+    let screenshot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard-2048.png");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/scores.py");
+    let out = Command::new(python).arg(&script).arg(format!("http://{addr}/")).arg(&screenshot).output().unwrap();
+    learner.terminate();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seen = json(&String::from_utf8_lossy(&out.stdout));
+    for chart in ["chart-loss", "chart-score", "chart-reach"] {
+        assert!(seen[chart]["canvases"].as_u64().unwrap() > 0, "dygraphs drew {chart}: {seen}");
+    }
+    // Exactly the one window with games, as the page's charts hold it.
+    let best = a.score.max(b.score) as f64;
+    assert_eq!(
+        chart_data(&seen["chart-score"]["data"]),
+        (vec!["step", "mean score", "max score", "max tile"], vec![vec![step, mean, best, f64::from(a.max_tile)]]),
+        "{seen}"
+    );
+    assert_eq!(
+        chart_data(&seen["chart-reach"]["data"]),
+        (
+            vec!["step", "reached 2048", "reached 4096", "reached 8192", "reached 16384", "reached 32768"],
+            vec![vec![step, 0.5, 0.0, 0.0, 0.0, 0.0]]
+        ),
+        "{seen}"
+    );
+    assert!(seen["chart-loss"]["points"].as_u64().unwrap() >= 1, "{seen}");
+    assert_eq!((seen["score_charts_shown"].as_bool(), seen["play_buttons_shown"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(seen["play"], "one-player game: nothing to play against", "{seen}");
+    // Newest first: the second game, its final board on show.
+    assert_eq!(
+        seen["games"],
+        serde_json::json!([
+            format!("v1: score {}, max tile {}", b.score, b.max_tile),
+            format!("v1: score {}, max tile {}", a.score, a.max_tile)
+        ]),
+        "{seen}"
+    );
+    let shown: Vec<u64> =
+        seen["tiles"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().parse().unwrap_or(0)).collect();
+    assert_eq!((shown.len(), shown.iter().max()), (16, Some(&u64::from(b.max_tile))), "{seen}");
+    assert_eq!(seen["errors"], serde_json::json!([]), "no errors in the page's console: {seen}");
     eprintln!("dashboard screenshot: {}", screenshot.display());
 }

@@ -195,3 +195,57 @@ fn every_dojo_train_session_gates_its_final_version() {
     assert!(lines.iter().any(|l| l["promoted"] == true && l["candidate"].as_u64() == Some(best)), "{lines:?}");
     assert!(stderr.contains(&format!("gating: v15 vs best v{}: 2 games,", last["best"])), "{stderr}");
 }
+
+#[test]
+fn dojo_gate_on_a_one_player_run_compares_mean_scores_on_the_same_seeds() {
+    use dojo_core::game::sliding::Twenty48;
+    use dojo_core::game::GameSpec;
+    set_threads(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    let mut config = tiny_config();
+    config.game = GameSpec::Twenty48;
+    // An SPRT does not apply to scores: the gate plays its 4 games each and says so.
+    config.gating.mode = GateMode::Sprt;
+    run.create_or_open(Some(&config)).unwrap();
+    let dir = run.root.to_str().unwrap();
+    let arch = Architecture::for_game(&Twenty48::new(), 1, 8);
+    let model = Model::new(arch.clone(), tch::Device::Cpu);
+    publish(&run, &model, 1);
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "2"]));
+    assert_eq!(out.trim(), "gating: v1 is the first best version");
+
+    // The same weights: the same games on the same seeds, equal means, no promotion.
+    publish(&run, &model, 2);
+    let out = dojo(&["gate", "--run-dir", dir, "--threads", "2"]);
+    let stdout = stdout_of(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("gating v2 (4 games each on the same seeds (fixed: the SPRT does not apply to scores))"),
+        "{stderr}"
+    );
+    assert!(stdout.starts_with("gating: v2 vs best v1: 4 games each, mean score "), "{stdout}");
+    assert!(
+        stdout.contains(", difference +0.0 (95% CI +0.0..+0.0); higher in 0, equal in 4, lower in 0 games"),
+        "{stdout}"
+    );
+    assert!(stdout.trim_end().ends_with(" s: v1 stays best"), "{stdout}");
+    assert_eq!(best_version(&run), 1);
+
+    // Other weights: promoted exactly when the mean is higher, as the record says.
+    publish(&run, &Model::new(arch, tch::Device::Cpu), 3);
+    let stdout = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "2"]));
+    let lines = gating_lines(&run);
+    let last = &lines[2];
+    let scores = &last["scores"];
+    let (mean, best_mean) = (scores["candidate"]["mean"].as_f64().unwrap(), scores["best"]["mean"].as_f64().unwrap());
+    assert_eq!(scores["difference"].as_f64(), Some(mean - best_mean), "{last}");
+    assert_eq!(last["promoted"].as_bool(), Some(mean > best_mean), "{last}");
+    assert_eq!(best_version(&run), if mean > best_mean { 3 } else { 1 });
+    assert!(stdout.contains("gating: v3 vs best v1: 4 games each"), "{stdout}");
+    // The two-player fields hold the pairs: games, and the candidate's higher/equal/lower.
+    let pairs = ["wins", "draws", "losses"].map(|k| last[k].as_u64().unwrap());
+    assert_eq!((last["games"].as_u64(), pairs.iter().sum::<u64>()), (Some(4), 4));
+    assert_eq!(lines[1]["scores"]["sprt_skipped"].as_bool(), Some(true));
+    assert!(lines[1]["sprt"].is_null(), "{}", lines[1]);
+}

@@ -1,8 +1,10 @@
-//! TensorBoard reads what dojo writes: a short `dojo train` and a tournament, read back by
-//! the `tensorboard` Python package's own `EventAccumulator` (scripts/test.sh installs it
-//! into a cached virtualenv and names its python in DOJO_TENSORBOARD_PYTHON).
+//! TensorBoard reads what dojo writes: a short `dojo train` and a tournament, and a 2048
+//! learner's scores, read back by the `tensorboard` Python package's own `EventAccumulator`
+//! (scripts/test.sh installs it into a cached virtualenv and names its python in
+//! DOJO_TENSORBOARD_PYTHON).
 
 mod common;
+mod sliding;
 
 use common::{dojo, path, stdout_of, tiny_gating_run};
 use std::collections::BTreeMap;
@@ -94,6 +96,7 @@ fn tensorboard_reads_the_learners_gatings_and_a_tournaments_scalars() {
         // Both sessions' points, at the steps metrics.jsonl has them.
         assert_eq!(steps, metrics_steps, "{tag}");
     }
+    assert!(!learner.contains_key("selfplay/mean_score"), "a two-player run has no scores");
     let policy = &learner["loss/policy"];
     assert!(policy.iter().all(|p| p.1 > 0.0 && p.1 < 10.0), "{policy:?}");
     assert!(learner["loss/l2"].iter().all(|p| p.1 > 0.0), "the weights are not zero");
@@ -121,4 +124,39 @@ fn tensorboard_reads_the_learners_gatings_and_a_tournaments_scalars() {
         assert!((g.1 - w.1).abs() < 0.01, "{g:?} {w:?}");
     }
     assert!(tournament.contains_key("tournament/elo_of/random"), "{tournament:?}");
+}
+
+#[test]
+fn tensorboard_reads_a_2048_learners_scores_and_reach_rates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ([(first, a), (second, b)], positions) = sliding::two_games();
+    let (learner, grpc, _) = sliding::learner_2048(tmp.path(), positions);
+    sliding::submit(&grpc, &[first, second]);
+    let metrics = tmp.path().join("run/metrics.jsonl");
+    // The window with the games, and one after it without.
+    let scored = || {
+        let text = std::fs::read_to_string(&metrics).unwrap_or_default();
+        text.contains("\"mean_score\"") && text.lines().count() >= 2
+    };
+    common::wait_for("two metrics lines, one with scores", std::time::Duration::from_secs(90), scored);
+    let (code, stderr) = learner.terminate();
+    assert_eq!(code, Some(0), "{stderr}");
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&metrics).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let step = lines.iter().find(|l| l.get("mean_score").is_some()).unwrap()["step"].as_i64().unwrap();
+
+    let folder = tmp.path().join("run/tensorboard/learner");
+    let Some(all) = read_with_tensorboard(&[path(&folder)]) else { return };
+    let scalars = &all[path(&folder)];
+    let tag = |tag: &str| scalars.get(tag).unwrap_or_else(|| panic!("no {tag}: {scalars:?}")).clone();
+    // Only the window that had games has scores; TensorBoard keeps f32.
+    let mean = ((a.score + b.score) as f64 / 2.0) as f32 as f64;
+    assert_eq!(tag("selfplay/mean_score"), [(step, mean)]);
+    assert_eq!(tag("selfplay/max_score"), [(step, a.score.max(b.score) as f32 as f64)]);
+    assert_eq!(tag("selfplay/max_tile"), [(step, f64::from(a.max_tile))]);
+    assert_eq!(tag("selfplay/reach_2048"), [(step, 0.5)]);
+    for tile in [4096, 8192, 16384, 32768] {
+        assert_eq!(tag(&format!("selfplay/reach_{tile}")), [(step, 0.0)], "{tile}");
+    }
+    assert_eq!(tag("loss/policy").len(), lines.len(), "every window has losses: {scalars:?}");
 }

@@ -23,6 +23,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         actions: 7,
         value_hidden: 16,
         policy_head: PolicyHead::Fc,
+        max_return: None,
     }
 }
 
@@ -38,6 +39,7 @@ fn gomoku_arch(blocks: usize, channels: usize, policy_head: PolicyHead) -> Archi
         actions: 81,
         value_hidden: 16,
         policy_head,
+        max_return: None,
     }
 }
 

@@ -38,6 +38,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         actions: 7,
         value_hidden: 16,
         policy_head: PolicyHead::Fc,
+        max_return: None,
     }
 }
 

@@ -9,6 +9,7 @@ use dojo_core::record::{
     read_records, samples, write_records, GameRecord, MoveRecord, RecordError, RecordOutcome, SampleOptions,
     TrainingGame, MAX_MOVES, MAX_POLICY,
 };
+use dojo_core::returns::ReturnScale;
 use dojo_core::rng::Rng;
 use rand::{seq::IndexedRandom, Rng as _, RngExt, SeedableRng};
 
@@ -1080,7 +1081,7 @@ fn samples_apply_one_symmetry_to_planes_and_policy() {
 fn values_alternate_with_the_side_to_move_and_weights_grow_late() {
     let r = ttt_record(&FIRST_WINS);
     let mut rng = Rng::seed_from_u64(9);
-    let opts = SampleOptions { late_weight: Some(0.5), augment: true, search_value_weight: 0.0 };
+    let opts = SampleOptions { late_weight: Some(0.5), augment: true, ..SampleOptions::default() };
     let s = samples(&r, Ttt::default(), &mut rng, &opts).unwrap();
     let got: Vec<(usize, f32, f32)> = s.iter().map(|s| (s.ply, s.value, s.weight)).collect();
     assert_eq!(got, vec![(0, 1.0, 0.0625), (1, -1.0, 0.125), (2, 1.0, 0.25), (3, -1.0, 0.5), (4, 1.0, 1.0)]);
@@ -1127,17 +1128,22 @@ fn search_value_weight_mixes_the_root_value_into_win_and_draw_targets() {
     // Score games keep the return still to come, whatever the weight.
     let dice = dice_record([0, 1, 2, 3, 2], [0, 1, 1, 0, 0]);
     let s = samples(&dice, Dice::new(), &mut rng, &all).unwrap();
-    assert_eq!(s.iter().map(|s| s.value).collect::<Vec<_>>(), vec![15.0, 14.0, 11.0, 7.0, 3.0]);
+    let scaled = |points: &[f64]| points.iter().map(|&p| all.return_scale.to_value(p)).collect::<Vec<f32>>();
+    assert_eq!(s.iter().map(|s| s.value).collect::<Vec<_>>(), scaled(&[15.0, 14.0, 11.0, 7.0, 3.0]));
 }
 
 #[test]
 fn score_games_value_the_return_still_to_come() {
     let r = dice_record([0, 1, 2, 3, 2], [0, 1, 1, 0, 0]);
     let mut rng = Rng::seed_from_u64(10);
-    let s = samples(&r, Dice::new(), &mut rng, &SampleOptions::default()).unwrap();
+    // A scale whose top is this game's whole return: the first target is exactly 1.
+    let opts = SampleOptions { return_scale: ReturnScale::new(15.0), ..SampleOptions::default() };
+    let s = samples(&r, Dice::new(), &mut rng, &opts).unwrap();
     let got: Vec<(usize, f32, f32)> = s.iter().map(|s| (s.ply, s.value, s.planes[0])).collect();
-    // Rewards 1, 3, 4, 4, 3; the plane is the roll.
-    assert_eq!(got, vec![(0, 15.0, 1.0), (1, 14.0, 2.0), (2, 11.0, 2.0), (3, 7.0, 1.0), (4, 3.0, 1.0)]);
+    // Rewards 1, 3, 4, 4, 3; the plane is the roll; values are h(G) / h(15) with MuZero's h.
+    let h = |x: f64| (x + 1.0).sqrt() - 1.0 + 1e-3 * x;
+    let v = |x: f64| (h(x) / h(15.0)) as f32;
+    assert_eq!(got, vec![(0, 1.0, 1.0), (1, v(14.0), 2.0), (2, v(11.0), 2.0), (3, v(7.0), 1.0), (4, v(3.0), 1.0)]);
     assert!(s.iter().all(|s| s.symmetry == 0));
 }
 

@@ -21,7 +21,7 @@ fn exercise(bytes: &[u8]) {
     // A valid record: cut its training samples as the learner does.
     let start = record.start().expect("a validated record has a start position");
     with_game!(start, g => {
-        let opts = SampleOptions { late_weight: Some(0.9), augment: true, search_value_weight: 0.5 };
+        let opts = SampleOptions { late_weight: Some(0.9), augment: true, search_value_weight: 0.5, ..SampleOptions::default() };
         let game = TrainingGame::new(record.clone(), g).expect("a validated record replays for training");
         let mut planes = vec![0f32; game.plane_shape().len()];
         let mut policy = vec![0f32; game.num_actions()];

@@ -89,6 +89,13 @@ impl Default for LearnerConfig {
 /// the best one and replaces it when it scores at least `promote_score`. Self-play always
 /// uses the newest version, as AlphaZero does: gating names the best, it does not hold
 /// learning back (it costs the matches' playing time, about 5% of the cores by default).
+///
+/// One-player games (2048, 2584) have no match: the new version and the best each play
+/// `games` games alone on the same seeds, and the new version replaces the best when its
+/// mean score is higher (the point estimate, as AlphaZero's 55% threshold is one; the
+/// record gives both means and the paired difference with 95% intervals). There
+/// `promote_score` and `opening_plies` do not apply, and `mode = "sprt"` plays the fixed
+/// `games` (the test is about game results, not scores).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GatingConfig {
@@ -103,7 +110,7 @@ pub struct GatingConfig {
     /// The SPRT's hypotheses and error rates (mode "sprt").
     pub sprt: SprtSettings,
     /// Games per gating match (mode "sprt": at most), in pairs from one random opening
-    /// (each side moves first once).
+    /// (each side moves first once). One-player games: games each side plays.
     pub games: u32,
     /// Playouts per move for both sides.
     pub simulations: u32,

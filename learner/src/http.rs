@@ -5,12 +5,14 @@
 //!
 //! - `GET /healthz`: 200 while the process runs; `GET /readyz`: 200 while it takes games
 //!   (503 with the reason while stopping or while its disk refuses writes);
-//! - `GET /api/info`: the game and its board's shape;
+//! - `GET /api/info`: the game, its board's shape and its number of players (a one-player
+//!   run's page charts scores and reach rates instead of offering a game against the model);
 //! - `GET /api/metrics`: the last lines of `metrics.jsonl`;
 //! - `GET /api/gating`: `gating.jsonl`;
 //! - `GET /api/tournament`: the newest tournament's `ratings.json` (or null);
 //! - `GET /api/workers`: each worker's last call and games;
-//! - `GET /api/games`: the last games stored (actions, result, model version);
+//! - `GET /api/games`: the last games stored (actions, result, model version; for one-player
+//!   games also the score, largest tile and final board);
 //! - `POST /api/play` `{"moves": [...]}`: the model's reply in that game (see [`play`]).
 
 use crate::learner::Shared;
@@ -24,6 +26,7 @@ use dojo_core::game::{FromAnyGame, Game, GameSpec, Outcome, Player, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
 use dojo_core::net::infer::NetEvaluator;
+use dojo_core::ntuple::report::is_scored;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use rand::SeedableRng;
@@ -83,9 +86,14 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
     let (kind, width, height) = match spec {
         GameSpec::Connect4 { width, height, .. } => ("connect4", *width, *height),
         GameSpec::Gomoku { size } => ("gomoku", *size, *size),
-        _ => ("other", 0, 0),
+        GameSpec::Twenty48 | GameSpec::Fib2584 { .. } => ("sliding", 4, 4),
+        GameSpec::Connect4Saiblo => ("other", 0, 0),
     };
-    Json(json!({"game": spec.to_string(), "kind": kind, "width": width, "height": height, "run_id": shared.run_id}))
+    let players = if is_scored(spec) { 1 } else { 2 };
+    Json(json!({
+        "game": spec.to_string(), "kind": kind, "width": width, "height": height, "players": players,
+        "run_id": shared.run_id,
+    }))
 }
 
 /// The JSON lines of a file (the last `keep`), skipping any a crash cut short.

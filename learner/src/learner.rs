@@ -18,10 +18,12 @@ use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
 use dojo_core::net::train::{Batch, Losses, Trainer};
+use dojo_core::ntuple::report::{final_board, is_scored, GameScore, ScoreReport};
 use dojo_core::record::{GameRecord, RecordOutcome, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_proto::tensorboard::EventWriter;
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -81,6 +83,34 @@ pub struct RecentGame {
     pub moves: Vec<u16>,
     /// 1: the first player won, -1: the second, 0: a draw (or a one-player game's end).
     pub result: i8,
+    /// One-player games (2048, 2584): the final score, largest tile and last board (16 face
+    /// values, row-major, 0 for empty), which the page shows instead of replaying moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tile: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board: Option<Vec<u32>>,
+}
+
+impl RecentGame {
+    /// The dashboard's view of a stored (validated) record.
+    pub fn of(record: &GameRecord) -> RecentGame {
+        let end = if is_scored(&record.spec) { final_board(record) } else { None };
+        RecentGame {
+            model_version: record.model_version,
+            unix_ms: record.created_unix_ms,
+            moves: record.moves.iter().map(|m| m.action).collect(),
+            result: match record.outcome {
+                RecordOutcome::Win(Player::First) => 1,
+                RecordOutcome::Win(Player::Second) => -1,
+                _ => 0,
+            },
+            score: end.map(|(s, _)| s.score),
+            max_tile: end.map(|(s, _)| s.max_tile),
+            board: end.map(|(_, tiles)| tiles.into_iter().flatten().collect()),
+        }
+    }
 }
 
 impl Shared {
@@ -94,6 +124,7 @@ impl Shared {
         to_trainer: Sender<GameRecord>,
         published: Published,
     ) -> Shared {
+        let telemetry = Telemetry::for_game(&config.game);
         Shared {
             run_id,
             config,
@@ -105,7 +136,7 @@ impl Shared {
             token: None,
             stop: AtomicBool::new(false),
             latest_losses: Mutex::new(None),
-            telemetry: Telemetry::new(),
+            telemetry,
             recent_games: Mutex::new(Default::default()),
             storage: StorageHealth::default(),
         }
@@ -147,16 +178,7 @@ impl Shared {
     fn stored(&self, record: GameRecord) {
         self.counters.games.fetch_add(1, Ordering::Relaxed);
         self.counters.positions.fetch_add(record.player_moves() as u64, Ordering::Relaxed);
-        let recent = RecentGame {
-            model_version: record.model_version,
-            unix_ms: record.created_unix_ms,
-            moves: record.moves.iter().map(|m| m.action).collect(),
-            result: match record.outcome {
-                RecordOutcome::Win(Player::First) => 1,
-                RecordOutcome::Win(Player::Second) => -1,
-                _ => 0,
-            },
-        };
+        let recent = RecentGame::of(&record);
         let mut games = self.recent_games.lock().expect("recent games lock");
         if games.len() == RECENT_GAMES {
             games.pop_front();
@@ -202,6 +224,54 @@ struct MetricsLine {
     first_player_win_rate: f64,
     draw_rate: f64,
     mean_game_length: f64,
+    /// One-player games only, and only for windows that had games.
+    #[serde(flatten)]
+    scores: Option<ScoreLine>,
+}
+
+/// The scores of a metrics window's one-player games, the numbers of seed 002's report:
+/// `"scored_games": 2, "mean_score": 200.0, "max_score": 300, "max_tile": 2048,
+/// "reach": {"2048": 0.5, "4096": 0.0, ...}`.
+#[derive(Debug, PartialEq, Serialize)]
+struct ScoreLine {
+    /// The games the numbers are over (a rate over 3 games is not one over 300).
+    scored_games: usize,
+    mean_score: f64,
+    max_score: u64,
+    max_tile: u32,
+    /// The share of games whose largest tile was each tile of the game's reach table or
+    /// bigger, keyed by the tile.
+    reach: ReachRates,
+}
+
+/// (tile, share) in increasing tile order, written as a JSON object keyed by the tile's
+/// text, in that order (a `BTreeMap<String, _>` would put "16384" before "2048").
+#[derive(Debug, PartialEq)]
+struct ReachRates(Vec<(u32, f64)>);
+
+impl Serialize for ReachRates {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (tile, share) in &self.0 {
+            map.serialize_entry(&tile.to_string(), share)?;
+        }
+        map.end()
+    }
+}
+
+impl ScoreLine {
+    /// None without games: a window in which no game finished has no score to plot.
+    fn new(spec: &dojo_core::game::GameSpec, games: &[GameScore]) -> Option<ScoreLine> {
+        let max_tile = games.iter().map(|g| g.max_tile).max()?;
+        let report = ScoreReport::new(spec, games);
+        Some(ScoreLine {
+            scored_games: report.games,
+            mean_score: report.mean,
+            max_score: report.max,
+            max_tile,
+            reach: ReachRates(report.reach.iter().map(|r| (r.tile, r.reached)).collect()),
+        })
+    }
 }
 
 /// The training thread's state.
@@ -224,6 +294,9 @@ pub struct TrainingLoop<G: Game + FromAnyGame> {
     window_start: Instant,
     window_games: u64,
     recent: Vec<(Option<Player>, usize)>,
+    /// Whether the game ends in a score (one-player): then the window's games are scored.
+    scored: bool,
+    scores: Vec<GameScore>,
     metrics: std::fs::File,
     /// The same numbers for TensorBoard (`RUN/tensorboard/learner/`); none where the file
     /// could not be made (training goes on without, and says so once).
@@ -245,11 +318,22 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             }
             None => {
                 let head = config.net.policy_head.resolve(&start)?;
-                let arch =
-                    Architecture::for_game(&start, config.net.blocks, config.net.channels).with_policy_head(head);
+                // A one-player game's network names the scale of its values.
+                let max_return = (start.num_players() == 1).then_some(config.search.max_return as u64);
+                let arch = Architecture::for_game(&start, config.net.blocks, config.net.channels)
+                    .with_policy_head(head)
+                    .with_max_return(max_return);
                 (Model::new(arch, device), 0)
             }
         };
+        if let Some(trained) = model.arch().max_return {
+            if trained as f64 != config.search.max_return {
+                return Err(format!(
+                    "the run's network was trained with search.max_return = {trained}, but the config says {}: value targets would change their meaning mid-run",
+                    config.search.max_return
+                ));
+            }
+        }
         // With weight averaging, the published versions are the average and the weights
         // being trained are checkpointed beside the optimizer state.
         let (model, average) = match (config.learner.weight_average_steps, &state.train_model) {
@@ -274,7 +358,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             }
         }
         trainer.step = state.step;
-        let mut buffer = ReplayBuffer::new(config.replay.clone())?;
+        let mut buffer = ReplayBuffer::new(config.replay.clone(), config.search.return_scale())?;
         let mut rejected = Vec::new();
         for record in stored {
             match TrainingGame::new(record.clone(), start.clone()) {
@@ -293,6 +377,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let tensorboard = EventWriter::create(&run.tensorboard("learner"))
             .map_err(|e| tracing::warn!("no TensorBoard events: {}: {e}", run.tensorboard("learner").display()))
             .ok();
+        let scored = is_scored(&config.game);
         let mut lp = TrainingLoop {
             run: run.clone(),
             config,
@@ -309,6 +394,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             window_start: Instant::now(),
             window_games: 0,
             recent: Vec::new(),
+            scored,
+            scores: Vec::new(),
             metrics,
             tensorboard,
         };
@@ -424,6 +511,9 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             };
             lp.recent.push((winner, record.player_moves()));
             lp.window_games += 1;
+            if lp.scored {
+                lp.scores.extend(GameScore::of_record(&record));
+            }
             // Records were validated at ingest; a failure here would be a bug, not bad input.
             match TrainingGame::new(record, lp.start.clone()).map(|g| lp.buffer.add(g)) {
                 Ok(Ok(())) => {}
@@ -463,8 +553,10 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             first_player_win_rate: self.recent.iter().filter(|r| r.0 == Some(Player::First)).count() as f64 / games,
             draw_rate: self.recent.iter().filter(|r| r.0.is_none()).count() as f64 / games,
             mean_game_length: self.recent.iter().map(|r| r.1).sum::<usize>() as f64 / games,
+            scores: ScoreLine::new(&self.config.game, &self.scores),
         };
         self.shared().telemetry.trained(line.step, line.samples_per_s, line.buffer_positions);
+        self.shared().telemetry.scored(&self.scores);
         *self.shared().latest_losses.lock().expect("losses lock") =
             Some(Losses { policy: line.policy_loss, value: line.value_loss, total: 0.0, entropy: line.entropy });
         if let Ok(mut text) = serde_json::to_string(&line) {
@@ -472,7 +564,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             let _ = self.metrics.write_all(text.as_bytes());
         }
         if let Some(tb) = &mut self.tensorboard {
-            let scalars = [
+            let mut scalars = vec![
                 ("loss/policy", line.policy_loss),
                 ("loss/value", line.value_loss),
                 ("loss/l2", line.l2_loss),
@@ -487,6 +579,18 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 ("buffer/positions", line.buffer_positions as f64),
                 ("model/version", line.version as f64),
             ];
+            let reach_tags: Vec<(String, f64)> = match &line.scores {
+                Some(s) => {
+                    scalars.extend([
+                        ("selfplay/mean_score", s.mean_score),
+                        ("selfplay/max_score", s.max_score as f64),
+                        ("selfplay/max_tile", f64::from(s.max_tile)),
+                    ]);
+                    s.reach.0.iter().map(|&(tile, share)| (format!("selfplay/reach_{tile}"), share)).collect()
+                }
+                None => Vec::new(),
+            };
+            scalars.extend(reach_tags.iter().map(|(tag, share)| (tag.as_str(), *share)));
             if let Err(e) = tb.scalars(line.step as i64, &scalars).and_then(|()| tb.flush()) {
                 tracing::warn!("no more TensorBoard events: {}: {e}", tb.path().display());
                 self.tensorboard = None;
@@ -494,6 +598,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         }
         self.losses.clear();
         self.recent.clear();
+        self.scores.clear();
         self.window_games = 0;
         self.window_start = Instant::now();
     }
@@ -640,6 +745,58 @@ pub struct RestoreInputs<G: Game> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_core::game::sliding::SpawnOdds;
+    use dojo_core::game::GameSpec;
+
+    fn g(score: u64, max_tile: u32) -> GameScore {
+        GameScore { score, max_tile }
+    }
+
+    #[test]
+    fn a_windows_scores_are_its_games_mean_best_and_reach_rates() {
+        let line = ScoreLine::new(&GameSpec::Twenty48, &[g(100, 2048), g(300, 1024)]).unwrap();
+        assert_eq!(
+            serde_json::to_string(&line).unwrap(),
+            r#"{"scored_games":2,"mean_score":200.0,"max_score":300,"max_tile":2048,"reach":{"2048":0.5,"4096":0.0,"8192":0.0,"16384":0.0,"32768":0.0}}"#
+        );
+        let fib = GameSpec::Fib2584 { odds: SpawnOdds::OneTwo };
+        let line = ScoreLine::new(&fib, &[g(10, 987), g(20, 610), g(60, 233), g(10, 2584)]).unwrap();
+        assert_eq!((line.mean_score, line.max_score, line.max_tile), (25.0, 60, 2584));
+        assert_eq!(line.reach.0[..5], [(610, 0.75), (987, 0.5), (1597, 0.25), (2584, 0.25), (4181, 0.0)]);
+        assert_eq!(ScoreLine::new(&GameSpec::Twenty48, &[]), None, "no games, no scores");
+    }
+
+    #[test]
+    fn metrics_lines_carry_scores_only_when_there_are_some() {
+        let mut line = MetricsLine {
+            unix_ms: 1,
+            step: 20,
+            version: 2,
+            policy_loss: 1.5,
+            value_loss: 0.5,
+            l2_loss: 0.0,
+            total_loss: 2.0,
+            entropy: 1.0,
+            learning_rate: 0.01,
+            samples_per_s: 100.0,
+            games_per_s: 2.0,
+            games: 3,
+            positions: 90,
+            buffer_positions: 90,
+            buffer_games: 3,
+            first_player_win_rate: 0.5,
+            draw_rate: 0.0,
+            mean_game_length: 30.0,
+            scores: None,
+        };
+        let two_player = serde_json::to_string(&line).unwrap();
+        assert!(two_player.ends_with(r#""first_player_win_rate":0.5,"draw_rate":0.0,"mean_game_length":30.0}"#));
+        line.scores = ScoreLine::new(&GameSpec::Twenty48, &[g(12, 4096)]);
+        let one_player: serde_json::Value = serde_json::from_str(&serde_json::to_string(&line).unwrap()).unwrap();
+        assert_eq!((one_player["step"].as_u64(), one_player["max_tile"].as_u64()), (Some(20), Some(4096)));
+        assert_eq!(one_player["reach"]["4096"].as_f64(), Some(1.0));
+        assert_eq!(one_player["reach"]["8192"].as_f64(), Some(0.0));
+    }
 
     #[test]
     fn progress_is_the_further_of_time_and_steps() {

@@ -25,6 +25,7 @@
 use dojo_core::game::{Game, Player};
 use dojo_core::net::train::Batch;
 use dojo_core::record::{RecordError, RecordOutcome, SampleOptions, TrainingGame};
+use dojo_core::returns::ReturnScale;
 use dojo_core::rng::Rng;
 use rand::{seq::IndexedRandom, RngExt};
 use serde::{Deserialize, Serialize};
@@ -147,12 +148,14 @@ impl ReplayConfig {
         (w.floor() as u64).clamp(1, self.window_positions)
     }
 
-    /// The options every sample is cut with.
-    pub fn sample_options(&self) -> SampleOptions {
+    /// The options every sample is cut with; `return_scale` maps one-player games' returns
+    /// to value targets (the search's, `search.max_return`).
+    pub fn sample_options(&self, return_scale: ReturnScale) -> SampleOptions {
         SampleOptions {
             late_weight: (self.late_position_factor > 0.0).then_some(self.late_position_factor),
             augment: self.augment,
             search_value_weight: self.search_value_weight,
+            return_scale,
         }
     }
 }
@@ -234,10 +237,11 @@ pub struct ReplayBuffer<G: Game> {
 
 impl<G: Game> ReplayBuffer<G> {
     /// An empty buffer; refuses a config that [`ReplayConfig::validate`] refuses.
-    pub fn new(config: ReplayConfig) -> Result<ReplayBuffer<G>, String> {
+    /// `return_scale` is the scale of one-player games' value targets.
+    pub fn new(config: ReplayConfig, return_scale: ReturnScale) -> Result<ReplayBuffer<G>, String> {
         config.validate()?;
         Ok(ReplayBuffer {
-            opts: config.sample_options(),
+            opts: config.sample_options(return_scale),
             window_limit: config.window_limit(0),
             config,
             games: VecDeque::new(),
@@ -455,6 +459,7 @@ mod tests {
     use dojo_core::game::connect4::Connect4;
     use dojo_core::game::GameSpec;
     use dojo_core::record::{GameRecord, MoveRecord};
+    use dojo_core::returns::DEFAULT_MAX_RETURN;
     use rand::SeedableRng;
 
     type C4 = Connect4<u64>;
@@ -499,7 +504,7 @@ mod tests {
     }
 
     fn buffer(config: ReplayConfig) -> ReplayBuffer<C4> {
-        ReplayBuffer::new(config).unwrap()
+        ReplayBuffer::new(config, ReturnScale::new(DEFAULT_MAX_RETURN)).unwrap()
     }
 
     fn id_of(g: &TrainingGame<C4>) -> [u8; 16] {
@@ -712,7 +717,7 @@ mod tests {
         let mut again = rng.clone();
         let mut batch = Batch::default();
         buf.sample_batch(&mut batch, n, &mut rng).unwrap();
-        let opts = buf.config().sample_options();
+        let opts = buf.config().sample_options(ReturnScale::new(DEFAULT_MAX_RETURN));
         let (pl, na) = (C4::standard().plane_shape().len(), C4::standard().num_actions());
         let mut mirrored = 0;
         for row in 0..n {
@@ -759,7 +764,7 @@ mod tests {
         }
         check_rows(&mut buf, 12, 300);
         let g = buf.game(0).unwrap();
-        let opts = buf.config().sample_options();
+        let opts = buf.config().sample_options(ReturnScale::new(DEFAULT_MAX_RETURN));
         assert_eq!(g.weight(g.len() - 1, &opts), Some(1.0));
         assert_eq!(g.weight(g.len() - 3, &opts), Some(0.94f32.powi(2)));
         let mut batch = Batch::default();
@@ -902,7 +907,11 @@ mod tests {
             bad(ReplayConfig { max_samples_per_position: 0.0, ..d() }),
             "replay.max_samples_per_position = 0 must be a finite number above 0"
         );
-        assert!(ReplayBuffer::<C4>::new(ReplayConfig { window_positions: 0, ..d() }).is_err());
+        assert!(ReplayBuffer::<C4>::new(
+            ReplayConfig { window_positions: 0, ..d() },
+            ReturnScale::new(DEFAULT_MAX_RETURN)
+        )
+        .is_err());
     }
 
     #[test]

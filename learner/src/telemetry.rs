@@ -1,6 +1,9 @@
 //! What the learner tells Prometheus (`GET /metrics` on `--http ADDR`): ingest by outcome
-//! and its ack latency, training progress, and the workers it has heard from.
+//! and its ack latency, training progress, the workers it has heard from, and for
+//! one-player games (2048, 2584) the self-play scores and how many games reached each tile.
 
+use dojo_core::game::GameSpec;
+use dojo_core::ntuple::report::{is_scored, reach_tiles, GameScore};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -30,6 +33,23 @@ struct Worker {
     worker: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Tile {
+    tile: u32,
+}
+
+/// The metrics of one-player runs: gauges of the last metrics window's games (what the
+/// dashboard charts), and counters a query can turn into reach rates over any range
+/// (`rate(games_reaching_tile_total[1h]) / rate(scored_games_total[1h])`).
+struct ScoreMetrics {
+    spec: GameSpec,
+    mean_score: Gauge<f64, AtomicU64>,
+    max_score: Gauge,
+    max_tile: Gauge,
+    scored_games: Counter,
+    reaching: Family<Tile, Counter>,
+}
+
 /// The learner's metrics, updated where things happen and read by each scrape.
 pub struct Telemetry {
     registry: Registry,
@@ -43,6 +63,8 @@ pub struct Telemetry {
     worker_last_seen: Family<Worker, Gauge<f64, AtomicU64>>,
     worker_games: Family<Worker, Counter>,
     storage_writable: Family<Store, Gauge>,
+    /// Only for one-player games: a two-player run has no scores to show as zeros.
+    scores: Option<ScoreMetrics>,
     /// Each worker's calls and games, for the connected count and the dashboard.
     seen: Mutex<HashMap<String, WorkerSeen>>,
 }
@@ -96,6 +118,7 @@ impl Telemetry {
             worker_last_seen: Family::default(),
             worker_games: Family::default(),
             storage_writable: Family::default(),
+            scores: None,
             seen: Mutex::new(HashMap::new()),
         };
         t.registry.register("ingest_games", "Games submitted by workers, by what became of them", t.games.clone());
@@ -133,6 +156,50 @@ impl Telemetry {
             t.storage_writable.clone(),
         );
         t.storage(true, true);
+        t
+    }
+
+    /// [`Telemetry::new`] with the score metrics when `spec` is a one-player game.
+    pub fn for_game(spec: &GameSpec) -> Telemetry {
+        let mut t = Telemetry::new();
+        if !is_scored(spec) {
+            return t;
+        }
+        let scores = ScoreMetrics {
+            spec: spec.clone(),
+            mean_score: Gauge::default(),
+            max_score: Gauge::default(),
+            max_tile: Gauge::default(),
+            scored_games: Counter::default(),
+            reaching: Family::default(),
+        };
+        let r = &mut t.registry;
+        r.register(
+            "selfplay_mean_score",
+            "Mean score of the self-play games of the last metrics window",
+            scores.mean_score.clone(),
+        );
+        r.register(
+            "selfplay_max_score",
+            "Best score among the self-play games of the last metrics window",
+            scores.max_score.clone(),
+        );
+        r.register(
+            "selfplay_max_tile",
+            "Largest tile of the self-play games of the last metrics window",
+            scores.max_tile.clone(),
+        );
+        r.register("selfplay_scored_games", "Self-play games whose scores were counted", scores.scored_games.clone());
+        r.register(
+            "selfplay_games_reaching_tile",
+            "Self-play games whose largest tile was this tile or bigger",
+            scores.reaching.clone(),
+        );
+        // Every tile of the table from the start, so a rate has a zero to start from.
+        for tile in reach_tiles(spec, 0) {
+            drop(scores.reaching.get_or_create(&Tile { tile }));
+        }
+        t.scores = Some(scores);
         t
     }
 
@@ -183,6 +250,23 @@ impl Telemetry {
         self.step.set(step as i64);
         self.samples_per_second.set(samples_per_second);
         self.buffer_positions.set(buffer_positions as i64);
+    }
+
+    /// The one-player games of a metrics window (nothing for a two-player run): the gauges
+    /// show this window once it has games, the counters add them.
+    pub fn scored(&self, games: &[GameScore]) {
+        let Some(s) = &self.scores else { return };
+        let Some(best) = games.iter().map(|g| g.score).max() else { return };
+        let mean = games.iter().map(|g| g.score as f64).sum::<f64>() / games.len() as f64;
+        s.mean_score.set(mean);
+        s.max_score.set(i64::try_from(best).unwrap_or(i64::MAX));
+        s.max_tile.set(games.iter().map(|g| i64::from(g.max_tile)).max().unwrap_or(0));
+        s.scored_games.inc_by(games.len() as u64);
+        for g in games {
+            for tile in reach_tiles(&s.spec, g.max_tile).into_iter().filter(|&t| t <= g.max_tile) {
+                s.reaching.get_or_create(&Tile { tile }).inc();
+            }
+        }
     }
 
     pub fn published(&self, version: u64) {
@@ -259,5 +343,31 @@ mod tests {
         assert_eq!(names, ["host-1", "host-2"]);
         assert_eq!((workers[0].games, workers[0].model_version), (2, Some(4)));
         assert_eq!((workers[1].games, workers[1].model_version), (0, None), "a duplicate is not a new game");
+        assert!(!page.contains("selfplay"), "a two-player run has no scores: {page}");
+    }
+
+    #[test]
+    fn one_player_runs_show_the_windows_scores_and_count_games_reaching_each_tile() {
+        let t = Telemetry::for_game(&GameSpec::Twenty48);
+        let zeros = t.render();
+        assert!(zeros.contains("dojo_selfplay_games_reaching_tile_total{tile=\"32768\"} 0\n"), "{zeros}");
+        let g = |score, max_tile| GameScore { score, max_tile };
+        t.scored(&[g(100, 2048), g(300, 1024)]);
+        t.scored(&[]);
+        t.scored(&[g(50, 4096), g(70, 512), g(90, 256), g(20, 8)]);
+        let page = t.render();
+        for line in [
+            "dojo_selfplay_mean_score 57.5",
+            "dojo_selfplay_max_score 90",
+            "dojo_selfplay_max_tile 4096",
+            "dojo_selfplay_scored_games_total 6",
+            "dojo_selfplay_games_reaching_tile_total{tile=\"2048\"} 2",
+            "dojo_selfplay_games_reaching_tile_total{tile=\"4096\"} 1",
+            "dojo_selfplay_games_reaching_tile_total{tile=\"8192\"} 0",
+        ] {
+            assert!(page.lines().any(|l| l == line), "no {line:?} in\n{page}");
+        }
+        assert!(page.contains("# TYPE dojo_selfplay_games_reaching_tile_total counter\n"), "{page}");
+        assert!(page.contains("# TYPE dojo_selfplay_max_tile gauge\n"), "{page}");
     }
 }

@@ -15,7 +15,7 @@ use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::net::model::Model;
 use dojo_core::net::precision::{Precision, PrecisionChoice};
-use dojo_core::record::GameRecord;
+use dojo_core::record::{record_start, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
 use dojo_core::search::selfplay::SelfPlayEngine;
@@ -170,7 +170,9 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
     // not a panic in the search.
     search.validate().map_err(|e| format!("the learner's search config: {e}"))?;
     play.validate().map_err(|e| format!("the learner's self-play config: {e}"))?;
-    let start = spec.start().map_err(|e| e.to_string())?;
+    // The position records replay from: for 2048 and 2584 the empty board, so self-play
+    // draws and records the opening spawns itself.
+    let start = record_start(&spec).map_err(|e| e.to_string())?;
     let spool = Spool::open(&opts.spool).map_err(|e| e.to_string())?;
     with_game!(start, g => play_loop(g, Context { opts: &opts, stop, rt, conn, spool, rng, device, search, play }))
 }

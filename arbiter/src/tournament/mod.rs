@@ -1,23 +1,31 @@
 //! Tournaments: every pairing of a set of players (round-robin), or every player against
 //! one reference (gauntlet), in game pairs from shared random openings, rated together by
 //! maximum likelihood ([`standings`]) and drawn as rating against training step ([`plot`]).
+//! One-player games (2048, 2584) have no pairings: every player plays the same games alone
+//! and players are ranked by mean score ([`solo`], [`scores`]).
 //!
 //! A tournament lives in a folder of its own (`RUN/tournaments/NAME/`):
 //!
 //! ```text
 //! tournament.json   what it is: game, format, openings, seed, games per pairing, players
-//! results.jsonl     one line per finished game (the record: players, result, moves, why)
+//! results.jsonl     one line per finished game (the record: players, result, moves, why;
+//!                   one-player: player, game, score, max tile, moves)
 //! games/            every game as text: players, result, moves and the final board
 //! ratings.json      the fit: each player's rating, 95% interval, games and score
 //! ratings.png       rating against training step, fixed references as horizontal lines
+//! scores.json       one-player standings instead: mean score, 95% interval, reach rates
+//! scores.png        mean score against training step, like ratings.png
 //! ```
 //!
 //! Every game depends only on the tournament's seed, its two players' names and its number
-//! in their pairing, never on which thread played it or when. So a tournament killed at any
-//! moment resumes by reading `results.jsonl` and playing only the games not in it, and one
-//! extended with new players (new checkpoints of a run) plays only the new pairings.
+//! in their pairing (one-player: its number alone), never on which thread played it or
+//! when. So a tournament killed at any moment resumes by reading `results.jsonl` and
+//! playing only the games not in it, and one extended with new players (new checkpoints of
+//! a run) plays only the new pairings (one-player: the new players' games).
 
 pub mod plot;
+pub mod scores;
+pub mod solo;
 pub mod standings;
 
 use crate::journal;
@@ -61,10 +69,13 @@ pub enum Format {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TournamentSpec {
     pub game: String,
+    /// One-player games: always round-robin (there are no pairings: see [`solo`]).
     pub format: Format,
-    /// Games per pairing, in pairs from one opening (each side moving first once).
+    /// Games per pairing, in pairs from one opening (each side moving first once); in a
+    /// one-player tournament (2048, 2584), games per player.
     pub games_per_pair: u32,
-    /// Random plies opening each pair of games.
+    /// Random plies opening each pair of games; 0 in a one-player tournament (its games
+    /// start from their own random tiles).
     pub opening_plies: u32,
     pub seed: u64,
     /// External brains' time per move (`pbrain:` players), in milliseconds.
@@ -79,9 +90,12 @@ fn default_move_timeout() -> u64 {
 
 impl TournamentSpec {
     /// Checks the spec can be played: an even number of games, two players or more, unique
-    /// names, parseable specs, a reference that plays.
+    /// names, parseable specs, a reference that plays. A one-player game's tournament needs
+    /// a game or more per player, one player or more, no gauntlet and no openings.
     pub fn validate(&self) -> Result<(), String> {
-        self.game.parse::<GameSpec>().map_err(|e| format!("game {:?}: {e}", self.game))?;
+        if self.is_one_player()? {
+            return self.validate_one_player();
+        }
         if self.games_per_pair == 0 || !self.games_per_pair.is_multiple_of(2) {
             return Err(format!(
                 "games per pairing must be even and at least 2 (pairs from one opening), not {}",
@@ -91,6 +105,39 @@ impl TournamentSpec {
         if self.entrants.len() < 2 {
             return Err(format!("a tournament needs two players or more, not {}", self.entrants.len()));
         }
+        let names = self.check_entrants()?;
+        if let Format::Gauntlet { reference } = &self.format {
+            if !names.contains(reference.as_str()) {
+                return Err(format!("the gauntlet's reference {reference} is not one of the players"));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_one_player(&self) -> Result<(), String> {
+        if self.games_per_pair == 0 {
+            return Err("a one-player tournament needs at least 1 game per player".into());
+        }
+        if self.entrants.is_empty() {
+            return Err("a tournament needs a player or more".into());
+        }
+        if let Format::Gauntlet { .. } = self.format {
+            return Err(format!(
+                "{} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --mode gauntlet)",
+                self.game
+            ));
+        }
+        if self.opening_plies != 0 {
+            return Err(format!(
+                "{} is a one-player game: its games start from their own random tiles, with no opening plies (not {})",
+                self.game, self.opening_plies
+            ));
+        }
+        self.check_entrants().map(|_| ())
+    }
+
+    /// Unique names and parseable specs; the names.
+    fn check_entrants(&self) -> Result<HashSet<&str>, String> {
         let mut names = HashSet::new();
         for e in &self.entrants {
             if !names.insert(e.name.as_str()) {
@@ -98,12 +145,14 @@ impl TournamentSpec {
             }
             e.spec.parse::<PlayerSpec>()?;
         }
-        if let Format::Gauntlet { reference } = &self.format {
-            if !names.contains(reference.as_str()) {
-                return Err(format!("the gauntlet's reference {reference} is not one of the players"));
-            }
-        }
-        Ok(())
+        Ok(names)
+    }
+
+    /// Whether the tournament's game is a one-player game (2048, 2584): one played by
+    /// [`solo::SoloTournament`] and ranked by [`scores`].
+    pub fn is_one_player(&self) -> Result<bool, String> {
+        let game: GameSpec = self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))?;
+        is_one_player(&game)
     }
 
     /// The pairings (entrant indices; the first is A), in entrant order.
@@ -224,6 +273,14 @@ impl TournamentDir {
     pub fn plot(&self) -> PathBuf {
         self.root.join("ratings.png")
     }
+    /// A one-player tournament's standings (mean scores), beside no `ratings.json`.
+    pub fn scores(&self) -> PathBuf {
+        self.root.join("scores.json")
+    }
+    /// A one-player tournament's plot (mean score against training step).
+    pub fn score_plot(&self) -> PathBuf {
+        self.root.join("scores.png")
+    }
     fn lock(&self) -> PathBuf {
         self.root.join("tournament.lock")
     }
@@ -246,6 +303,41 @@ impl TournamentDir {
     }
 }
 
+/// Validates `spec`, locks `dir` against a second process, and writes the spec it holds
+/// now: `spec`, or the one there extended by it. A line of `results.jsonl` that a kill cut
+/// short is ended, so the next game gets a line of its own.
+fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(TournamentSpec, std::fs::File), String> {
+    spec.validate()?;
+    std::fs::create_dir_all(dir.games()).map_err(|e| format!("cannot create {}: {e}", dir.games().display()))?;
+    let lock = journal::lock_exclusive(&dir.lock(), "another dojo tournament is playing this tournament")?;
+    let spec = match dir.read_spec()? {
+        Some(old) => old.extend(spec)?,
+        None => spec.clone(),
+    };
+    let json = serde_json::to_vec_pretty(&spec).expect("a tournament spec serialises");
+    dojo_core::util::atomic_write(&dir.spec(), &json)
+        .map_err(|e| format!("cannot write {}: {e}", dir.spec().display()))?;
+    journal::end_partial_line(&dir.results())?;
+    Ok((spec, lock))
+}
+
+/// Removes the TensorBoard event files in `dir`, so standings written there next are the
+/// only curve (a tournament's folder holds its latest standings, not their history).
+pub(crate) fn clear_tensorboard(dir: &Path) -> Result<(), String> {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("events.out.tfevents.")) {
+            std::fs::remove_file(e.path()).map_err(|err| format!("cannot remove {}: {err}", e.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `game` is played by one player (2048, 2584): its games end in a score.
+pub fn is_one_player(game: &GameSpec) -> Result<bool, String> {
+    let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| format!("{game}: {e}"))?;
+    Ok(dojo_core::with_game!(probe, g => g.num_players() == 1))
+}
+
 /// A tournament opened for play: its folder locked against a second process, its spec
 /// written, its finished games read.
 pub struct Tournament {
@@ -257,19 +349,15 @@ pub struct Tournament {
 
 impl Tournament {
     /// Creates the tournament `spec` in `dir`, or reopens the one there extended by it
-    /// (see [`TournamentSpec::extend`]).
+    /// (see [`TournamentSpec::extend`]). One-player games are [`solo::SoloTournament`]s.
     pub fn open(dir: TournamentDir, spec: &TournamentSpec) -> Result<Tournament, String> {
-        spec.validate()?;
-        std::fs::create_dir_all(dir.games()).map_err(|e| format!("cannot create {}: {e}", dir.games().display()))?;
-        let lock = journal::lock_exclusive(&dir.lock(), "another dojo tournament is playing this tournament")?;
-        let spec = match dir.read_spec()? {
-            Some(old) => old.extend(spec)?,
-            None => spec.clone(),
-        };
-        let json = serde_json::to_vec_pretty(&spec).expect("a tournament spec serialises");
-        dojo_core::util::atomic_write(&dir.spec(), &json)
-            .map_err(|e| format!("cannot write {}: {e}", dir.spec().display()))?;
-        journal::end_partial_line(&dir.results())?;
+        if spec.is_one_player()? {
+            return Err(format!(
+                "{} is a one-player game: its tournament is a SoloTournament, ranked by mean score",
+                spec.game
+            ));
+        }
+        let (spec, lock) = open_folder(&dir, spec)?;
         let results = dir.read_results()?;
         Ok(Tournament { dir, spec, results, _lock: lock })
     }
@@ -305,7 +393,7 @@ impl Tournament {
         on_game: &(dyn Fn(&GameLine) + Sync),
     ) -> Result<Vec<GameLine>, String> {
         if probe.num_players() != 2 {
-            return Err(format!("{} is a one-player game; tournaments need two players a game", game.family()));
+            return Err(format!("{} is a one-player game: its tournament is a SoloTournament", game.family()));
         }
         let keys = self.to_play();
         let specs: HashMap<&str, PlayerSpec> = self
@@ -432,7 +520,7 @@ impl Tournament {
 
 /// A name as a file name: letters, digits, `.`, `_` and `-` kept, anything else `_`; long
 /// names (engine commands) cut, with a hash of the whole so two never share a file.
-fn file_safe(name: &str) -> String {
+pub(crate) fn file_safe(name: &str) -> String {
     let safe: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || ".-_".contains(c) { c } else { '_' }).collect();
     if safe.len() <= 40 {
@@ -455,7 +543,7 @@ fn pair_seed(seed: u64, a: &str, b: &str, pair: u32) -> u64 {
 }
 
 /// 64-bit FNV-1a: stable across Rust versions and platforms (std's hasher is not).
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 

@@ -1,8 +1,10 @@
-//! `ratings.png`: a run's Elo curve. Checkpoints are points at their training step joined
-//! by a line, with their 95% intervals as error bars (an open end drawn to the plot's
-//! edge); players that are not checkpoints (random, mcts:N, engines) are horizontal dashed
-//! lines, labelled, so the curve has fixed reference points.
+//! `ratings.png`: a run's Elo curve; `scores.png`: a one-player run's mean-score curve.
+//! Checkpoints are points at their training step joined by a line, with their 95% intervals
+//! as error bars (an open end drawn to the plot's edge); players that are not checkpoints
+//! (random, mcts:N, uct:N, ntuple:, engines) are horizontal dashed lines, labelled, so the
+//! curve has fixed reference points.
 
+use super::scores::ScoreStandings;
 use super::standings::Standings;
 use crate::charts::{register, FONT_NAME};
 use plotters::prelude::*;
@@ -21,17 +23,59 @@ const REFERENCE_COLOURS: [RGBColor; 6] = [
     RGBColor(120, 120, 120),
 ];
 
-/// Draws `standings` to a PNG at `path` (written to a temporary file, then renamed).
+/// What a plot draws: checkpoints (step, value, interval ends) and references (name, value).
+struct Curve<'a> {
+    y_desc: String,
+    checkpoints: Vec<(f64, f64, Option<f64>, Option<f64>)>,
+    references: Vec<(&'a str, f64)>,
+    /// The least room above and below the values, in the value's units.
+    min_margin: f64,
+}
+
+/// Draws `standings` (ratings) to a PNG at `path` (written to a temporary file, then
+/// renamed).
 pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), String> {
+    let curve = Curve {
+        y_desc: format!("Elo ({} = {})", standings.anchor, standings.anchor_elo),
+        checkpoints: standings
+            .players
+            .iter()
+            .filter_map(|p| Some((p.player.step? as f64, p.elo?, p.low, p.high)))
+            .collect(),
+        references: standings
+            .players
+            .iter()
+            .filter(|p| p.player.step.is_none())
+            .filter_map(|p| Some((p.player.name.as_str(), p.elo?)))
+            .collect(),
+        min_margin: 25.0,
+    };
+    draw_curve(&curve, title, path)
+}
+
+/// Draws one-player `standings` (mean scores) to a PNG at `path`, as [`draw`] does ratings.
+pub fn draw_scores(standings: &ScoreStandings, title: &str, path: &Path) -> Result<(), String> {
+    let curve = Curve {
+        y_desc: format!("mean score ({} games a player, 95% intervals)", standings.games_per_player),
+        checkpoints: standings
+            .players
+            .iter()
+            .filter_map(|p| Some((p.player.step? as f64, p.mean?, p.low, p.high)))
+            .collect(),
+        references: standings
+            .players
+            .iter()
+            .filter(|p| p.player.step.is_none())
+            .filter_map(|p| Some((p.player.name.as_str(), p.mean?)))
+            .collect(),
+        min_margin: 1.0,
+    };
+    draw_curve(&curve, title, path)
+}
+
+fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), String> {
     register();
-    let checkpoints: Vec<(f64, f64, Option<f64>, Option<f64>)> =
-        standings.players.iter().filter_map(|p| Some((p.player.step? as f64, p.elo?, p.low, p.high))).collect();
-    let references: Vec<(&str, f64)> = standings
-        .players
-        .iter()
-        .filter(|p| p.player.step.is_none())
-        .filter_map(|p| Some((p.player.name.as_str(), p.elo?)))
-        .collect();
+    let Curve { y_desc, checkpoints, references, min_margin } = curve;
     if checkpoints.is_empty() && references.is_empty() {
         return Err("no rated player to plot".into());
     }
@@ -40,7 +84,7 @@ pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), Strin
     // The y range: every rating and finite interval end, with a margin.
     let values = sorted.iter().flat_map(|c| [Some(c.1), c.2, c.3]).flatten().chain(references.iter().map(|r| r.1));
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let margin = ((hi - lo) * 0.08).max(25.0);
+    let margin = ((hi - lo) * 0.08).max(*min_margin);
     let (y0, y1) = (lo - margin, hi + margin);
     let (x0, x1) = match (sorted.first(), sorted.last()) {
         (Some(a), Some(b)) if b.0 > a.0 => (a.0 - (b.0 - a.0) * 0.03, b.0 + (b.0 - a.0) * 0.03),
@@ -63,7 +107,7 @@ pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), Strin
         chart
             .configure_mesh()
             .x_desc("training step")
-            .y_desc(format!("Elo ({} = {})", standings.anchor, standings.anchor_elo))
+            .y_desc(y_desc.as_str())
             .label_style((FONT_NAME, 14))
             .axis_desc_style((FONT_NAME, 16))
             .x_label_formatter(&|x| format!("{x:.0}"))
@@ -159,5 +203,42 @@ mod tests {
         assert!(!dir.path().join("ratings.png.tmp.png").exists());
         let empty = Standings { players: vec![], ..standings };
         assert_eq!(draw(&empty, "x", &path).unwrap_err(), "no rated player to plot");
+    }
+
+    #[test]
+    fn a_mean_score_curve_with_fixed_players_is_drawn_as_a_png() {
+        use crate::tournament::scores::{ScoreStanding, ScoreStandings};
+        let standing = |name: &str, step: Option<u64>, mean: f64, interval: Option<(f64, f64)>| ScoreStanding {
+            player: Entrant { name: name.into(), spec: name.into(), version: step.map(|s| s / 50), step },
+            games: 10,
+            mean: Some(mean),
+            low: interval.map(|i| i.0),
+            high: interval.map(|i| i.1),
+            median: Some(mean),
+            max: Some(mean as u64 * 2),
+            forfeits: 0,
+            reach: vec![],
+        };
+        let standings = ScoreStandings {
+            game: "2048".into(),
+            games_per_player: 10,
+            interval: String::new(),
+            games: 40,
+            players: vec![
+                standing("v40", Some(2000), 9000.0, Some((8000.0, 10_000.0))),
+                standing("v20", Some(1000), 3000.0, None),
+                standing("uct:100", None, 2500.0, Some((2000.0, 3000.0))),
+                standing("random", None, 1100.0, Some((1000.0, 1200.0))),
+            ],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scores.png");
+        draw_scores(&standings, "2048 run", &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), WIDTH);
+        let unplayed =
+            ScoreStandings { players: vec![ScoreStanding { mean: None, ..standings.players[0].clone() }], ..standings };
+        assert_eq!(draw_scores(&unplayed, "x", &path).unwrap_err(), "no rated player to plot");
     }
 }

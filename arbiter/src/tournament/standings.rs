@@ -162,11 +162,7 @@ impl Standings {
     /// flat line `tournament/elo_of/NAME`): the folder's old files are replaced, so the
     /// curve is this fit's, once.
     pub fn to_tensorboard(&self, dir: &std::path::Path) -> Result<(), String> {
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("events.out.tfevents.")) {
-                std::fs::remove_file(e.path()).map_err(|err| format!("cannot remove {}: {err}", e.path().display()))?;
-            }
-        }
+        super::clear_tensorboard(dir)?;
         let mut points: Vec<(u64, f64)> = self.players.iter().filter_map(|p| Some((p.player.step?, p.elo?))).collect();
         points.sort_by_key(|p| p.0);
         let references: Vec<(String, f64)> = self

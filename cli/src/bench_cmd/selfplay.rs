@@ -108,7 +108,7 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let precision = args.precision.choose(&model, play.parallel_games)?;
-    let start = crate::common::start_of(&spec)?;
+    let start = crate::common::record_start_of(&spec)?;
     let network = describe(&spec, model.arch());
     let budget = Duration::from_secs_f64(args.seconds);
     let (stats, wall) =

@@ -43,6 +43,7 @@ try:
     seen["workers"] = len(driver.find_elements(By.CSS_SELECTOR, "#workers tbody tr"))
     seen["games"] = len(driver.find_elements(By.CSS_SELECTOR, "#games option"))
     seen["replay_stones"] = len(driver.find_elements(By.CSS_SELECTOR, "#replay .cell.p1, #replay .cell.p2"))
+    seen["score_charts_shown"] = driver.find_element(By.ID, "score-charts").is_displayed()
     seen["errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     driver.save_screenshot(screenshot)
     print(json.dumps(seen))

@@ -19,6 +19,7 @@ pub use spec::{AnyGame, FromAnyGame, GameSpec};
 
 use crate::rng::Rng;
 use rand::seq::IndexedRandom;
+use rand::RngExt;
 use std::fmt;
 
 /// An index into a game's action space (or, at a chance node, its chance-event space).
@@ -364,6 +365,24 @@ pub fn lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead 
     } else {
         Lookahead::Moves
     }
+}
+
+/// Draws the pending chance event with its probability, applies it and returns it (what a
+/// record stores); None when no chance event is pending. `scratch` holds the outcomes.
+pub fn draw_chance_event<G: Game>(game: &mut G, rng: &mut Rng, scratch: &mut Vec<(Action, f32)>) -> Option<Action> {
+    game.chance_outcomes(scratch);
+    let total: f32 = scratch.iter().map(|&(_, p)| p).sum();
+    let mut x = rng.random::<f32>() * total;
+    let mut pick = *scratch.last()?;
+    for &(event, p) in scratch.iter() {
+        x -= p;
+        if x < 0.0 {
+            pick = (event, p);
+            break;
+        }
+    }
+    game.apply_chance(pick.0).ok()?;
+    Some(pick.0)
 }
 
 /// Plays up to `plies` uniformly random moves that do not end the game (a varied opening

@@ -1,8 +1,9 @@
 //! A network-guided player for matches and analysis: the PUCT graph search with the
-//! network, no noise, most-visited move.
+//! network (the chance-node search in one-player games), no noise, most-visited move.
 
 use crate::game::{Action, Game};
 use crate::rng::Rng;
+use crate::search::chance::{ChanceConfig, ChanceSearch};
 use crate::search::config::SearchConfig;
 use crate::search::evaluator::Evaluator;
 use crate::search::player::Agent;
@@ -12,6 +13,9 @@ use std::time::Instant;
 
 pub struct NetAgent<G: Game> {
     search: Search<G>,
+    /// The search of one-player games (2048, 2584), reading values with the config's
+    /// `max_return`.
+    chance: ChanceSearch<G>,
     evaluator: Box<dyn Evaluator>,
     name: String,
 }
@@ -20,7 +24,8 @@ impl<G: Game> NetAgent<G> {
     /// `evaluator` is the network, alone or wrapped (e.g. in
     /// [`crate::search::evaluator::SymmetryAveraged`]).
     pub fn new(evaluator: impl Evaluator + 'static, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
-        NetAgent { search: Search::new(config, false, rng), evaluator: Box::new(evaluator), name }
+        let chance = ChanceSearch::new(config.clone(), ChanceConfig::for_search(&config), false, rng.clone());
+        NetAgent { search: Search::new(config, false, rng), chance, evaluator: Box::new(evaluator), name }
     }
 
     /// Searches `game` and returns the search for inspection (root children, value).
@@ -54,6 +59,21 @@ impl<G: Game> NetAgent<G> {
         self.search.choose_move(0.0)
     }
 
+    /// A one-player game's move: the chance-node search, one leaf evaluated at a time.
+    fn select_chance_move(&mut self, game: &G) -> Action {
+        let mut planes = vec![0.0; game.plane_shape().len()];
+        let mut value = [0.0f32];
+        let evaluator = &mut self.evaluator;
+        self.chance.set_root(game);
+        let sims = self.chance.config().simulations;
+        self.chance.search_with(sims, |leaf, logits| {
+            leaf.encode_planes(&mut planes);
+            evaluator.evaluate(&planes, 1, logits, &mut value);
+            value[0]
+        });
+        self.chance.choose_move(0.0)
+    }
+
     /// Playouts of the last search.
     pub fn playouts(&self) -> u32 {
         self.search.playouts()
@@ -82,9 +102,13 @@ impl<G: Game> Agent<G> for NetAgent<G> {
     fn new_game(&mut self, seed: u64) {
         self.search.clear();
         self.search.reseed(Rng::seed_from_u64(seed));
+        self.chance.reseed(Rng::seed_from_u64(seed));
     }
 
     fn select_move(&mut self, game: &G) -> Action {
+        if game.num_players() == 1 {
+            return self.select_chance_move(game);
+        }
         self.analyse(game);
         self.search.choose_move(0.0)
     }

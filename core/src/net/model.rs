@@ -112,6 +112,11 @@ pub struct Architecture {
     /// Checkpoints from before the choice existed have the linear head.
     #[serde(default)]
     pub policy_head: PolicyHead,
+    /// One-player games: the return (in points) the value output 1 stands for, the
+    /// `search.max_return` the network was trained with ([`crate::returns::ReturnScale`]);
+    /// players read its values with it. None for two-player games (values are results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_return: Option<u64>,
 }
 
 impl Architecture {
@@ -129,12 +134,24 @@ impl Architecture {
             actions: game.num_actions(),
             value_hidden: 64,
             policy_head: PolicyHead::default_for(game),
+            max_return: None,
         }
     }
 
     /// The same with another policy head.
     pub fn with_policy_head(self, policy_head: PolicyHead) -> Architecture {
         Architecture { policy_head, ..self }
+    }
+
+    /// The same with the value scale of a one-player game ([`Architecture::max_return`]).
+    pub fn with_max_return(self, max_return: Option<u64>) -> Architecture {
+        Architecture { max_return, ..self }
+    }
+
+    /// How the value output maps to points, for a one-player game's network: its own
+    /// scale, or the default for networks that do not name one.
+    pub fn return_scale(&self) -> crate::returns::ReturnScale {
+        crate::returns::ReturnScale::new(self.max_return.map_or(crate::returns::DEFAULT_MAX_RETURN, |m| m as f64))
     }
 
     pub fn input_len(&self) -> usize {

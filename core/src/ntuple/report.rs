@@ -2,7 +2,9 @@
 //! median and max score, a 95% interval for the mean, and seed 002's reach-rate table (the
 //! share of games whose largest tile reached each big tile, and the share that ended there).
 
-use crate::game::GameSpec;
+use crate::game::sliding::{Rules, Sliding};
+use crate::game::{AnyGame, Game, GameSpec};
+use crate::record::GameRecord;
 use serde::Serialize;
 use std::fmt;
 
@@ -11,6 +13,40 @@ use std::fmt;
 pub struct GameScore {
     pub score: u64,
     pub max_tile: u32,
+}
+
+impl GameScore {
+    /// How a one-player sliding game's record ended, replayed from its start. None for
+    /// other games, and for a record that does not replay (the learner validates records at
+    /// ingest, but this is also read from files and must not trust them).
+    pub fn of_record(record: &GameRecord) -> Option<GameScore> {
+        final_board(record).map(|(score, _)| score)
+    }
+
+    fn of_position<R: Rules>(game: &Sliding<R>) -> GameScore {
+        GameScore { score: game.score(), max_tile: game.max_tile() }
+    }
+}
+
+/// A one-player sliding game's record replayed to its end: how it ended and its last
+/// board (face values, row-major, 0 for empty), for displays of the game. None as in
+/// [`GameScore::of_record`].
+pub fn final_board(record: &GameRecord) -> Option<(GameScore, [[u32; 4]; 4])> {
+    fn replayed<R: Rules>(record: &GameRecord, start: Sliding<R>) -> Option<(GameScore, [[u32; 4]; 4])> {
+        let end = record.replay(start, |_, _, _| {}).ok()?;
+        Some((GameScore::of_position(&end), end.tile_values()))
+    }
+    match record.start().ok()? {
+        AnyGame::Twenty48(g) => replayed(record, g),
+        AnyGame::Fib2584(g) => replayed(record, g),
+        AnyGame::Connect4(_) | AnyGame::Connect4Wide(_) | AnyGame::Gomoku(_) => None,
+    }
+}
+
+/// Whether games of `spec` end in a score rather than a winner (one-player games): the
+/// games whose runs report scores and reach rates.
+pub fn is_scored(spec: &GameSpec) -> bool {
+    spec.start().is_ok_and(|start| crate::with_game!(&start, g => g.num_players() == 1))
 }
 
 /// One row of the reach-rate table.
@@ -120,10 +156,69 @@ impl fmt::Display for ScoreReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::sliding::SpawnOdds;
+    use crate::game::sliding::{Fib2584, SpawnOdds, Twenty48};
+    use crate::game::ToMove;
+    use crate::record::{random_game_record, MoveRecord, RecordOutcome};
+    use crate::rng::Rng;
+    use rand::seq::IndexedRandom;
+    use rand::SeedableRng;
 
     fn g(score: u64, max_tile: u32) -> GameScore {
         GameScore { score, max_tile }
+    }
+
+    /// A record of a random game from the empty board (spawns and moves drawn uniformly,
+    /// every spawn recorded as a chance event), and the position it ends in.
+    fn random_record<R: Rules>(start: Sliding<R>, seed: u64) -> (GameRecord, Sliding<R>) {
+        let mut rng = Rng::seed_from_u64(seed);
+        let mut game = start;
+        let mut record = GameRecord::new([seed as u8; 16], game.spec(), 1);
+        let (mut events, mut legal) = (Vec::new(), Vec::new());
+        while game.outcome().is_none() {
+            if game.to_move() == ToMove::Chance {
+                game.chance_outcomes(&mut events);
+                let &(event, _) = events.choose(&mut rng).unwrap();
+                game.apply_chance(event).unwrap();
+                record.moves.push(MoveRecord::chance(event));
+            } else {
+                game.legal_actions(&mut legal);
+                let &action = legal.choose(&mut rng).unwrap();
+                record.moves.push(MoveRecord::player(action, vec![(action, 1.0)], 0.0));
+                game.play(action).unwrap();
+            }
+        }
+        record.outcome = game.outcome().unwrap().into();
+        (record, game)
+    }
+
+    #[test]
+    fn a_records_score_and_largest_tile_are_its_last_positions() {
+        let (record, end) = random_record(Twenty48::new(), 7);
+        assert!(record.moves.iter().filter(|m| m.chance).count() > 10, "spawns are in the record");
+        let RecordOutcome::Score(points) = record.outcome else { panic!("{:?}", record.outcome) };
+        let largest = end.tile_values().into_iter().flatten().max().unwrap();
+        assert!(points > 0 && largest >= 16, "{points} {largest}");
+        assert_eq!(GameScore::of_record(&record), Some(g(points, largest)));
+        assert_eq!(final_board(&record), Some((g(points, largest), end.tile_values())));
+
+        let (record, end) = random_record(Fib2584::new(SpawnOdds::OneThree), 8);
+        assert_eq!(GameScore::of_record(&record), Some(g(end.score(), end.max_tile())));
+        assert!(end.max_tile() >= 5 && end.score() > 0, "{}", end.render());
+    }
+
+    #[test]
+    fn records_that_are_not_sliding_games_or_do_not_replay_have_no_score() {
+        let connect4 = crate::game::connect4::Connect4::<u64>::standard();
+        let record = random_game_record(&connect4, 1, &mut Rng::seed_from_u64(1));
+        assert_eq!(GameScore::of_record(&record), None);
+        let (mut record, _) = random_record(Twenty48::new(), 9);
+        // A spawn on the cell the first one took.
+        record.moves[1].action = record.moves[0].action;
+        assert_eq!(GameScore::of_record(&record), None);
+        record.moves.clear();
+        assert_eq!(GameScore::of_record(&record), None, "an empty game is not over");
+        assert!(is_scored(&GameSpec::Twenty48) && is_scored(&GameSpec::Fib2584 { odds: SpawnOdds::OneTwo }));
+        assert!(!is_scored(&GameSpec::connect4()) && !is_scored(&GameSpec::Connect4Saiblo));
     }
 
     #[test]

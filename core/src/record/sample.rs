@@ -3,6 +3,7 @@
 
 use super::{GameRecord, RecordError, RecordOutcome};
 use crate::game::{Game, Outcome, PlaneShape, ToMove};
+use crate::returns::{ReturnScale, DEFAULT_MAX_RETURN};
 use crate::rng::Rng;
 use rand::RngExt;
 
@@ -22,11 +23,20 @@ pub struct SampleOptions {
     /// early in a run (averaging them helped Connect Four learning in Oracle's "Lessons
     /// from AlphaZero"). Score games (2048, 2584) always use the return still to come.
     pub search_value_weight: f32,
+    /// Score games' value target: the Monte-Carlo return still to come (this move's reward
+    /// and every later one), mapped into the value head's range by this scale. It must be
+    /// the scale the search reads the network with (`search.max_return`).
+    pub return_scale: ReturnScale,
 }
 
 impl Default for SampleOptions {
     fn default() -> Self {
-        SampleOptions { late_weight: None, augment: true, search_value_weight: 0.0 }
+        SampleOptions {
+            late_weight: None,
+            augment: true,
+            search_value_weight: 0.0,
+            return_scale: ReturnScale::new(DEFAULT_MAX_RETURN),
+        }
     }
 }
 
@@ -39,7 +49,8 @@ pub struct Sample {
     pub policy: Vec<f32>,
     /// The final result from the side to move's view in {-1, 0, 1}, mixed with the search's
     /// root value by [`SampleOptions::search_value_weight`]; for one-player score games the
-    /// return still to come (the sum of this and later moves' rewards), unscaled.
+    /// return still to come (the sum of this and later moves' rewards), scaled by
+    /// [`SampleOptions::return_scale`].
     pub value: f32,
     /// Player moves played before this position.
     pub ply: usize,
@@ -59,8 +70,9 @@ pub struct SampleTarget {
 struct Position<G> {
     state: G,
     move_index: u32,
-    /// The game's result from the side to move's view, or the return still to come.
-    value: f32,
+    /// The game's result from the side to move's view, or the return still to come (in
+    /// points, unscaled).
+    value: f64,
     /// Player moves after this one until the end of the game.
     moves_after: u32,
 }
@@ -108,8 +120,8 @@ impl<G: Game> TrainingGame<G> {
             .into_iter()
             .map(|(i, state, to_move, before)| {
                 let value = match (record.outcome, to_move) {
-                    (RecordOutcome::Score(_), _) => to_come[i as usize] as f32,
-                    (_, ToMove::Player(p)) => outcome.value_for(p),
+                    (RecordOutcome::Score(_), _) => to_come[i as usize] as f64,
+                    (_, ToMove::Player(p)) => f64::from(outcome.value_for(p)),
                     (_, ToMove::Chance) => 0.0,
                 };
                 Position { state, move_index: i, value, moves_after: (player_moves - before - 1) as u32 }
@@ -121,13 +133,17 @@ impl<G: Game> TrainingGame<G> {
     /// The value target of `pos`: its result, mixed with the search's root value for
     /// win/draw games (see [`SampleOptions::search_value_weight`]).
     fn value_of(&self, pos: &Position<G>, opts: &SampleOptions) -> f32 {
+        if matches!(self.record.outcome, RecordOutcome::Score(_)) {
+            return opts.return_scale.to_value(pos.value);
+        }
         let w = opts.search_value_weight;
-        if w <= 0.0 || matches!(self.record.outcome, RecordOutcome::Score(_)) {
-            return pos.value;
+        let z = pos.value as f32;
+        if w <= 0.0 {
+            return z;
         }
         // Validation only promises a finite root value; a win/draw value lies in [-1, 1].
         let q = self.record.moves[pos.move_index as usize].root_value.clamp(-1.0, 1.0);
-        (1.0 - w) * pos.value + w * q
+        (1.0 - w) * z + w * q
     }
 
     /// Number of trainable positions.

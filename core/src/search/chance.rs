@@ -34,46 +34,11 @@
 use super::config::SearchConfig;
 use super::puct::{legal_softmax, mix_dirichlet, ChildStats, Proven, Step};
 use crate::game::{Action, Game, ToMove};
+pub use crate::returns::ReturnScale;
 use crate::rng::Rng;
 use rand::RngExt;
 
 const NONE: u32 = u32::MAX;
-
-/// How a one-player game's returns map to the network's value output and back.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ReturnScale {
-    /// The return that maps to 1 (larger ones map above 1 and are clipped by a tanh head).
-    pub max_return: f64,
-}
-
-/// MuZero's value transform's ε.
-const H_EPS: f64 = 1e-3;
-
-fn h(x: f64) -> f64 {
-    (x + 1.0).sqrt() - 1.0 + H_EPS * x
-}
-
-fn h_inverse(y: f64) -> f64 {
-    let a = ((1.0 + 4.0 * H_EPS * (y + 1.0 + H_EPS)).sqrt() - 1.0) / (2.0 * H_EPS);
-    a * a - 1.0
-}
-
-impl ReturnScale {
-    /// The scale for a game whose returns reach about `max_return`.
-    pub fn new(max_return: f64) -> ReturnScale {
-        ReturnScale { max_return: max_return.max(1.0) }
-    }
-
-    /// The value target for a return of `points` (≥ 0).
-    pub fn to_value(self, points: f64) -> f32 {
-        (h(points.max(0.0)) / h(self.max_return)) as f32
-    }
-
-    /// The return a value output stands for.
-    pub fn to_points(self, value: f32) -> f64 {
-        h_inverse((f64::from(value)).max(0.0) * h(self.max_return)).max(0.0)
-    }
-}
 
 /// The chance-node search's own knobs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,9 +51,20 @@ pub struct ChanceConfig {
     pub scale: ReturnScale,
 }
 
+impl ChanceConfig {
+    /// The defaults, reading the network's value with `config`'s return scale.
+    pub fn for_search(config: &SearchConfig) -> ChanceConfig {
+        ChanceConfig { scale: config.return_scale(), ..ChanceConfig::default() }
+    }
+}
+
 impl Default for ChanceConfig {
     fn default() -> Self {
-        ChanceConfig { widening_c: 1.0, widening_alpha: 0.5, scale: ReturnScale::new(1e6) }
+        ChanceConfig {
+            widening_c: 1.0,
+            widening_alpha: 0.5,
+            scale: ReturnScale::new(crate::returns::DEFAULT_MAX_RETURN),
+        }
     }
 }
 
@@ -208,6 +184,17 @@ impl<G: Game> ChanceSearch<G> {
 
     pub fn config(&self) -> &SearchConfig {
         &self.config
+    }
+
+    /// Whether the next searches mix root noise in (self-play's full searches) or not (its
+    /// fast searches, and play).
+    pub fn set_exploration(&mut self, on: bool) {
+        self.self_play = on;
+    }
+
+    /// Replaces the random source (noise, widening draws, temperature).
+    pub fn reseed(&mut self, rng: Rng) {
+        self.rng = rng;
     }
 
     /// Starts a new search at `game`, where the player is to move (or the game is over).
@@ -480,6 +467,12 @@ impl<G: Game> ChanceSearch<G> {
         self.decisions[0].points
     }
 
+    /// The root's expected points to come as the network's value (scaled, see
+    /// [`ReturnScale`]): what a record stores as the root value.
+    pub fn root_value(&self) -> f32 {
+        self.chance_config.scale.to_value(self.root_points())
+    }
+
     /// The visit distribution over the root's moves (the policy target).
     pub fn policy_target(&self) -> Vec<(Action, f32)> {
         let children = self.root_children();
@@ -540,23 +533,6 @@ mod tests {
         let config = SearchConfig { c_puct: 1.5, fpu_reduction: 0.0, ..SearchConfig::default() };
         let chance = ChanceConfig { widening_c, ..ChanceConfig::default() };
         ChanceSearch::new(config, chance, false, Rng::seed_from_u64(1))
-    }
-
-    #[test]
-    fn the_return_scale_round_trips_and_is_monotone() {
-        let s = ReturnScale::new(1e6);
-        assert!((s.to_value(1e6) - 1.0).abs() < 1e-6);
-        assert_eq!(s.to_value(0.0), 0.0);
-        let mut last = -1.0;
-        for points in [0.0, 4.0, 100.0, 2_500.0, 60_000.0, 400_000.0, 1e6] {
-            let v = s.to_value(points);
-            assert!(v > last, "monotone at {points}");
-            last = v;
-            let back = s.to_points(v);
-            assert!((back - points).abs() <= 1e-3 * points.max(1.0), "{points} -> {v} -> {back}");
-        }
-        // Scores of hundreds and of hundreds of thousands both land well inside [0, 1].
-        assert!(s.to_value(500.0) > 0.01 && s.to_value(300_000.0) < 0.7);
     }
 
     #[test]

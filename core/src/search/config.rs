@@ -1,6 +1,7 @@
 //! Settings of the network-guided search and of self-play, with the defaults a user gets
 //! when the config file says nothing.
 
+use crate::returns::{ReturnScale, DEFAULT_MAX_RETURN};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -88,6 +89,11 @@ pub struct SearchConfig {
     /// threat) proves the node won, and moves that hand the opponent such a kill are not
     /// searched. Games without a cheap exact version (Gomoku) keep the one-ply lookahead.
     pub two_step_kills: bool,
+    /// One-player games (2048, 2584): the return (points still to come) that the network's
+    /// value output 1 stands for; values and value targets are `h(G) / h(max_return)`
+    /// with MuZero's `h` ([`crate::returns::ReturnScale`]). Returns above it are clipped by
+    /// the tanh head, so set it above the best scores the run will see.
+    pub max_return: f64,
 }
 
 impl Default for SearchConfig {
@@ -104,6 +110,7 @@ impl Default for SearchConfig {
             reuse_tree: true,
             tactics: true,
             two_step_kills: true,
+            max_return: DEFAULT_MAX_RETURN,
         }
     }
 }
@@ -152,8 +159,19 @@ impl SearchConfig {
         if !(self.dirichlet_alpha >= 0.0 && self.dirichlet_alpha.is_finite()) {
             return Err(format!("search.dirichlet_alpha = {} must be >= 0", self.dirichlet_alpha));
         }
+        if !(self.max_return >= 1.0 && self.max_return.is_finite()) {
+            return Err(format!(
+                "search.max_return = {} must be a finite number of points, at least 1",
+                self.max_return
+            ));
+        }
         unit("dirichlet_epsilon", self.dirichlet_epsilon)?;
         unit("nonroot_noise_epsilon", self.nonroot_noise_epsilon)
+    }
+
+    /// How one-player games' returns map to the network's value ([`SearchConfig::max_return`]).
+    pub fn return_scale(&self) -> ReturnScale {
+        ReturnScale::new(self.max_return)
     }
 }
 

@@ -9,11 +9,17 @@
 //!
 //! With playout cap randomisation (KataGo) only a random share of moves gets the full,
 //! exploring search and becomes a training target; the rest are fast searches.
+//!
+//! Two-player games run the PUCT graph search ([`Search`]); one-player games with tile
+//! spawns (2048, 2584) run the chance-node search ([`ChanceSearch`]). Those start from the
+//! empty board and the engine draws every spawn itself, recording it as a chance event, so
+//! the record holds the whole game ([`GameRecord::start`]).
 
+use super::chance::{ChanceConfig, ChanceSearch};
 use super::config::{SearchConfig, SelfPlayConfig};
 use super::evaluator::Evaluator;
 use super::puct::{HashIndex, Search, Step};
-use crate::game::{play_random_opening, Game, Outcome, Player, ToMove};
+use crate::game::{draw_chance_event, play_random_opening, Action, Game, Outcome, Player, ToMove};
 use crate::record::{new_game_id, GameRecord, MoveRecord, RecordOutcome};
 use crate::rng::Rng;
 use rand::{Rng as _, RngExt, SeedableRng};
@@ -23,9 +29,90 @@ use std::time::{Duration, Instant};
 /// 64 MiB, some 2 M Connect Four results or 45 k on a 19×19 board.
 const CACHE_FLOATS: usize = 16 << 20;
 
+/// The search a game runs: the PUCT graph search for two-player games, the chance-node
+/// search for one-player games.
+enum Searcher<G: Game> {
+    Puct(Search<G>),
+    Chance(ChanceSearch<G>),
+}
+
+impl<G: Game> Searcher<G> {
+    /// A search rooted at `game`; `explore` mixes in self-play's noise.
+    fn new(config: &SearchConfig, game: &G, explore: bool, rng: Rng) -> Searcher<G> {
+        if game.num_players() == 1 {
+            let mut search = ChanceSearch::new(config.clone(), ChanceConfig::for_search(config), explore, rng);
+            search.set_root(game);
+            Searcher::Chance(search)
+        } else {
+            let mut search = Search::new(config.clone(), explore, rng);
+            search.set_root(game);
+            Searcher::Puct(search)
+        }
+    }
+
+    fn run(&mut self, budget: u32) -> Step {
+        match self {
+            Searcher::Puct(s) => s.run(budget),
+            Searcher::Chance(s) => s.run(budget),
+        }
+    }
+
+    fn leaf(&self) -> &G {
+        match self {
+            Searcher::Puct(s) => s.leaf(),
+            Searcher::Chance(s) => s.leaf(),
+        }
+    }
+
+    fn deliver(&mut self, logits: &[f32], value: f32) {
+        match self {
+            Searcher::Puct(s) => s.deliver(logits, value),
+            Searcher::Chance(s) => s.deliver(logits, value),
+        }
+    }
+
+    /// The root's value as the network states it: the mover's expected result, or a
+    /// one-player game's scaled return still to come.
+    fn root_value(&self) -> f32 {
+        match self {
+            Searcher::Puct(s) => s.root_value().0,
+            Searcher::Chance(s) => s.root_value(),
+        }
+    }
+
+    fn choose_move(&mut self, temperature: f32) -> Action {
+        match self {
+            Searcher::Puct(s) => s.choose_move(temperature),
+            Searcher::Chance(s) => s.choose_move(temperature),
+        }
+    }
+
+    fn policy_target(&self) -> Vec<(Action, f32)> {
+        match self {
+            Searcher::Puct(s) => s.policy_target(),
+            Searcher::Chance(s) => s.policy_target(),
+        }
+    }
+
+    /// Moves the root on to `game` (after the move played and its spawns), keeping what
+    /// the graph search can reuse; `explore` as in [`Searcher::new`].
+    fn advance(&mut self, game: &G, explore: bool) {
+        match self {
+            Searcher::Puct(s) => {
+                s.set_exploration(explore);
+                s.advance(game);
+            }
+            Searcher::Chance(s) => {
+                s.set_exploration(explore);
+                s.set_root(game);
+            }
+        }
+    }
+}
+
 struct Slot<G: Game> {
     game: G,
-    search: Search<G>,
+    search: Searcher<G>,
     record: GameRecord,
     no_resign: bool,
     /// Consecutive moves each player's root value was below the resign threshold.
@@ -63,6 +150,8 @@ pub struct SelfPlayEngine<G: Game> {
     planes: Vec<f32>,
     logits: Vec<f32>,
     values: Vec<f32>,
+    /// Scratch for drawing chance events.
+    outcomes: Vec<(Action, f32)>,
     /// This step's games waiting for the network, each with its row of the batch.
     pending: Vec<(usize, usize)>,
     /// The batch row of each position in this step's batch: games that reach the same
@@ -97,6 +186,7 @@ impl<G: Game> SelfPlayEngine<G> {
             planes: Vec::new(),
             logits: Vec::new(),
             values: Vec::new(),
+            outcomes: Vec::new(),
             pending: Vec::new(),
             rows: HashIndex::default(),
             cache: HashIndex::default(),
@@ -104,8 +194,19 @@ impl<G: Game> SelfPlayEngine<G> {
             stats: EngineStats::default(),
         };
         let probe = (engine.start)(&mut engine.rng);
-        if probe.num_players() != 2 || !matches!(probe.to_move(), ToMove::Player(_)) || probe.outcome().is_some() {
-            return Err(format!("{}: self-play with the network search needs a two-player game", probe.spec()));
+        if probe.outcome().is_some() {
+            return Err(format!("{}: self-play cannot start from a finished game", probe.spec()));
+        }
+        match probe.num_players() {
+            2 if matches!(probe.to_move(), ToMove::Player(_)) => {}
+            1 if probe.to_move() == ToMove::Chance && probe.ply() == 0 => {}
+            1 => {
+                return Err(format!(
+                    "{}: one-player self-play starts from the empty board (the record's start), so that it records the opening spawns",
+                    probe.spec()
+                ))
+            }
+            _ => return Err(format!("{}: self-play needs a game between two players, or a one-player game", probe.spec())),
         }
         for _ in 0..engine.play.parallel_games {
             let slot = engine.new_slot();
@@ -151,9 +252,9 @@ impl<G: Game> SelfPlayEngine<G> {
         let mut game = (self.start)(&mut self.rng);
         let mut record = GameRecord::new(new_game_id(&mut self.rng), game.spec(), self.model_version);
         self.play_random_opening(&mut game, &mut record);
+        draw_chance_events(&mut game, &mut self.rng, &mut self.outcomes, &mut record.moves);
         let full_search = self.draw_full_search();
-        let mut search = Search::new(self.search.clone(), full_search, Rng::seed_from_u64(self.rng.next_u64()));
-        search.set_root(&game);
+        let search = Searcher::new(&self.search, &game, full_search, Rng::seed_from_u64(self.rng.next_u64()));
         let no_resign = self.play.resign_threshold > 0.0 && self.rng.random::<f32>() < self.play.no_resign_fraction;
         Some(Slot { game, search, record, no_resign, low_streak: [0; 2], full_search })
     }
@@ -258,9 +359,10 @@ impl<G: Game> SelfPlayEngine<G> {
     fn play_move(&mut self, i: usize) -> Option<GameRecord> {
         let play = &self.play;
         let slot = self.slots[i].as_mut().expect("active slot");
-        let ToMove::Player(mover) = slot.game.to_move() else { unreachable!("two-player games only") };
-        let (root_value, _) = slot.search.root_value();
-        if play.resign_threshold > 0.0 {
+        let ToMove::Player(mover) = slot.game.to_move() else { unreachable!("the searched position has a mover") };
+        let root_value = slot.search.root_value();
+        // One-player games play to the end: there is no one to resign to.
+        if play.resign_threshold > 0.0 && slot.game.num_players() == 2 {
             let streak = &mut slot.low_streak[mover.index()];
             *streak = if root_value < -play.resign_threshold { *streak + 1 } else { 0 };
             if *streak >= play.resign_consecutive.max(1) {
@@ -284,6 +386,7 @@ impl<G: Game> SelfPlayEngine<G> {
         slot.record.moves.push(entry);
         slot.game.play(action).expect("the search only picks legal moves");
         self.stats.moves += 1;
+        draw_chance_events(&mut slot.game, &mut self.rng, &mut self.outcomes, &mut slot.record.moves);
         if let Some(outcome) = slot.game.outcome() {
             slot.record.outcome = outcome.into();
             return Some(self.finish(i));
@@ -291,9 +394,8 @@ impl<G: Game> SelfPlayEngine<G> {
         let full_search = self.draw_full_search();
         let slot = self.slots[i].as_mut().expect("active slot");
         slot.full_search = full_search;
-        slot.search.set_exploration(full_search);
         let game = slot.game.clone();
-        slot.search.advance(&game);
+        slot.search.advance(&game, full_search);
         None
     }
 
@@ -330,6 +432,21 @@ impl<G: Game> SelfPlayEngine<G> {
             if !more {
                 return all;
             }
+        }
+    }
+}
+
+/// Draws and records the pending chance events (a one-player game's spawns).
+fn draw_chance_events<G: Game>(
+    game: &mut G,
+    rng: &mut Rng,
+    scratch: &mut Vec<(Action, f32)>,
+    moves: &mut Vec<MoveRecord>,
+) {
+    while game.outcome().is_none() && game.to_move() == ToMove::Chance {
+        match draw_chance_event(game, rng, scratch) {
+            Some(event) => moves.push(MoveRecord::chance(event)),
+            None => break,
         }
     }
 }
