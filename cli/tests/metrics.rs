@@ -110,7 +110,10 @@ fn a_2048_learner_reports_its_windows_scores_and_the_games_reaching_each_tile() 
         if value(&page, "dojo_selfplay_scored_games_total") == Some(2.0) {
             break page;
         }
-        assert!(started.elapsed() < Duration::from_secs(90), "no scored window within 90 s:\n{page}");
+        if started.elapsed() > Duration::from_secs(90) {
+            let (_, stderr) = learner.terminate();
+            panic!("no scored window within 90 s:\n{page}\nthe learner said:\n{stderr}");
+        }
         std::thread::sleep(Duration::from_millis(300));
     };
     let (code, stderr) = learner.terminate();
