@@ -1,4 +1,5 @@
-//! `dojo config`: prints a run configuration with every key and its default, as TOML.
+//! `dojo config`: prints a run configuration with every key and its default for the game
+//! (what `dojo train --game G` starts a new run with), as TOML.
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -12,7 +13,7 @@ pub struct ConfigArgs {
 }
 
 pub fn run(args: ConfigArgs) -> Result<()> {
-    let config = RunConfig { game: args.game.parse().context("--game")?, ..RunConfig::default() };
+    let config = RunConfig::for_game(args.game.parse().context("--game")?);
     config.validate().map_err(anyhow::Error::msg)?;
     print!("{}", config.to_toml());
     Ok(())

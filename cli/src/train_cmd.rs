@@ -139,13 +139,14 @@ fn spawn_gating(
 
 pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let run = RunDir::new(&args.run_dir);
+    let game: Option<GameSpec> = args.game.as_deref().map(str::parse).transpose().context("--game")?;
     let mut config = match &args.config {
         Some(p) => Some(RunConfig::load(p).map_err(anyhow::Error::msg)?),
         None if run.exists() => None,
-        None => Some(RunConfig::default()),
+        // A new run gets the game's defaults (`dojo config --game G` prints them).
+        None => Some(RunConfig::for_game(game.clone().unwrap_or_else(GameSpec::connect4))),
     };
-    if let Some(g) = &args.game {
-        let spec: GameSpec = g.parse().context("--game")?;
+    if let Some(spec) = game {
         let c = config.get_or_insert_with(|| RunConfig::load(&run.config()).unwrap_or_default());
         c.game = spec;
         c.validate().map_err(anyhow::Error::msg)?;

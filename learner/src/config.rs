@@ -244,6 +244,21 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
+    /// The defaults for a new run of `game`: [`RunConfig::default`]'s, with a one-player
+    /// game's (2048, 2584) gate made to fit its games. Those last hundreds to thousands of
+    /// moves where a Connect Four game lasts 20 to 40, so the two-player gate (40 games at
+    /// 100 playouts) would hold a core for most of an hour; 8 games each at 50 playouts on
+    /// the same seeds keep it to minutes, and the arbiter's pairing of the games by seed
+    /// keeps the comparison sharp with few games.
+    pub fn for_game(game: GameSpec) -> RunConfig {
+        let mut config = RunConfig { game, ..RunConfig::default() };
+        if dojo_core::ntuple::report::is_scored(&config.game) {
+            config.gating.games = 8;
+            config.gating.simulations = 50;
+        }
+        config
+    }
+
     /// Parses TOML, naming the bad key or value.
     pub fn from_toml(text: &str) -> Result<RunConfig, String> {
         let config: RunConfig = toml::from_str(text).map_err(|e| e.to_string().trim().to_string())?;
@@ -313,6 +328,18 @@ impl RunConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_player_games_get_a_gate_that_fits_their_long_games() {
+        let c = RunConfig::for_game(GameSpec::Twenty48);
+        assert_eq!((c.game.clone(), c.gating.games, c.gating.simulations), (GameSpec::Twenty48, 8, 50));
+        assert_eq!((c.search.clone(), c.net.clone()), (SearchConfig::default(), NetConfig::default()));
+        c.validate().unwrap();
+        let fib = GameSpec::Fib2584 { odds: dojo_core::game::sliding::SpawnOdds::OneThree };
+        assert_eq!(RunConfig::for_game(fib).gating.games, 8);
+        let gomoku = GameSpec::Gomoku { size: 9 };
+        assert_eq!(RunConfig::for_game(gomoku.clone()), RunConfig { game: gomoku, ..RunConfig::default() });
+    }
 
     #[test]
     fn the_shipped_gomoku_config_loads_with_what_it_promises() {
