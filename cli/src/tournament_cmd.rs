@@ -200,16 +200,36 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let printed = if args.json { serde_json::to_string(&standings)? } else { standings.table() };
     let session = Session { played: results.len() - done, total: results.len(), threads, started };
     finish(&written, &printed, args.json, &session)?;
-    if stop.load(Ordering::Relaxed) {
-        eprintln!("interrupted: run the same command again to play the {} games left", tournament.to_play().len());
+    let best = standings.best_checkpoint().map(|b| {
+        (
+            b.player.version.expect("best_checkpoint has a version"),
+            &b.player.name,
+            format!("rated {:.0}", b.elo.unwrap_or(0.0)),
+        )
+    });
+    conclude(&args, &run, stop.load(Ordering::Relaxed), tournament.to_play().len(), best, "was rated")
+}
+
+/// The end of a session: how to go on after an interruption, else with `--choose-best` the
+/// best checkpoint (`best`: its version, name and why it is best) copied to
+/// RUN/models/best.*; `none` says why there is none ("was rated").
+fn conclude(
+    args: &TournamentArgs,
+    run: &RunPaths,
+    interrupted: bool,
+    left: usize,
+    best: Option<(u64, &String, String)>,
+    none: &str,
+) -> Result<()> {
+    if interrupted {
+        eprintln!("interrupted: run the same command again to play the {left} games left");
         return Ok(());
     }
     if args.choose_best {
-        let Some(best) = standings.best_checkpoint() else {
-            bail!("--choose-best: no checkpoint of the run was rated");
+        let Some((version, name, why)) = best else {
+            bail!("--choose-best: no checkpoint of the run {none}");
         };
-        let version = best.player.version.expect("best_checkpoint has a version");
-        choose_best(&run, version, &best.player.name, &format!("rated {:.0}", best.elo.unwrap_or(0.0)))?;
+        choose_best(run, version, name, &why)?;
     }
     Ok(())
 }
@@ -273,18 +293,11 @@ fn run_one_player(
     let printed = if args.json { serde_json::to_string(&standings)? } else { standings.table() };
     let session = Session { played: results.len() - done, total: results.len(), threads, started };
     finish(&written, &printed, args.json, &session)?;
-    if stop.load(Ordering::Relaxed) {
-        eprintln!("interrupted: run the same command again to play the {} games left", tournament.to_play().len());
-        return Ok(());
-    }
-    if args.choose_best {
-        let Some(best) = standings.best_checkpoint() else {
-            bail!("--choose-best: no checkpoint of the run has played");
-        };
-        let version = best.player.version.expect("best_checkpoint has a version");
-        choose_best(run, version, &best.player.name, &format!("mean score {:.1}", best.mean.unwrap_or(0.0)))?;
-    }
-    Ok(())
+    let best = standings.best_checkpoint().map(|b| {
+        let version = b.player.version.expect("best_checkpoint has a version");
+        (version, &b.player.name, format!("mean score {:.1}", b.mean.unwrap_or(0.0)))
+    });
+    conclude(args, run, stop.load(Ordering::Relaxed), tournament.to_play().len(), best, "has played")
 }
 
 /// A session's standings as written: the JSON file, the plot, the TensorBoard events.

@@ -258,7 +258,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         let rate = (games - games0) as f64 / started.elapsed().as_secs_f64().max(1e-9);
         let losses = handle.shared.latest_losses.lock().expect("losses lock").map_or_else(
             || "waiting for data".to_string(),
-            |l| format!("loss policy {:.3} value {:.3}", l.policy, l.value),
+            |l| format!("loss policy {} value {}", loss_text(l.policy), loss_text(l.value)),
         );
         let best = match gating.as_ref().map(|g| g.best.load(Ordering::Relaxed)) {
             Some(v) if v > 0 => format!(" (best v{v})"),
@@ -347,4 +347,14 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         args.run_dir.display()
     );
     Ok(())
+}
+
+/// A loss for the status line: three decimals, or three digits where that would show 0.000
+/// (a 2048 run's value loss is about 1e-4: its targets are scaled returns near 0).
+fn loss_text(loss: f64) -> String {
+    if loss != 0.0 && loss.abs() < 0.01 {
+        format!("{loss:.2e}")
+    } else {
+        format!("{loss:.3}")
+    }
 }

@@ -402,39 +402,17 @@ impl Tournament {
             .iter()
             .map(|e| Ok((e.name.as_str(), e.spec.parse::<PlayerSpec>()?.with_move_timeout(self.spec.move_timeout_ms))))
             .collect::<Result<_, String>>()?;
-        let next = AtomicUsize::new(0);
-        let played = Mutex::new(Vec::new());
-        let error: Mutex<Option<String>> = Mutex::new(None);
-        let stop = || cancel.load(Ordering::Relaxed) || error.lock().unwrap().is_some();
-        std::thread::scope(|scope| {
-            for _ in 0..threads.clamp(1, keys.len().max(1)) {
-                scope.spawn(|| {
-                    // Each thread builds a player the first time it needs it, and keeps it.
-                    let mut agents: HashMap<String, Box<dyn Agent<G>>> = HashMap::new();
-                    while !stop() {
-                        let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                        match self.play_one(key, game, &specs, &mut agents) {
-                            Ok(line) => {
-                                if let Err(e) = journal::append(&self.dir.results(), &line) {
-                                    *error.lock().unwrap() = Some(e);
-                                    break;
-                                }
-                                on_game(&line);
-                                played.lock().unwrap().push(line);
-                            }
-                            Err(e) => {
-                                *error.lock().unwrap() = Some(e);
-                                break;
-                            }
-                        }
-                    }
-                });
-            }
-        });
-        if let Some(e) = error.into_inner().unwrap() {
-            return Err(e);
-        }
-        Ok(played.into_inner().unwrap())
+        let results = self.dir.results();
+        // Each thread builds a player the first time it needs it, and keeps it.
+        play_keys(
+            &keys,
+            threads,
+            cancel,
+            &results,
+            HashMap::new,
+            |key, agents: &mut HashMap<String, Box<dyn Agent<G>>>| self.play_one(key, game, &specs, agents),
+            on_game,
+        )
     }
 
     fn play_one<G: BaselinePlayers + FromAnyGame>(
@@ -553,6 +531,54 @@ pub fn tournament_dir(tournaments: &Path, name: &str) -> Result<TournamentDir, S
         return Err(format!("tournament name {name:?}: use letters, digits, '.', '_' and '-' only (at most 40)"));
     }
     Ok(TournamentDir::new(tournaments.join(name)))
+}
+
+/// Plays the games `keys` on `threads` threads, each with its own `state` (the players it
+/// built, kept from game to game: a network is loaded once per thread, not once a game),
+/// appending each finished game to the journal `results` before telling `on_game`. Stops
+/// between games once `cancel` is set or a game fails (that error is returned); returns the
+/// games played.
+pub(crate) fn play_keys<K: Sync, S, L: Serialize + Send>(
+    keys: &[K],
+    threads: usize,
+    cancel: &AtomicBool,
+    results: &Path,
+    new_state: impl Fn() -> S + Sync,
+    play_one: impl Fn(&K, &mut S) -> Result<L, String> + Sync,
+    on_game: &(dyn Fn(&L) + Sync),
+) -> Result<Vec<L>, String> {
+    let next = AtomicUsize::new(0);
+    let played = Mutex::new(Vec::new());
+    let error: Mutex<Option<String>> = Mutex::new(None);
+    let stop = || cancel.load(Ordering::Relaxed) || error.lock().unwrap().is_some();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, keys.len().max(1)) {
+            scope.spawn(|| {
+                let mut state = new_state();
+                while !stop() {
+                    let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    let line = play_one(key, &mut state).and_then(|line| {
+                        journal::append(results, &line)?;
+                        Ok(line)
+                    });
+                    match line {
+                        Ok(line) => {
+                            on_game(&line);
+                            played.lock().unwrap().push(line);
+                        }
+                        Err(e) => {
+                            *error.lock().unwrap() = Some(e);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok(played.into_inner().unwrap())
 }
 
 #[cfg(test)]

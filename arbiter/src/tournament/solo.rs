@@ -9,7 +9,7 @@
 //! A killed tournament resumes by playing only the (player, game) pairs missing from
 //! `results.jsonl`, and a new player (a new checkpoint) plays only its own games.
 
-use super::{file_safe, fnv1a, open_folder, TournamentDir, TournamentSpec};
+use super::{file_safe, fnv1a, open_folder, play_keys, TournamentDir, TournamentSpec};
 use crate::journal;
 use crate::players::{BaselinePlayers, PlayerSpec};
 use dojo_core::game::sliding::{Rules, Rules2048, Rules2584, Sliding};
@@ -19,8 +19,7 @@ use dojo_core::search::player::Agent;
 use rand::{Rng as _, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 /// A game of a one-player tournament: `player`'s game number `game`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -136,40 +135,16 @@ impl SoloTournament {
             .iter()
             .map(|e| Ok((e.name.as_str(), e.spec.parse::<PlayerSpec>()?)))
             .collect::<Result<_, String>>()?;
-        let next = AtomicUsize::new(0);
-        let played = Mutex::new(Vec::new());
-        let error: Mutex<Option<String>> = Mutex::new(None);
-        let stop = || cancel.load(Ordering::Relaxed) || error.lock().unwrap().is_some();
-        std::thread::scope(|scope| {
-            for _ in 0..threads.clamp(1, keys.len().max(1)) {
-                scope.spawn(|| {
-                    // Each thread builds a player the first time it needs it and keeps it
-                    // (a network is loaded once, not once a game).
-                    let mut agents: HashMap<String, Box<dyn Agent<Sliding<R>>>> = HashMap::new();
-                    while !stop() {
-                        let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                        let line = self.play_one(key, game, &specs, &mut agents).and_then(|line| {
-                            journal::append(&self.dir.results(), &line)?;
-                            Ok(line)
-                        });
-                        match line {
-                            Ok(line) => {
-                                on_game(&line);
-                                played.lock().unwrap().push(line);
-                            }
-                            Err(e) => {
-                                *error.lock().unwrap() = Some(e);
-                                break;
-                            }
-                        }
-                    }
-                });
-            }
-        });
-        if let Some(e) = error.into_inner().unwrap() {
-            return Err(e);
-        }
-        Ok(played.into_inner().unwrap())
+        let results = self.dir.results();
+        play_keys(
+            &keys,
+            threads,
+            cancel,
+            &results,
+            HashMap::new,
+            |key, agents: &mut HashMap<String, Box<dyn Agent<Sliding<R>>>>| self.play_one(key, game, &specs, agents),
+            on_game,
+        )
     }
 
     fn play_one<R: Rules>(
