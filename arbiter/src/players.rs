@@ -74,7 +74,13 @@ pub const MAX_NTUPLE_DEPTH: u32 = 6;
 impl PlayerSpec {
     /// A network player with the default options and `sims` playouts.
     pub fn net(path: impl Into<PathBuf>, sims: u32) -> PlayerSpec {
-        PlayerSpec::Net { path: path.into(), sims, c_puct: PLAY_C_PUCT, average_symmetries: true, mode: SearchMode::Puct }
+        PlayerSpec::Net {
+            path: path.into(),
+            sims,
+            c_puct: PLAY_C_PUCT,
+            average_symmetries: true,
+            mode: SearchMode::Puct,
+        }
     }
 }
 

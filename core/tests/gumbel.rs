@@ -19,7 +19,12 @@ fn position(moves: &str) -> Connect4 {
 }
 
 fn gumbel(sims: u32, considered: u32) -> SearchConfig {
-    SearchConfig { simulations: sims, mode: SearchMode::Gumbel, gumbel_considered: considered, ..SearchConfig::default() }
+    SearchConfig {
+        simulations: sims,
+        mode: SearchMode::Gumbel,
+        gumbel_considered: considered,
+        ..SearchConfig::default()
+    }
 }
 
 /// Logits that prefer low columns strongly; every position even.
@@ -39,7 +44,13 @@ impl Evaluator for Skewed {
     }
 }
 
-fn searched(config: SearchConfig, self_play: bool, seed: u64, game: &Connect4, eval: &mut dyn Evaluator) -> Search<Connect4> {
+fn searched(
+    config: SearchConfig,
+    self_play: bool,
+    seed: u64,
+    game: &Connect4,
+    eval: &mut dyn Evaluator,
+) -> Search<Connect4> {
     let sims = config.simulations;
     let mut s = Search::new(config, self_play, Rng::seed_from_u64(seed));
     s.set_root(game);
@@ -127,10 +138,8 @@ fn policy_target_is_the_improved_policy_over_every_legal_move() {
     assert_eq!(children.len(), 7);
     // Rebuild π' = softmax(logits + σ(completed Q)) from the root's statistics (the
     // evaluator values every position 0, the root's raw value).
-    let views: Vec<ChildView> = children
-        .iter()
-        .map(|c| ChildView { prior: c.prior, visits: c.visits, q: c.q.unwrap_or(0.0) })
-        .collect();
+    let views: Vec<ChildView> =
+        children.iter().map(|c| ChildView { prior: c.prior, visits: c.visits, q: c.q.unwrap_or(0.0) }).collect();
     let (mut s_, mut pi) = (Vec::new(), Vec::new());
     sigma(0.0, &views, 50.0, 0.1, &mut s_);
     improved_policy(&views, &s_, &mut pi);

@@ -191,11 +191,9 @@ impl RootSchedule {
         }
         let sim = self.spent() as usize;
         let best_with = |want: Option<u32>| {
-            (0..children.len())
-                .filter(|&i| want.is_none_or(|v| self.visits[i] == v))
-                .max_by(|&a, &b| {
-                    self.score(a, &children[a], sigma[a]).total_cmp(&self.score(b, &children[b], sigma[b]))
-                })
+            (0..children.len()).filter(|&i| want.is_none_or(|v| self.visits[i] == v)).max_by(|&a, &b| {
+                self.score(a, &children[a], sigma[a]).total_cmp(&self.score(b, &children[b], sigma[b]))
+            })
         };
         let chosen = self
             .levels
