@@ -52,7 +52,7 @@ impl<G: Game> NetAgent<G> {
         self.search.set_root(game);
         // One search planned for `max_playouts` and cut short by the clock: Gumbel mode's
         // sequential halving plans its phases for the budget it is given.
-        let go_on = |evaluations: u32| evaluations % CHUNK != 0 || Instant::now() < deadline;
+        let go_on = |evaluations: u32| !evaluations.is_multiple_of(CHUNK) || Instant::now() < deadline;
         self.search.search_while(&mut self.evaluator, max_playouts.max(1), go_on);
         self.search.choose_move(0.0)
     }
