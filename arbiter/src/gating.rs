@@ -143,6 +143,7 @@ fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
         sims: settings.simulations,
         c_puct: PLAY_C_PUCT,
         average_symmetries: settings.average_symmetries,
+        mode: Default::default(),
     }
 }
 

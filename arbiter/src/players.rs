@@ -12,7 +12,7 @@ use dojo_core::net::device::set_threads;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::ntuple::{self, Network, NtupleAgent, TupleRules};
 use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchConfig, PLAY_C_PUCT};
+use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
 use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_core::search::player::{Agent, RandomAgent};
@@ -41,7 +41,8 @@ pub enum PlayerSpec {
     /// The exact Connect Four solver (`solver` or `solver:NODES` for its per-move budget).
     Solver { max_nodes: u64 },
     /// A network checkpoint with the PUCT search: `net:PATH`, then the options `:sims=N`,
-    /// `:cpuct=X` and `:noavg`, e.g. `net:PATH:sims=400:cpuct=1.5`.
+    /// `:cpuct=X`, `:noavg` and `:mode=gumbel` (Gumbel AlphaZero's search, without noise:
+    /// sequential halving over `sims` simulations), e.g. `net:PATH:sims=400:cpuct=1.5`.
     ///
     /// By default every evaluation is averaged over the board's symmetries (KataGo's
     /// symmetry averaging, at k times the network cost: 2 for Connect Four, 8 for Gomoku):
@@ -49,7 +50,7 @@ pub enum PlayerSpec {
     /// mean plays stronger at the same playouts (Connect Four, 30-minute networks, 200
     /// playouts against `mcts:1000`: 84.8% → 88.7% of 600 games, and 88.5% → 92.2% with
     /// `cpuct=1.0`). `:noavg` evaluates the board as it stands (`:avg` is accepted too).
-    Net { path: PathBuf, sims: u32, c_puct: f32, average_symmetries: bool },
+    Net { path: PathBuf, sims: u32, c_puct: f32, average_symmetries: bool, mode: SearchMode },
     /// An external Gomoku brain over the Gomocup protocol: `pbrain:COMMAND` (the rest of
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
     /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
@@ -73,7 +74,13 @@ pub const MAX_NTUPLE_DEPTH: u32 = 6;
 impl PlayerSpec {
     /// A network player with the default options and `sims` playouts.
     pub fn net(path: impl Into<PathBuf>, sims: u32) -> PlayerSpec {
-        PlayerSpec::Net { path: path.into(), sims, c_puct: PLAY_C_PUCT, average_symmetries: true }
+        PlayerSpec::Net {
+            path: path.into(),
+            sims,
+            c_puct: PLAY_C_PUCT,
+            average_symmetries: true,
+            mode: SearchMode::Puct,
+        }
     }
 }
 
@@ -134,6 +141,7 @@ impl FromStr for PlayerSpec {
                 // The path may itself contain ':'; only trailing options are options.
                 let mut path = rest;
                 let (mut sims, mut c_puct, mut average_symmetries) = (DEFAULT_NET_SIMS, PLAY_C_PUCT, true);
+                let mut mode = SearchMode::Puct;
                 while let Some((last, before)) = path.split_last() {
                     if before.is_empty() {
                         break;
@@ -141,6 +149,8 @@ impl FromStr for PlayerSpec {
                         sims = n.parse::<u32>().map_err(|_| bad("sims=N needs a number"))?;
                     } else if let Some(x) = last.strip_prefix("cpuct=") {
                         c_puct = x.parse::<f32>().map_err(|_| bad("cpuct=X needs a number"))?;
+                    } else if let Some(m) = last.strip_prefix("mode=") {
+                        mode = m.parse::<SearchMode>().map_err(|e| bad(&e))?;
                     } else if *last == "avg" || *last == "noavg" {
                         average_symmetries = *last == "avg";
                     } else {
@@ -154,7 +164,7 @@ impl FromStr for PlayerSpec {
                 if !(c_puct > 0.0 && c_puct.is_finite()) {
                     return Err(bad("cpuct must be a positive number"));
                 }
-                Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), sims, c_puct, average_symmetries })
+                Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), sims, c_puct, average_symmetries, mode })
             }
             ["ntuple", rest @ ..] if !rest.is_empty() => {
                 // The path may itself contain ':'; only a trailing depth=D is an option.
@@ -180,7 +190,7 @@ impl FromStr for PlayerSpec {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
+                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
             )),
         }
     }
@@ -195,7 +205,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Uct { iterations } => write!(f, "uct:{iterations}"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
-            PlayerSpec::Net { path, sims, c_puct, average_symmetries } => {
+            PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode } => {
                 write!(f, "net:{}", path.display())?;
                 if *sims != DEFAULT_NET_SIMS {
                     write!(f, ":sims={sims}")?;
@@ -205,6 +215,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if !*average_symmetries {
                     write!(f, ":noavg")?;
+                }
+                if *mode != SearchMode::Puct {
+                    write!(f, ":mode={mode}")?;
                 }
                 Ok(())
             }
@@ -243,13 +256,13 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
         PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
         PlayerSpec::Pbrain { .. } => Err("pbrain: players (Gomocup brains) only play Gomoku".into()),
         PlayerSpec::Ntuple { .. } => Err("ntuple: players only play 2048 and 2584".into()),
-        PlayerSpec::Net { ref path, sims, c_puct, average_symmetries } => {
+        PlayerSpec::Net { ref path, sims, c_puct, average_symmetries, mode } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
             let loaded = checkpoint::load(path, Device::Cpu, None).map_err(|e| e.to_string())?;
             // A one-player game's network is read with the value scale it was trained with.
             let max_return = loaded.sidecar.architecture.return_scale().max_return;
-            let config = SearchConfig { c_puct, max_return, ..SearchConfig::for_play(sims) };
+            let config = SearchConfig { c_puct, max_return, mode, ..SearchConfig::for_play(sims) };
             let network = NetEvaluator::new(loaded.model);
             let name = spec.to_string();
             if !average_symmetries {
@@ -426,6 +439,8 @@ mod tests {
             "net:c:d.json:sims=50",
             "net:c:d.json:sims=50:cpuct=1.5:noavg",
             "net:e.json:noavg",
+            "net:e.json:sims=32:mode=gumbel",
+            "net:c:d.json:sims=16:noavg:mode=gumbel",
             "ntuple:w.bin",
             "ntuple:a:b.bin:depth=3",
         ] {
@@ -439,15 +454,39 @@ mod tests {
         assert_eq!("net:x.json:sims=7".parse::<PlayerSpec>().unwrap(), PlayerSpec::net("x.json", 7));
         assert_eq!(
             "net:x.json".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Net { path: PathBuf::from("x.json"), sims: 200, c_puct: 1.0, average_symmetries: true }
+            PlayerSpec::Net {
+                path: PathBuf::from("x.json"),
+                sims: 200,
+                c_puct: 1.0,
+                average_symmetries: true,
+                mode: SearchMode::Puct
+            }
         );
         // `:avg` (the default) is still accepted and prints as nothing.
         assert_eq!("net:x.json:avg".parse::<PlayerSpec>().unwrap().to_string(), "net:x.json");
         // Options come in any order; a path may hold ':' but not end in an option.
         assert_eq!(
             "net:a:b:noavg:cpuct=2.5:sims=9".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Net { path: PathBuf::from("a:b"), sims: 9, c_puct: 2.5, average_symmetries: false }
+            PlayerSpec::Net {
+                path: PathBuf::from("a:b"),
+                sims: 9,
+                c_puct: 2.5,
+                average_symmetries: false,
+                mode: SearchMode::Puct
+            }
         );
+        // The search mode: Gumbel in any position among the options; puct prints as nothing.
+        assert_eq!(
+            "net:a:mode=gumbel:sims=32".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Net {
+                path: PathBuf::from("a"),
+                sims: 32,
+                c_puct: 1.0,
+                average_symmetries: true,
+                mode: SearchMode::Gumbel
+            }
+        );
+        assert_eq!("net:x.json:mode=puct".parse::<PlayerSpec>().unwrap().to_string(), "net:x.json");
         assert_eq!("net:noavg".parse::<PlayerSpec>().unwrap(), PlayerSpec::net("noavg", DEFAULT_NET_SIMS));
         // An n-tuple player is greedy unless told; a path may hold ':'.
         assert_eq!(
@@ -459,6 +498,7 @@ mod tests {
             ("net:x:sims=0", "at least 1"),
             ("net:x:cpuct=0", "cpuct must be a positive number"),
             ("net:x:cpuct=fast", "cpuct=X needs a number"),
+            ("net:x:mode=alphabeta", r#"bad search mode "alphabeta": expected "puct" or "gumbel""#),
             ("net", "expected random"),
             ("mcts:x", "needs a number"),
             ("mcts:0", "at least 1"),

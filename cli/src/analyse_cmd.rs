@@ -12,7 +12,7 @@ use dojo_core::net::agent::NetAgent;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::record::read_records;
 use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchConfig, PLAY_C_PUCT};
+use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
 use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::player::Agent;
 use dojo_core::search::solver::{Position, Solver};
@@ -33,11 +33,15 @@ pub struct PlayArgs {
     /// PUCT exploration constant (self-play's `search.c_puct` explores more).
     #[arg(long, default_value_t = PLAY_C_PUCT)]
     pub c_puct: f32,
+    /// The search: `puct`, or `gumbel` (Gumbel AlphaZero's sequential halving over `--sims`
+    /// simulations, without noise; `--c-puct` does not apply).
+    #[arg(long, default_value_t = SearchMode::Puct)]
+    pub mode: SearchMode,
 }
 
 impl PlayArgs {
     pub fn config(&self) -> SearchConfig {
-        SearchConfig { c_puct: self.c_puct, ..SearchConfig::for_play(self.sims) }
+        SearchConfig { c_puct: self.c_puct, mode: self.mode, ..SearchConfig::for_play(self.sims) }
     }
 }
 
@@ -71,9 +75,8 @@ pub fn net_agent<G: Game>(
     let loaded = load_checkpoint(model, device, Some(spec))?;
     let network = NetEvaluator::new(loaded.model);
     let (config, rng) = (search.config(), Rng::seed_from_u64(0));
-    let name =
-        PlayerSpec::Net { path: model.to_path_buf(), sims: search.sims, c_puct: search.c_puct, average_symmetries }
-            .to_string();
+    let (path, sims, c_puct, mode) = (model.to_path_buf(), search.sims, search.c_puct, search.mode);
+    let name = PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode }.to_string();
     Ok(if average_symmetries {
         NetAgent::new(SymmetryAveraged::new(network, start.clone()), config, name, rng)
     } else {

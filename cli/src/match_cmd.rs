@@ -18,7 +18,7 @@ pub struct MatchArgs {
     /// Game: connect4, connect4:WxH, connect4:saiblo, gomoku:N, ...
     #[arg(long, default_value = "connect4")]
     game: String,
-    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off), pbrain:COMMAND (an external Gomocup brain, e.g. "pbrain:dojo pbrain --model CKPT"; quote it), or for 2048 and 2584 ntuple:WEIGHTS or ntuple:WEIGHTS:depth=D (an n-tuple network, greedy or with expectimax D moves deep).
+    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off; :mode=gumbel searches by Gumbel AlphaZero's sequential halving), pbrain:COMMAND (an external Gomocup brain, e.g. "pbrain:dojo pbrain --model CKPT"; quote it), or for 2048 and 2584 ntuple:WEIGHTS or ntuple:WEIGHTS:depth=D (an n-tuple network, greedy or with expectimax D moves deep).
     #[arg(long)]
     a: String,
     /// Player B (same forms as --a). Not for one-player games (2048, 2584): there --a plays

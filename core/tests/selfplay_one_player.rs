@@ -114,7 +114,7 @@ fn a_one_player_start_must_be_the_empty_board() {
     let err = SelfPlayEngine::new(
         search,
         play_config(1),
-        Box::new(move |_: &mut Rng| dealt.clone()),
+        Box::new(move |_: &mut Rng| dealt),
         Rng::seed_from_u64(1),
         None,
     )

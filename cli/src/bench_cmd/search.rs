@@ -4,7 +4,8 @@
 //! use: seed 001's heuristic on Connect Four; seed 004's random rollouts on 2048/2584), and
 //! PUCT simulations/s with a free evaluator (every position even, every move equally
 //! likely), so only the search's own work counts: the graph search for two-player games, the
-//! chance-node search for one-player games.
+//! chance-node search for one-player games; and the graph search's simulations/s in Gumbel
+//! mode (`search.mode = "gumbel"`, two-player games).
 
 use crate::common::start_of;
 use anyhow::{bail, Context, Result};
@@ -13,7 +14,7 @@ use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
 use dojo_core::game::{Action, Game, GameSpec, ToMove};
 use dojo_core::rng::Rng;
 use dojo_core::search::chance::{ChanceConfig, ChanceSearch};
-use dojo_core::search::config::SearchConfig;
+use dojo_core::search::config::{SearchConfig, SearchMode};
 use dojo_core::search::evaluator::UniformEvaluator;
 use dojo_core::search::puct::Search;
 use dojo_core::with_game;
@@ -49,6 +50,8 @@ struct SearchRow {
     mcts_rollouts_per_s: Option<f64>,
     /// PUCT simulations per second with the free evaluator (chance nodes for one-player games).
     puct_sims_per_s: Option<f64>,
+    /// The graph search's simulations per second in Gumbel mode (two-player games).
+    gumbel_sims_per_s: Option<f64>,
 }
 
 pub fn run(args: SearchBenchArgs) -> Result<()> {
@@ -78,22 +81,24 @@ pub fn run(args: SearchBenchArgs) -> Result<()> {
 fn print_row(r: &SearchRow, header: bool, sims: u32) {
     if header {
         println!(
-            "{:<16} {:>16} {:>14} {:>22} {:>18}",
+            "{:<16} {:>16} {:>14} {:>22} {:>18} {:>18}",
             "game",
             "random playouts/s",
             "moves/s",
             format!("mcts:{sims} rollouts/s"),
-            "PUCT sims/s"
+            "PUCT sims/s",
+            "Gumbel sims/s"
         );
     }
     let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
     println!(
-        "{:<16} {:>16.0} {:>14.0} {:>22} {:>18}",
+        "{:<16} {:>16.0} {:>14.0} {:>22} {:>18} {:>18}",
         r.game,
         r.random_playouts_per_s,
         r.random_moves_per_s,
         opt(r.mcts_rollouts_per_s),
-        opt(r.puct_sims_per_s)
+        opt(r.puct_sims_per_s),
+        opt(r.gumbel_sims_per_s)
     );
 }
 
@@ -106,13 +111,18 @@ fn measure<G: BaselinePlayers>(start: G, spec: &GameSpec, sims: u32, budget: Dur
         root.sample_chance(&mut rng);
     }
     let mcts = mcts_rollouts(&root, sims, budget)?;
-    let puct = if root.num_players() == 1 { chance_sims(&root, sims, budget) } else { puct_sims(&root, sims, budget) };
+    let (puct, gumbel) = if root.num_players() == 1 {
+        (chance_sims(&root, sims, budget), None)
+    } else {
+        (graph_sims(&root, sims, budget, SearchMode::Puct), Some(graph_sims(&root, sims, budget, SearchMode::Gumbel)))
+    };
     Ok(SearchRow {
         game: spec.to_string(),
         random_playouts_per_s: playouts_per_s,
         random_moves_per_s: moves_per_s,
         mcts_rollouts_per_s: Some(mcts),
         puct_sims_per_s: Some(puct),
+        gumbel_sims_per_s: gumbel,
     })
 }
 
@@ -156,10 +166,11 @@ fn mcts_rollouts<G: BaselinePlayers>(start: &G, sims: u32, budget: Duration) -> 
     Ok(searches as f64 * f64::from(sims) / t0.elapsed().as_secs_f64())
 }
 
-/// PUCT searches of `sims` playouts from `start` with the free evaluator, each from a
-/// cleared graph: simulations/s (tactics lookahead included, as self-play runs it).
-fn puct_sims<G: Game>(start: &G, sims: u32, budget: Duration) -> f64 {
-    let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
+/// Graph searches (`mode`: PUCT or Gumbel) of `sims` playouts from `start` with the free
+/// evaluator, each from a cleared graph: simulations/s (tactics lookahead included, as
+/// self-play runs it).
+fn graph_sims<G: Game>(start: &G, sims: u32, budget: Duration, mode: SearchMode) -> f64 {
+    let config = SearchConfig { simulations: sims, mode, ..SearchConfig::default() };
     let mut search = Search::new(config, false, Rng::seed_from_u64(1));
     let (mut playouts, mut searches, t0) = (0u64, 0u64, Instant::now());
     while searches < 2 || t0.elapsed() < budget {

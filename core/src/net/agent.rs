@@ -1,5 +1,7 @@
 //! A network-guided player for matches and analysis: the PUCT graph search with the
-//! network (the chance-node search in one-player games), no noise, most-visited move.
+//! network (the chance-node search in one-player games), no noise, most-visited move; or,
+//! with `search.mode = "gumbel"`, the same graph searched by sequential halving without
+//! Gumbel noise, playing the move it ends on.
 
 use crate::game::{Action, Game};
 use crate::rng::Rng;
@@ -36,7 +38,8 @@ impl<G: Game> NetAgent<G> {
         &self.search
     }
 
-    /// The most-visited move of the last [`NetAgent::analyse`], as `select_move` picks it.
+    /// The move of the last [`NetAgent::analyse`], as `select_move` picks it (the most
+    /// visited; in Gumbel mode, sequential halving's).
     pub fn analysed_move(&mut self) -> Action {
         self.search.choose_move(0.0)
     }
@@ -47,15 +50,10 @@ impl<G: Game> NetAgent<G> {
     pub fn select_move_until(&mut self, game: &G, deadline: Instant, max_playouts: u32) -> Action {
         const CHUNK: u32 = 8;
         self.search.set_root(game);
-        let mut budget = 0;
-        while budget < max_playouts.max(1) {
-            budget = (budget + CHUNK).min(max_playouts.max(1));
-            self.search.search_with(&mut self.evaluator, budget);
-            // A proven root or a terminal one stops counting playouts: nothing more to do.
-            if Instant::now() >= deadline || self.search.playouts() < budget {
-                break;
-            }
-        }
+        // One search planned for `max_playouts` and cut short by the clock: Gumbel mode's
+        // sequential halving plans its phases for the budget it is given.
+        let go_on = |evaluations: u32| !evaluations.is_multiple_of(CHUNK) || Instant::now() < deadline;
+        self.search.search_while(&mut self.evaluator, max_playouts.max(1), go_on);
         self.search.choose_move(0.0)
     }
 

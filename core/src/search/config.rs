@@ -56,12 +56,70 @@ impl From<ForcedVisits> for String {
     }
 }
 
-/// The PUCT search's knobs.
+/// Which search the network drives (`search.mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum SearchMode {
+    /// AlphaZero's PUCT selection, visit counts as the policy target.
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero (Danihelka et al., 2022): Gumbel-top-k and sequential halving at
+    /// the root, the completed-Q improved policy as the target ([`super::gumbel`]).
+    Gumbel,
+}
+
+impl FromStr for SearchMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "puct" => Ok(SearchMode::Puct),
+            "gumbel" => Ok(SearchMode::Gumbel),
+            _ => Err(format!("bad search mode {s:?}: expected \"puct\" or \"gumbel\"")),
+        }
+    }
+}
+
+impl TryFrom<String> for SearchMode {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SearchMode::Puct => "puct",
+            SearchMode::Gumbel => "gumbel",
+        })
+    }
+}
+
+impl From<SearchMode> for String {
+    fn from(m: SearchMode) -> String {
+        m.to_string()
+    }
+}
+
+/// The network-guided search's knobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SearchConfig {
-    /// Playouts per move.
+    /// Playouts per move. In Gumbel mode, the simulations sequential halving spreads over
+    /// the root's moves (the root's own evaluation, when it has none yet, comes on top).
     pub simulations: u32,
+    /// `"puct"` (AlphaZero) or `"gumbel"` (Gumbel AlphaZero, meant for 16-64 simulations).
+    /// Gumbel mode has no Dirichlet noise, forced visits or pruning (its Gumbel noise is the
+    /// exploration, on in self-play's full searches) and no move temperature: self-play
+    /// plays the move sequential halving ends on, which the noise makes a sample.
+    pub mode: SearchMode,
+    /// Gumbel mode: how many root moves Gumbel-top-k samples (mctx's
+    /// `max_num_considered_actions`, 16).
+    pub gumbel_considered: u32,
+    /// Gumbel mode: `c_visit` of `σ(q̂) = (c_visit + max_b N(b)) · c_scale · q̂` (50).
+    pub gumbel_c_visit: f32,
+    /// Gumbel mode: `c_scale` of σ (mctx's `value_scale`, 0.1).
+    pub gumbel_c_scale: f32,
     /// Exploration constant of PUCT.
     pub c_puct: f32,
     /// First-play urgency: unvisited moves are valued at the parent's Q minus this times
@@ -100,6 +158,10 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             simulations: 200,
+            mode: SearchMode::Puct,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
             c_puct: 1.5,
             fpu_reduction: 0.2,
             dirichlet_epsilon: 0.25,
@@ -158,6 +220,15 @@ impl SearchConfig {
         }
         if !(self.dirichlet_alpha >= 0.0 && self.dirichlet_alpha.is_finite()) {
             return Err(format!("search.dirichlet_alpha = {} must be >= 0", self.dirichlet_alpha));
+        }
+        if self.gumbel_considered == 0 {
+            return Err("search.gumbel_considered must be at least 1".into());
+        }
+        if !(self.gumbel_c_visit >= 0.0 && self.gumbel_c_visit.is_finite()) {
+            return Err(format!("search.gumbel_c_visit = {} must be >= 0", self.gumbel_c_visit));
+        }
+        if !(self.gumbel_c_scale > 0.0 && self.gumbel_c_scale.is_finite()) {
+            return Err(format!("search.gumbel_c_scale = {} must be positive", self.gumbel_c_scale));
         }
         if !(self.max_return >= 1.0 && self.max_return.is_finite()) {
             return Err(format!(
@@ -272,5 +343,28 @@ mod tests {
         assert!(err.contains("unknown field `c_puc`"), "{err}");
         let c = SearchConfig { dirichlet_epsilon: 1.5, ..SearchConfig::default() };
         assert_eq!(c.validate().unwrap_err(), "search.dirichlet_epsilon = 1.5 must be within 0..=1");
+    }
+
+    #[test]
+    fn search_mode_parses_round_trips_and_defaults_to_puct() {
+        // A config written before the mode existed still reads, as PUCT.
+        let old: SearchConfig = serde_json::from_str(r#"{"simulations": 32, "c_puct": 1.0}"#).unwrap();
+        assert_eq!(old.mode, SearchMode::Puct);
+        assert_eq!((old.gumbel_considered, old.gumbel_c_visit, old.gumbel_c_scale), (16, 50.0, 0.1));
+        let text = r#"{"mode": "gumbel", "simulations": 32, "gumbel_considered": 8, "gumbel_c_scale": 1.0}"#;
+        let gumbel: SearchConfig = serde_json::from_str(text).unwrap();
+        assert_eq!(gumbel.mode, SearchMode::Gumbel);
+        assert_eq!((gumbel.gumbel_considered, gumbel.gumbel_c_scale), (8, 1.0));
+        let json = serde_json::to_string(&gumbel).unwrap();
+        assert!(json.contains(r#""mode":"gumbel""#), "{json}");
+        assert_eq!(serde_json::from_str::<SearchConfig>(&json).unwrap(), gumbel);
+        let err = serde_json::from_str::<SearchConfig>(r#"{"mode": "alphabeta"}"#).unwrap_err().to_string();
+        assert!(err.contains(r#"bad search mode "alphabeta": expected "puct" or "gumbel""#), "{err}");
+        assert_eq!("gumbel".parse::<SearchMode>(), Ok(SearchMode::Gumbel));
+        assert_eq!(SearchMode::Gumbel.to_string(), "gumbel");
+        let c = SearchConfig { gumbel_considered: 0, ..SearchConfig::default() };
+        assert_eq!(c.validate().unwrap_err(), "search.gumbel_considered must be at least 1");
+        let c = SearchConfig { gumbel_c_scale: -1.0, ..SearchConfig::default() };
+        assert_eq!(c.validate().unwrap_err(), "search.gumbel_c_scale = -1 must be positive");
     }
 }

@@ -5,6 +5,7 @@
 pub mod chance;
 pub mod config;
 pub mod evaluator;
+pub mod gumbel;
 pub mod mcts;
 pub mod player;
 pub mod puct;

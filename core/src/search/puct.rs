@@ -20,10 +20,16 @@
 //! deeper ([`Game::two_step_lookahead`]): a move that leaves the opponent lost at once is a
 //! proven win, and moves that allow the opponent one get no edge.
 //!
+//! With `search.mode = "gumbel"` the same graph is searched the Gumbel AlphaZero way
+//! (the maths in [`super::gumbel`]): sequential halving over Gumbel-top-k root moves, the
+//! paper's deterministic selection below the root, and the completed-Q improved policy as
+//! the target; proofs and the lookahead work as in PUCT mode.
+//!
 //! Only two-player games with alternating moves are supported here; chance nodes for
 //! 2048/2584 are a separate search.
 
-use super::config::{ForcedVisits, SearchConfig};
+use super::config::{ForcedVisits, SearchConfig, SearchMode};
+use super::gumbel::{self, ChildView, RootSchedule};
 use crate::game::{Action, Game, Lookahead, Outcome, ToMove};
 use crate::rng::{dirichlet, Rng};
 use rand::seq::IndexedRandom;
@@ -142,6 +148,14 @@ pub struct Search<G: Game> {
     leaf_game: Option<G>,
     legal: Vec<Action>,
     scratch: Vec<f32>,
+    /// Gumbel mode: the root's noise and sequential-halving counts.
+    schedule: RootSchedule,
+    /// Gumbel mode: the budget of the current `run`, which sequential halving plans for.
+    budget: u32,
+    /// Gumbel mode: scratch for one node's children, their σ and their scores.
+    views: Vec<ChildView>,
+    sigma: Vec<f32>,
+    scores: Vec<f32>,
 }
 
 impl<G: Game> Search<G> {
@@ -164,10 +178,20 @@ impl<G: Game> Search<G> {
             leaf_game: None,
             legal: Vec::new(),
             scratch: Vec::new(),
+            schedule: RootSchedule::default(),
+            budget: 0,
+            views: Vec::new(),
+            sigma: Vec::new(),
+            scores: Vec::new(),
         }
     }
 
-    /// Turns self-play exploration (root noise, forced visits, non-root noise) on or off
+    fn gumbel(&self) -> bool {
+        self.config.mode == SearchMode::Gumbel
+    }
+
+    /// Turns self-play exploration (root noise, forced visits, non-root noise; Gumbel noise in
+    /// Gumbel mode) on or off
     /// from the next `set_root`/`advance` on. Playout cap randomisation runs its fast,
     /// untrained searches without it, as KataGo does.
     pub fn set_exploration(&mut self, on: bool) {
@@ -217,8 +241,9 @@ impl<G: Game> Search<G> {
         self.leaf = NONE;
         self.leaf_game = None;
         self.root_noise.clear();
+        self.schedule.clear();
         if self.nodes[self.root as usize].state == NodeState::Expanded {
-            self.make_root_noise();
+            self.start_root();
         }
     }
 
@@ -300,12 +325,16 @@ impl<G: Game> Search<G> {
     }
 
     /// Runs playouts until one needs the network or `budget` playouts (since `set_root`) are
-    /// done. A proven root is done at once.
+    /// done. A proven root is done at once. In Gumbel mode the budget counts simulations
+    /// through the root's moves (mctx's `num_simulations`), and sequential halving plans
+    /// for it: call with the same budget until done.
     pub fn run(&mut self, budget: u32) -> Step {
         assert!(self.leaf == NONE, "deliver the pending evaluation first");
+        self.budget = budget;
         loop {
+            let spent = if self.gumbel() { self.schedule.spent() } else { self.playouts };
             let root = &self.nodes[self.root as usize];
-            if root.state == NodeState::Expanded && (self.playouts >= budget || root.proven != Proven::Unknown) {
+            if root.state == NodeState::Expanded && (spent >= budget || root.proven != Proven::Unknown) {
                 return Step::Done;
             }
             if root.state == NodeState::Terminal {
@@ -392,7 +421,7 @@ impl<G: Game> Search<G> {
             Lookahead::Lost | Lookahead::Moves => {}
         }
         legal_softmax(logits, &self.legal, &mut self.scratch);
-        if self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0 {
+        if self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0 && !self.gumbel() {
             let alpha = self.config.dirichlet_alpha(self.legal.len());
             mix_dirichlet(&mut self.rng, alpha, self.config.nonroot_noise_epsilon, &mut self.scratch);
         }
@@ -431,17 +460,24 @@ impl<G: Game> Search<G> {
         }
         self.leaf = NONE;
         if leaf == self.root {
-            self.make_root_noise();
+            self.start_root();
         }
         self.backup();
     }
 
-    fn make_root_noise(&mut self) {
+    /// Draws the root's exploration noise for self-play: Dirichlet noise in the priors
+    /// (PUCT), or the Gumbel noise of sequential halving (Gumbel mode, where play starts
+    /// the schedule without noise).
+    fn start_root(&mut self) {
         self.root_noise.clear();
+        let n = self.nodes[self.root as usize].num_edges as usize;
+        if self.gumbel() {
+            self.schedule.start(n, self.self_play.then_some(&mut self.rng));
+            return;
+        }
         if !self.self_play || self.config.dirichlet_epsilon <= 0.0 {
             return;
         }
-        let n = self.nodes[self.root as usize].num_edges as usize;
         self.root_noise.resize(n, 0.0);
         let alpha = self.config.dirichlet_alpha(n) as f64;
         let mut noise = std::mem::take(&mut self.root_noise);
@@ -511,8 +547,60 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// The edge a playout takes from `node` (its index in `edges`).
+    fn select(&mut self, node: u32) -> u32 {
+        if self.gumbel() {
+            self.gumbel_select(node)
+        } else {
+            self.puct_select(node)
+        }
+    }
+
+    /// `node`'s children as Gumbel's formulas see them, and their σ.
+    fn child_views(&self, node: u32, views: &mut Vec<ChildView>, sigma: &mut Vec<f32>) {
+        let n = &self.nodes[node as usize];
+        let first = n.first_edge as usize;
+        views.clear();
+        for e in &self.edges[first..first + n.num_edges as usize] {
+            let visited = e.visits > 0 && e.child != NONE;
+            let q = if visited { -self.nodes[e.child as usize].q } else { 0.0 };
+            views.push(ChildView { prior: e.prior, visits: if visited { e.visits } else { 0 }, q });
+        }
+        gumbel::sigma(n.nn_value, views, self.config.gumbel_c_visit, self.config.gumbel_c_scale, sigma);
+    }
+
+    /// Gumbel mode's selection: sequential halving at the root, `argmax π' − N / (1 + ΣN)`
+    /// below it (a winning child taken, a losing one last, as in PUCT mode).
+    fn gumbel_select(&mut self, node: u32) -> u32 {
+        let (mut views, mut sigma, mut scores) =
+            (std::mem::take(&mut self.views), std::mem::take(&mut self.sigma), std::mem::take(&mut self.scores));
+        self.child_views(node, &mut views, &mut sigma);
+        let first = self.nodes[node as usize].first_edge as usize;
+        let best = if node == self.root {
+            self.schedule.choose(self.config.gumbel_considered, self.budget, &views, &sigma)
+        } else {
+            gumbel::interior_scores(&views, &sigma, &mut scores);
+            let mut best = (0, f32::NEG_INFINITY);
+            for (i, &score) in scores.iter().enumerate() {
+                let e = &self.edges[first + i];
+                let proven = if e.child != NONE { self.nodes[e.child as usize].proven } else { Proven::Unknown };
+                let score = match proven {
+                    Proven::Loss => f32::INFINITY,
+                    Proven::Win => score - 3.0,
+                    _ => score,
+                };
+                if score > best.1 {
+                    best = (i, score);
+                }
+            }
+            best.0
+        };
+        (self.views, self.sigma, self.scores) = (views, sigma, scores);
+        (first + best) as u32
+    }
+
     /// PUCT selection among a node's edges (returns the edge index).
-    fn select(&self, node: u32) -> u32 {
+    fn puct_select(&self, node: u32) -> u32 {
         let n = &self.nodes[node as usize];
         let is_root = node == self.root;
         let first = n.first_edge as usize;
@@ -617,7 +705,9 @@ impl<G: Game> Search<G> {
     }
 
     /// The policy training target: root visit shares, with forced visits removed from
-    /// moves that only got them for being forced (KataGo's policy target pruning).
+    /// moves that only got them for being forced (KataGo's policy target pruning); in
+    /// Gumbel mode, the improved policy `softmax(logits + σ(completed Q))` over every legal
+    /// root move. A proven win teaches its winning moves in either mode.
     pub fn policy_target(&self) -> Vec<(Action, f32)> {
         let children = self.root_children();
         if self.nodes[self.root as usize].proven == Proven::Win {
@@ -627,6 +717,12 @@ impl<G: Game> Search<G> {
                 .iter()
                 .map(|c| (c.action, if c.proven == Proven::Win { 1.0 / wins } else { 0.0 }))
                 .collect();
+        }
+        if self.gumbel() {
+            let (views, sigma) = self.root_views();
+            let mut policy = Vec::new();
+            gumbel::improved_policy(&views, &sigma, &mut policy);
+            return children.iter().zip(policy).map(|(c, p)| (c.action, p)).collect();
         }
         let mut visits: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
         if self.self_play && self.config.prune_forced && self.config.forced_visits != ForcedVisits::Off {
@@ -662,12 +758,19 @@ impl<G: Game> Search<G> {
     }
 
     /// Picks the move to play: a proven win if there is one; otherwise by visit count, at
-    /// temperature `temperature` (0 = the most visited, ties to the better Q).
+    /// temperature `temperature` (0 = the most visited, ties to the better Q). In Gumbel
+    /// mode, the move sequential halving ends on (the temperature does not apply: the
+    /// Gumbel noise already made the choice a sample in self-play).
     pub fn choose_move(&mut self, temperature: f32) -> Action {
         let children = self.root_children();
         assert!(!children.is_empty(), "choose_move needs an expanded root with moves");
         if let Some(win) = children.iter().find(|c| c.proven == Proven::Win) {
             return win.action;
+        }
+        if self.gumbel() {
+            let (views, sigma) = self.root_views();
+            let lost = |i: usize| children[i].proven == Proven::Loss;
+            return children[self.schedule.final_choice(&views, &sigma, lost)].action;
         }
         let playable: Vec<&ChildStats> = {
             let not_lost: Vec<&ChildStats> = children.iter().filter(|c| c.proven != Proven::Loss).collect();
@@ -692,17 +795,40 @@ impl<G: Game> Search<G> {
         playable.choose_weighted(&mut self.rng, weight).expect("the most visited move weighs 1").action
     }
 
+    /// The root's children and their σ, as Gumbel's formulas see them.
+    fn root_views(&self) -> (Vec<ChildView>, Vec<f32>) {
+        let (mut views, mut sigma) = (Vec::new(), Vec::new());
+        self.child_views(self.root, &mut views, &mut sigma);
+        (views, sigma)
+    }
+
     /// Runs a whole search for the root with an evaluator, one leaf at a time.
     pub fn search_with(&mut self, evaluator: &mut dyn super::evaluator::Evaluator, budget: u32) {
+        self.search_while(evaluator, budget, |_| true);
+    }
+
+    /// [`Search::search_with`], asking `go_on(evaluations so far)` after each evaluation
+    /// whether to keep going (a clock): stopping early leaves a search of fewer playouts.
+    pub fn search_while(
+        &mut self,
+        evaluator: &mut dyn super::evaluator::Evaluator,
+        budget: u32,
+        mut go_on: impl FnMut(u32) -> bool,
+    ) {
         let game = self.root_game.as_ref().expect("set_root first");
         let shape = game.plane_shape();
         let mut planes = vec![0.0; shape.len()];
         let mut logits = vec![0.0; game.num_actions()];
         let mut value = [0.0f32];
+        let mut evaluations = 0;
         while self.run(budget) == Step::NeedsEval {
             self.leaf().encode_planes(&mut planes);
             evaluator.evaluate(&planes, 1, &mut logits, &mut value);
             self.deliver(&logits, value[0]);
+            evaluations += 1;
+            if !go_on(evaluations) {
+                return;
+            }
         }
     }
 }

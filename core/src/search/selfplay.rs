@@ -16,7 +16,7 @@
 //! the record holds the whole game ([`GameRecord::start`]).
 
 use super::chance::{ChanceConfig, ChanceSearch};
-use super::config::{SearchConfig, SelfPlayConfig};
+use super::config::{SearchConfig, SearchMode, SelfPlayConfig};
 use super::evaluator::Evaluator;
 use super::puct::{HashIndex, Search, Step};
 use crate::game::{draw_chance_event, play_random_opening, Action, Game, Outcome, Player, ToMove};
@@ -199,6 +199,12 @@ impl<G: Game> SelfPlayEngine<G> {
         }
         match probe.num_players() {
             2 if matches!(probe.to_move(), ToMove::Player(_)) => {}
+            1 if engine.search.mode == SearchMode::Gumbel => {
+                return Err(format!(
+                    "{}: search.mode = \"gumbel\" is for two-player games; one-player games use the chance-node search (mode \"puct\")",
+                    probe.spec()
+                ))
+            }
             1 if probe.to_move() == ToMove::Chance && probe.ply() == 0 => {}
             1 => {
                 return Err(format!(
