@@ -49,7 +49,10 @@ pub struct TournamentArgs {
     /// divisible by K), and the newest.
     #[arg(long, value_name = "K")]
     every_nth_version: Option<u64>,
-    /// Playouts per move of the run's checkpoints (they average over the board's symmetries).
+    /// Playouts per move of the run's checkpoints. They average over the board's symmetries,
+    /// except in one-player games (2048, 2584), whose games run to thousands of moves: 8
+    /// symmetries would cost 8 times the network time (name a checkpoint as
+    /// `net:CKPT:sims=N:avg` in --players for that).
     #[arg(long, default_value_t = 200)]
     sims: u32,
     /// Games per pairing, in pairs from one random opening, each side moving first once
@@ -110,7 +113,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if one_player {
         refuse_two_player_options(&args, &config)?;
     }
-    let entrants = entrants(&args, &run, &config)?;
+    let entrants = entrants(&args, &run, &config, one_player)?;
     let format = match (args.mode, &args.reference, &before) {
         (Some(Mode::Gauntlet), Some(reference), _) => Format::Gauntlet { reference: reference_name(reference)? },
         (Some(Mode::Gauntlet), None, _) => bail!("--mode gauntlet needs --reference SPEC"),
@@ -346,7 +349,7 @@ fn finish(written: &Written, printed: &str, json: bool, session: &Session) -> Re
 }
 
 /// The players: the run's chosen checkpoints, then `--players`.
-fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig) -> Result<Vec<Entrant>> {
+fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig, one_player: bool) -> Result<Vec<Entrant>> {
     let mut entrants = Vec::new();
     if let Some(k) = args.every_nth_version {
         if k == 0 {
@@ -360,7 +363,10 @@ fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig) -> Result
         for v in versions.into_iter().filter(|&v| v % k == 0 || Some(v) == newest) {
             let path = run_abs.model_version(v);
             let sidecar = checkpoint::read_sidecar(&path)?;
-            let spec = PlayerSpec::net(&path, args.sims);
+            let mut spec = PlayerSpec::net(&path, args.sims);
+            if let PlayerSpec::Net { average_symmetries, .. } = &mut spec {
+                *average_symmetries = !one_player;
+            }
             entrants.push(Entrant {
                 name: format!("v{v}"),
                 spec: spec.to_string(),

@@ -206,4 +206,7 @@ fn a_runs_checkpoints_are_ranked_by_mean_score_and_the_best_chosen() {
     assert_eq!(checkpoint::read_sidecar(&run.best()).unwrap().version, version);
     assert!(stdout.contains(&format!("v{version} (mean score ")) && stdout.contains("is now "), "{stdout}");
     assert!(run.tournaments().join("default/scores.png").exists());
+    // The checkpoints play without symmetry averaging (8 times the network time a move).
+    let spec = std::fs::read_to_string(run.tournaments().join("default/tournament.json")).unwrap();
+    assert!(spec.contains(":sims=2:noavg"), "{spec}");
 }

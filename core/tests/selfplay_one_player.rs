@@ -111,15 +111,10 @@ fn a_one_player_start_must_be_the_empty_board() {
     dealt.sample_chance(&mut Rng::seed_from_u64(1));
     dealt.sample_chance(&mut Rng::seed_from_u64(2));
     let search = SearchConfig::default();
-    let err = SelfPlayEngine::new(
-        search,
-        play_config(1),
-        Box::new(move |_: &mut Rng| dealt),
-        Rng::seed_from_u64(1),
-        None,
-    )
-    .err()
-    .unwrap();
+    let err =
+        SelfPlayEngine::new(search, play_config(1), Box::new(move |_: &mut Rng| dealt), Rng::seed_from_u64(1), None)
+            .err()
+            .unwrap();
     assert_eq!(
         err,
         "2048: one-player self-play starts from the empty board (the record's start), so that it records the opening spawns"
