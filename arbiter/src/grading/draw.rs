@@ -10,7 +10,7 @@ use dojo_core::game::Game;
 use dojo_core::rng::Rng;
 use dojo_core::search::solver::{Position, Solver};
 use rand::seq::IndexedRandom;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use std::collections::{BTreeMap, HashSet};
 
 /// What to draw.
@@ -26,11 +26,14 @@ pub struct DrawSettings {
     /// Give up after this many random games per position wanted (categories that random
     /// play rarely reaches stay short, and the report says so).
     pub attempts_per_position: usize,
+    /// Give up once the solver has searched this many nodes in all (a bound on the time
+    /// drawing takes; the short categories are reported).
+    pub total_nodes: Option<u64>,
 }
 
 impl DrawSettings {
     pub fn new(count: usize, budget_nodes: u64, seed: u64) -> DrawSettings {
-        DrawSettings { count, per_category: None, budget_nodes, seed, attempts_per_position: 200 }
+        DrawSettings { count, per_category: None, budget_nodes, seed, attempts_per_position: 200, total_nodes: None }
     }
 }
 
@@ -78,10 +81,31 @@ impl Drawn {
             self.solver_nodes,
         );
         for (category, n) in self.by_category() {
-            let short = if n < self.quota { " (short: random play rarely settles there)" } else { "" };
+            let short = if n < self.quota { " (short: the solver rarely settles these within the budget)" } else { "" };
             text.push_str(&format!("  {category}: {n}{short}\n"));
         }
         text
+    }
+}
+
+/// Solver attempts by disc count, to stop drawing counts it never settles.
+#[derive(Default)]
+struct Tries {
+    tried: BTreeMap<usize, (u32, u32)>,
+}
+
+impl Tries {
+    /// Tries after which a disc count settled less than once in 20 is given up.
+    const GIVE_UP: u32 = 6;
+
+    fn record(&mut self, discs: usize, settled: bool) {
+        let (tried, ok) = self.tried.entry(discs).or_default();
+        *tried += 1;
+        *ok += u32::from(settled);
+    }
+
+    fn hopeless(&self, discs: usize) -> bool {
+        self.tried.get(&discs).is_some_and(|&(tried, ok)| tried >= Self::GIVE_UP && ok * 20 < tried)
     }
 }
 
@@ -112,16 +136,26 @@ pub fn draw_positions(
     let mut legal = Vec::new();
     let max_attempts = (wanted as u64).saturating_mul(settings.attempts_per_position as u64);
     let mut turn = 0usize;
-    while drawn.positions.len() < wanted && drawn.attempts < max_attempts {
+    let mut tries = Tries::default();
+    let mut exhausted = HashSet::new();
+    let total_nodes = settings.total_nodes.unwrap_or(u64::MAX);
+    while drawn.positions.len() < wanted && drawn.attempts < max_attempts && drawn.solver_nodes < total_nodes {
         // The stages still wanting positions take turns, so a stage whose positions the
         // solver settles slowly does not starve the others.
-        let open: Vec<Stage> =
-            STAGES.into_iter().filter(|s| categories.iter().any(|c| c.stage == *s && counts[c] < quota)).collect();
+        let open: Vec<Stage> = STAGES
+            .into_iter()
+            .filter(|s| !exhausted.contains(s) && categories.iter().any(|c| c.stage == *s && counts[c] < quota))
+            .collect();
         let Some(&stage) = open.get(turn % open.len().max(1)) else { break };
         turn += 1;
         drawn.attempts += 1;
-        let discs = stage.discs(cells);
-        let target = rng.random_range(*discs.start()..=*discs.end());
+        // Disc counts the solver (almost) never settles within the budget, the first ones of
+        // a 7x6 board, are dropped after a few tries: they would only burn the budget again.
+        let targets: Vec<usize> = stage.discs(cells).filter(|&d| !tries.hopeless(d)).collect();
+        let Some(&target) = targets.choose(&mut rng) else {
+            exhausted.insert(stage);
+            continue;
+        };
         let mut game = start.clone();
         let mut moves = Vec::with_capacity(target);
         while moves.len() < target && game.outcome().is_none() {
@@ -136,6 +170,7 @@ pub fn draw_positions(
         let before = solver.node_count();
         let label = label_position(&mut solver, &game, game.moves_to_text(&moves), settings.budget_nodes);
         drawn.solver_nodes += solver.node_count() - before;
+        tries.record(target, label.is_some());
         let Some(label) = label else {
             *drawn.unsettled.entry(stage).or_default() += 1;
             continue;

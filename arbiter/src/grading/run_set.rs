@@ -30,6 +30,8 @@ pub struct GradeSettings {
     pub sims: u32,
     /// Solver nodes per position when drawing the set.
     pub budget_nodes: u64,
+    /// Solver nodes for the whole draw: categories still short then stay short.
+    pub total_nodes: u64,
 }
 
 pub fn benchmark_path(run: &RunPaths) -> PathBuf {
@@ -51,6 +53,7 @@ pub fn load_or_make(
     }
     let draw = DrawSettings {
         per_category: Some(settings.per_category),
+        total_nodes: Some(settings.total_nodes),
         ..DrawSettings::new(usize::MAX, settings.budget_nodes, BENCHMARK_SEED)
     };
     let drawn = draw_positions(start, &draw, |_| {});
