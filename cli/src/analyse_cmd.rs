@@ -358,6 +358,10 @@ pub struct PositionsArgs {
     /// solver cannot settle within them are skipped and counted.
     #[arg(long, default_value_t = 2_000_000, requires = "pons")]
     budget_nodes: u64,
+    /// With --pons: stop once the solver has searched this many nodes in all (categories
+    /// still short stay short, and the summary says so).
+    #[arg(long, requires = "pons")]
+    total_nodes: Option<u64>,
     /// Write the positions to this file (atomically) instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -484,7 +488,11 @@ fn pons_positions(start: &Connect4, args: &PositionsArgs) -> Result<()> {
     if args.count == 0 || args.per_category == Some(0) {
         bail!("--count and --per-category must be at least 1");
     }
-    let settings = DrawSettings { per_category: args.per_category, ..DrawSettings::new(args.count, args.budget_nodes, args.seed) };
+    let settings = DrawSettings {
+        per_category: args.per_category,
+        total_nodes: args.total_nodes,
+        ..DrawSettings::new(args.count, args.budget_nodes, args.seed)
+    };
     let started = std::time::Instant::now();
     let bar = progress(args.count as u64, "positions");
     bar.set_prefix("labelling");
