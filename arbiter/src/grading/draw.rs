@@ -192,6 +192,7 @@ pub fn draw_positions(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::RngExt;
 
     #[test]
     fn draws_balanced_positions_whose_labels_the_solver_confirms() {
