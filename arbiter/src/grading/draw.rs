@@ -135,19 +135,18 @@ pub fn draw_positions(
     let mut seen = HashSet::new();
     let mut legal = Vec::new();
     let max_attempts = (wanted as u64).saturating_mul(settings.attempts_per_position as u64);
-    let mut turn = 0usize;
+    let mut stage_nodes: BTreeMap<Stage, u64> = BTreeMap::new();
     let mut tries = Tries::default();
     let mut exhausted = HashSet::new();
     let total_nodes = settings.total_nodes.unwrap_or(u64::MAX);
     while drawn.positions.len() < wanted && drawn.attempts < max_attempts && drawn.solver_nodes < total_nodes {
-        // The stages still wanting positions take turns, so a stage whose positions the
-        // solver settles slowly does not starve the others.
-        let open: Vec<Stage> = STAGES
+        // The stage still wanting positions that has cost the solver least so far goes next:
+        // the early stage, whose positions take the most search, cannot starve the others
+        // when the total budget runs out.
+        let open = STAGES
             .into_iter()
-            .filter(|s| !exhausted.contains(s) && categories.iter().any(|c| c.stage == *s && counts[c] < quota))
-            .collect();
-        let Some(&stage) = open.get(turn % open.len().max(1)) else { break };
-        turn += 1;
+            .filter(|s| !exhausted.contains(s) && categories.iter().any(|c| c.stage == *s && counts[c] < quota));
+        let Some(stage) = open.min_by_key(|s| stage_nodes.get(s).copied().unwrap_or(0)) else { break };
         drawn.attempts += 1;
         // Disc counts the solver (almost) never settles within the budget, the first ones of
         // a 7x6 board, are dropped after a few tries: they would only burn the budget again.
@@ -170,6 +169,7 @@ pub fn draw_positions(
         let before = solver.node_count();
         let label = label_position(&mut solver, &game, game.moves_to_text(&moves), settings.budget_nodes);
         drawn.solver_nodes += solver.node_count() - before;
+        *stage_nodes.entry(stage).or_default() += solver.node_count() - before;
         tries.record(target, label.is_some());
         let Some(label) = label else {
             *drawn.unsettled.entry(stage).or_default() += 1;
