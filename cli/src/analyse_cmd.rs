@@ -283,8 +283,7 @@ fn grade_table(model: &str, grades: &[Grade]) -> String {
         Mover::Search => format!("search@{}", g.sims),
     };
     let first = &grades[0];
-    let overall: Vec<String> =
-        grades.iter().map(|g| format!("{} {:.1}%", header(g), 100.0 * g.overall.rate)).collect();
+    let overall: Vec<String> = grades.iter().map(|g| format!("{} {:.1}%", header(g), 100.0 * g.overall.rate)).collect();
     text.push_str(&format!(
         "{model}: {} of {} positions not optimal (a move whose win/draw/loss class is below the best){}\n",
         overall.join(", "),
@@ -503,4 +502,3 @@ fn pons_positions(start: &Connect4, args: &PositionsArgs) -> Result<()> {
     eprintln!("in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }
-

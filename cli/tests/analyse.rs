@@ -140,8 +140,20 @@ fn pons_positions_are_labelled_and_graded_per_category_for_policy_and_search() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("pons.jsonl");
     let out = dojo(&[
-        "positions", "--pons", "--count", "12", "--per-category", "2", "--budget-nodes", "100000", "--total-nodes",
-        "30000000", "--seed", "4", "--out", path(&file),
+        "positions",
+        "--pons",
+        "--count",
+        "12",
+        "--per-category",
+        "2",
+        "--budget-nodes",
+        "100000",
+        "--total-nodes",
+        "30000000",
+        "--seed",
+        "4",
+        "--out",
+        path(&file),
     ]);
     let summary = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{summary}");
@@ -154,7 +166,16 @@ fn pons_positions_are_labelled_and_graded_per_category_for_policy_and_search() {
     let net = dir.path().join("net");
     stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
     let report = stdout_of(&dojo(&[
-        "eval", "--model", path(&net), "--positions", path(&file), "--mover", "both", "--sims", "8", "--json",
+        "eval",
+        "--model",
+        path(&net),
+        "--positions",
+        path(&file),
+        "--mover",
+        "both",
+        "--sims",
+        "8",
+        "--json",
     ]));
     let reports: Vec<serde_json::Value> = report.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(reports.len(), 2, "{report}");
@@ -170,7 +191,10 @@ fn pons_positions_are_labelled_and_graded_per_category_for_policy_and_search() {
     }
     assert_eq!(reports[1]["sims"], 8);
     let table = stdout_of(&dojo(&["eval", "--model", path(&net), "--positions", path(&file), "--mover", "policy"]));
-    assert!(table.contains("category  positions          policy\n") && table.contains("    L3R1          2  "), "{table}");
+    assert!(
+        table.contains("category  positions          policy\n") && table.contains("    L3R1          2  "),
+        "{table}"
+    );
 
     // A line that does not add up is named.
     let bad = text.replacen("\"category\":\"L", "\"category\":\"L9", 1);

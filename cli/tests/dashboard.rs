@@ -93,7 +93,8 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
         serde_json::json!({"unix_ms": 1, "candidate": v, "best": null, "games": 0, "wins": 0, "draws": 0, "losses": 0,
             "score": 1.0, "promoted": true, "grade": {"positions": 4, "sims": 8, "seconds": 0.5, "policy": rates, "search": rates}})
     };
-    let mut log = std::fs::OpenOptions::new().create(true).append(true).open(tmp.path().join("run/gating.jsonl")).unwrap();
+    let mut log =
+        std::fs::OpenOptions::new().create(true).append(true).open(tmp.path().join("run/gating.jsonl")).unwrap();
     writeln!(log, "{}\n{}", grade(1000, 0.5), grade(1001, 0.25)).unwrap();
     let gating = json(&http(&addr, "GET", "/api/gating", "").1);
     let graded: Vec<&serde_json::Value> = gating.as_array().unwrap().iter().filter(|g| !g["grade"].is_null()).collect();

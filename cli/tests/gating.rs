@@ -292,7 +292,8 @@ fn a_grading_gatekeeper_grades_every_version_on_one_benchmark_drawn_once() {
             let rates = grade[mover].as_object().unwrap();
             assert_eq!(rates["all"]["positions"].as_u64(), Some(categories.len() as u64), "{grade}");
             assert_eq!(rates["L3R1"]["positions"].as_u64(), Some(2), "{grade}");
-            let errors: u64 = rates.iter().filter(|(c, _)| *c != "all").map(|(_, r)| r["errors"].as_u64().unwrap()).sum();
+            let errors: u64 =
+                rates.iter().filter(|(c, _)| *c != "all").map(|(_, r)| r["errors"].as_u64().unwrap()).sum();
             assert_eq!(rates["all"]["errors"].as_u64(), Some(errors), "{grade}");
         }
     }

@@ -75,7 +75,11 @@ impl Drawn {
             self.positions.len(),
             self.quota,
             self.unsettled_total(),
-            STAGES.iter().map(|s| format!("{s:?} {}", self.unsettled.get(s).unwrap_or(&0))).collect::<Vec<_>>().join(", "),
+            STAGES
+                .iter()
+                .map(|s| format!("{s:?} {}", self.unsettled.get(s).unwrap_or(&0)))
+                .collect::<Vec<_>>()
+                .join(", "),
             self.surplus,
             self.attempts,
             self.solver_nodes,
@@ -119,11 +123,7 @@ pub fn label_position(solver: &mut Solver, game: &Connect4, moves: String, budge
 
 /// Draws labelled positions of `start`'s board (which must fit the solver) from random
 /// play, reproducibly from the seed. `kept` sees each position as it is taken (progress).
-pub fn draw_positions(
-    start: &Connect4,
-    settings: &DrawSettings,
-    mut kept: impl FnMut(&Labelled),
-) -> Drawn {
+pub fn draw_positions(start: &Connect4, settings: &DrawSettings, mut kept: impl FnMut(&Labelled)) -> Drawn {
     let cells = Position::from_game(start).cells();
     let categories = Category::possible(cells);
     let quota = settings.per_category.unwrap_or(settings.count.div_ceil(categories.len()));
@@ -197,10 +197,14 @@ mod tests {
     #[test]
     fn draws_balanced_positions_whose_labels_the_solver_confirms() {
         let start = Connect4::standard();
-        let settings = DrawSettings { per_category: Some(2), attempts_per_position: 20, ..DrawSettings::new(12, 400_000, 7) };
+        let settings =
+            DrawSettings { per_category: Some(2), attempts_per_position: 20, ..DrawSettings::new(12, 400_000, 7) };
         let drawn = draw_positions(&start, &settings, |_| {});
         let counts = drawn.by_category();
-        assert_eq!(counts.keys().map(|c| c.to_string()).collect::<Vec<_>>(), ["L1R1", "L1R2", "L1R3", "L2R1", "L2R2", "L3R1"]);
+        assert_eq!(
+            counts.keys().map(|c| c.to_string()).collect::<Vec<_>>(),
+            ["L1R1", "L1R2", "L1R3", "L2R1", "L2R2", "L3R1"]
+        );
         assert!(counts.values().all(|&n| n <= 2), "{counts:?}");
         // Late positions settle at once: those categories are always full.
         for c in ["L2R1", "L3R1"] {

@@ -243,7 +243,9 @@ mod tests {
             .unwrap()
             .into_iter()
             .map(|(_, line)| match line {
-                PositionLine::Labelled(l) => Case { game: l.position(&start).unwrap(), verdict: Some(labelled_verdict(&l)) },
+                PositionLine::Labelled(l) => {
+                    Case { game: l.position(&start).unwrap(), verdict: Some(labelled_verdict(&l)) }
+                }
                 PositionLine::Plain(moves) => {
                     let mut game = start.clone();
                     for m in game.moves_from_text(&moves).unwrap() {

@@ -114,8 +114,8 @@ pub fn parse_lines(text: &str) -> Result<Vec<(usize, PositionLine)>, String> {
             continue;
         }
         let parsed = if line.starts_with('{') {
-            let labelled = serde_json::from_str(line)
-                .map_err(|e| format!("line {}: not a labelled position ({e})", i + 1))?;
+            let labelled =
+                serde_json::from_str(line).map_err(|e| format!("line {}: not a labelled position ({e})", i + 1))?;
             PositionLine::Labelled(labelled)
         } else {
             PositionLine::Plain(line.to_string())
@@ -202,9 +202,12 @@ mod tests {
             edit(&mut l);
             l.position(&start).unwrap_err()
         };
-        assert_eq!(wrong(&|l| {
-            l.scores.pop();
-        }), "6 scores for a board of 7 columns");
+        assert_eq!(
+            wrong(&|l| {
+                l.scores.pop();
+            }),
+            "6 scores for a board of 7 columns"
+        );
         assert_eq!(wrong(&|l| l.scores[0] = None), "column 1 is playable but has no score");
         assert_eq!(wrong(&|l| l.scores[1] = Some(30)), "column 2's score 30 is outside -19..=19");
         assert_eq!(
@@ -213,7 +216,10 @@ mod tests {
         );
         assert!(wrong(&|l| l.moves = "4458".into()).starts_with("moves \"4458\": "));
         assert_eq!(wrong(&|l| l.moves = "1212121".into()), "moves \"1212121\": the game is already over");
-        assert_eq!(wrong(&|l| l.game = "connect4:6x5".parse().unwrap()), "a position of connect4:6x5, not connect4:7x6");
+        assert_eq!(
+            wrong(&|l| l.game = "connect4:6x5".parse().unwrap()),
+            "a position of connect4:6x5, not connect4:7x6"
+        );
         let full = position("111111");
         let mut l = Labelled::new(&full, "111111".into(), vec![Some(0); 7]);
         assert_eq!(l.position(&start).unwrap_err(), "column 1 is full but has a score");

@@ -99,7 +99,10 @@ impl VersionGrade {
     /// TensorBoard scalars: `grade/policy/L2R1`, `grade/search/all`, ...
     pub fn scalars(&self) -> Vec<(String, f64)> {
         let movers = [("policy", &self.policy), ("search", &self.search)];
-        movers.iter().flat_map(|(m, rates)| rates.iter().map(move |(c, r)| (format!("grade/{m}/{c}"), r.rate))).collect()
+        movers
+            .iter()
+            .flat_map(|(m, rates)| rates.iter().map(move |(c, r)| (format!("grade/{m}/{c}"), r.rate)))
+            .collect()
     }
 }
 
