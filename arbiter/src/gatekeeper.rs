@@ -4,9 +4,13 @@
 //! the run directory is). One gatekeeper per run: it holds `gating.lock` while it lives.
 
 use crate::gating::{gate_match, BestStore, GateSettings};
+use crate::grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, GradeSettings, VersionGrade};
+use crate::grading::Case;
 use crate::journal;
 use crate::solo_gate::ScoreComparison;
 use crate::sprt::SprtStatus;
+use dojo_core::game::connect4::Connect4;
+use dojo_core::game::AnyGame;
 use dojo_core::net::checkpoint;
 use dojo_core::run_paths::RunPaths;
 use dojo_proto::tensorboard::EventWriter;
@@ -43,10 +47,21 @@ pub struct GateRecord {
     /// difference with its interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scores: Option<ScoreComparison>,
+    /// The candidate's error rates on the run's labelled benchmark, by Pons category
+    /// (`[gating]` `grade_positions`; Connect Four boards the solver takes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade: Option<VersionGrade>,
 }
 
 impl GateRecord {
     pub fn describe(&self) -> String {
+        match &self.grade {
+            Some(grade) => format!("{}; {}", self.describe_match(), grade.describe()),
+            None => self.describe_match(),
+        }
+    }
+
+    fn describe_match(&self) -> String {
         let Some(best) = self.best else {
             return format!("gating: v{} is the first best version", self.candidate);
         };
@@ -82,6 +97,17 @@ pub struct GatePolicy {
     /// The candidate's points per game that make it the best, where no SPRT decides. (A
     /// one-player game's candidate needs a higher mean score instead.)
     pub promote_score: f64,
+    /// Grade every gated version on the run's labelled benchmark (None: no grading; games
+    /// other than Connect Four on a board the solver takes are never graded).
+    pub grade: Option<GradeSettings>,
+}
+
+/// The run's benchmark, once the first gate to grade has loaded or drawn it.
+enum Benchmark {
+    NotLoaded,
+    Loaded(Vec<Case<Connect4>>),
+    /// This run's game has none, or it could not be made (said once).
+    Unavailable,
 }
 
 pub struct Gatekeeper {
@@ -92,6 +118,7 @@ pub struct Gatekeeper {
     last_gated: u64,
     /// Decisions for TensorBoard (`RUN/tensorboard/gating/`), at the candidate's step.
     tensorboard: Option<EventWriter>,
+    benchmark: Benchmark,
     _lock: std::fs::File,
 }
 
@@ -117,6 +144,7 @@ impl Gatekeeper {
             best_version,
             last_gated,
             tensorboard,
+            benchmark: Benchmark::NotLoaded,
             _lock: lock,
         })
     }
@@ -158,6 +186,7 @@ impl Gatekeeper {
             seconds: 0.0,
             sprt: None,
             scores: None,
+            grade: None,
         };
         if best.is_some() {
             // The seed is the version: a gating decision can be replayed exactly.
@@ -170,6 +199,7 @@ impl Gatekeeper {
             record.scores = gate.solo;
             record.seconds = started.elapsed().as_secs_f64();
         }
+        record.grade = self.grade(&candidate);
         if record.promoted {
             self.best.promote(&candidate)?;
             self.best_version = Some(version);
@@ -180,16 +210,68 @@ impl Gatekeeper {
         Ok(record)
     }
 
-    /// The decision as TensorBoard scalars at the candidate's training step.
+    /// The candidate's grade on the run's benchmark, drawing the benchmark at the first
+    /// gate. Grading never stops gating: a failure is logged and the record has no grade.
+    fn grade(&mut self, candidate: &std::path::Path) -> Option<VersionGrade> {
+        let settings = self.policy.grade.clone()?;
+        if let Benchmark::NotLoaded = self.benchmark {
+            self.benchmark = self.load_benchmark(candidate, &settings);
+        }
+        let Benchmark::Loaded(cases) = &self.benchmark else { return None };
+        grade_checkpoint(candidate, cases, settings.sims)
+            .map_err(|e| tracing::warn!("grading {}: {e}", candidate.display()))
+            .ok()
+    }
+
+    fn load_benchmark(&self, candidate: &std::path::Path, settings: &GradeSettings) -> Benchmark {
+        let game = match checkpoint::read_sidecar(candidate) {
+            Ok(sidecar) => sidecar.architecture.game,
+            Err(e) => {
+                tracing::warn!("grading: cannot read {}: {e}", candidate.display());
+                return Benchmark::NotLoaded;
+            }
+        };
+        // Only a Connect Four board on the solver's bitboard has exact labels.
+        let Ok(AnyGame::Connect4(start)) = game.start() else {
+            tracing::info!("grading: no solver-labelled benchmark for {game}; versions are not graded");
+            return Benchmark::Unavailable;
+        };
+        let started = std::time::Instant::now();
+        match load_or_make(&self.run, &start, settings) {
+            Ok((cases, drawn)) => {
+                if let Some(drawn) = drawn {
+                    tracing::info!(
+                        "grading: drew {} in {:.1} s: {}",
+                        benchmark_path(&self.run).display(),
+                        started.elapsed().as_secs_f64(),
+                        drawn.summary().trim_end()
+                    );
+                }
+                Benchmark::Loaded(cases)
+            }
+            Err(e) => {
+                tracing::warn!("grading: no benchmark ({e}); versions are not graded");
+                Benchmark::Unavailable
+            }
+        }
+    }
+
+    /// The decision as TensorBoard scalars at the candidate's training step (the grade at
+    /// every gate, the match's numbers where there was a match).
     fn tensorboard_record(&mut self, record: &GateRecord, candidate: &std::path::Path) {
-        let (Some(tb), Some(_)) = (&mut self.tensorboard, record.best) else { return };
+        let Some(tb) = &mut self.tensorboard else { return };
         let Ok(sidecar) = checkpoint::read_sidecar(candidate) else { return };
-        let mut scalars = vec![
-            ("gating/score", record.score),
-            ("gating/promoted", if record.promoted { 1.0 } else { 0.0 }),
-            ("gating/games", f64::from(record.games)),
-            ("gating/candidate_version", record.candidate as f64),
-        ];
+        let grade = record.grade.as_ref().map(VersionGrade::scalars).unwrap_or_default();
+        let mut scalars: Vec<(&str, f64)> = grade.iter().map(|(tag, v)| (tag.as_str(), *v)).collect();
+        // The first best version played no match: only its grade.
+        if record.best.is_some() {
+            scalars.extend([
+                ("gating/score", record.score),
+                ("gating/promoted", if record.promoted { 1.0 } else { 0.0 }),
+                ("gating/games", f64::from(record.games)),
+                ("gating/candidate_version", record.candidate as f64),
+            ]);
+        }
         if let Some(s) = &record.sprt {
             scalars.push(("gating/llr", s.llr));
         }
@@ -197,6 +279,9 @@ impl Gatekeeper {
             scalars.push(("gating/mean_score", s.candidate.mean));
             scalars.push(("gating/best_mean_score", s.best.mean));
             scalars.push(("gating/mean_score_difference", s.difference));
+        }
+        if scalars.is_empty() {
+            return;
         }
         if let Err(e) = tb.scalars(sidecar.step as i64, &scalars).and_then(|()| tb.flush()) {
             tracing::warn!("no more TensorBoard events for gating: {e}");
@@ -253,6 +338,7 @@ mod tests {
             seconds: 12.0,
             sprt: None,
             scores: Some(scores),
+            grade: None,
         };
         let json = serde_json::to_value(&record).unwrap();
         // The dashboard's fields, and the means beside them.

@@ -4,6 +4,7 @@ pub mod charts;
 pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;
+pub mod grading;
 pub mod journal;
 pub mod matches;
 pub mod players;

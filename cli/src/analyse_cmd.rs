@@ -1,13 +1,18 @@
 //! `dojo bestmove`, `dojo eval` and `dojo positions`: what a network plays in given
-//! positions, and how often that is a game-theoretic mistake by the solver's verdict.
+//! positions, and how often that is a game-theoretic mistake by the solver's verdict. The
+//! judging (verdicts, Pons categories, drawing labelled sets, error rates) lives in
+//! `dojo_arbiter::grading`; this module parses arguments and prints.
 
 use crate::common::{load_checkpoint, progress, DeviceArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use dojo_arbiter::grading::draw::{draw_positions, DrawSettings};
+use dojo_arbiter::grading::grade::{grade, labelled_verdict, solver_verdict, tactic_verdict};
+use dojo_arbiter::grading::labelled::{parse_lines, to_text as labelled_text};
+use dojo_arbiter::grading::{Case, ErrorRate, Grade, Mover, PositionLine, Verdict};
 use dojo_arbiter::players::PlayerSpec;
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::gomoku::{Gomoku, Tactic};
-use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, ToMove};
+use dojo_core::game::{AnyGame, Game, GameSpec, Outcome, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::record::read_records;
@@ -15,12 +20,12 @@ use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
 use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::player::Agent;
-use dojo_core::search::solver::{Position, Solver};
+use dojo_core::search::solver::Solver;
+use dojo_core::util::atomic_write;
 use dojo_core::with_game;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -137,14 +142,19 @@ pub struct EvalArgs {
     /// Checkpoint to evaluate.
     #[arg(long)]
     model: PathBuf,
-    /// Positions file: one move string per line (e.g. from `dojo positions`).
+    /// Positions file: one move string per line (e.g. from `dojo positions`), or labelled
+    /// positions from `dojo positions --pons` (graded per Pons category from their stored
+    /// scores, no solver needed).
     #[arg(long)]
     positions: PathBuf,
-    /// Judge the raw network policy (its highest-rated legal move, no search) instead of
-    /// the move the search plays.
-    #[arg(long)]
+    /// What plays the graded move: the raw network policy (its highest-rated legal move, no
+    /// search), the search, or both in one run.
+    #[arg(long, value_enum, default_value_t = MoverArg::Search)]
+    mover: MoverArg,
+    /// Same as `--mover policy`.
+    #[arg(long, conflicts_with = "mover")]
     policy: bool,
-    /// Print one JSON object instead of a table.
+    /// Print one JSON object per mover (one a line) instead of a table.
     #[arg(long)]
     json: bool,
     /// Average every network evaluation over the board's symmetries (k times the network
@@ -157,69 +167,29 @@ pub struct EvalArgs {
     device: DeviceArgs,
 }
 
-/// Error counts for one group of positions.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct ErrorRate {
-    pub positions: u32,
-    pub errors: u32,
-    pub rate: f64,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum MoverArg {
+    Policy,
+    Search,
+    Both,
 }
 
+impl EvalArgs {
+    fn movers(&self) -> Vec<Mover> {
+        match (self.policy, self.mover) {
+            (true, _) | (_, MoverArg::Policy) => vec![Mover::Policy],
+            (_, MoverArg::Search) => vec![Mover::Search],
+            (_, MoverArg::Both) => vec![Mover::Policy, Mover::Search],
+        }
+    }
+}
+
+/// One mover's grade as `dojo eval --json` prints it.
 #[derive(Serialize)]
-struct EvalReport {
+struct EvalReport<'a> {
     model: String,
-    /// "search" or "policy".
-    mover: &'static str,
-    sims: u32,
-    overall: ErrorRate,
-    /// By pieces on the board.
-    by_discs: BTreeMap<usize, ErrorRate>,
-    /// By kind of position (Gomoku: "win" or "block").
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    by_kind: BTreeMap<&'static str, ErrorRate>,
-    /// Positions with nothing to judge (Gomoku: no five to make or to stop).
-    skipped: u32,
-}
-
-/// The correct moves of a position, and the kind of position it is (if the judge groups
-/// them); None when there is nothing to judge.
-type Verdict = Option<(Vec<Action>, Option<&'static str>)>;
-
-/// The solver's verdict: every move whose game-theoretic class (win/draw/loss) is the best
-/// available.
-fn solver_verdict(solver: &mut Solver, game: &Connect4) -> Verdict {
-    let pos = Position::from_game(game);
-    let classes = move_classes(solver, &pos);
-    let best = classes.iter().flatten().max().copied()?;
-    let correct = (0..classes.len()).filter(|&c| classes[c] == Some(best)).map(|c| c as Action).collect();
-    Some((correct, None))
-}
-
-/// The one-move tactic of a Gomoku position: make five, else block the only five.
-fn tactic_verdict(game: &Gomoku) -> Verdict {
-    let kind = game.tactic()?;
-    let correct = match &kind {
-        Tactic::Win(points) => points.clone(),
-        Tactic::Block(point) => vec![*point],
-    };
-    Some((correct, Some(kind.kind())))
-}
-
-/// -1, 0 or 1: the game-theoretic class of each legal column for the side to move.
-fn move_classes(solver: &mut Solver, pos: &Position) -> Vec<Option<i32>> {
-    (0..pos.width())
-        .map(|col| {
-            if !pos.can_play(col) {
-                None
-            } else if pos.is_winning_move(col) {
-                Some(1)
-            } else {
-                let mut child = *pos;
-                child.play(col).expect("playable column");
-                Some(-solver.solve_weak(&child))
-            }
-        })
-        .collect()
+    #[serde(flatten)]
+    grade: &'a Grade,
 }
 
 pub fn run_eval(args: EvalArgs) -> Result<()> {
@@ -227,83 +197,130 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     let text =
         std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let report = match spec.start()? {
+    let file = args.positions.display().to_string();
+    let lines = parse_lines(&text).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+    let grades = match spec.start()? {
         AnyGame::Connect4(start) => {
             let mut solver = Solver::new();
-            eval_typed(start, &spec, &args, &lines, device, |g| solver_verdict(&mut solver, g))?
+            let cases = cases(&start, &lines, &file, |game, line| {
+                Ok(Some(match line {
+                    PositionLine::Labelled(l) => (l.position(&start)?, labelled_verdict(l)),
+                    PositionLine::Plain(_) => (game.clone(), solver_verdict(&mut solver, game)),
+                }))
+            })?;
+            eval_typed(start, &spec, &args, &cases, device)?
         }
-        AnyGame::Gomoku(start) => eval_typed(start, &spec, &args, &lines, device, tactic_verdict)?,
+        AnyGame::Gomoku(start) => {
+            let cases = cases(&start, &lines, &file, |game, line| match line {
+                PositionLine::Labelled(_) => Err("labelled positions are Connect Four's".into()),
+                PositionLine::Plain(_) => Ok(tactic_verdict(game).map(|v| (game.clone(), v))),
+            })?;
+            eval_typed(start, &spec, &args, &cases, device)?
+        }
         _ => bail!(
             "dojo eval judges Connect Four (width × (height + 1) <= 64, by the solver) and Gomoku (by one-move tactics), not {spec}"
         ),
     };
+    let model = args.model.display().to_string();
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        for grade in &grades {
+            println!("{}", serde_json::to_string(&EvalReport { model: model.clone(), grade })?);
+        }
         return Ok(());
     }
-    println!(
-        "{} ({} at {} sims): {:.1}% of {} positions not optimal{}",
-        report.model,
-        report.mover,
-        report.sims,
-        100.0 * report.overall.rate,
-        report.overall.positions,
-        if report.skipped > 0 { format!(" ({} without a tactic skipped)", report.skipped) } else { String::new() }
-    );
-    for (kind, r) in &report.by_kind {
-        println!("  {kind:>5}: {:.1}% of {} ({} errors)", 100.0 * r.rate, r.positions, r.errors);
-    }
-    println!("discs  positions  errors  rate");
-    for (discs, r) in &report.by_discs {
-        println!("{discs:>5}  {:>9}  {:>6}  {:>5.1}%", r.positions, r.errors, 100.0 * r.rate);
-    }
+    print!("{}", grade_table(&model, &grades));
     Ok(())
+}
+
+/// The positions of a file's lines with their verdicts. `judge` gets the position a plain
+/// line reaches (labelled lines: the start, as it checks them itself) and returns the
+/// position and its verdict, None for nothing to judge.
+fn cases<G: Game>(
+    start: &G,
+    lines: &[(usize, PositionLine)],
+    file: &str,
+    mut judge: impl FnMut(&G, &PositionLine) -> Result<Option<(G, Verdict)>, String>,
+) -> Result<Vec<Case<G>>> {
+    let bar = progress(lines.len() as u64, "positions");
+    bar.set_prefix("judging");
+    let mut out = Vec::with_capacity(lines.len());
+    for (number, line) in lines {
+        bar.inc(1);
+        let game = match line {
+            PositionLine::Plain(moves) => {
+                position_from_text(start, moves).with_context(|| format!("{file} line {number}"))?
+            }
+            PositionLine::Labelled(_) => start.clone(),
+        };
+        let judged = judge(&game, line).map_err(|e| anyhow::anyhow!("{file} line {number}: {e}"))?;
+        out.push(match judged {
+            Some((game, verdict)) => Case { game, verdict: Some(verdict) },
+            None => Case { game, verdict: None },
+        });
+    }
+    bar.finish_and_clear();
+    Ok(out)
 }
 
 fn eval_typed<G: Game>(
     start: G,
     spec: &GameSpec,
     args: &EvalArgs,
-    lines: &[&str],
+    cases: &[Case<G>],
     device: tch::Device,
-    mut judge: impl FnMut(&G) -> Verdict,
-) -> Result<EvalReport> {
+) -> Result<Vec<Grade>> {
     let mut agent: NetAgent<G> = net_agent(&args.model, spec, &start, &args.search, args.average_symmetries, device)?;
-    let mut report = EvalReport {
-        model: args.model.display().to_string(),
-        mover: if args.policy { "policy" } else { "search" },
-        sims: if args.policy { 0 } else { args.search.sims },
-        overall: ErrorRate::default(),
-        by_discs: BTreeMap::new(),
-        by_kind: BTreeMap::new(),
-        skipped: 0,
-    };
-    let bar = progress(lines.len() as u64, "positions");
+    let bar = progress(cases.len() as u64, "positions");
     bar.set_prefix("eval");
-    for (i, line) in lines.iter().enumerate() {
-        bar.inc(1);
-        let game =
-            position_from_text(&start, line).with_context(|| format!("{} line {}", args.positions.display(), i + 1))?;
-        let Some((correct, kind)) = judge(&game) else {
-            report.skipped += 1;
-            continue;
-        };
-        let chosen = if args.policy { agent.policy_move(&game) } else { agent.select_move(&game) };
-        let error = !correct.contains(&chosen);
-        let groups = [Some(&mut report.overall), Some(report.by_discs.entry(game.ply()).or_default())];
-        let kind_group = kind.map(|k| report.by_kind.entry(k).or_default());
-        for rate in groups.into_iter().chain([kind_group]).flatten() {
-            rate.positions += 1;
-            rate.errors += u32::from(error);
-        }
-    }
+    let grades = grade(cases, &mut agent, &args.movers(), args.search.sims, || bar.inc(1));
     bar.finish_and_clear();
-    let rates = std::iter::once(&mut report.overall).chain(report.by_discs.values_mut());
-    for rate in rates.chain(report.by_kind.values_mut()) {
-        rate.rate = f64::from(rate.errors) / f64::from(rate.positions.max(1));
+    Ok(grades)
+}
+
+/// The grades as a table: one row per Pons category (labelled files) or per disc count, one
+/// column per mover.
+fn grade_table(model: &str, grades: &[Grade]) -> String {
+    let mut text = String::new();
+    let header = |g: &Grade| match g.mover {
+        Mover::Policy => "policy".to_string(),
+        Mover::Search => format!("search@{}", g.sims),
+    };
+    let first = &grades[0];
+    let overall: Vec<String> = grades.iter().map(|g| format!("{} {:.1}%", header(g), 100.0 * g.overall.rate)).collect();
+    text.push_str(&format!(
+        "{model}: {} of {} positions not optimal (a move whose win/draw/loss class is below the best){}\n",
+        overall.join(", "),
+        first.overall.positions,
+        if first.skipped > 0 { format!(" ({} without a tactic skipped)", first.skipped) } else { String::new() }
+    ));
+    let rows: Vec<(String, Vec<&ErrorRate>)> = if !first.by_category.is_empty() {
+        first.by_category.keys().map(|c| (c.to_string(), grades.iter().map(|g| &g.by_category[c]).collect())).collect()
+    } else if !first.by_kind.is_empty() {
+        first.by_kind.keys().map(|k| (k.to_string(), grades.iter().map(|g| &g.by_kind[k]).collect())).collect()
+    } else {
+        first.by_discs.keys().map(|d| (d.to_string(), grades.iter().map(|g| &g.by_discs[d]).collect())).collect()
+    };
+    let group = if !first.by_category.is_empty() {
+        "category"
+    } else if !first.by_kind.is_empty() {
+        "kind"
+    } else {
+        "discs"
+    };
+    text.push_str(&format!("{group:>8}  positions"));
+    for g in grades {
+        text.push_str(&format!("  {:>14}", header(g)));
     }
-    Ok(report)
+    text.push('\n');
+    let all = ("all".to_string(), grades.iter().map(|g| &g.overall).collect());
+    for (name, rates) in rows.iter().chain(std::iter::once(&all)) {
+        text.push_str(&format!("{name:>8}  {:>9}", rates[0].positions));
+        for r in rates {
+            text.push_str(&format!("  {:>5.1}% ({:>4})", 100.0 * r.rate, r.errors));
+        }
+        text.push('\n');
+    }
+    text
 }
 
 #[derive(Args)]
@@ -330,6 +347,26 @@ pub struct PositionsArgs {
     /// random play: positions a trained network's own games reach, in its own style.
     #[arg(long = "from-games", num_args = 1..)]
     from_games: Vec<PathBuf>,
+    /// Connect Four: labelled positions in Pons' categories (L1..L3 by discs played, R1..R3
+    /// by moves left under perfect play), each line JSON with the exact score of every
+    /// column by the solver, `--count` in all, categories balanced where random play
+    /// allows. `dojo eval` grades on them without a solver.
+    #[arg(long, conflicts_with_all = ["tactics", "from_games"])]
+    pons: bool,
+    /// With --pons: the most positions per category (default: --count shared evenly).
+    #[arg(long, requires = "pons")]
+    per_category: Option<usize>,
+    /// With --pons: solver nodes per position (all its columns together); positions the
+    /// solver cannot settle within them are skipped and counted.
+    #[arg(long, default_value_t = 2_000_000, requires = "pons")]
+    budget_nodes: u64,
+    /// With --pons: stop once the solver has searched this many nodes in all (categories
+    /// still short stay short, and the summary says so).
+    #[arg(long, requires = "pons")]
+    total_nodes: Option<u64>,
+    /// Write the positions to this file (atomically) instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// `dojo positions`: distinct random-play positions, one move string per line. Without
@@ -340,6 +377,12 @@ pub fn run_positions(args: PositionsArgs) -> Result<()> {
         bail!("--min-moves {} is above --max-moves {}", args.min_moves, args.max_moves);
     }
     let start = spec.start()?;
+    if args.pons {
+        let AnyGame::Connect4(start) = start else {
+            bail!("--pons labels Connect Four positions with the solver (width × (height + 1) <= 64), not {spec}")
+        };
+        return pons_positions(&start, &args);
+    }
     if args.tactics {
         let AnyGame::Gomoku(start) = start else { bail!("--tactics is for Gomoku, not {spec}") };
         return positions_typed(start, &args, |g| g.tactic().is_some());
@@ -365,7 +408,7 @@ fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) ->
     }
     let mut rng = Rng::seed_from_u64(args.seed);
     let mut seen = std::collections::HashSet::new();
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     let mut legal = Vec::new();
     let mut attempts = 0usize;
     while seen.len() < args.count {
@@ -391,9 +434,10 @@ fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) ->
         if !keep(&game) || !seen.insert(game.hash()) {
             continue;
         }
-        writeln!(out, "{}", game.moves_to_text(&moves))?;
+        out.push_str(&game.moves_to_text(&moves));
+        out.push('\n');
     }
-    Ok(())
+    emit(args, &out)
 }
 
 /// `dojo positions --from-games`: every distinct position of the recorded games within the
@@ -429,9 +473,35 @@ fn positions_from_games<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&
     if found.len() < args.count {
         eprintln!("found only {} distinct positions with {}..={} moves", found.len(), args.min_moves, args.max_moves);
     }
-    let mut out = std::io::stdout().lock();
-    for line in found.iter().take(args.count) {
-        writeln!(out, "{line}")?;
+    let out: String = found.iter().take(args.count).map(|line| format!("{line}\n")).collect();
+    emit(args, &out)
+}
+
+/// Writes the positions to `--out` (atomically) or stdout.
+fn emit(args: &PositionsArgs, text: &str) -> Result<()> {
+    match &args.out {
+        Some(path) => atomic_write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display())),
+        None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),
     }
+}
+
+/// `dojo positions --pons`: a labelled, category-balanced set, with what was skipped.
+fn pons_positions(start: &Connect4, args: &PositionsArgs) -> Result<()> {
+    if args.count == 0 || args.per_category == Some(0) {
+        bail!("--count and --per-category must be at least 1");
+    }
+    let settings = DrawSettings {
+        per_category: args.per_category,
+        total_nodes: args.total_nodes,
+        ..DrawSettings::new(args.count, args.budget_nodes, args.seed)
+    };
+    let started = std::time::Instant::now();
+    let bar = progress(args.count as u64, "positions");
+    bar.set_prefix("labelling");
+    let drawn = draw_positions(start, &settings, |_| bar.inc(1));
+    bar.finish_and_clear();
+    emit(args, &labelled_text(&drawn.positions))?;
+    eprint!("{}", drawn.summary());
+    eprintln!("in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dojo_arbiter::gatekeeper::GatePolicy;
 use dojo_arbiter::gating::GateSettings;
+use dojo_arbiter::grading::run_set::GradeSettings;
 use dojo_arbiter::sprt::SprtConfig;
 use dojo_core::game::{AnyGame, Game, GameSpec};
 use dojo_core::net::checkpoint::{self, Loaded};
@@ -171,7 +172,13 @@ pub fn gate_policy(config: &GatingConfig, threads: usize) -> GatePolicy {
         average_symmetries: config.average_symmetries,
         threads: threads.max(1),
     };
-    GatePolicy { settings, promote_score: config.promote_score }
+    let grade = (config.grade_positions > 0).then(|| GradeSettings {
+        per_category: config.grade_positions as usize,
+        sims: config.grade_sims.unwrap_or(config.simulations),
+        budget_nodes: config.grade_budget_nodes,
+        total_nodes: config.grade_total_nodes,
+    });
+    GatePolicy { settings, promote_score: config.promote_score, grade }
 }
 
 /// `--http ADDR` as an address (none when not given).

@@ -134,3 +134,75 @@ fn positions_from_recorded_games_are_their_distinct_prefixes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("game 1 is a game of connect4:7x6, not gomoku:9"), "{stderr}");
 }
+
+#[test]
+fn pons_positions_are_labelled_and_graded_per_category_for_policy_and_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pons.jsonl");
+    let out = dojo(&[
+        "positions",
+        "--pons",
+        "--count",
+        "12",
+        "--per-category",
+        "2",
+        "--budget-nodes",
+        "100000",
+        "--total-nodes",
+        "30000000",
+        "--seed",
+        "4",
+        "--out",
+        path(&file),
+    ]);
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{summary}");
+    assert!(summary.contains(" per category at most); skipped ") && summary.contains("  L3R1: 2\n"), "{summary}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.len() >= 6 && lines.len() <= 12, "{text}");
+    assert!(summary.starts_with(&format!("{} positions (2 per category at most)", lines.len())), "{summary}");
+
+    let net = dir.path().join("net");
+    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let report = stdout_of(&dojo(&[
+        "eval",
+        "--model",
+        path(&net),
+        "--positions",
+        path(&file),
+        "--mover",
+        "both",
+        "--sims",
+        "8",
+        "--json",
+    ]));
+    let reports: Vec<serde_json::Value> = report.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(reports.len(), 2, "{report}");
+    for (r, mover) in reports.iter().zip(["policy", "search"]) {
+        assert_eq!(r["mover"], mover);
+        assert_eq!(r["overall"]["positions"].as_u64(), Some(lines.len() as u64));
+        let by_category = r["by_category"].as_object().unwrap();
+        for line in &lines {
+            assert!(by_category.contains_key(line["category"].as_str().unwrap()), "{r}");
+        }
+        let summed: u64 = by_category.values().map(|c| c["positions"].as_u64().unwrap()).sum();
+        assert_eq!(summed, lines.len() as u64);
+    }
+    assert_eq!(reports[1]["sims"], 8);
+    let table = stdout_of(&dojo(&["eval", "--model", path(&net), "--positions", path(&file), "--mover", "policy"]));
+    assert!(
+        table.contains("category  positions          policy\n") && table.contains("    L3R1          2  "),
+        "{table}"
+    );
+
+    // A line that does not add up is named.
+    let bad = text.replacen("\"category\":\"L", "\"category\":\"L9", 1);
+    std::fs::write(&file, bad).unwrap();
+    let out = dojo(&["eval", "--model", path(&net), "--positions", path(&file), "--mover", "policy"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("line 1: not a labelled position (category \"L9"), "{err}");
+    let out = dojo(&["positions", "--game", "gomoku:9", "--pons"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--pons labels Connect Four positions with the solver"), "{err}");
+}

@@ -85,6 +85,21 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
     );
     let (status, page) = http(&addr, "GET", "/", "");
     assert!(status == 200 && page.contains("<title>dojo</title>"), "{status}");
+    assert!(page.contains("chart-grade-policy") && page.contains("chart-grade-search"), "the grade charts");
+
+    // Two graded gates, as a grading gatekeeper records them: the API serves their grades.
+    let grade = |v: u64, rate: f64| {
+        let rates = serde_json::json!({"L1R1": {"positions": 4, "errors": 1, "rate": rate}, "all": {"positions": 4, "errors": 1, "rate": rate}});
+        serde_json::json!({"unix_ms": 1, "candidate": v, "best": null, "games": 0, "wins": 0, "draws": 0, "losses": 0,
+            "score": 1.0, "promoted": true, "grade": {"positions": 4, "sims": 8, "seconds": 0.5, "policy": rates, "search": rates}})
+    };
+    let mut log =
+        std::fs::OpenOptions::new().create(true).append(true).open(tmp.path().join("run/gating.jsonl")).unwrap();
+    writeln!(log, "{}\n{}", grade(1000, 0.5), grade(1001, 0.25)).unwrap();
+    let gating = json(&http(&addr, "GET", "/api/gating", "").1);
+    let graded: Vec<&serde_json::Value> = gating.as_array().unwrap().iter().filter(|g| !g["grade"].is_null()).collect();
+    assert_eq!(graded.len(), 2, "{gating}");
+    assert_eq!(graded[1]["grade"]["search"]["L1R1"]["rate"].as_f64(), Some(0.25), "{gating}");
     let (status, js) = http(&addr, "GET", "/static/dygraph.min.js", "");
     assert!(status == 200 && js.len() > 100_000, "{status}");
     let games = json(&http(&addr, "GET", "/api/games", "").1);
@@ -125,6 +140,7 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
     assert!(seen["workers"].as_u64().unwrap() >= 1, "{seen}");
     assert!(seen["games"].as_u64().unwrap() >= 1 && seen["replay_stones"].as_u64().unwrap() >= 7, "{seen}");
     assert_eq!(seen["score_charts_shown"], false, "no scores for a two-player game: {seen}");
+    assert_eq!(seen["grade_points"], 2, "the two graded versions are charted: {seen}");
     assert_eq!(seen["errors"], serde_json::json!([]), "no errors in the page's console: {seen}");
     let png = std::fs::read(&screenshot).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");

@@ -249,3 +249,62 @@ fn dojo_gate_on_a_one_player_run_compares_mean_scores_on_the_same_seeds() {
     assert_eq!(lines[1]["scores"]["sprt_skipped"].as_bool(), Some(true));
     assert!(lines[1]["sprt"].is_null(), "{}", lines[1]);
 }
+
+#[test]
+fn a_grading_gatekeeper_grades_every_version_on_one_benchmark_drawn_once() {
+    set_threads(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    let mut config = tiny_config();
+    config.gating.grade_positions = 2;
+    config.gating.grade_sims = Some(4);
+    config.gating.grade_budget_nodes = 100_000;
+    config.gating.grade_total_nodes = 20_000_000;
+    run.create_or_open(Some(&config)).unwrap();
+    let dir = run.root.to_str().unwrap();
+    let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
+    let model = Model::new(arch, tch::Device::Cpu);
+    publish(&run, &model, 1);
+
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    assert!(out.starts_with("gating: v1 is the first best version; graded on "), "{out}");
+    assert!(out.contains(" errors, search ") && out.contains("% at 4 playouts ("), "{out}");
+    let benchmark = run.root.join("benchmark/pons.jsonl");
+    let drawn = std::fs::read_to_string(&benchmark).unwrap();
+    let categories: Vec<String> = drawn
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["category"].as_str().unwrap().to_string())
+        .collect();
+    // The late categories always settle; at most two positions each.
+    assert!(categories.iter().filter(|c| *c == "L3R1").count() == 2, "{drawn}");
+    assert!(categories.iter().all(|c| categories.iter().filter(|d| d == &c).count() <= 2), "{drawn}");
+
+    publish(&run, &model, 2);
+    stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    // Drawn once: the second gate reads the same file.
+    assert_eq!(std::fs::read_to_string(&benchmark).unwrap(), drawn);
+    let lines = gating_lines(&run);
+    assert_eq!(lines.len(), 2);
+    for line in &lines {
+        let grade = &line["grade"];
+        assert_eq!((grade["positions"].as_u64(), grade["sims"].as_u64()), (Some(categories.len() as u64), Some(4)));
+        for mover in ["policy", "search"] {
+            let rates = grade[mover].as_object().unwrap();
+            assert_eq!(rates["all"]["positions"].as_u64(), Some(categories.len() as u64), "{grade}");
+            assert_eq!(rates["L3R1"]["positions"].as_u64(), Some(2), "{grade}");
+            let errors: u64 =
+                rates.iter().filter(|(c, _)| *c != "all").map(|(_, r)| r["errors"].as_u64().unwrap()).sum();
+            assert_eq!(rates["all"]["errors"].as_u64(), Some(errors), "{grade}");
+        }
+    }
+    // The same network on the same positions: the same grade.
+    assert_eq!(lines[0]["grade"]["policy"], lines[1]["grade"]["policy"]);
+    // TensorBoard has the rates by category.
+    let events: Vec<u8> = std::fs::read_dir(run.root.join("tensorboard/gating"))
+        .unwrap()
+        .flat_map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    for tag in ["grade/policy/L3R1", "grade/search/all"] {
+        assert!(events.windows(tag.len()).any(|w| w == tag.as_bytes()), "no {tag} in the events");
+    }
+}

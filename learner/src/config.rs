@@ -124,6 +124,21 @@ pub struct GatingConfig {
     /// work on Connect Four (a 40-game gate took 61 s instead of about 20 s beside
     /// training), 8 times on Gomoku.
     pub average_symmetries: bool,
+    /// Grade every gated version on the run's solver-labelled benchmark
+    /// (`RUN/benchmark/pons.jsonl`, drawn at the first gate from a fixed seed): this many
+    /// positions per Pons category, error rates of the raw policy and of the search in
+    /// `gating.jsonl`, TensorBoard (`grade/policy/L2R1`, ...) and the dashboard. Connect
+    /// Four boards the solver takes only; other games ignore it. 0: no grading.
+    pub grade_positions: u32,
+    /// Playouts of the graded search (default: `simulations`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grade_sims: Option<u32>,
+    /// Solver nodes per benchmark position when drawing the set; positions it cannot
+    /// settle within them are skipped.
+    pub grade_budget_nodes: u64,
+    /// Solver nodes for drawing the whole set (bounds its time: about 15 s per 100M nodes
+    /// here); categories still short then stay short.
+    pub grade_total_nodes: u64,
 }
 
 /// How a gating match decides (`gating.mode`).
@@ -167,6 +182,10 @@ impl Default for GatingConfig {
             opening_plies: 4,
             promote_score: 0.55,
             average_symmetries: false,
+            grade_positions: 50,
+            grade_sims: None,
+            grade_budget_nodes: 200_000,
+            grade_total_nodes: 100_000_000,
         }
     }
 }
@@ -178,6 +197,9 @@ impl GatingConfig {
         }
         if self.simulations == 0 {
             return Err("gating.simulations must be at least 1".into());
+        }
+        if self.grade_sims == Some(0) {
+            return Err("gating.grade_sims must be at least 1".into());
         }
         if !(self.promote_score > 0.0 && self.promote_score <= 1.0) {
             return Err(format!("gating.promote_score = {} must be within (0, 1]", self.promote_score));

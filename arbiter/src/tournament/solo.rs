@@ -248,6 +248,7 @@ fn play_alone<R: Rules>(
 mod tests {
     use super::*;
     use crate::tournament::{Entrant, Format};
+    use std::sync::Mutex;
 
     fn spec(names: &[&str], games: u32) -> TournamentSpec {
         TournamentSpec {

@@ -44,6 +44,10 @@ try:
     seen["games"] = len(driver.find_elements(By.CSS_SELECTOR, "#games option"))
     seen["replay_stones"] = len(driver.find_elements(By.CSS_SELECTOR, "#replay .cell.p1, #replay .cell.p2"))
     seen["score_charts_shown"] = driver.find_element(By.ID, "score-charts").is_displayed()
+    # The graded versions the test wrote into gating.jsonl, charted by category.
+    grade_points = lambda: int(driver.find_element(By.ID, "chart-grade-policy").get_attribute("data-points") or 0)
+    wait_for(lambda: grade_points() > 0, 20)
+    seen["grade_points"] = grade_points()
     seen["errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     driver.save_screenshot(screenshot)
     print(json.dumps(seen))

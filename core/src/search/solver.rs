@@ -676,16 +676,25 @@ impl Solver {
     /// negation of the resulting position's score, or the win score for a winning move);
     /// `None` for a column that cannot be played. The best entry equals [`Solver::solve`].
     pub fn analyze(&mut self, pos: &Position) -> Vec<Option<i32>> {
+        self.analyze_with_budget(pos, u64::MAX).expect("an unlimited search always finishes")
+    }
+
+    /// Like [`Solver::analyze`], but gives up (`None`) once the columns together have
+    /// searched `max_nodes` nodes. What it learnt stays in the table, as with
+    /// [`Solver::solve_with_budget`].
+    pub fn analyze_with_budget(&mut self, pos: &Position, max_nodes: u64) -> Option<Vec<Option<i32>>> {
+        let limit = self.nodes.saturating_add(max_nodes);
         (0..pos.width())
             .map(|col| {
                 if !pos.can_play(col) {
-                    None
+                    Some(None)
                 } else if pos.is_winning_move(col) {
-                    Some(pos.win_now_score())
+                    Some(Some(pos.win_now_score()))
                 } else {
                     let mut child = *pos;
                     child.play_unchecked(col);
-                    Some(-self.solve(&child))
+                    let left = limit.checked_sub(self.nodes).filter(|&n| n > 0)?;
+                    self.run(&child, false, left).map(|score| Some(-score))
                 }
             })
             .collect()
