@@ -20,7 +20,7 @@ use dojo_core::game::sliding::{Rules, Rules2048, Rules2584, Sliding};
 use dojo_core::game::{play_random_opening, AnyGame, FromAnyGame, GameSpec};
 use dojo_core::net::checkpoint::{self, Sidecar};
 use dojo_core::rng::Rng;
-use dojo_core::search::config::PLAY_C_PUCT;
+use dojo_core::search::config::{SearchMode, PLAY_C_PUCT};
 use dojo_core::util::{atomic_write, sha256_hex};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -41,6 +41,9 @@ pub struct GateSettings {
     pub opening_plies: u32,
     /// Both sides average the network over the board's symmetries.
     pub average_symmetries: bool,
+    /// Both sides' search: the run's own (`search.mode`), so a Gumbel run's versions are
+    /// judged as they play. One-player games always play the chance-node search.
+    pub mode: SearchMode,
     /// Threads playing games at once (one libtorch thread each).
     pub threads: usize,
 }
@@ -143,7 +146,7 @@ fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
         sims: settings.simulations,
         c_puct: PLAY_C_PUCT,
         average_symmetries: settings.average_symmetries,
-        mode: Default::default(),
+        mode: settings.mode,
     }
 }
 
@@ -288,5 +291,27 @@ impl BestStore {
     /// Makes the checkpoint at `candidate` the best (checked, then copied atomically).
     pub fn promote(&self, candidate: &Path) -> Result<Sidecar, String> {
         checkpoint::copy(candidate, &self.path).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_sides_of_a_gate_search_as_the_run_does() {
+        let settings = GateSettings {
+            games: 2,
+            sprt: None,
+            simulations: 32,
+            opening_plies: 4,
+            average_symmetries: false,
+            mode: SearchMode::Gumbel,
+            threads: 1,
+        };
+        let player = gate_player(Path::new("v2.safetensors"), &settings);
+        assert_eq!(player.to_string(), "net:v2.safetensors:sims=32:noavg:mode=gumbel");
+        let puct = GateSettings { mode: SearchMode::Puct, average_symmetries: true, ..settings };
+        assert_eq!(gate_player(Path::new("v2.safetensors"), &puct).to_string(), "net:v2.safetensors:sims=32");
     }
 }

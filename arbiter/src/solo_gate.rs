@@ -245,6 +245,7 @@ mod tests {
             simulations: 1,
             opening_plies: 4,
             average_symmetries: false,
+            mode: Default::default(),
             threads: 2,
         };
         let (uct, mcts, random) =

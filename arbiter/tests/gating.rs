@@ -27,7 +27,15 @@ fn one_version_as_the_best() -> (tempfile::TempDir, PathBuf, BestStore) {
 }
 
 fn settings(games: u32) -> GateSettings {
-    GateSettings { games, sprt: None, simulations: 16, opening_plies: 4, average_symmetries: true, threads: 1 }
+    GateSettings {
+        games,
+        sprt: None,
+        simulations: 16,
+        opening_plies: 4,
+        average_symmetries: true,
+        mode: Default::default(),
+        threads: 1,
+    }
 }
 
 #[test]

@@ -14,7 +14,7 @@ use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
 use dojo_core::returns::DEFAULT_MAX_RETURN;
 use dojo_core::with_game;
-use dojo_learner::config::{GateMode, GatingConfig};
+use dojo_learner::config::{GateMode, RunConfig};
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
@@ -155,8 +155,10 @@ pub fn progress(len: u64, what: &str) -> Progress {
     Progress { bar, what: what.to_string(), last_line }
 }
 
-/// How a run's `[gating]` section gates, on `threads` threads.
-pub fn gate_policy(config: &GatingConfig, threads: usize) -> GatePolicy {
+/// How a run gates (its `[gating]` section, with the run's search mode), on `threads`
+/// threads.
+pub fn gate_policy(run: &RunConfig, threads: usize) -> GatePolicy {
+    let config = &run.gating;
     let sprt = (config.mode == GateMode::Sprt).then_some(SprtConfig {
         elo0: config.sprt.elo0,
         elo1: config.sprt.elo1,
@@ -170,6 +172,7 @@ pub fn gate_policy(config: &GatingConfig, threads: usize) -> GatePolicy {
         simulations: config.simulations,
         opening_plies: config.opening_plies,
         average_symmetries: config.average_symmetries,
+        mode: run.search.mode,
         threads: threads.max(1),
     };
     let grade = (config.grade_positions > 0).then(|| GradeSettings {

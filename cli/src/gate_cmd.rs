@@ -48,7 +48,7 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     }
     let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut keeper = Gatekeeper::open(&run, &gate_policy(&config.gating, threads)).map_err(anyhow::Error::msg)?;
+    let mut keeper = Gatekeeper::open(&run, &gate_policy(&config, threads)).map_err(anyhow::Error::msg)?;
     let every = args.every.unwrap_or(config.gating.every_versions).max(1);
     loop {
         let newest = newest_version(&run).map_err(anyhow::Error::msg)?;

@@ -212,7 +212,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     // say `dojo gate --watch`), it trains without and says why.
     let keeper = match cfg.gating.every_versions {
         0 => None,
-        _ => Gatekeeper::open(&run, &gate_policy(&cfg.gating, 1)).map_err(|e| eprintln!("not gating: {e}")).ok(),
+        _ => Gatekeeper::open(&run, &gate_policy(&cfg, 1)).map_err(|e| eprintln!("not gating: {e}")).ok(),
     };
     let gating = keeper.and_then(|keeper| {
         spawn_gating(keeper, cfg.gating.every_versions, handle.shared.clone(), gate_stop.clone(), say)
