@@ -5,17 +5,12 @@ import json
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
+import chrome
+
 url, screenshot = sys.argv[1], sys.argv[2]
-options = webdriver.ChromeOptions()
-for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1300"]:
-    options.add_argument(arg)
-options.binary_location = "/usr/bin/chromium"
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+driver = chrome.start()
 
 
 def wait_for(check, seconds=60):
