@@ -3,7 +3,19 @@
 # The sourcing script sets `name` (for messages), `workers`, `limit` and `keep` first.
 
 say() { echo "$name: $*" >&2; }
-fail() { say "FAILED: $*"; exit 1; }
+# On a failure with the stack up, the tail of each service's log says why (CI keeps only
+# this script's output).
+fail() {
+  say "FAILED: $*"
+  if [ -n "${project:-}" ]; then
+    local service
+    for service in learner worker gatekeeper; do
+      echo "--- the last 30 lines of $service's log" >&2
+      compose logs --no-color --tail=30 "$service" >&2 2>&1 || true
+    done
+  fi
+  exit 1
+}
 skip() { say "SKIPPED: $* (the compose stack was not tested)"; exit 0; }
 
 # Exits 0 with SKIPPED where no Docker engine or compose can run the stack.

@@ -199,19 +199,35 @@ impl Gatekeeper {
             record.scores = gate.solo;
             record.seconds = started.elapsed().as_secs_f64();
         }
-        record.grade = self.grade(&candidate);
+        // Promoted first, graded after: the promotion copies the candidate, and the learner
+        // may prune the version itself while grading takes its seconds.
         if record.promoted {
             self.best.promote(&candidate)?;
             self.best_version = Some(version);
         }
+        let graded = if record.promoted { self.best.path().to_path_buf() } else { candidate.clone() };
+        record.grade = self.grade(&graded);
         self.last_gated = version;
         journal::append(&self.run.gating_log(), &record)?;
-        self.tensorboard_record(&record, &candidate);
+        self.tensorboard_record(&record, &graded);
         Ok(record)
     }
 
+    /// Loads (or draws: seconds to a minute) the run's benchmark before the first gate, for
+    /// the game of the newest version. True when that took work, so a caller looks for the
+    /// newest version again: during a draw the learner may publish, and prune, several.
+    pub fn prepare(&mut self) -> bool {
+        let Some(settings) = self.policy.grade.clone() else { return false };
+        if !matches!(self.benchmark, Benchmark::NotLoaded) {
+            return false;
+        }
+        self.benchmark = self.load_benchmark(&self.run.latest(), &settings);
+        true
+    }
+
     /// The candidate's grade on the run's benchmark, drawing the benchmark at the first
-    /// gate. Grading never stops gating: a failure is logged and the record has no grade.
+    /// gate if `prepare` did not. Grading never stops gating: a failure is logged and the
+    /// record has no grade.
     fn grade(&mut self, candidate: &std::path::Path) -> Option<VersionGrade> {
         let settings = self.policy.grade.clone()?;
         if let Benchmark::NotLoaded = self.benchmark {

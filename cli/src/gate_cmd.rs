@@ -50,10 +50,33 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut keeper = Gatekeeper::open(&run, &gate_policy(&config, threads)).map_err(anyhow::Error::msg)?;
     let every = args.every.unwrap_or(config.gating.every_versions).max(1);
+    let mut last_error = None;
     loop {
-        let newest = newest_version(&run).map_err(anyhow::Error::msg)?;
+        let newest = match newest_version(&run) {
+            Ok(v) => {
+                last_error = None;
+                v
+            }
+            // Watching, an unreadable models/latest.json (a learner of an older dojo
+            // rewriting it in place, a volume hiccup) is tried again, not fatal.
+            Err(e) if args.watch => {
+                if last_error.as_ref() != Some(&e) {
+                    eprintln!("gate: {e}; trying again every second");
+                }
+                last_error = Some(e);
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+                continue;
+            }
+            Err(e) => bail!(e),
+        };
         // Once: the newest, unless it has been gated already. Watching: every `every`.
         let due = if args.watch { keeper.due(newest, every) } else { newest > keeper.last_gated() };
+        if due && keeper.prepare() {
+            continue;
+        }
         if due {
             eprintln!("gating v{newest} ({})...", keeper.policy().settings.describe_for(&config.game));
             match keeper.gate(newest, Some(&stop)) {

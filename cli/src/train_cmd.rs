@@ -116,8 +116,11 @@ fn spawn_gating(
     let shown = best.clone();
     let thread = std::thread::Builder::new().name("gating".into()).spawn(move || {
         while !stop.load(Ordering::Relaxed) {
-            let newest = shared.newest().version;
+            let mut newest = shared.newest().version;
             if keeper.due(newest, every) {
+                if keeper.prepare() {
+                    newest = shared.newest().version;
+                }
                 match keeper.gate(newest, Some(&stop)) {
                     Ok(record) => {
                         shown.store(keeper.best_version().unwrap_or(0), Ordering::Relaxed);

@@ -308,3 +308,35 @@ fn a_grading_gatekeeper_grades_every_version_on_one_benchmark_drawn_once() {
         assert!(events.windows(tag.len()).any(|w| w == tag.as_bytes()), "no {tag} in the events");
     }
 }
+
+#[test]
+fn a_watching_gatekeeper_waits_out_an_unreadable_latest_json() {
+    set_threads(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create_or_open(Some(&tiny_config())).unwrap();
+    // What a reader saw while a learner of an older dojo rewrote the file in place.
+    std::fs::write(run.models().join("latest.json"), b"{\"format\":").unwrap();
+    let dir = run.root.to_str().unwrap();
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_dojo"))
+        .args(["gate", "--run-dir", dir, "--watch", "--every", "1", "--threads", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(watcher.try_wait().unwrap().is_none(), "the watcher stopped on a bad latest.json");
+    let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
+    publish(&run, &Model::new(arch, tch::Device::Cpu), 1);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !run.gating_log().exists() || gating_lines(&run).is_empty() {
+        assert!(Instant::now() < deadline, "v1 was never gated");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = watcher.kill();
+    let out = watcher.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("trying again every second").count(), 1, "{stderr}");
+    assert!(stderr.contains("latest.json: bad sidecar JSON"), "{stderr}");
+    assert_eq!(gating_lines(&run)[0]["candidate"], 1);
+}

@@ -421,9 +421,11 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let path = run.model_version(version);
         let parent = (self.version > 0).then(|| run.model_version(self.version));
         let model = self.average.as_ref().map_or(&self.trainer.model, |a| a.model());
-        checkpoint::save(model, &path, self.trainer.step, version, parent.as_deref()).map_err(|e| e.to_string())?;
-        let (_, sidecar) = checkpoint::paths(&path);
-        std::fs::copy(&sidecar, run.models().join("latest.json"))
+        let sidecar =
+            checkpoint::save(model, &path, self.trainer.step, version, parent.as_deref()).map_err(|e| e.to_string())?;
+        // Atomic: a gatekeeper polls this file while versions come several a second.
+        let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
+        dojo_core::util::atomic_write(&run.latest(), &json)
             .map_err(|e| format!("cannot update models/latest.json: {e}"))?;
         self.version = version;
         Ok(())
