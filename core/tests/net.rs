@@ -24,6 +24,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         value_hidden: 16,
         policy_head: PolicyHead::Fc,
         max_return: None,
+        any_size: false,
     }
 }
 
@@ -40,6 +41,7 @@ fn gomoku_arch(blocks: usize, channels: usize, policy_head: PolicyHead) -> Archi
         value_hidden: 16,
         policy_head,
         max_return: None,
+        any_size: false,
     }
 }
 

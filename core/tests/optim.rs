@@ -39,6 +39,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         value_hidden: 16,
         policy_head: PolicyHead::Fc,
         max_return: None,
+        any_size: false,
     }
 }
 

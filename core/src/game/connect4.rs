@@ -324,6 +324,11 @@ pub struct Connect4<B: BitWord = u64> {
     hash: u64,
     width: u8,
     height: u8,
+    /// The input planes' size and the number of moves the network is asked about: the
+    /// board's own unless [`Connect4::framed`] placed it in a larger frame, so that boards
+    /// of several sizes share one network's batches.
+    frame_width: u8,
+    frame_height: u8,
     /// `ceil(2^16 / (height + 1))`: `idx * col_magic >> 16 == idx / (height + 1)` for every
     /// bit index below 192, without a division on the hot path.
     col_magic: u32,
@@ -404,6 +409,8 @@ impl<B: BitWord> Connect4<B> {
             hash,
             width: width as u8,
             height: height as u8,
+            frame_width: width as u8,
+            frame_height: height as u8,
             col_magic: (1u32 << 16).div_ceil(h1),
             ply: 0,
             free_cells: free_cells as u16,
@@ -411,6 +418,27 @@ impl<B: BitWord> Connect4<B> {
             result: ONGOING,
             mirror_symmetric,
         })
+    }
+
+    /// The same position, encoded in a `width × height` frame: its planes are the frame's
+    /// size with the board in the top left corner (zero outside it) and it has one move per
+    /// frame column, those beyond the board never legal. An any-size network
+    /// ([`crate::net::model::Architecture::any_size`]) plays every board this way.
+    pub fn framed(mut self, width: usize, height: usize) -> Result<Self, GameError> {
+        if width < self.width() || height < self.height() || width > 255 || height > 255 {
+            return Err(GameError::Spec {
+                spec: self.spec().to_string(),
+                reason: format!("the {}x{} board does not fit a {width}x{height} frame", self.width(), self.height()),
+            });
+        }
+        self.frame_width = width as u8;
+        self.frame_height = height as u8;
+        Ok(self)
+    }
+
+    /// The frame's width and height (the board's own unless [`Connect4::framed`]).
+    pub fn frame(&self) -> (usize, usize) {
+        (self.frame_width as usize, self.frame_height as usize)
     }
 
     /// Standard 7 × 6 Connect Four (needs a bit set of at least 49 bits).
@@ -855,7 +883,11 @@ impl<B: BitWord> Game for Connect4<B> {
 
     #[inline]
     fn num_actions(&self) -> usize {
-        self.width as usize
+        self.frame_width as usize
+    }
+
+    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
+        self.clone().framed(width, height)
     }
 
     #[inline]
@@ -994,12 +1026,14 @@ impl<B: BitWord> Game for Connect4<B> {
 
     fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
         debug_assert!(sym < self.num_symmetries());
-        let w = self.width as usize;
+        // Rows of the frame; the board's own columns are mirrored, the rest is outside it.
+        let (w, fw) = (self.width as usize, self.frame_width as usize);
         if sym == 1 {
-            for (d, s) in dst.chunks_exact_mut(w).zip(src.chunks_exact(w)) {
-                for (x, y) in d.iter_mut().zip(s.iter().rev()) {
+            for (d, s) in dst.chunks_exact_mut(fw).zip(src.chunks_exact(fw)) {
+                for (x, y) in d[..w].iter_mut().zip(s[..w].iter().rev()) {
                     *x = *y;
                 }
+                d[w..].copy_from_slice(&s[w..]);
             }
         } else {
             dst.copy_from_slice(src);
@@ -1007,7 +1041,7 @@ impl<B: BitWord> Game for Connect4<B> {
     }
 
     fn plane_shape(&self) -> PlaneShape {
-        PlaneShape { channels: PLANES, height: self.height as usize, width: self.width as usize }
+        PlaneShape { channels: PLANES, height: self.frame_height as usize, width: self.frame_width as usize }
     }
 
     /// Planes: side to move's discs, opponent's discs, the last move, blocked cells, a plane
@@ -1028,9 +1062,13 @@ impl<B: BitWord> Game for Connect4<B> {
     /// liberties that KataGo hands it as input features; the bitboards compute them in a few
     /// shifts (seed 001's "where are the threes"), so the trunk can spend itself on what
     /// the threats are worth.
+    ///
+    /// In a frame ([`Connect4::framed`]) the board takes the top left corner and every
+    /// plane is 0 outside it: the ones plane is then the board's mask.
     fn encode_planes(&self, out: &mut [f32]) {
         let (w, h) = (self.width as usize, self.height as usize);
-        let plane = w * h;
+        let fw = self.frame_width as usize;
+        let plane = fw * self.frame_height as usize;
         debug_assert_eq!(out.len(), PLANES * plane);
         out.fill(0.0);
         let last = if self.last_bit == NO_LAST { B::zero() } else { B::bit(self.last_bit as u32) };
@@ -1038,7 +1076,7 @@ impl<B: BitWord> Game for Connect4<B> {
             while !bits.is_zero() {
                 let i = bits.trailing_zeros();
                 let (c, r) = (self.column_of_bit(i), self.row_of_bit(i));
-                out[ch * plane + (h - 1 - r) * w + c] = 1.0;
+                out[ch * plane + (h - 1 - r) * fw + c] = 1.0;
                 bits = bits.clear_lowest();
             }
         };
@@ -1049,9 +1087,12 @@ impl<B: BitWord> Game for Connect4<B> {
         put(6, self.winning_cells_of(self.current_stones()));
         put(7, self.winning_cells_of(self.opponent_stones()));
         put(8, self.playable());
-        out[4 * plane..5 * plane].fill(1.0);
-        if self.side_to_move() == Player::First {
-            out[5 * plane..6 * plane].fill(1.0);
+        let first = self.side_to_move() == Player::First;
+        for row in 0..h {
+            out[4 * plane + row * fw..][..w].fill(1.0);
+            if first {
+                out[5 * plane + row * fw..][..w].fill(1.0);
+            }
         }
     }
 

@@ -34,6 +34,9 @@ pub enum GameSpec {
 pub const C4_MIN: u8 = 4;
 pub const C4_MAX_WIDTH: u8 = 12;
 pub const C4_MAX_HEIGHT: u8 = 12;
+/// The saiblo variant's boards: width and height in `SAIBLO_MIN..=SAIBLO_MAX`.
+pub const SAIBLO_MIN: u8 = 9;
+pub const SAIBLO_MAX: u8 = 12;
 pub const GOMOKU_MIN: u8 = 7;
 pub const GOMOKU_MAX: u8 = 19;
 
@@ -61,8 +64,8 @@ impl GameSpec {
             }
             GameSpec::Connect4Saiblo => {
                 // Every saiblo board is at least 9×9, so always a `Connect4<Bits192>`.
-                let width = rng.random_range(9..=12u8);
-                let height = rng.random_range(9..=12u8);
+                let width = rng.random_range(SAIBLO_MIN..=SAIBLO_MAX);
+                let height = rng.random_range(SAIBLO_MIN..=SAIBLO_MAX);
                 let blocked = vec![(rng.random_range(..width), rng.random_range(..height))];
                 return GameSpec::Connect4 { width, height, blocked }.new_game(rng);
             }
@@ -90,6 +93,34 @@ impl GameSpec {
                 reason: "draws a new board per game; name a concrete board instead".into(),
             });
         }
+        self.new_game(&mut Rng::seed_from_u64(0))
+    }
+
+    /// Whether a game on the concrete board `board` is one of this spec's: the same spec, or
+    /// for `connect4:saiblo` a board it could have drawn (9–12 × 9–12, one blocked cell).
+    pub fn admits(&self, board: &GameSpec) -> bool {
+        match (self, board) {
+            (GameSpec::Connect4Saiblo, GameSpec::Connect4 { width, height, blocked }) => {
+                let sizes = SAIBLO_MIN..=SAIBLO_MAX;
+                sizes.contains(width) && sizes.contains(height) && blocked.len() == 1
+            }
+            _ => self == board,
+        }
+    }
+
+    /// The largest Connect Four board of this spec (width, height): its board, or 12×12 for
+    /// `connect4:saiblo`; None for other games.
+    pub fn largest_board(&self) -> Option<(usize, usize)> {
+        match self {
+            GameSpec::Connect4 { width, height, .. } => Some((*width as usize, *height as usize)),
+            GameSpec::Connect4Saiblo => Some((SAIBLO_MAX as usize, SAIBLO_MAX as usize)),
+            _ => None,
+        }
+    }
+
+    /// A position of this spec, for code that picks its concrete game type from one: the
+    /// start, or for a random spec the board its seed 0 draws.
+    pub fn probe(&self) -> Result<AnyGame, GameError> {
         self.new_game(&mut Rng::seed_from_u64(0))
     }
 
@@ -280,6 +311,19 @@ macro_rules! with_game {
 impl AnyGame {
     pub fn spec(&self) -> GameSpec {
         with_game!(self, g => g.spec())
+    }
+
+    /// The position in a `width × height` frame ([`Connect4::framed`]); only Connect Four
+    /// boards have one.
+    pub fn framed(self, width: usize, height: usize) -> Result<AnyGame, GameError> {
+        match self {
+            AnyGame::Connect4(g) => g.framed(width, height).map(AnyGame::Connect4),
+            AnyGame::Connect4Wide(g) => g.framed(width, height).map(AnyGame::Connect4Wide),
+            other => Err(GameError::Spec {
+                spec: other.spec().to_string(),
+                reason: "only Connect Four boards are played by an any-size network".into(),
+            }),
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 //! Built once per model version (workers swap models between games), so the folding costs
 //! nothing per evaluation. Training keeps the real batch norms in [`super::model`].
 
+use super::any_size;
 use super::model::{infer_with, Architecture, ConvBn, Model, PolicyOut, BN_EPS};
 use super::precision::Precision;
 use tch::{Device, Kind, Tensor};
@@ -96,6 +97,7 @@ impl Linear {
 enum FoldedPolicyOut {
     Fc(Linear),
     Conv(FoldedConv),
+    Column { global: Linear, out: FoldedConv },
 }
 
 /// The inference-only form of a [`Model`]: same outputs, fewer and faster ops.
@@ -129,6 +131,9 @@ impl FoldedNetwork {
             policy_out: match &net.policy_out {
                 PolicyOut::Fc(fc) => FoldedPolicyOut::Fc(Linear::new(fc, kind)),
                 PolicyOut::Conv(c) => FoldedPolicyOut::Conv(FoldedConv::plain(c, kind)),
+                PolicyOut::Column { global, out } => {
+                    FoldedPolicyOut::Column { global: Linear::new(global, kind), out: FoldedConv::plain(out, kind) }
+                }
             },
             value_conv: conv(&net.value_conv),
             value_fc1: Linear::new(&net.value_fc1, kind),
@@ -147,6 +152,9 @@ impl FoldedNetwork {
     fn forward(&self, xs: &Tensor) -> (Tensor, Tensor) {
         // The outputs go back to f32 in `infer_with`.
         let xs = xs.to_kind(self.precision.kind());
+        if self.arch.any_size {
+            return self.forward_any_size(&xs);
+        }
         // ReLUs and the residual sums work in place on tensors nothing else holds: half the
         // allocations of a pass, and no extra pass over memory for each.
         let mut x = self.stem.forward(&channels_last(&xs));
@@ -164,11 +172,38 @@ impl FoldedNetwork {
         let p = match &self.policy_out {
             FoldedPolicyOut::Fc(fc) => fc.forward(&p.flatten(1, -1)),
             FoldedPolicyOut::Conv(conv) => conv.forward(&p).flatten(1, -1),
+            FoldedPolicyOut::Column { .. } => unreachable!("a column head is any-size (validated)"),
         };
         let mut v = self.value_conv.forward(&x);
         let _ = v.relu_();
         let mut hidden = self.value_fc1.forward(&v.flatten(1, -1));
         let _ = hidden.relu_();
+        let v = self.value_fc2.forward(&hidden).tanh().squeeze_dim(1);
+        (p, v)
+    }
+
+    /// [`Self::forward`] of an any-size network: every layer's output masked to the board
+    /// (as [`super::model::Network`] does at inference), pooled heads.
+    fn forward_any_size(&self, xs: &Tensor) -> (Tensor, Tensor) {
+        let mask = any_size::board_mask(xs);
+        let masked = |mut t: Tensor| {
+            let _ = t.relu_();
+            t * &mask
+        };
+        let mut x = masked(self.stem.forward(&channels_last(&(xs * &mask))));
+        for (a, b) in &self.blocks {
+            let y = masked(a.forward(&x));
+            let mut z = b.forward(&y);
+            z += &x;
+            x = masked(z);
+        }
+        let FoldedPolicyOut::Column { global, out } = &self.policy_out else {
+            unreachable!("an any-size network has a column head (validated)")
+        };
+        let p = self.policy_conv.forward(&x) * &mask;
+        let p = any_size::policy_logits(&p, &x, &mask, xs, |g| global.forward(g), |p| out.forward(p));
+        let v = masked(self.value_conv.forward(&x));
+        let hidden = self.value_fc1.forward(&any_size::pool(&v, &mask)).relu();
         let v = self.value_fc2.forward(&hidden).tanh().squeeze_dim(1);
         (p, v)
     }

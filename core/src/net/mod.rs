@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod allocator;
+pub mod any_size;
 pub mod autotune;
 pub mod average;
 pub mod checkpoint;

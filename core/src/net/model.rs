@@ -13,7 +13,8 @@
 //! random start, which matters when training runs for minutes, not days; at inference it
 //! is a fixed affine map using the running statistics (`train = false`).
 
-use crate::game::{Game, GameSpec};
+use super::any_size;
+use crate::game::{spec, Game, GameSpec};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
@@ -33,6 +34,10 @@ pub enum PolicyHead {
     /// a 3×32 net on 9×9). Needs
     /// a game whose action `i` is the cell `i` of its planes ([`Game::actions_are_cells`]).
     Conv,
+    /// An any-size Connect Four network's ([`Architecture::any_size`]): KataGo's head, a
+    /// 1×1 convolution plus globally pooled features, then one logit per cell, read at each
+    /// column's playable cell: one logit per column whatever the board's width.
+    Column,
 }
 
 impl PolicyHead {
@@ -40,6 +45,7 @@ impl PolicyHead {
         match self {
             PolicyHead::Fc => "fc",
             PolicyHead::Conv => "conv",
+            PolicyHead::Column => "column",
         }
     }
 
@@ -117,6 +123,11 @@ pub struct Architecture {
     /// players read its values with it. None for two-player games (values are results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_return: Option<u64>,
+    /// Fully convolutional with a board mask ([`super::any_size`]): plays every Connect Four
+    /// board up to `width × height` (the largest it supports), each framed into that size,
+    /// with weights that do not depend on the size.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any_size: bool,
 }
 
 impl Architecture {
@@ -135,7 +146,43 @@ impl Architecture {
             value_hidden: 64,
             policy_head: PolicyHead::default_for(game),
             max_return: None,
+            any_size: false,
         }
+    }
+
+    /// An any-size network for the Connect Four boards of `game` (a board or
+    /// `connect4:saiblo`), playing every board up to `width × height`.
+    pub fn any_size(game: GameSpec, width: usize, height: usize, blocks: usize, channels: usize) -> Architecture {
+        Architecture {
+            game,
+            blocks,
+            channels,
+            input_channels: super::any_size::MIN_INPUT_PLANES,
+            height,
+            width,
+            actions: width,
+            value_hidden: 64,
+            policy_head: PolicyHead::Column,
+            max_return: None,
+            any_size: true,
+        }
+    }
+
+    /// The frame every position is encoded in for this network: its size for an any-size
+    /// network, None (each board its own size) otherwise.
+    pub fn frame(&self) -> Option<(usize, usize)> {
+        self.any_size.then_some((self.width, self.height))
+    }
+
+    /// `game` as this network takes it: framed into its size when it is an any-size network
+    /// (an error for a larger board), as it is otherwise.
+    pub fn frame_game(&self, game: crate::game::AnyGame) -> Result<crate::game::AnyGame, String> {
+        if !self.any_size {
+            return Ok(game);
+        }
+        let spec = game.spec();
+        game.framed(self.width, self.height)
+            .map_err(|_| format!("{spec} is larger than the {}x{} boards this network plays", self.width, self.height))
     }
 
     /// The same with another policy head.
@@ -179,6 +226,16 @@ impl Architecture {
         if !(1..=MAX_VALUE_HIDDEN).contains(&self.value_hidden) {
             return Err(format!("value_hidden = {} must be within 1..={MAX_VALUE_HIDDEN}", self.value_hidden));
         }
+        if self.any_size != (self.policy_head == PolicyHead::Column) {
+            return Err(format!(
+                "policy head {} {} an any-size network",
+                self.policy_head.name(),
+                if self.any_size { "cannot be that of" } else { "needs" }
+            ));
+        }
+        if self.any_size {
+            return self.check_any_size();
+        }
         if self.policy_head == PolicyHead::Conv && self.actions != self.height * self.width {
             return Err(format!(
                 "a convolutional policy head needs one move per board cell, but {} has {} moves on {} cells",
@@ -188,6 +245,36 @@ impl Architecture {
             ));
         }
         self.check_input_matches_game()
+    }
+
+    /// An any-size network: Connect Four, one move per column of its frame, the planes its
+    /// mask reads, and a frame that holds the game's boards.
+    fn check_any_size(&self) -> Result<(), String> {
+        let Some((width, height)) = self.game.largest_board() else {
+            return Err(format!("an any-size network plays Connect Four boards, not {}", self.game));
+        };
+        let max = (spec::C4_MAX_WIDTH as usize, spec::C4_MAX_HEIGHT as usize);
+        if self.width < width || self.height < height || self.width > max.0 || self.height > max.1 {
+            return Err(format!(
+                "an any-size network for {} needs a frame of at least {width}x{height} and at most {}x{}, not {}x{}",
+                self.game, max.0, max.1, self.width, self.height
+            ));
+        }
+        if self.actions != self.width {
+            return Err(format!(
+                "an any-size network has one move per column: {} moves on {} columns",
+                self.actions, self.width
+            ));
+        }
+        if !(super::any_size::MIN_INPUT_PLANES..=connect4_planes()).contains(&self.input_channels) {
+            return Err(format!(
+                "an any-size network takes {}..={} input planes, not {}",
+                super::any_size::MIN_INPUT_PLANES,
+                connect4_planes(),
+                self.input_channels
+            ));
+        }
+        Ok(())
     }
 
     /// The board and move space must be the game's, and the input planes the first
@@ -246,9 +333,11 @@ impl Architecture {
         let policy = match self.policy_head {
             PolicyHead::Fc => 2.0 * c * cells + 2.0 * cells * self.actions as f64,
             PolicyHead::Conv => c * c * cells + c * cells,
+            PolicyHead::Column => c * c * cells + 3.0 * c * c + c * cells,
         };
         let hidden = self.value_hidden as f64;
-        let value = c * cells + cells * hidden + hidden;
+        let value =
+            if self.any_size { c * c * cells + 3.0 * c * hidden + hidden } else { c * cells + cells * hidden + hidden };
         2.0 * (trunk + policy + value)
     }
 }
@@ -273,6 +362,16 @@ impl ConvBn {
     fn forward(&self, xs: &Tensor, train: bool) -> Tensor {
         xs.apply(&self.conv).apply_t(&self.bn, train)
     }
+
+    /// On an any-size network: the output masked, and in training the batch statistics
+    /// taken over the board's cells only.
+    fn forward_masked(&self, xs: &Tensor, mask: &Tensor, train: bool) -> Tensor {
+        if train {
+            any_size::masked_batch_norm(&xs.apply(&self.conv), mask, &self.bn, BN_EPS)
+        } else {
+            self.forward(xs, false) * mask
+        }
+    }
 }
 
 /// The policy head's last layer.
@@ -282,6 +381,9 @@ pub(crate) enum PolicyOut {
     Fc(nn::Linear),
     /// From the policy planes of a cell to that cell's logit (1×1, with bias).
     Conv(nn::Conv2D),
+    /// The globally pooled trunk to a bias per policy channel, then a cell's channels to its
+    /// logit (1×1), read per column ([`any_size::policy_logits`]).
+    Column { global: nn::Linear, out: nn::Conv2D },
 }
 
 /// The network; its weights live in the [`nn::VarStore`] it was built in.
@@ -318,9 +420,19 @@ impl Network {
                 ConvBn::new(root / "policy", c, c, 1),
                 PolicyOut::Conv(nn::conv2d(root / "policy" / "out", c, 1, 1, Default::default())),
             ),
+            PolicyHead::Column => (
+                ConvBn::new(root / "policy", c, c, 1),
+                PolicyOut::Column {
+                    global: nn::linear(root / "policy" / "global", any_size::POOLED * c, c, Default::default()),
+                    out: nn::conv2d(root / "policy" / "out", c, 1, 1, Default::default()),
+                },
+            ),
         };
-        let value_conv = ConvBn::new(root / "value", c, 1, 1);
-        let value_fc1 = nn::linear(root / "value" / "fc1", cells, arch.value_hidden as i64, Default::default());
+        // An any-size network pools its value channels over the board instead of reading
+        // each cell: as many inputs to the hidden layer on every board.
+        let (value_planes, value_inputs) = if arch.any_size { (c, any_size::POOLED * c) } else { (1, cells) };
+        let value_conv = ConvBn::new(root / "value", c, value_planes, 1);
+        let value_fc1 = nn::linear(root / "value" / "fc1", value_inputs, arch.value_hidden as i64, Default::default());
         let value_fc2 = nn::linear(root / "value" / "fc2", arch.value_hidden as i64, 1, Default::default());
         Network { arch, stem, blocks, policy_conv, policy_out, value_conv, value_fc1, value_fc2 }
     }
@@ -328,6 +440,9 @@ impl Network {
     /// `xs`: [batch, input_channels, height, width]. Returns (policy logits [batch, actions],
     /// values [batch]).
     pub fn forward(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        if self.arch.any_size {
+            return self.forward_any_size(xs, train);
+        }
         let mut x = self.stem.forward(xs, train).relu();
         for (a, b) in &self.blocks {
             let y = a.forward(&x, train).relu();
@@ -337,6 +452,7 @@ impl Network {
         let p = match &self.policy_out {
             PolicyOut::Fc(fc) => p.flatten(1, -1).apply(fc),
             PolicyOut::Conv(conv) => p.apply(conv).flatten(1, -1),
+            PolicyOut::Column { .. } => unreachable!("a column head is any-size (validated)"),
         };
         let v = self
             .value_conv
@@ -348,6 +464,25 @@ impl Network {
             .apply(&self.value_fc2)
             .tanh()
             .squeeze_dim(1);
+        (p, v)
+    }
+
+    /// [`Network::forward`] of an any-size network ([`any_size`]): every layer masked to the
+    /// board, pooled heads.
+    fn forward_any_size(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let mask = any_size::board_mask(xs);
+        let mut x = self.stem.forward_masked(&(xs * &mask), &mask, train).relu();
+        for (a, b) in &self.blocks {
+            let y = a.forward_masked(&x, &mask, train).relu();
+            x = (b.forward_masked(&y, &mask, train) + x).relu();
+        }
+        let PolicyOut::Column { global, out } = &self.policy_out else {
+            unreachable!("an any-size network has a column head (validated)")
+        };
+        let p = self.policy_conv.forward_masked(&x, &mask, train);
+        let p = any_size::policy_logits(&p, &x, &mask, xs, |g| g.apply(global), |p| p.apply(out));
+        let v = self.value_conv.forward_masked(&x, &mask, train).relu();
+        let v = any_size::pool(&v, &mask).apply(&self.value_fc1).relu().apply(&self.value_fc2).tanh().squeeze_dim(1);
         (p, v)
     }
 }
@@ -405,4 +540,9 @@ pub(crate) fn infer_with(
     let v = v.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
     p.copy_data(&mut policy[..batch * a.actions], batch * a.actions);
     v.copy_data(&mut value[..batch], batch);
+}
+
+/// The input planes of a Connect Four position today.
+fn connect4_planes() -> usize {
+    crate::game::connect4::Connect4::<u64>::standard().plane_shape().channels
 }

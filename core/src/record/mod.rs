@@ -13,6 +13,7 @@
 //! spawns itself rather than take them from [`GameSpec::new_game`], which applies them
 //! silently.
 
+pub mod boards;
 pub mod codec;
 mod file;
 mod replay;

@@ -1,0 +1,107 @@
+//! The pieces of an any-size network ([`super::model::Architecture::any_size`]): one set of
+//! weights for Connect Four boards of every size, each framed into the network's largest
+//! size ([`crate::game::connect4::Connect4::framed`]) so that positions of several sizes
+//! share a batch.
+//!
+//! What makes the frame invisible (a board gives the same outputs framed as alone):
+//! - A board mask (on the board and not blocked) multiplies every convolution's output, so
+//!   a cell outside the board reads as the zero padding of a convolution on the board alone.
+//! - Batch norm statistics in training are taken over the board's cells only.
+//! - The heads see the board through global pooling (KataGo's mean, size-scaled mean and
+//!   max over the mask), never through a linear layer over cells.
+//! - A column's policy logit is read at the cell where its next disc would land (the
+//!   playable plane), so there is one logit per column whatever the width.
+//!
+//! Shared by the trained network ([`super::model`]) and the folded one ([`super::folded`]).
+
+use tch::nn;
+use tch::{Kind, Tensor};
+
+/// Input planes the mask and the policy read (Connect Four's encoding).
+const BLOCKED_PLANE: i64 = 3;
+const ONES_PLANE: i64 = 4;
+const PLAYABLE_PLANE: i64 = 8;
+/// Planes an any-size network needs: up to the playable plane.
+pub const MIN_INPUT_PLANES: usize = PLAYABLE_PLANE as usize + 1;
+
+/// Pooled features per channel: mean, size-scaled mean and max.
+pub const POOLED: i64 = 3;
+
+/// [batch, 1, height, width]: 1 on the board's free cells, 0 on blocked cells and outside
+/// the board (where the ones plane is 0).
+pub fn board_mask(xs: &Tensor) -> Tensor {
+    let ones = xs.narrow(1, ONES_PLANE, 1);
+    let blocked = xs.narrow(1, BLOCKED_PLANE, 1);
+    ones * (blocked.ones_like() - blocked)
+}
+
+/// [batch, 3 · channels]: KataGo's global pooling of a masked, non-negative feature map
+/// (after a ReLU): the mean over the board, the mean scaled by `(√cells - 10) / 10` (so a
+/// head can tell a small board from a large one) and the max (cells outside the board are
+/// 0, never above the board's max).
+pub fn pool(x: &Tensor, mask: &Tensor) -> Tensor {
+    let cells = mask.sum_dim_intlist([2i64, 3].as_slice(), false, None); // [batch, 1]
+    let mean = x.sum_dim_intlist([2i64, 3].as_slice(), false, None) / &cells;
+    let scaled = &mean * ((cells.sqrt() - 10.0) / 10.0);
+    let max = x.amax([2i64, 3].as_slice(), false);
+    Tensor::cat(&[mean, scaled, max], 1)
+}
+
+/// The logit of a column without a playable cell (full, or outside the board): low enough
+/// that the softmax gives it nothing (e^-30 ≈ 1e-13), finite so a zero target times its log
+/// probability stays zero in the loss.
+const NO_MOVE_LOGIT: f64 = -30.0;
+
+/// [batch, width]: each column's logit, read at its playable cell; [`NO_MOVE_LOGIT`] for a
+/// full column or one outside the board, so the frame's columns take no probability.
+pub fn column_logits(cells: &Tensor, xs: &Tensor) -> Tensor {
+    let playable = xs.narrow(1, PLAYABLE_PLANE, 1);
+    let dims = [1i64, 2];
+    let logits = (cells * &playable).sum_dim_intlist(dims.as_slice(), false, None);
+    let open = playable.sum_dim_intlist(dims.as_slice(), false, None); // 1 or 0 per column
+    logits + (open - 1.0) * -NO_MOVE_LOGIT
+}
+
+/// The policy head after its first convolution: global features of the trunk `trunk` added
+/// to every cell's `p` (KataGo's policy head), then one logit per cell and per column.
+pub fn policy_logits(
+    p: &Tensor,
+    trunk: &Tensor,
+    mask: &Tensor,
+    xs: &Tensor,
+    global: impl Fn(&Tensor) -> Tensor,
+    out: impl Fn(&Tensor) -> Tensor,
+) -> Tensor {
+    let g = global(&pool(trunk, mask)).unsqueeze(-1).unsqueeze(-1);
+    let p = (p + g).relu() * mask;
+    column_logits(&out(&p), xs)
+}
+
+/// Batch norm in training over the board's cells only: the statistics of a batch do not
+/// depend on how much frame surrounds its boards. Updates the running statistics as
+/// libtorch's batch norm does (momentum 0.1, unbiased variance) and masks the output.
+pub fn masked_batch_norm(x: &Tensor, mask: &Tensor, bn: &nn::BatchNorm, eps: f64) -> Tensor {
+    const MOMENTUM: f64 = 0.1;
+    let dims = [0i64, 2, 3];
+    let n = mask.sum(Kind::Float).clamp_min(1.0);
+    let mean = (x * mask).sum_dim_intlist(dims.as_slice(), false, Kind::Float) / &n;
+    let centered = (x - mean.view([1, -1, 1, 1])) * mask;
+    let var = centered.square().sum_dim_intlist(dims.as_slice(), false, Kind::Float) / &n;
+    tch::no_grad(|| {
+        let unbiased = &var * &n / (&n - 1.0).clamp_min(1.0);
+        let mut running_mean = bn.running_mean.shallow_clone();
+        let mut running_var = bn.running_var.shallow_clone();
+        let new_mean = &running_mean * (1.0 - MOMENTUM) + &mean * MOMENTUM;
+        let new_var = &running_var * (1.0 - MOMENTUM) + unbiased * MOMENTUM;
+        running_mean.copy_(&new_mean);
+        running_var.copy_(&new_var);
+    });
+    let mut y = centered / (var + eps).sqrt().view([1, -1, 1, 1]);
+    if let Some(w) = &bn.ws {
+        y = y * w.view([1, -1, 1, 1]);
+    }
+    if let Some(b) = &bn.bs {
+        y = y + b.view([1, -1, 1, 1]);
+    }
+    y * mask
+}

@@ -1,0 +1,175 @@
+//! Any-size Connect Four networks: one set of weights for boards of every size, each framed
+//! into the network's largest size, giving the same outputs framed as alone.
+
+use dojo_core::game::connect4::{Bits192, Connect4};
+use dojo_core::game::{Game, GameSpec};
+use dojo_core::net::checkpoint;
+use dojo_core::net::device::set_threads;
+use dojo_core::net::folded::FoldedNetwork;
+use dojo_core::net::model::{Architecture, Model, PolicyHead};
+use dojo_core::net::precision::Precision;
+use tch::{Device, Kind, Tensor};
+
+type Wide = Connect4<Bits192>;
+
+fn saiblo_arch() -> Architecture {
+    Architecture::any_size(GameSpec::Connect4Saiblo, 12, 12, 2, 16)
+}
+
+/// A board with a blocked cell and a few discs on it.
+fn position(width: usize, height: usize, blocked: (usize, usize), moves: &[u16]) -> Wide {
+    let mut g = Wide::new(width, height, &[blocked]).unwrap();
+    for &m in moves {
+        g.play(m).unwrap();
+    }
+    g
+}
+
+fn planes_of(g: &Wide) -> (Vec<f32>, [i64; 4]) {
+    let shape = g.plane_shape();
+    let mut planes = vec![0.0; shape.len()];
+    g.encode_planes(&mut planes);
+    (planes, [1, shape.channels as i64, shape.height as i64, shape.width as i64])
+}
+
+/// Policy logits and value of one position, as the trained network computes them.
+fn outputs(model: &Model, g: &Wide, train: bool) -> (Vec<f32>, f32) {
+    let (planes, shape) = planes_of(g);
+    let xs = Tensor::from_slice(&planes).view(shape);
+    let (p, v) = if train { model.net.forward(&xs, true) } else { tch::no_grad(|| model.net.forward(&xs, false)) };
+    let p = p.to_kind(Kind::Float).squeeze_dim(0);
+    (Vec::<f32>::try_from(&p).unwrap(), v.double_value(&[0]) as f32)
+}
+
+/// A model whose batch norms have running statistics of their own (a few training-mode
+/// passes over framed boards of several sizes), so inference is not the identity map.
+fn warmed_model() -> Model {
+    set_threads(1);
+    tch::manual_seed(7);
+    let model = Model::new(saiblo_arch(), Device::Cpu);
+    for (w, h) in [(9, 9), (12, 10), (10, 12), (11, 11)] {
+        let g = position(w, h, (1, 0), &[0, 2, 3, 3]).framed(12, 12).unwrap();
+        let _ = outputs(&model, &g, true);
+    }
+    model
+}
+
+fn assert_close(a: &[f32], b: &[f32], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!((x - y).abs() < 1e-4, "{what}[{i}]: {x} against {y}\n{a:?}\n{b:?}");
+    }
+}
+
+#[test]
+fn a_framed_board_encodes_as_the_board_in_the_corner_with_one_move_per_frame_column() {
+    let g = position(9, 10, (3, 2), &[4, 4, 3, 0, 8]);
+    let f = g.clone().framed(12, 12).unwrap();
+    assert_eq!((g.num_actions(), f.num_actions()), (9, 12));
+    assert_eq!(f.spec(), g.spec(), "a frame does not change the board a record names");
+    let (mut legal, mut framed_legal) = (Vec::new(), Vec::new());
+    g.legal_actions(&mut legal);
+    f.legal_actions(&mut framed_legal);
+    assert_eq!(legal, framed_legal);
+    assert!(!f.is_legal(9) && !f.is_legal(11));
+
+    let (alone, _) = planes_of(&g);
+    let (framed, _) = planes_of(&f);
+    assert_eq!(framed.len(), 9 * 144);
+    for ch in 0..9 {
+        for r in 0..12 {
+            for c in 0..12 {
+                let want = if r < 10 && c < 9 { alone[ch * 90 + r * 9 + c] } else { 0.0 };
+                assert_eq!(framed[ch * 144 + r * 12 + c], want, "plane {ch}, row {r}, column {c}");
+            }
+        }
+    }
+    // The ones plane is the board: 90 cells; the blocked one is on the blocked plane.
+    assert_eq!(framed[4 * 144..5 * 144].iter().sum::<f32>(), 90.0);
+    assert_eq!(framed[3 * 144 + (10 - 1 - 2) * 12 + 3], 1.0);
+
+    // Mirroring a framed board mirrors the board's own columns and leaves the frame empty.
+    let sym = position(9, 9, (4, 0), &[1, 2]).framed(12, 12).unwrap();
+    assert_eq!(sym.num_symmetries(), 2);
+    assert_eq!(sym.map_action(1, 1), 7);
+    let (planes, _) = planes_of(&sym);
+    let mut mirrored = vec![0.0; 144];
+    sym.map_plane(1, &planes[..144], &mut mirrored);
+    let (mut want, _) = planes_of(&position(9, 9, (4, 0), &[7, 6]).framed(12, 12).unwrap());
+    want.truncate(144);
+    // Plane 0 is the side to move's discs: after two moves the first player's, at 1 → 7.
+    assert_eq!(mirrored, want);
+
+    let err = g.framed(8, 12).unwrap_err().to_string();
+    assert!(err.contains("does not fit a 8x12 frame"), "{err}");
+}
+
+#[test]
+fn a_masked_network_gives_the_same_outputs_for_a_board_padded_to_a_larger_size_as_for_the_board_alone() {
+    let model = warmed_model();
+    for (w, h, blocked, moves) in
+        [(9, 10, (3, 2), &[4u16, 4, 3, 0, 8][..]), (12, 11, (0, 0), &[5, 6, 5, 11, 1][..]), (12, 12, (6, 3), &[][..])]
+    {
+        let g = position(w, h, blocked, moves);
+        let framed = g.clone().framed(12, 12).unwrap();
+        let (p, v) = outputs(&model, &g, false);
+        let (pf, vf) = outputs(&model, &framed, false);
+        assert_close(&pf[..w], &p, &format!("{w}x{h} policy"));
+        assert_close(&[vf], &[v], &format!("{w}x{h} value"));
+        // Columns outside the board take no probability.
+        assert!(pf[w..].iter().all(|&x| x == -30.0), "{pf:?}");
+
+        // Training: batch statistics over the board's cells, so the frame changes nothing.
+        let (p, v) = outputs(&model, &g, true);
+        let (pf, vf) = outputs(&model, &framed, true);
+        assert_close(&pf[..w], &p, &format!("{w}x{h} policy in training"));
+        assert_close(&[vf], &[v], &format!("{w}x{h} value in training"));
+    }
+}
+
+#[test]
+fn the_folded_network_plays_a_batch_of_boards_of_several_sizes_as_each_alone() {
+    let model = warmed_model();
+    let boards = [position(9, 10, (3, 2), &[4, 4, 3]), position(11, 12, (10, 11), &[0, 1, 2, 3, 4])];
+    let mut planes = Vec::new();
+    for g in &boards {
+        planes.extend(planes_of(&g.clone().framed(12, 12).unwrap()).0);
+    }
+    for precision in [Precision::F32] {
+        let folded = FoldedNetwork::new(&model, precision);
+        let (mut policy, mut value) = (vec![0.0; 2 * 12], vec![0.0; 2]);
+        folded.infer(&planes, 2, &mut policy, &mut value);
+        for (i, g) in boards.iter().enumerate() {
+            let (p, v) = outputs(&model, g, false);
+            assert_close(&policy[i * 12..i * 12 + g.width()], &p, &format!("board {i}'s policy"));
+            assert_close(&value[i..i + 1], &[v], &format!("board {i}'s value"));
+        }
+    }
+}
+
+#[test]
+fn any_size_architectures_round_trip_and_refuse_what_they_cannot_play() {
+    let arch = saiblo_arch();
+    arch.validate().unwrap();
+    assert_eq!((arch.frame(), arch.policy_head), (Some((12, 12)), PolicyHead::Column));
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("net");
+    let model = Model::new(arch.clone(), Device::Cpu);
+    checkpoint::save(&model, &path, 3, 1, None).unwrap();
+    let loaded = checkpoint::load(&path, Device::Cpu, None).unwrap();
+    assert_eq!(loaded.sidecar.architecture, arch);
+    let text = std::fs::read_to_string(checkpoint::paths(&path).1).unwrap();
+    assert!(text.contains("\"any_size\": true"), "{text}");
+
+    // A fixed-size network's sidecar does not mention it (older readers keep reading it).
+    let fixed = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
+    assert!(!serde_json::to_string(&fixed).unwrap().contains("any_size"));
+
+    let small = Architecture { width: 11, actions: 11, ..arch.clone() };
+    let err = small.validate().unwrap_err();
+    assert!(err.contains("needs a frame of at least 12x12"), "{err}");
+    let gomoku = Architecture { game: "gomoku:9".parse().unwrap(), ..arch.clone() };
+    assert!(gomoku.validate().unwrap_err().contains("plays Connect Four boards, not gomoku:9"));
+    let fc = Architecture { policy_head: PolicyHead::Fc, ..arch };
+    assert!(fc.validate().unwrap_err().contains("policy head fc cannot be that of an any-size network"));
+}
