@@ -131,7 +131,7 @@ pub fn gate_match(
             b.architecture.game
         ));
     }
-    let probe = game.start().map_err(|e| e.to_string())?;
+    let probe = game.probe().map_err(|e| e.to_string())?;
     match probe {
         AnyGame::Twenty48(_) => gate_one_player::<Rules2048>(&game, candidate, best, settings, seed, cancel),
         AnyGame::Fib2584(_) => gate_one_player::<Rules2584>(&game, candidate, best, settings, seed, cancel),

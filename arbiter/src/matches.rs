@@ -20,6 +20,9 @@ pub struct GameResult {
     /// 1 = A won, 0 = draw, -1 = A lost.
     pub result: i8,
     pub moves: String,
+    /// The board it was played on (a random spec such as `connect4:saiblo` draws one per
+    /// pair of games).
+    pub board: String,
     /// Why the game ended other than by the rules: the loser's engine crashed, timed out
     /// or answered with an illegal or unreadable move.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -255,6 +258,7 @@ where
                     let opening_seed = pair_seed(seed, index / 2);
                     let mut rng = Rng::seed_from_u64(opening_seed);
                     let game = start(&mut rng);
+                    let board = game.spec().to_string();
                     let a_first = index % 2 == 0;
                     let played = if a_first {
                         play_game(game, a.as_mut(), b.as_mut(), &mut rng)
@@ -267,6 +271,7 @@ where
                         a_first,
                         result: played.outcome.value_for(a_player) as i8,
                         moves: played.end.moves_to_text(&played.moves),
+                        board,
                         forfeit: played.forfeit,
                     };
                     on_game(&result);

@@ -263,10 +263,13 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
             // A one-player game's network is read with the value scale it was trained with.
             let max_return = loaded.sidecar.architecture.return_scale().max_return;
             let config = SearchConfig { c_puct, max_return, mode, ..SearchConfig::for_play(sims) };
+            let frame = loaded.sidecar.architecture.frame();
             let network = NetEvaluator::new(loaded.model);
             let name = spec.to_string();
-            if !average_symmetries {
-                return Ok(Box::new(NetAgent::new(network, config, name, rng)));
+            // An any-size network plays boards whose symmetries differ from board to board
+            // (a blocked cell off the middle has none): it plays without averaging.
+            if !average_symmetries || frame.is_some() {
+                return Ok(Box::new(NetAgent::new(network, config, name, rng).with_frame(frame)));
             }
             // The symmetry maps only need the board's shape: the checkpoint's game has it.
             let board = loaded.sidecar.architecture.game.start().ok().and_then(G::from_any).ok_or_else(|| {
@@ -410,8 +413,17 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), String
         }
         PlayerSpec::Net { path, .. } => {
             let side = checkpoint::read_sidecar(path).map_err(|e| e.to_string())?;
-            let ok = side.architecture.game == *game
-                || (game.is_random() && side.architecture.game.family() == game.family());
+            let arch = &side.architecture;
+            if let (Some((w, h)), Some((max_w, max_h))) = (arch.frame(), game.largest_board()) {
+                if max_w > w || max_h > h {
+                    return Err(format!(
+                        "{} plays Connect Four boards up to {w}x{h}; {game} has boards up to {max_w}x{max_h}",
+                        path.display()
+                    ));
+                }
+                return Ok(());
+            }
+            let ok = arch.game == *game || (game.is_random() && arch.game.family() == game.family());
             if ok {
                 Ok(())
             } else {

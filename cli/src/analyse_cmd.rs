@@ -77,11 +77,24 @@ pub fn net_agent<G: Game>(
     average_symmetries: bool,
     device: tch::Device,
 ) -> Result<NetAgent<G>> {
-    let loaded = load_checkpoint(model, device, Some(spec))?;
+    // An any-size network plays every Connect Four board its frame holds; any other network
+    // only its own game.
+    // (An unreadable sidecar is reported by the load below.)
+    let any_size = dojo_core::net::checkpoint::read_sidecar(model).is_ok_and(|s| s.architecture.any_size);
+    let loaded = load_checkpoint(model, device, (!any_size).then_some(spec))?;
+    let frame = loaded.sidecar.architecture.frame();
     let network = NetEvaluator::new(loaded.model);
     let (config, rng) = (search.config(), Rng::seed_from_u64(0));
     let (path, sims, c_puct, mode) = (model.to_path_buf(), search.sims, search.c_puct, search.mode);
     let name = PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode }.to_string();
+    if frame.is_some() {
+        if average_symmetries {
+            bail!("--average-symmetries: an any-size network plays without symmetry averaging");
+        }
+        let agent = NetAgent::new(network, config, name, rng).with_frame(frame);
+        agent.check_board(start).map_err(anyhow::Error::msg)?;
+        return Ok(agent);
+    }
     Ok(if average_symmetries {
         NetAgent::new(SymmetryAveraged::new(network, start.clone()), config, name, rng)
     } else {

@@ -4,13 +4,14 @@
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dojo_arbiter::matches::{play_match, play_solo, GameResult, MatchPlan, SoloGame, SoloResult};
+use dojo_arbiter::matches::{play_match, play_solo, GameResult, MatchPlan, SoloGame, SoloResult, Tally};
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
 use dojo_core::game::sliding::{Rules, Sliding};
 use dojo_core::game::{AnyGame, FromAnyGame, GameSpec};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
 use rand::SeedableRng;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 #[derive(Args)]
@@ -162,7 +163,14 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
     let tally = Mutex::new((0u32, 0u32, 0u32));
     let played = Mutex::new(Vec::<GameResult>::new());
     let forfeits = Mutex::new(Vec::<String>::new());
+    // A random spec (connect4:saiblo) is also reported board size by board size.
+    let by_size = Mutex::new(BTreeMap::<(usize, usize), Tally>::new());
     let on_game = |r: &GameResult| {
+        if spec.is_random() {
+            if let Some(size) = r.board.parse::<GameSpec>().ok().and_then(|b| b.largest_board()) {
+                by_size.lock().unwrap().entry(size).or_default().add(r.result);
+            }
+        }
         if let Some(why) = &r.forfeit {
             forfeits.lock().unwrap().push(format!("game {}: {why}", r.index + 1));
         }
@@ -200,10 +208,23 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
     }
     let mut played = played.into_inner().unwrap();
     played.sort_by_key(|r| r.index);
+    let by_size = by_size.into_inner().unwrap();
+    let size_name = |(w, h): (usize, usize)| format!("{w}x{h}");
     if args.json {
         let mut value = serde_json::to_value(&result)?;
         if args.verbose {
             value["games_played"] = serde_json::to_value(&played)?;
+        }
+        if !by_size.is_empty() {
+            let sizes: serde_json::Map<String, serde_json::Value> = by_size
+                .iter()
+                .map(|(&size, t)| {
+                    let mut v = serde_json::to_value(t).expect("a tally serialises");
+                    v["score"] = serde_json::json!(t.score());
+                    (size_name(size), v)
+                })
+                .collect();
+            value["by_board_size"] = serde_json::Value::Object(sizes);
         }
         println!("{value}");
     } else {
@@ -215,6 +236,20 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
             }
         }
         println!("{}", result.summary());
+        if !by_size.is_empty() {
+            println!("by board size (width x height; A's wins-draws-losses):");
+            for (&size, t) in &by_size {
+                println!(
+                    "  {:>5}: {:>4} games, {}-{}-{}, score {:.1}%",
+                    size_name(size),
+                    t.games,
+                    t.wins,
+                    t.draws,
+                    t.losses,
+                    100.0 * t.score()
+                );
+            }
+        }
     }
     Ok(())
 }

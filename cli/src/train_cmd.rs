@@ -191,7 +191,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         if resumed { "resuming" } else { "new" },
         handle.shared.run_id,
         cfg.game,
-        cfg.net.describe(),
+        if cfg.any_size() { format!("{}x{} any-size", cfg.net.blocks, cfg.net.channels) } else { cfg.net.describe() },
         args.run_dir.display(),
         handle.addr,
         workers

@@ -2,8 +2,9 @@
 //! keys refused (a typo must not silently fall back to a default).
 
 use crate::replay::ReplayConfig;
+use dojo_core::game::Game;
 use dojo_core::game::GameSpec;
-use dojo_core::net::model::PolicyHeadChoice;
+use dojo_core::net::model::{Architecture, PolicyHeadChoice};
 use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::net::train::TrainConfig;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
@@ -19,6 +20,11 @@ pub struct NetConfig {
     /// `auto` (convolutional where the moves are the board's cells, as in Gomoku; linear
     /// otherwise, as Connect Four's columns need), `fc` or `conv`.
     pub policy_head: PolicyHeadChoice,
+    /// Connect Four: one network for boards of every size up to the run's largest, fully
+    /// convolutional with a board mask and a per-column policy head
+    /// ([`Architecture::any_size`]). Always on for `connect4:saiblo`, whose boards differ
+    /// per game; on a fixed board it trains a network that can later play smaller ones.
+    pub any_size: bool,
 }
 
 impl Default for NetConfig {
@@ -26,13 +32,16 @@ impl Default for NetConfig {
         // Small, so a 2-core machine plays some 25 Connect Four games a second and a new run
         // is data-rich within minutes (3×32 evaluates ~2.3× faster than 4×48 here); a longer
         // run or a bigger board wants more.
-        NetConfig { blocks: 3, channels: 32, policy_head: PolicyHeadChoice::Auto }
+        NetConfig { blocks: 3, channels: 32, policy_head: PolicyHeadChoice::Auto, any_size: false }
     }
 }
 
 impl NetConfig {
     /// "3x32", with the policy head where one was chosen: how messages name the net.
     pub fn describe(&self) -> String {
+        if self.any_size {
+            return format!("{}x{} any-size", self.blocks, self.channels);
+        }
         match self.policy_head {
             PolicyHeadChoice::Auto => format!("{}x{}", self.blocks, self.channels),
             PolicyHeadChoice::Fc => format!("{}x{} (fc policy head)", self.blocks, self.channels),
@@ -297,20 +306,43 @@ impl RunConfig {
         toml::to_string_pretty(self).expect("the config serialises")
     }
 
-    pub fn validate(&self) -> Result<(), String> {
-        if self.game.is_random() {
-            return Err(format!("game {} draws a new board per game; a run needs one fixed board", self.game));
+    /// The network a new run starts with (random weights of this shape), for positions like
+    /// `start` (the record start of its board, or one of its boards).
+    pub fn architecture<G: Game>(&self, start: &G) -> Result<Architecture, String> {
+        if self.any_size() {
+            let (width, height) = self.game.largest_board().ok_or_else(|| {
+                format!("net.any_size: an any-size network plays Connect Four boards, not {}", self.game)
+            })?;
+            if self.net.policy_head != PolicyHeadChoice::Auto {
+                return Err("net.any_size: an any-size network has its own policy head (leave policy_head auto)".into());
+            }
+            let arch = Architecture::any_size(self.game.clone(), width, height, self.net.blocks, self.net.channels);
+            arch.validate()?;
+            return Ok(arch);
         }
+        let head = self.net.policy_head.resolve(start).map_err(|e| format!("net.policy_head: {e}"))?;
+        // A one-player game's network names the scale of its values.
+        let max_return = (start.num_players() == 1).then_some(self.search.max_return as u64);
+        Ok(Architecture::for_game(start, self.net.blocks, self.net.channels)
+            .with_policy_head(head)
+            .with_max_return(max_return))
+    }
+
+    /// Whether the run trains an any-size network: asked for, or needed by a game whose
+    /// boards differ per game.
+    pub fn any_size(&self) -> bool {
+        self.net.any_size || self.game.is_random()
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
         if !(1..=64).contains(&self.net.blocks) || !(1..=1024).contains(&self.net.channels) {
             return Err(format!(
                 "net.blocks = {} and net.channels = {} must be within 1..=64 and 1..=1024",
                 self.net.blocks, self.net.channels
             ));
         }
-        if let Ok(start) = self.game.start() {
-            dojo_core::with_game!(&start, g => self.net.policy_head.resolve(g))
-                .map_err(|e| format!("net.policy_head: {e}"))?;
-        }
+        let probe = self.game.probe().map_err(|e| e.to_string())?;
+        dojo_core::with_game!(&probe, g => self.architecture(g))?;
         self.search.validate()?;
         self.selfplay.validate()?;
         self.train.validate()?;
@@ -399,8 +431,16 @@ mod tests {
         assert_eq!(err, "learner.anneal_fraction = 1.5 must be within 0..=1");
         let err = RunConfig::from_toml("[learner]\nanneal_factor = 0\n").unwrap_err();
         assert_eq!(err, "learner.anneal_factor = 0 must be within (0, 1]");
-        let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n").unwrap_err();
-        assert!(err.contains("a run needs one fixed board"), "{err}");
+        // Boards that differ per game get an any-size network; other games cannot have one.
+        let c = RunConfig::from_toml("game = \"connect4:saiblo\"\n").unwrap();
+        assert!(c.any_size() && !c.net.any_size);
+        let probe = c.game.probe().unwrap();
+        let arch = dojo_core::with_game!(&probe, g => c.architecture(g)).unwrap();
+        assert_eq!((arch.any_size, arch.width, arch.height, arch.actions), (true, 12, 12, 12));
+        let err = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\nany_size = true\n").unwrap_err();
+        assert_eq!(err, "net.any_size: an any-size network plays Connect Four boards, not gomoku:9");
+        let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n[net]\npolicy_head = \"fc\"\n").unwrap_err();
+        assert!(err.contains("leave policy_head auto"), "{err}");
         let err = RunConfig::from_toml("[net]\npolicy_head = \"conv\"\n").unwrap_err();
         assert!(
             err.starts_with("net.policy_head: policy head conv needs a game whose moves are its board's cells"),

@@ -105,7 +105,8 @@ pub fn check_record(bytes: &[u8], spec: &GameSpec) -> Result<GameRecord, Rejecti
     let record = GameRecord::decode(bytes)
         .map_err(|e| Rejection { game_id: None, reason: format!("undecodable record: {e}") })?;
     let reject = |reason: String| Rejection { game_id: Some(record.game_id), reason };
-    if record.spec != *spec {
+    // connect4:saiblo games each name the board they were drawn.
+    if !spec.admits(&record.spec) {
         return Err(reject(format!(
             "game {} is played on {}, but this run plays {spec}",
             record.id_hex(),
@@ -163,5 +164,50 @@ mod tests {
 
         let empty = GameRecord::new([1; 16], GameSpec::connect4(), 1);
         assert!(check_record(&empty.encode(), &GameSpec::connect4()).unwrap_err().reason.contains("has no moves"));
+    }
+
+    #[test]
+    fn a_saiblo_run_takes_games_on_each_of_its_boards_and_no_other() {
+        let saiblo = GameSpec::Connect4Saiblo;
+        let on = |spec: &str, moves: &str| {
+            let spec: GameSpec = spec.parse().unwrap();
+            let mut g = dojo_core::game::connect4::Connect4::<dojo_core::game::connect4::Bits192>::new(
+                spec.largest_board().unwrap().0,
+                spec.largest_board().unwrap().1,
+                &match &spec {
+                    GameSpec::Connect4 { blocked, .. } => {
+                        blocked.iter().map(|&(c, r)| (c as usize, r as usize)).collect::<Vec<_>>()
+                    }
+                    _ => unreachable!(),
+                },
+            )
+            .unwrap();
+            let mut r = GameRecord::new([3; 16], spec, 1);
+            for a in g.moves_from_text(moves).unwrap() {
+                g.play(a).unwrap();
+                r.moves.push(MoveRecord::player(a, vec![(a, 1.0)], 0.0));
+            }
+            if let Some(o) = g.outcome() {
+                r.outcome = o.into();
+            }
+            r
+        };
+        // The first player's four in column 1.
+        for board in ["connect4:9x9:5.1", "connect4:12x10:12.10", "connect4:10x12:1.7"] {
+            let r = on(board, "1 2 1 2 1 2 1");
+            assert_eq!(check_record(&r.encode(), &saiblo).unwrap(), r, "{board}");
+        }
+        for (board, why) in [
+            ("connect4:8x9:1.1", "too narrow"),
+            ("connect4:9x9", "no blocked cell"),
+            ("connect4:9x9:1.1,2.1", "two blocked cells"),
+        ] {
+            let err = check_record(&on(board, "1 2 1 2 1 2 1").encode(), &saiblo).unwrap_err();
+            assert!(
+                err.reason.contains(&format!("is played on {board}, but this run plays connect4:saiblo")),
+                "{why}: {}",
+                err.reason
+            );
+        }
     }
 }

@@ -16,9 +16,10 @@ use dojo_core::game::{FromAnyGame, Game, Outcome, Player};
 use dojo_core::net::average::WeightAverage;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_core::net::model::Model;
 use dojo_core::net::train::{Batch, Losses, Trainer};
 use dojo_core::ntuple::report::{final_board, is_scored, GameScore, ScoreReport};
+use dojo_core::record::boards::Boards;
 use dojo_core::record::{GameRecord, RecordOutcome, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_proto::tensorboard::EventWriter;
@@ -280,7 +281,8 @@ pub struct TrainingLoop<G: Game + FromAnyGame> {
     config: RunConfig,
     /// Set by [`TrainingLoop::run`]; restoring happens before the service exists.
     shared: Option<Arc<Shared>>,
-    start: G,
+    /// Where records replay from (each record's own board for `connect4:saiblo`).
+    boards: Boards<G>,
     trainer: Trainer,
     /// The average of the trained weights, which is what gets published (when configured).
     average: Option<WeightAverage>,
@@ -308,6 +310,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     /// loop and the newest published model.
     pub fn restore(inputs: RestoreInputs<G>) -> Result<(TrainingLoop<G>, Published, Vec<GameRecord>), String> {
         let RestoreInputs { run, config, start, stored, incoming, bound, device } = inputs;
+        let start = &start;
         set_threads(config.learner.threads);
         let state = run.read_state()?;
         let (model, version) = match &state.model {
@@ -316,16 +319,17 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                     checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
                 (loaded.model, state.version)
             }
-            None => {
-                let head = config.net.policy_head.resolve(&start)?;
-                // A one-player game's network names the scale of its values.
-                let max_return = (start.num_players() == 1).then_some(config.search.max_return as u64);
-                let arch = Architecture::for_game(&start, config.net.blocks, config.net.channels)
-                    .with_policy_head(head)
-                    .with_max_return(max_return);
-                (Model::new(arch, device), 0)
-            }
+            None => (Model::new(config.architecture(start)?, device), 0),
         };
+        if model.arch().any_size != config.any_size() {
+            return Err(format!(
+                "the run's network is {}an any-size network, but the config {}: a run keeps its network's shape",
+                if model.arch().any_size { "" } else { "not " },
+                if config.any_size() { "asks for one" } else { "does not ask for one (net.any_size)" }
+            ));
+        }
+        // Every record replays from its own board, framed as the network takes it.
+        let boards = Boards::new(&config.game, start.clone(), model.arch().frame()).map_err(|e| e.to_string())?;
         if let Some(trained) = model.arch().max_return {
             if trained as f64 != config.search.max_return {
                 return Err(format!(
@@ -361,7 +365,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let mut buffer = ReplayBuffer::new(config.replay.clone(), config.search.return_scale())?;
         let mut rejected = Vec::new();
         for record in stored {
-            match TrainingGame::new(record.clone(), start.clone()) {
+            match boards.of_record(&record).and_then(|start| TrainingGame::new(record.clone(), start)) {
                 Ok(game) => buffer.add(game).map_err(|e| e.to_string())?,
                 Err(_) => rejected.push(record),
             }
@@ -382,7 +386,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             run: run.clone(),
             config,
             shared: None,
-            start,
+            boards,
             trainer,
             average,
             buffer,
@@ -517,7 +521,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 lp.scores.extend(GameScore::of_record(&record));
             }
             // Records were validated at ingest; a failure here would be a bug, not bad input.
-            match TrainingGame::new(record, lp.start.clone()).map(|g| lp.buffer.add(g)) {
+            let game = lp.boards.of_record(&record).and_then(|start| TrainingGame::new(record, start));
+            match game.map(|g| lp.buffer.add(g)) {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) | Err(e) => tracing::error!("a stored game cannot be trained on: {e}"),
             }
@@ -736,6 +741,7 @@ pub fn anneal_factor(progress: f64, fraction: f64, end: f64) -> f64 {
 pub struct RestoreInputs<G: Game> {
     pub run: RunDir,
     pub config: RunConfig,
+    /// The record start of the run's board, or one of its boards (for the type).
     pub start: G,
     pub stored: Vec<GameRecord>,
     pub incoming: Receiver<GameRecord>,

@@ -113,8 +113,12 @@ pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, String> {
     if stale > 0 {
         tracing::info!("removed {stale} half-written files an earlier learner left behind");
     }
-    // Records replay from here (2048 and 2584: the empty board, opening spawns pending).
-    let start = dojo_core::record::record_start(&config.game).map_err(|e| e.to_string())?;
+    // Records replay from here (2048 and 2584: the empty board, opening spawns pending); for
+    // connect4:saiblo one of its boards, which gives the type (each record has its own).
+    let start = match config.game.is_random() {
+        true => config.game.probe().map_err(|e| e.to_string())?,
+        false => dojo_core::record::record_start(&config.game).map_err(|e| e.to_string())?,
+    };
     with_game!(start, g => start_typed(g, run, config, run_id, opts))
 }
 

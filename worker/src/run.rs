@@ -15,6 +15,7 @@ use dojo_core::net::device::{set_threads, DeviceSpec};
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::net::model::Model;
 use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_core::record::boards::Boards;
 use dojo_core::record::{record_start, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
@@ -171,10 +172,15 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
     search.validate().map_err(|e| format!("the learner's search config: {e}"))?;
     play.validate().map_err(|e| format!("the learner's self-play config: {e}"))?;
     // The position records replay from: for 2048 and 2584 the empty board, so self-play
-    // draws and records the opening spawns itself.
-    let start = record_start(&spec).map_err(|e| e.to_string())?;
+    // draws and records the opening spawns itself. connect4:saiblo draws a board per game;
+    // one of them gives the type.
+    let start = match spec.is_random() {
+        true => spec.probe().map_err(|e| e.to_string())?,
+        false => record_start(&spec).map_err(|e| e.to_string())?,
+    };
     let spool = Spool::open(&opts.spool).map_err(|e| e.to_string())?;
-    with_game!(start, g => play_loop(g, Context { opts: &opts, stop, rt, conn, spool, rng, device, search, play }))
+    let cx = Context { opts: &opts, stop, rt, conn, spool, rng, device, spec, search, play };
+    with_game!(start, g => play_loop(g, cx))
 }
 
 struct Context<'a> {
@@ -185,6 +191,8 @@ struct Context<'a> {
     spool: Spool,
     rng: Rng,
     device: tch::Device,
+    /// The run's game (`connect4:saiblo`: each game on a board of its own).
+    spec: GameSpec,
     search: SearchConfig,
     play: SelfPlayConfig,
 }
@@ -210,15 +218,17 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    if first.sidecar.architecture.game != start.spec() {
-        return Err(format!("the learner's model is for {}, not {}", first.sidecar.architecture.game, start.spec()));
+    if first.sidecar.architecture.game != cx.spec {
+        return Err(format!("the learner's model is for {}, not {}", first.sidecar.architecture.game, cx.spec));
     }
+    // Every game framed as the network takes it (an any-size network's size).
+    let boards = Boards::new(&cx.spec, start, first.sidecar.architecture.frame()).map_err(|e| e.to_string())?;
     let mut version = first.version;
     summary.models_used.push(version);
     cx.opts.telemetry.model(version);
     let precision = self_play_precision(cx.opts.precision, &first.model, cx.play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(first.model, precision);
-    let starter = Box::new(move |_: &mut Rng| start.clone());
+    let starter = Box::new(move |rng: &mut Rng| boards.draw(rng));
     // With a game limit the engine starts exactly that many games.
     let mut engine = SelfPlayEngine::new(
         cx.search.clone(),

@@ -20,6 +20,8 @@ pub struct NetAgent<G: Game> {
     chance: ChanceSearch<G>,
     evaluator: Box<dyn Evaluator>,
     name: String,
+    /// An any-size network's frame: every position is searched framed into it.
+    frame: Option<(usize, usize)>,
 }
 
 impl<G: Game> NetAgent<G> {
@@ -27,12 +29,41 @@ impl<G: Game> NetAgent<G> {
     /// [`crate::search::evaluator::SymmetryAveraged`]).
     pub fn new(evaluator: impl Evaluator + 'static, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
         let chance = ChanceSearch::new(config.clone(), ChanceConfig::for_search(&config), false, rng.clone());
-        NetAgent { search: Search::new(config, false, rng), chance, evaluator: Box::new(evaluator), name }
+        NetAgent { search: Search::new(config, false, rng), chance, evaluator: Box::new(evaluator), name, frame: None }
+    }
+
+    /// The same, for an any-size network ([`super::model::Architecture::frame`]): positions
+    /// are framed into its size before they are searched (moves are the same columns).
+    pub fn with_frame(mut self, frame: Option<(usize, usize)>) -> NetAgent<G> {
+        self.frame = frame;
+        self
+    }
+
+    /// `game` as the network takes it; a board larger than the frame is an error.
+    fn framed(&self, game: &G) -> Result<G, String> {
+        match self.frame {
+            None => Ok(game.clone()),
+            Some((w, h)) => game.in_frame(w, h).map_err(|_| {
+                format!("{}: {} is larger than the {w}x{h} boards its network plays", self.name, game.spec())
+            }),
+        }
+    }
+
+    /// [`Self::framed`], for the [`Agent`] methods that cannot return an error (a match
+    /// checks the board against the network before it starts: [`Self::check_board`]).
+    fn framed_or_panic(&self, game: &G) -> G {
+        self.framed(game).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Whether the network can play `game`'s board: an error naming both where it cannot.
+    pub fn check_board(&self, game: &G) -> Result<(), String> {
+        self.framed(game).map(|_| ())
     }
 
     /// Searches `game` and returns the search for inspection (root children, value).
     pub fn analyse(&mut self, game: &G) -> &Search<G> {
-        self.search.set_root(game);
+        let game = self.framed_or_panic(game);
+        self.search.set_root(&game);
         let sims = self.search.config().simulations;
         self.search.search_with(&mut self.evaluator, sims);
         &self.search
@@ -49,7 +80,8 @@ impl<G: Game> NetAgent<G> {
     /// comes first, and at least one playout. For engines playing under a clock.
     pub fn select_move_until(&mut self, game: &G, deadline: Instant, max_playouts: u32) -> Action {
         const CHUNK: u32 = 8;
-        self.search.set_root(game);
+        let game = self.framed_or_panic(game);
+        self.search.set_root(&game);
         // One search planned for `max_playouts` and cut short by the clock: Gumbel mode's
         // sequential halving plans its phases for the budget it is given.
         let go_on = |evaluations: u32| !evaluations.is_multiple_of(CHUNK) || Instant::now() < deadline;
@@ -80,6 +112,7 @@ impl<G: Game> NetAgent<G> {
     /// The legal move the raw network policy rates highest: one evaluation, no search (and
     /// no lookahead, so it judges the network alone).
     pub fn policy_move(&mut self, game: &G) -> Action {
+        let game = &self.framed_or_panic(game);
         let mut planes = vec![0.0; game.plane_shape().len()];
         let mut logits = vec![0.0; game.num_actions()];
         let mut value = [0.0f32];
@@ -109,5 +142,11 @@ impl<G: Game> Agent<G> for NetAgent<G> {
         }
         self.analyse(game);
         self.search.choose_move(0.0)
+    }
+
+    /// A board larger than an any-size network's frame is an error here, not a panic.
+    fn try_select_move(&mut self, game: &G) -> Result<Action, String> {
+        self.check_board(game)?;
+        Ok(self.select_move(game))
     }
 }

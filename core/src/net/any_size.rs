@@ -96,12 +96,16 @@ pub fn masked_batch_norm(x: &Tensor, mask: &Tensor, bn: &nn::BatchNorm, eps: f64
         running_mean.copy_(&new_mean);
         running_var.copy_(&new_var);
     });
-    let mut y = centered / (var + eps).sqrt().view([1, -1, 1, 1]);
-    if let Some(w) = &bn.ws {
-        y = y * w.view([1, -1, 1, 1]);
-    }
-    if let Some(b) = &bn.bs {
-        y = y + b.view([1, -1, 1, 1]);
-    }
+    // New tensors, not in-place updates: autograd keeps the normalised values for the
+    // gradient of the scale.
+    let y = centered / (var + eps).sqrt().view([1, -1, 1, 1]);
+    let y = match &bn.ws {
+        Some(w) => y * w.view([1, -1, 1, 1]),
+        None => y,
+    };
+    let y = match &bn.bs {
+        Some(b) => y + b.view([1, -1, 1, 1]),
+        None => y,
+    };
     y * mask
 }
