@@ -628,7 +628,7 @@ fn mapped_planes_equal_planes_of_the_mapped_game() {
                 moves.push(a);
             }
             let shape = g.plane_shape();
-            assert_eq!((shape.channels, shape.height, shape.width), (4, size, size));
+            assert_eq!((shape.channels, shape.height, shape.width), (8, size, size));
             let plane = size * size;
             let mut planes = vec![0.0; shape.len()];
             g.encode_planes(&mut planes);
@@ -656,10 +656,11 @@ fn mapped_planes_equal_planes_of_the_mapped_game() {
 #[test]
 fn planes_are_from_the_side_to_move() {
     let mut g = Gomoku::new(7).unwrap();
-    let mut planes = vec![9.0; 4 * 49];
+    let mut planes = vec![9.0; 8 * 49];
     g.encode_planes(&mut planes);
     assert!(planes[..3 * 49].iter().all(|&v| v == 0.0));
-    assert!(planes[3 * 49..].iter().all(|&v| v == 1.0), "ones plane");
+    assert!(planes[3 * 49..4 * 49].iter().all(|&v| v == 1.0), "ones plane");
+    assert!(planes[4 * 49..].iter().all(|&v| v == 0.0), "no threats on an empty board");
     g.play(g.action_at(3, 3)).unwrap(); // X
     g.play(g.action_at(4, 2)).unwrap(); // O
     g.encode_planes(&mut planes);
@@ -671,7 +672,7 @@ fn planes_are_from_the_side_to_move() {
     g.encode_planes(&mut planes);
     assert_eq!(ones(&planes), vec![2 * 7 + 4, 49 + 3 * 7 + 3, 49 + 6 * 7, 98 + 6 * 7]);
     assert_eq!(planes[..3 * 49].iter().filter(|&&v| v != 0.0).count(), 4);
-    assert!(planes[3 * 49..].iter().all(|&v| v == 1.0), "ones plane");
+    assert!(planes[3 * 49..4 * 49].iter().all(|&v| v == 1.0), "ones plane");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -816,4 +817,129 @@ fn lookahead_matches_playing_every_move_and_reply() {
         }
     }
     assert!(seen.iter().all(|&n| n > 5), "win/lost/moves {seen:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Threat planes (planes 4..8): where each side would make five, and an open four.
+
+impl Naive {
+    /// The points where a stone of `who` on `c` would make five at: every window of five
+    /// points through `c` holding three of `who`'s stones and no other stone gives its
+    /// remaining empty point.
+    fn four_partners(&self, who: u8, c: usize) -> HashSet<usize> {
+        let n = self.n as i64;
+        let (cx, cy) = ((c % self.n) as i64, (c / self.n) as i64);
+        let mut out = HashSet::new();
+        for (dx, dy) in [(1, 0), (0, 1), (1, 1), (-1, 1)] {
+            for back in 0..5 {
+                let pts: Vec<(i64, i64)> = (0..5).map(|i| (cx + (i - back) * dx, cy + (i - back) * dy)).collect();
+                if pts.iter().any(|&(x, y)| x < 0 || y < 0 || x >= n || y >= n) {
+                    continue;
+                }
+                let own = pts.iter().filter(|&&(x, y)| self.at(x, y) == who).count();
+                let empty: Vec<usize> = pts
+                    .iter()
+                    .filter(|&&(x, y)| self.at(x, y) == 0 && (x, y) != (cx, cy))
+                    .map(|&(x, y)| (y * n + x) as usize)
+                    .collect();
+                if own == 3 && empty.len() == 1 {
+                    out.insert(empty[0]);
+                }
+            }
+        }
+        out
+    }
+
+    /// Planes 4..8 as `dojo` should encode them, side to move first.
+    fn threat_planes(&self) -> Vec<f32> {
+        let cells = self.n * self.n;
+        let me = if self.ply % 2 == 0 { 1 } else { 2 };
+        let mut out = vec![0.0; 4 * cells];
+        for (k, who) in [me, 3 - me].into_iter().enumerate() {
+            for a in self.winning_points(who) {
+                out[k * cells + a as usize] = 1.0;
+            }
+            for c in (0..cells).filter(|&c| self.cells[c] == 0) {
+                if self.four_partners(who, c).len() >= 2 {
+                    out[(2 + k) * cells + c] = 1.0;
+                }
+            }
+        }
+        out
+    }
+}
+
+fn threat_planes(g: &Gomoku) -> Vec<f32> {
+    let mut planes = vec![0.0; g.plane_shape().len()];
+    g.encode_planes(&mut planes);
+    planes[4 * g.size() * g.size()..].to_vec()
+}
+
+/// The set points of plane `k` of [`threat_planes`], as `(x, y)`.
+fn threat_points(g: &Gomoku, k: usize) -> Vec<(usize, usize)> {
+    let cells = g.size() * g.size();
+    let planes = threat_planes(g);
+    (0..cells).filter(|&i| planes[k * cells + i] == 1.0).map(|i| (i % g.size(), i / g.size())).collect()
+}
+
+#[test]
+fn threat_planes_match_the_naive_count_on_random_positions() {
+    let mut rng = Rng::seed_from_u64(23);
+    let mut seen = [0usize; 4];
+    for size in [7usize, 9, 15, 19] {
+        for _ in 0..150 {
+            let mut g = Gomoku::new(size).unwrap();
+            let mut nv = Naive::new(size);
+            // Dense positions, where fours and open fours are common; finished games too.
+            let len = rng.random_range(..size * size * 3 / 4);
+            for _ in 0..len {
+                if g.outcome().is_some() {
+                    break;
+                }
+                let a = g.random_move(&mut rng);
+                g.play(a).unwrap();
+                nv.play(a);
+            }
+            let want = nv.threat_planes();
+            let got = threat_planes(&g);
+            assert_eq!(got, want, "size {size}\n{}", g.render());
+            let cells = size * size;
+            for (k, n) in seen.iter_mut().enumerate() {
+                *n += got[k * cells..(k + 1) * cells].iter().filter(|&&v| v == 1.0).count();
+            }
+        }
+    }
+    // The positions exercised every plane, many times.
+    assert!(seen.iter().all(|&n| n > 200), "set points per plane: {seen:?}");
+}
+
+#[test]
+fn threat_planes_see_open_broken_and_blocked_shapes() {
+    // X: three in a row on row 4 (2,4) (3,4) (4,4); O far away. X to move.
+    let g = setup(9, &[(2, 4), (3, 4), (4, 4)], &[(0, 0), (8, 0), (0, 8)]);
+    assert_eq!(threat_points(&g, 0), vec![], "no five for X yet");
+    // Extending either end makes .XXXX.; (0,4) and (6,4) make only a broken four.
+    assert_eq!(threat_points(&g, 2), vec![(1, 4), (5, 4)]);
+    assert_eq!(threat_points(&g, 3), vec![], "O has nothing");
+
+    // O blocks the left end: OXXX.. has no open four left, only fours.
+    let g = setup(9, &[(2, 4), (3, 4), (4, 4), (8, 8)], &[(0, 0), (8, 0), (1, 4)]);
+    // O to move: plane 2 is O's, plane 3 is X's.
+    assert_eq!(threat_points(&g, 3), vec![]);
+    assert_eq!(threat_points(&g, 1), vec![], "X has no five yet");
+
+    // .XXXX. : both ends make five, for the side not to move too.
+    let g = setup(9, &[(2, 4), (3, 4), (4, 4), (5, 4)], &[(0, 0), (8, 0), (0, 8)]);
+    assert_eq!(threat_points(&g, 1), vec![(1, 4), (6, 4)], "X's fives, O to move");
+    assert_eq!(threat_points(&g, 0), vec![], "O's fives");
+
+    // XXX.X: the gap makes five (a broken four).
+    let g = setup(9, &[(0, 2), (1, 2), (2, 2), (4, 2)], &[(0, 8), (8, 8), (8, 0)]);
+    assert_eq!(threat_points(&g, 1), vec![(3, 2)]);
+
+    // A four-four from one stone: three along row 0 and three down column 3 meet at (3,0).
+    let g = setup(9, &[(0, 0), (1, 0), (2, 0), (3, 1), (3, 2), (3, 3)], &[(8, 8), (6, 8), (8, 6), (4, 8), (8, 4), (6, 6)]);
+    let opens = threat_points(&g, 2);
+    assert!(opens.contains(&(3, 0)), "the four-four point: {opens:?}");
+    assert_eq!(threat_points(&g, 0), vec![]);
 }

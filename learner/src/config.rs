@@ -25,6 +25,15 @@ pub struct NetConfig {
     /// ([`Architecture::any_size`]). Always on for `connect4:saiblo`, whose boards differ
     /// per game; on a fixed board it trains a network that can later play smaller ones.
     pub any_size: bool,
+    /// The first this many of the game's input planes (0: all of them): a run that leaves
+    /// out planes a newer encoding appended, such as Gomoku's threat planes, to measure
+    /// what they are worth. Players feed such a network the planes it was trained on.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub input_planes: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Default for NetConfig {
@@ -32,7 +41,7 @@ impl Default for NetConfig {
         // Small, so a 2-core machine plays some 25 Connect Four games a second and a new run
         // is data-rich within minutes (3×32 evaluates ~2.3× faster than 4×48 here); a longer
         // run or a bigger board wants more.
-        NetConfig { blocks: 3, channels: 32, policy_head: PolicyHeadChoice::Auto, any_size: false }
+        NetConfig { blocks: 3, channels: 32, policy_head: PolicyHeadChoice::Auto, any_size: false, input_planes: 0 }
     }
 }
 
@@ -309,6 +318,25 @@ impl RunConfig {
     /// The network a new run starts with (random weights of this shape), for positions like
     /// `start` (the record start of its board, or one of its boards).
     pub fn architecture<G: Game>(&self, start: &G) -> Result<Architecture, String> {
+        let mut arch = self.full_architecture(start)?;
+        match self.net.input_planes {
+            0 => {}
+            n if n <= arch.input_channels => {
+                arch.input_channels = n;
+                arch.validate().map_err(|e| format!("net.input_planes = {n}: {e}"))?;
+            }
+            n => {
+                return Err(format!(
+                    "net.input_planes = {n}: {} networks take at most {} planes",
+                    self.game, arch.input_channels
+                ))
+            }
+        }
+        Ok(arch)
+    }
+
+    /// [`RunConfig::architecture`] with every input plane the game encodes.
+    fn full_architecture<G: Game>(&self, start: &G) -> Result<Architecture, String> {
         if self.any_size() {
             let (width, height) = self.game.largest_board().ok_or_else(|| {
                 format!("net.any_size: an any-size network plays Connect Four boards, not {}", self.game)
@@ -448,6 +476,16 @@ mod tests {
         );
         let c = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\npolicy_head = \"conv\"\n").unwrap();
         assert_eq!(c.net.policy_head, PolicyHeadChoice::Conv);
+        // A run without Gomoku's threat planes: the network takes the first four.
+        let c = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\ninput_planes = 4\n").unwrap();
+        let arch = c.architecture(&dojo_core::game::gomoku::Gomoku::new(9).unwrap()).unwrap();
+        assert_eq!(arch.input_channels, 4);
+        assert!(c.to_toml().contains("input_planes = 4"));
+        assert!(!RunConfig::default().to_toml().contains("input_planes"), "0 (all planes) is not written");
+        let err = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\ninput_planes = 9\n").unwrap_err();
+        assert_eq!(err, "net.input_planes = 9: gomoku:9 networks take at most 8 planes");
+        let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n[net]\ninput_planes = 3\n").unwrap_err();
+        assert!(err.starts_with("net.input_planes = 3: an any-size network takes"), "{err}");
         let err = RunConfig::from_toml("[gating]\ngames = 7\n").unwrap_err();
         assert_eq!(err, "gating.games = 7 must be even and at least 2 (games come in pairs)");
         let err = RunConfig::from_toml("[gating]\npromote_score = 0\n").unwrap_err();

@@ -13,6 +13,10 @@
 //! The position is 168 bytes of plain data: cheap to clone in search, and small in
 //! [`AnyGame`](super::AnyGame).
 
+mod threats;
+
+pub use threats::{threats, Threats};
+
 use super::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use super::*;
 use crate::rng::Rng;
@@ -524,32 +528,41 @@ impl Game for Gomoku {
     }
 
     fn plane_shape(&self) -> PlaneShape {
-        PlaneShape { channels: 4, height: self.size(), width: self.size() }
+        PlaneShape { channels: 8, height: self.size(), width: self.size() }
     }
 
     /// Planes: AlphaFive's three (the side to move's stones, the opponent's stones, the last
-    /// move) and a plane of ones. The convolutions pad with zeros, so without it an empty
-    /// cell by the edge looks like any other, yet a line of five cannot run past the edge.
+    /// move); a plane of ones (the convolutions pad with zeros, so without it an empty cell
+    /// by the edge looks like any other, yet a line of five cannot run past the edge); then
+    /// the threat planes ([`threats`]): the empty points where the side to move, then the
+    /// opponent, would make five, and where each would make an open four. Planes are only
+    /// ever appended, so a network trained on the first four is fed those.
     fn encode_planes(&self, out: &mut [f32]) {
         let s = self.size();
         let n = s * s;
-        debug_assert_eq!(out.len(), 4 * n);
+        debug_assert_eq!(out.len(), 8 * n);
         out.fill(0.0);
         let me = self.side().index();
-        for (c, player) in [me, 1 - me].into_iter().enumerate() {
-            for y in 0..s {
-                let mut row = self.rows[player][y];
+        let mut set_bits = |plane: usize, rows: &[u32; MAX]| {
+            for (y, &row) in rows[..s].iter().enumerate() {
+                let mut row = row;
                 while row != 0 {
                     let x = row.trailing_zeros() as usize;
                     row &= row - 1;
-                    out[c * n + y * s + x] = 1.0;
+                    out[plane * n + y * s + x] = 1.0;
                 }
             }
+        };
+        let t = threats(self);
+        for (k, side) in [me, 1 - me].into_iter().enumerate() {
+            set_bits(k, &self.rows[side]);
+            set_bits(4 + k, &t.five[side]);
+            set_bits(6 + k, &t.open_four[side]);
         }
         if let Some(a) = self.last_action() {
             out[2 * n + a as usize] = 1.0;
         }
-        out[3 * n..].fill(1.0);
+        out[3 * n..4 * n].fill(1.0);
     }
 
     /// Action `y * size + x` places on cell (x, y), where the planes have it.
