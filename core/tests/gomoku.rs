@@ -938,7 +938,8 @@ fn threat_planes_see_open_broken_and_blocked_shapes() {
     assert_eq!(threat_points(&g, 1), vec![(3, 2)]);
 
     // A four-four from one stone: three along row 0 and three down column 3 meet at (3,0).
-    let g = setup(9, &[(0, 0), (1, 0), (2, 0), (3, 1), (3, 2), (3, 3)], &[(8, 8), (6, 8), (8, 6), (4, 8), (8, 4), (6, 6)]);
+    let g =
+        setup(9, &[(0, 0), (1, 0), (2, 0), (3, 1), (3, 2), (3, 3)], &[(8, 8), (6, 8), (8, 6), (4, 8), (8, 4), (6, 6)]);
     let opens = threat_points(&g, 2);
     assert!(opens.contains(&(3, 0)), "the four-four point: {opens:?}");
     assert_eq!(threat_points(&g, 0), vec![]);
