@@ -209,6 +209,7 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
         seed,
         cancel,
         enough: sprt.is_some().then_some(enough),
+        opening_plies: 0, // `start` plays the gate's openings
     };
     let played = std::sync::Mutex::new(Vec::new());
     let result = play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|r: &GameResult| {

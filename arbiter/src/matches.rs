@@ -3,7 +3,7 @@
 //! 2584): one player, many games, score statistics and reach rates.
 
 use dojo_core::game::sliding::{Rules, Sliding};
-use dojo_core::game::{Action, Game, Outcome, Player, ToMove};
+use dojo_core::game::{play_random_opening, Action, Game, Outcome, Player, ToMove};
 use dojo_core::ntuple::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
@@ -20,6 +20,10 @@ pub struct GameResult {
     /// 1 = A won, 0 = draw, -1 = A lost.
     pub result: i8,
     pub moves: String,
+    /// The random moves that opened the pair of games ([`MatchPlan::opening_plies`]),
+    /// played before `moves`; empty without.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub opening: String,
     /// The board it was played on (a random spec such as `connect4:saiblo` draws one per
     /// pair of games).
     pub board: String,
@@ -184,11 +188,15 @@ pub struct MatchPlan<'a> {
     /// pairs), whether they decide it. The match keeps the shortest such prefix, so its
     /// result does not depend on which thread finished what first.
     pub enough: Option<&'a Decides<'a>>,
+    /// Random plies played from `start`'s position before each pair of games (both games
+    /// of a pair get the same ones; none in one-player games). Two deterministic players,
+    /// such as two networks, would otherwise play the same two games over and over.
+    pub opening_plies: usize,
 }
 
 impl MatchPlan<'_> {
     pub fn new(games: u32, threads: usize, seed: u64) -> MatchPlan<'static> {
-        MatchPlan { games, threads, seed, cancel: None, enough: None }
+        MatchPlan { games, threads, seed, cancel: None, enough: None, opening_plies: 0 }
     }
 }
 
@@ -221,7 +229,7 @@ where
     FB: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
     S: Fn(&mut Rng) -> G + Sync,
 {
-    let MatchPlan { games, threads, seed, cancel, enough } = plan;
+    let MatchPlan { games, threads, seed, cancel, enough, opening_plies } = plan;
     let decided = AtomicBool::new(false);
     let probe = start(&mut Rng::seed_from_u64(pair_seed(seed, 0)));
     if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
@@ -257,7 +265,10 @@ where
                     }
                     let opening_seed = pair_seed(seed, index / 2);
                     let mut rng = Rng::seed_from_u64(opening_seed);
-                    let game = start(&mut rng);
+                    let mut game = start(&mut rng);
+                    let before = game.clone();
+                    let opening = play_random_opening(&mut game, opening_plies, &mut rng);
+                    let opening = before.moves_to_text(&opening);
                     let board = game.spec().to_string();
                     let a_first = index % 2 == 0;
                     let played = if a_first {
@@ -271,6 +282,7 @@ where
                         a_first,
                         result: played.outcome.value_for(a_player) as i8,
                         moves: played.end.moves_to_text(&played.moves),
+                        opening,
                         board,
                         forfeit: played.forfeit,
                     };
@@ -377,7 +389,7 @@ where
     F: Fn(u64) -> Result<Box<dyn Agent<Sliding<R>>>, String>,
     S: Fn(&mut Rng) -> Sliding<R> + Sync,
 {
-    let MatchPlan { games, threads, seed, cancel, enough } = plan;
+    let MatchPlan { games, threads, seed, cancel, enough, .. } = plan;
     if enough.is_some() {
         return Err("a one-player match has no early stop: it plays every game".into());
     }

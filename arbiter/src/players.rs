@@ -82,6 +82,12 @@ impl PlayerSpec {
             mode: SearchMode::Puct,
         }
     }
+
+    /// Whether the player answers a position with the same move every time: a network's
+    /// search plays without noise, so two networks from one position play one game.
+    pub fn is_deterministic(&self) -> bool {
+        matches!(self, PlayerSpec::Net { .. })
+    }
 }
 
 impl PlayerSpec {

@@ -164,7 +164,7 @@ where
         let any = game.new_game(rng).expect("a one-player game starts from any seed");
         Sliding::<R>::from_any(any).expect("every game of a spec has its type")
     };
-    let plan = MatchPlan { games: settings.games, threads: settings.threads, seed, cancel, enough: None };
+    let plan = MatchPlan { cancel, ..MatchPlan::new(settings.games, settings.threads, seed) };
     // Game i of both sides has the same seed: play_solo's games depend on their index and
     // the plan's seed alone.
     let scores = |player: &PlayerSpec| -> Result<Vec<GameScore>, String> {

@@ -46,3 +46,49 @@ fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(stdout_of(&out).trim(), "1");
 }
+
+#[test]
+fn two_networks_open_each_pair_with_random_plies_instead_of_replaying_one_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let a = format!("net:{}:sims=8:noavg", path(&net));
+    let b = format!("net:{}:sims=4:noavg", path(&net));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["match", "--a", &a, "--b", &b, "--games", "8", "--threads", "2", "--seed", "5"];
+        args.extend_from_slice(&["--json", "--verbose"]);
+        args.extend_from_slice(extra);
+        let out = dojo(&args);
+        let v: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+        let games: Vec<(String, String)> = v["games_played"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g["opening"].as_str().unwrap_or("").to_string(), g["moves"].as_str().unwrap().to_string()))
+            .collect();
+        (games, String::from_utf8_lossy(&out.stderr).to_string())
+    };
+
+    // Two networks play without noise: by default each pair gets its own 4-ply opening,
+    // both games of a pair the same one, and the match says so.
+    let (games, stderr) = run(&[]);
+    assert_eq!(games.len(), 8);
+    assert!(
+        stderr.contains("both players are deterministic: each pair of games opens with 4 random plies"),
+        "{stderr}"
+    );
+    for pair in games.chunks(2) {
+        assert_eq!(pair[0].0.len(), 4, "a Connect Four opening of 4 columns: {pair:?}");
+        assert_eq!(pair[0].0, pair[1].0, "both games of a pair open alike");
+    }
+    let openings: std::collections::HashSet<&str> = games.iter().map(|g| g.0.as_str()).collect();
+    assert!(openings.len() >= 3, "the 4 pairs open differently: {openings:?}");
+
+    // From the start, every pair replays the same two games: why the default is not that.
+    let (games, stderr) = run(&["--opening-plies", "0"]);
+    assert!(!stderr.contains("deterministic"), "{stderr}");
+    assert!(games.iter().all(|g| g.0.is_empty()));
+    for pair in games.chunks(2).skip(1) {
+        assert_eq!((&pair[0].1, &pair[1].1), (&games[0].1, &games[1].1));
+    }
+}

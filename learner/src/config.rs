@@ -437,6 +437,18 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_gumbel_config_loads_with_what_it_promises() {
+        use dojo_core::search::config::SearchMode;
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/connect4-gumbel.toml");
+        let c = RunConfig::load(&path).unwrap();
+        assert_eq!(c.game.to_string(), "connect4:7x6");
+        assert_eq!((c.search.mode, c.search.simulations), (SearchMode::Gumbel, 64));
+        assert_eq!(c.selfplay.full_search_fraction, 1.0);
+        assert_eq!(c.net, RunConfig::default().net);
+        assert_eq!(c.gating, RunConfig::default().gating);
+    }
+
+    #[test]
     fn defaults_round_trip_through_toml() {
         let c = RunConfig::default();
         let text = c.to_toml();
