@@ -853,7 +853,7 @@ impl Naive {
     /// Planes 4..8 as `dojo` should encode them, side to move first.
     fn threat_planes(&self) -> Vec<f32> {
         let cells = self.n * self.n;
-        let me = if self.ply % 2 == 0 { 1 } else { 2 };
+        let me = if self.ply.is_multiple_of(2) { 1 } else { 2 };
         let mut out = vec![0.0; 4 * cells];
         for (k, who) in [me, 3 - me].into_iter().enumerate() {
             for a in self.winning_points(who) {
