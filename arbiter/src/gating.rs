@@ -17,7 +17,7 @@ use crate::players::{BaselinePlayers, PlayerSpec};
 use crate::solo_gate::{gate_solo, ScoreComparison};
 use crate::sprt::{Pentanomial, SprtConfig, SprtStatus, Verdict};
 use dojo_core::game::sliding::{Rules, Rules2048, Rules2584, Sliding};
-use dojo_core::game::{play_random_opening, AnyGame, FromAnyGame, GameSpec};
+use dojo_core::game::{AnyGame, FromAnyGame, GameSpec};
 use dojo_core::net::checkpoint::{self, Sidecar};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchMode, PLAY_C_PUCT};
@@ -191,12 +191,9 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
     cancel: Option<&AtomicBool>,
 ) -> Result<GateResult, String> {
     let (a, b) = (gate_player(candidate, settings), gate_player(best, settings));
-    let plies = settings.opening_plies as usize;
     let start = |rng: &mut Rng| {
         let any = game.new_game(rng).expect("the probe game started");
-        let mut g = G::from_any(any).expect("every game of a spec has the probe's type");
-        play_random_opening(&mut g, plies, rng);
-        g
+        G::from_any(any).expect("every game of a spec has the probe's type")
     };
     let sprt = settings.sprt;
     let decided = |results: &[GameResult]| {
@@ -209,7 +206,7 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
         seed,
         cancel,
         enough: sprt.is_some().then_some(enough),
-        opening_plies: 0, // `start` plays the gate's openings
+        opening_plies: settings.opening_plies as usize,
     };
     let played = std::sync::Mutex::new(Vec::new());
     let result = play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|r: &GameResult| {

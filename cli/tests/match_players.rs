@@ -3,13 +3,20 @@
 mod common;
 
 use common::{dojo, path, stdout_of};
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// A random 1×8 Connect Four network in `dir`: players that cost next to nothing.
+fn tiny_connect4_net(dir: &Path) -> PathBuf {
+    let net = dir.join("net");
+    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    net
+}
 
 #[test]
 fn network_players_play_a_match_and_keep_their_names() {
     let dir = tempfile::tempdir().unwrap();
-    let net = dir.path().join("net");
-    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let net = tiny_connect4_net(dir.path());
     // Averaged over symmetries (the default) against the board as it stands.
     let a = format!("net:{}:sims=16", path(&net));
     let b = format!("net:{}:sims=8:cpuct=2:noavg", path(&net));
@@ -32,8 +39,7 @@ fn network_players_play_a_match_and_keep_their_names() {
 #[test]
 fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
     let dir = tempfile::tempdir().unwrap();
-    let net = dir.path().join("net");
-    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let net = tiny_connect4_net(dir.path());
     // First player has three in column 1 (and the second three in column 2): column 1 wins.
     let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
         .args(["bestmove", "--model", path(&net), "--sims", "8", "--average-symmetries"])
@@ -50,8 +56,7 @@ fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
 #[test]
 fn two_networks_open_each_pair_with_random_plies_instead_of_replaying_one_game() {
     let dir = tempfile::tempdir().unwrap();
-    let net = dir.path().join("net");
-    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let net = tiny_connect4_net(dir.path());
     let a = format!("net:{}:sims=8:noavg", path(&net));
     let b = format!("net:{}:sims=4:noavg", path(&net));
     let run = |extra: &[&str]| {
