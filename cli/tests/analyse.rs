@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dojo, path, stdout_of};
+use common::{dojo, path, stdout_of, tiny_net};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::Game;
 
@@ -163,8 +163,7 @@ fn pons_positions_are_labelled_and_graded_per_category_for_policy_and_search() {
     assert!(lines.len() >= 6 && lines.len() <= 12, "{text}");
     assert!(summary.starts_with(&format!("{} positions (2 per category at most)", lines.len())), "{summary}");
 
-    let net = dir.path().join("net");
-    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    let net = tiny_net(dir.path(), "connect4");
     let report = stdout_of(&dojo(&[
         "eval",
         "--model",

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dojo, path, stdout_of};
+use common::{dojo, path, stdout_of, tiny_net};
 use serde_json::Value;
 
 fn json_of(args: &[&str]) -> Value {
@@ -63,8 +63,7 @@ fn bench_net_times_every_batch_in_every_cpu_precision_against_matmul() {
 #[test]
 fn bench_net_reads_a_checkpoint_and_prints_a_table() {
     let dir = tempfile::tempdir().unwrap();
-    let ckpt = dir.path().join("g9");
-    stdout_of(&dojo(&["init", "--game", "gomoku:9", "--blocks", "1", "--channels", "8", "--out", path(&ckpt)]));
+    let ckpt = tiny_net(dir.path(), "gomoku:9");
     let out = stdout_of(&dojo(&[
         "bench",
         "net",

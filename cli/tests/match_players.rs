@@ -2,21 +2,13 @@
 
 mod common;
 
-use common::{dojo, path, stdout_of};
-use std::path::{Path, PathBuf};
+use common::{dojo, path, stdout_of, tiny_net};
 use std::process::Command;
-
-/// A random 1×8 Connect Four network in `dir`: players that cost next to nothing.
-fn tiny_connect4_net(dir: &Path) -> PathBuf {
-    let net = dir.join("net");
-    stdout_of(&dojo(&["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
-    net
-}
 
 #[test]
 fn network_players_play_a_match_and_keep_their_names() {
     let dir = tempfile::tempdir().unwrap();
-    let net = tiny_connect4_net(dir.path());
+    let net = tiny_net(dir.path(), "connect4");
     // Averaged over symmetries (the default) against the board as it stands.
     let a = format!("net:{}:sims=16", path(&net));
     let b = format!("net:{}:sims=8:cpuct=2:noavg", path(&net));
@@ -39,7 +31,7 @@ fn network_players_play_a_match_and_keep_their_names() {
 #[test]
 fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
     let dir = tempfile::tempdir().unwrap();
-    let net = tiny_connect4_net(dir.path());
+    let net = tiny_net(dir.path(), "connect4");
     // First player has three in column 1 (and the second three in column 2): column 1 wins.
     let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
         .args(["bestmove", "--model", path(&net), "--sims", "8", "--average-symmetries"])
@@ -56,7 +48,7 @@ fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
 #[test]
 fn two_networks_open_each_pair_with_random_plies_instead_of_replaying_one_game() {
     let dir = tempfile::tempdir().unwrap();
-    let net = tiny_connect4_net(dir.path());
+    let net = tiny_net(dir.path(), "connect4");
     let a = format!("net:{}:sims=8:noavg", path(&net));
     let b = format!("net:{}:sims=4:noavg", path(&net));
     let run = |extra: &[&str]| {

@@ -6,7 +6,7 @@
 
 use dojo_learner::config::RunConfig;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -25,6 +25,14 @@ pub fn stdout_of(out: &Output) -> String {
 /// A path as the `&str` an argument list wants.
 pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()
+}
+
+/// A random 1×8 network for `game` at `dir/net`: players and checkpoints that cost next to
+/// nothing.
+pub fn tiny_net(dir: &Path, game: &str) -> PathBuf {
+    let net = dir.join("net");
+    stdout_of(&dojo(&["init", "--game", game, "--blocks", "1", "--channels", "8", "--out", path(&net)]));
+    net
 }
 
 /// A run of a 1×8 network with 8-playout searches that trains and publishes within seconds.
