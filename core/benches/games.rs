@@ -144,26 +144,31 @@ fn gomoku_random_playouts(c: &mut Criterion) {
     group.finish();
 }
 
+/// Random middle-game positions (a third of the board filled) of a `size × size` board.
+fn gomoku_middle_games(size: usize) -> Vec<Gomoku> {
+    let mut rng = Rng::seed_from_u64(2);
+    (0..64)
+        .map(|_| {
+            let mut g = Gomoku::new(size).expect("a legal size");
+            for _ in 0..size * size / 3 {
+                if g.outcome().is_some() {
+                    break;
+                }
+                let a = g.random_move(&mut rng);
+                g.play_unchecked(a);
+            }
+            g
+        })
+        .collect()
+}
+
 /// The network's input planes (stones, last move, ones, and the threat planes) of random
 /// middle-game positions: what every leaf evaluation pays before the network runs.
 fn gomoku_encode_planes(c: &mut Criterion) {
     let mut group = c.benchmark_group("gomoku_encode");
     group.throughput(Throughput::Elements(1));
     for size in [9usize, 15] {
-        let mut rng = Rng::seed_from_u64(2);
-        let positions: Vec<Gomoku> = (0..64)
-            .map(|_| {
-                let mut g = Gomoku::new(size).expect("a legal size");
-                for _ in 0..size * size / 3 {
-                    if g.outcome().is_some() {
-                        break;
-                    }
-                    let a = g.random_move(&mut rng);
-                    g.play_unchecked(a);
-                }
-                g
-            })
-            .collect();
+        let positions = gomoku_middle_games(size);
         let mut planes = vec![0.0; positions[0].plane_shape().len()];
         let mut i = 0;
         group.bench_function(format!("{size}x{size}"), |b| {
@@ -177,7 +182,26 @@ fn gomoku_encode_planes(c: &mut Criterion) {
     group.finish();
 }
 
+/// The one-ply lookahead (make five, else block the opponent's) that the search runs at
+/// every position it expands, on random middle-game positions.
+fn gomoku_lookahead(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gomoku_lookahead");
+    group.throughput(Throughput::Elements(1));
+    for size in [9usize, 15] {
+        let positions: Vec<Gomoku> = gomoku_middle_games(size).into_iter().filter(|g| g.outcome().is_none()).collect();
+        let mut moves = Vec::new();
+        let mut i = 0;
+        group.bench_function(format!("{size}x{size}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % positions.len();
+                black_box(positions[i].lookahead(&mut moves))
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(connect4, connect4_random_playouts);
-criterion_group!(gomoku, gomoku_random_playouts, gomoku_encode_planes);
+criterion_group!(gomoku, gomoku_random_playouts, gomoku_encode_planes, gomoku_lookahead);
 criterion_group!(sliding, sliding_2048_moves, sliding_2584_moves);
 criterion_main!(connect4, gomoku, sliding);

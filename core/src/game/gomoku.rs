@@ -15,7 +15,7 @@
 
 mod threats;
 
-pub use threats::{threats, Threats};
+pub use threats::{five_points, threats, Bits, Threats};
 
 use super::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use super::*;
@@ -76,12 +76,6 @@ fn five_starts(w: u32) -> u32 {
 #[inline(always)]
 fn has_five(w: u32) -> bool {
     five_starts(w) != 0
-}
-
-/// Whether `w` with bit `i` set has five in a row covering bit `i`.
-#[inline(always)]
-fn five_through(w: u32, i: usize) -> bool {
-    five_starts(w | (1 << i)) & ((0x1f << i) >> 4) != 0
 }
 
 /// The directions off the row (a set of [`DIAG`], [`COL`], [`ANTI`]) that pass a cheap
@@ -251,15 +245,6 @@ impl Gomoku {
         }
     }
 
-    /// Whether a stone of `player` on the empty point `(x, y)` would be part of five in a
-    /// row. (Checking "five through it", not just "five on the line", keeps the answer
-    /// right on a finished board, where a line may already hold five.)
-    #[inline]
-    fn would_win(&self, player: Player, x: usize, y: usize) -> bool {
-        let rows = &self.rows[player.index()];
-        five_through(rows[y], x) || [DIAG, COL, ANTI].into_iter().any(|d| has_five(window(rows, x, y, d) | 1 << 4))
-    }
-
     /// The empty points where a stone of `player` would make five (or more) in a row
     /// through it, ascending. Looks at the stones only, whoever is to move and even after
     /// the game ended.
@@ -273,16 +258,15 @@ impl Gomoku {
     /// lookahead only needs to know of none, one or two, and must not allocate.
     fn winning_points_into(&self, player: Player, limit: usize, out: &mut Vec<Action>) {
         out.clear();
-        for y in 0..self.size() {
-            let mut free = self.free_row(y);
-            while free != 0 {
-                let x = free.trailing_zeros() as usize;
-                free &= free - 1;
-                if self.would_win(player, x, y) {
-                    out.push(self.action_at(x, y));
-                    if out.len() == limit {
-                        return;
-                    }
+        let five = five_points(self, player.index());
+        for (y, &row) in five.iter().enumerate().take(self.size()) {
+            let mut row = row;
+            while row != 0 {
+                let x = row.trailing_zeros() as usize;
+                row &= row - 1;
+                out.push(self.action_at(x, y));
+                if out.len() == limit {
+                    return;
                 }
             }
         }
