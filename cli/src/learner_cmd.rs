@@ -50,8 +50,8 @@ pub struct LearnerArgs {
     /// send games and read models). Without this, such a learner refuses to start.
     #[arg(long)]
     insecure: bool,
-    /// Upload streams served at once, in all; more wait for a turn (see the README's
-    /// "Limits").
+    /// Upload streams served at once, in all; more wait for a turn (see "Limits" in
+    /// docs/cluster.md).
     #[arg(long, default_value_t = IngestLimits::default().max_streams)]
     max_streams: usize,
     /// Games one upload stream may carry before the worker must open another.

@@ -33,7 +33,7 @@ pub struct MatchArgs {
     /// Random plies opening each pair of games, both games of a pair from the same ones.
     /// Default: 4 where both players are networks (net:), which play without noise, so
     /// from one position every pair would be the same two games; otherwise 0, the game's
-    /// start (the numbers against mcts:N in the README are from there).
+    /// start (the numbers against mcts:N in docs/strength-connect4.md are from there).
     #[arg(long)]
     opening_plies: Option<usize>,
     /// Games played at once (each thread has its own pair of players); default: the cores.

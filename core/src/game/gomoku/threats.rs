@@ -5,7 +5,7 @@
 //! Why hand them to the network: a five spans five points along any of four directions, and
 //! a small trunk of 3×3 convolutions spends most of its 32 channels and 7 layers assembling
 //! such lines; a 3×32 network's raw policy still missed about a quarter of one-move tactics
-//! after 25 minutes of training without them (README). Connect Four's threat planes did the
+//! after 25 minutes of training without them (docs/gomoku.md). Connect Four's threat planes did the
 //! same for its threats.
 //!
 //! Every five lies in a window of five consecutive points along one of the four
