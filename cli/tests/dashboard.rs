@@ -113,8 +113,10 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
         }
         s
     };
-    let against = |score: f64| serde_json::json!([{"reference": "rapfi-10", "games": 4, "wins": 2, "draws": 0, "losses": 2,
-        "score": score, "low": 0.15, "high": 0.85}]);
+    let against = |score: f64| {
+        serde_json::json!([{"reference": "rapfi-10", "games": 4, "wins": 2, "draws": 0, "losses": 2,
+        "score": score, "low": 0.15, "high": 0.85}])
+    };
     let ratings = serde_json::json!({"game": "connect4", "anchor": "rapfi-10", "anchor_elo": 0.0, "draw_elo": null,
         "interval": "", "games": 8,
         "players": [standing("v2", Some(20), 40.0), standing("rapfi-10", None, 0.0), standing("v1", Some(10), -90.0)],

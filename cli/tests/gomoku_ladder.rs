@@ -74,7 +74,8 @@ fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
     assert_eq!(line["step"], 10);
     let against = &line["against"][0];
     assert_eq!((against["reference"].as_str(), against["games"].as_u64()), (Some("rapfi-1"), Some(2)));
-    let (w, d, l) = (against["wins"].as_u64().unwrap(), against["draws"].as_u64().unwrap(), against["losses"].as_u64().unwrap());
+    let (w, d, l) =
+        (against["wins"].as_u64().unwrap(), against["draws"].as_u64().unwrap(), against["losses"].as_u64().unwrap());
     assert_eq!(w + d + l, 2, "{against}");
     let score = (w as f64 + 0.5 * d as f64) / 2.0;
     assert_eq!(against["score"].as_f64(), Some(score));
