@@ -16,6 +16,13 @@ if DOJO_BROWSER_PYTHON=$("$root/scripts/setup-browser.sh"); then
 else
   echo "test.sh: SKIPPING the dashboard's browser test: no headless chromium here (see above)" >&2
 fi
+# Rapfi, a Gomocup engine built once from ../shared/engines/rapfi into the cache, plays the
+# Gomoku ladder (cli/tests/gomoku_ladder.rs).
+if DOJO_RAPFI_ENGINE=$("$root/scripts/setup-rapfi.sh"); then
+  export DOJO_RAPFI_ENGINE
+else
+  echo "test.sh: SKIPPING the Gomoku ladder's test: no Rapfi engine could be built here (see above)" >&2
+fi
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on
 # this 2-core machine by default, which is the most that does not oversubscribe it.
 cargo test --workspace "$@"

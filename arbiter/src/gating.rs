@@ -207,6 +207,7 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
         cancel,
         enough: sprt.is_some().then_some(enough),
         opening_plies: settings.opening_plies as usize,
+        openings: None,
     };
     let played = std::sync::Mutex::new(Vec::new());
     let result = play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|r: &GameResult| {

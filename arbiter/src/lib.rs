@@ -7,6 +7,7 @@ pub mod gomocup;
 pub mod grading;
 pub mod journal;
 pub mod matches;
+pub mod openings;
 pub mod players;
 pub mod rating;
 pub mod solo_gate;

@@ -2,8 +2,9 @@
 //! statistics (score with a 95% interval, Elo difference); and one-player matches (2048,
 //! 2584): one player, many games, score statistics and reach rates.
 
+use crate::openings::{Opening, Openings};
 use dojo_core::game::sliding::{Rules, Sliding};
-use dojo_core::game::{play_random_opening, Action, Game, Outcome, Player, ToMove};
+use dojo_core::game::{Action, Game, Outcome, Player, ToMove};
 use dojo_core::ntuple::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
@@ -192,11 +193,14 @@ pub struct MatchPlan<'a> {
     /// of a pair get the same ones; none in one-player games). Two deterministic players,
     /// such as two networks, would otherwise play the same two games over and over.
     pub opening_plies: usize,
+    /// A book of openings instead (pair `k` opens with its line `k`, cycling): where
+    /// given, `opening_plies` must be 0.
+    pub openings: Option<&'a Openings>,
 }
 
 impl MatchPlan<'_> {
     pub fn new(games: u32, threads: usize, seed: u64) -> MatchPlan<'static> {
-        MatchPlan { games, threads, seed, cancel: None, enough: None, opening_plies: 0 }
+        MatchPlan { games, threads, seed, cancel: None, enough: None, opening_plies: 0, openings: None }
     }
 }
 
@@ -229,11 +233,21 @@ where
     FB: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
     S: Fn(&mut Rng) -> G + Sync,
 {
-    let MatchPlan { games, threads, seed, cancel, enough, opening_plies } = plan;
+    let MatchPlan { games, threads, seed, cancel, enough, opening_plies, openings } = plan;
+    let opening = match openings {
+        Some(_) if opening_plies > 0 => {
+            return Err(format!("a match opens from a book or with {opening_plies} random plies, not both"))
+        }
+        Some(book) => Opening::Book(book),
+        None => Opening::Random(opening_plies),
+    };
     let decided = AtomicBool::new(false);
     let probe = start(&mut Rng::seed_from_u64(pair_seed(seed, 0)));
     if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
         return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
+    }
+    if let Some(book) = openings {
+        book.check(&probe).map_err(|e| e.to_string())?;
     }
     let a_name = make_a(seed)?.name();
     let b_name = make_b(seed)?.name();
@@ -267,8 +281,13 @@ where
                     let mut rng = Rng::seed_from_u64(opening_seed);
                     let mut game = start(&mut rng);
                     let before = game.clone();
-                    let opening = play_random_opening(&mut game, opening_plies, &mut rng);
-                    let opening = before.moves_to_text(&opening);
+                    let opening = match opening.open(&mut game, index / 2, &mut rng) {
+                        Ok(moves) => before.moves_to_text(&moves),
+                        Err(e) => {
+                            *errors.lock().unwrap() = Some(e.to_string());
+                            break;
+                        }
+                    };
                     let board = game.spec().to_string();
                     let a_first = index % 2 == 0;
                     let played = if a_first {

@@ -86,10 +86,11 @@ fn a_position_after_an_opening_is_sent_as_a_board_with_the_movers_fields() {
         .map(|i| (i, i + lines[i..].iter().position(|l| l == "DONE").unwrap()))
         .collect();
     assert_eq!(blocks.len(), 2, "{lines:?}");
-    // Field 1: the brain's own stones (it is to move); 2: the opponent's.
-    for (&(board, done), want) in blocks.iter().zip([["1", "1", "2", "2"].as_slice(), &["1", "2", "2"]]) {
-        let mut fields: Vec<&str> = lines[board + 1..done].iter().map(|l| l.rsplit(',').next().unwrap()).collect();
-        fields.sort();
+    // Field 1: the brain's own stones (it is to move); 2: the opponent's; in the order of
+    // a game, the colours alternating from the first player's (the brain's in game 1, at
+    // ply 4; the opponent's in game 2, at ply 3), for brains that replay a BOARD as moves.
+    for (&(board, done), want) in blocks.iter().zip([["1", "2", "1", "2"].as_slice(), &["2", "1", "2"]]) {
+        let fields: Vec<&str> = lines[board + 1..done].iter().map(|l| l.rsplit(',').next().unwrap()).collect();
         assert_eq!(fields, want, "{lines:?}");
     }
     let done = blocks[0].1;

@@ -5,6 +5,7 @@ use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::matches::{play_match, play_solo, GameResult, MatchPlan, SoloGame, SoloResult, Tally};
+use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
 use dojo_core::game::sliding::{Rules, Sliding};
 use dojo_core::game::{AnyGame, FromAnyGame, GameSpec};
@@ -36,6 +37,11 @@ pub struct MatchArgs {
     /// start (the numbers against mcts:N in docs/strength-connect4.md are from there).
     #[arg(long)]
     opening_plies: Option<usize>,
+    /// A book of openings (one move sequence a line, '#' comments; e.g.
+    /// configs/openings/gomoku15.txt): pair K of the match opens with line K (cycling)
+    /// instead of random plies.
+    #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
+    openings: Option<std::path::PathBuf>,
     /// Games played at once (each thread has its own pair of players); default: the cores.
     #[arg(long)]
     threads: Option<usize>,
@@ -70,6 +76,12 @@ pub fn run(args: MatchArgs) -> Result<()> {
     if solo {
         if let Some(b) = &args.b {
             bail!("{} is a one-player game: give only --a (--b {b} has no one to play against)", spec.family());
+        }
+        if args.openings.is_some() {
+            bail!(
+                "{} is a one-player game: its games start from their own random tiles (leave out --openings)",
+                spec.family()
+            );
         }
         return match probe {
             AnyGame::Twenty48(g) => run_solo(g, &spec, &a, &args, seed),
@@ -200,11 +212,13 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
         let any = spec.new_game(rng).expect("spec was checked by the probe game");
         G::from_any(any).expect("every game of a spec has the probe's type")
     };
-    let opening_plies = args.opening_plies.unwrap_or(if a.is_deterministic() && b.is_deterministic() {
-        DETERMINISTIC_OPENING_PLIES
-    } else {
-        0
-    });
+    let openings = args.openings.as_deref().map(Openings::load).transpose()?;
+    let opening_plies =
+        args.opening_plies.unwrap_or(if openings.is_none() && a.is_deterministic() && b.is_deterministic() {
+            DETERMINISTIC_OPENING_PLIES
+        } else {
+            0
+        });
     if opening_plies > 0 && args.opening_plies.is_none() {
         eprintln!(
             "both players are deterministic: each pair of games opens with {opening_plies} random plies \
@@ -212,7 +226,7 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
         );
     }
     let result = play_match(
-        MatchPlan { opening_plies, ..MatchPlan::new(args.games, threads, seed) },
+        MatchPlan { opening_plies, openings: openings.as_ref(), ..MatchPlan::new(args.games, threads, seed) },
         |s| G::baseline(a, s),
         |s| G::baseline(b, s),
         start,

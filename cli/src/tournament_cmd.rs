@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use dojo_arbiter::gating::BestStore;
 use dojo_arbiter::journal;
+use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
 use dojo_arbiter::tournament::scores::score_standings;
 use dojo_arbiter::tournament::solo::{ScoreLine, SoloTournament};
@@ -42,13 +43,18 @@ pub struct TournamentArgs {
     name: String,
     /// Players besides the run's checkpoints: random, mcts:N, mcts:N:uniform, uct:N, solver,
     /// net:CKPT[:sims=N...], pbrain:COMMAND (an external Gomocup brain; quote it), or for
-    /// 2048 and 2584 ntuple:WEIGHTS[:depth=D].
+    /// 2048 and 2584 ntuple:WEIGHTS[:depth=D]. NAME=SPEC names a player (letters, digits,
+    /// '.', '_' and '-'), e.g. `rapfi-1000=pbrain:ENGINE 1000`; unnamed, a player is
+    /// known by its spec.
     #[arg(long, num_args = 1..)]
     players: Vec<String>,
     /// The run's checkpoints that play: every K-th published version (the versions
     /// divisible by K), and the newest.
     #[arg(long, value_name = "K")]
     every_nth_version: Option<u64>,
+    /// The run's newest published checkpoint plays (--every-nth-version has it play too).
+    #[arg(long)]
+    newest_version: bool,
     /// Playouts per move of the run's checkpoints. They average over the board's symmetries,
     /// except in one-player games (2048, 2584), whose games run to thousands of moves: 8
     /// symmetries would cost 8 times the network time (name a checkpoint as
@@ -64,13 +70,22 @@ pub struct TournamentArgs {
     /// games have no pairings: every player plays its games alone (no gauntlet).
     #[arg(long, value_enum)]
     mode: Option<Mode>,
-    /// The gauntlet's reference player (a spec, e.g. mcts:1000).
-    #[arg(long)]
-    reference: Option<String>,
-    /// Random plies opening each pair of games (default: the tournament's so far, or 4;
-    /// one-player games have none: their random tiles open them).
+    /// The gauntlet's reference players (specs or names, e.g. mcts:1000): everyone else
+    /// plays each of them, and they do not play each other. Several are listed weakest
+    /// first (the rungs of a ladder): the standings then say, for every other player, its
+    /// score against each and the highest it beat.
+    #[arg(long, num_args = 1..)]
+    reference: Vec<String>,
+    /// Random plies opening each pair of games (default: the tournament's so far, or 4,
+    /// or 0 with --openings; one-player games have none: their random tiles open them).
     #[arg(long)]
     opening_plies: Option<u32>,
+    /// A book of openings (one move sequence a line, '#' comments; e.g.
+    /// configs/openings/gomoku15.txt): pair K of every pairing opens with line K (cycling)
+    /// instead of random plies. The book is kept in tournament.json, so a resumed
+    /// tournament plays from the same openings.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
     /// Games played at once (default: the cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -114,24 +129,28 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         refuse_two_player_options(&args, &config)?;
     }
     let entrants = entrants(&args, &run, &config, one_player)?;
-    let format = match (args.mode, &args.reference, &before) {
-        (Some(Mode::Gauntlet), Some(reference), _) => Format::Gauntlet { reference: reference_name(reference)? },
-        (Some(Mode::Gauntlet), None, _) => bail!("--mode gauntlet needs --reference SPEC"),
-        (Some(Mode::RoundRobin), Some(_), _) => bail!("--reference is for --mode gauntlet"),
-        (Some(Mode::RoundRobin), None, _) => Format::RoundRobin,
+    let known: Vec<&Entrant> = entrants.iter().chain(before.iter().flat_map(|b| &b.entrants)).collect();
+    let references = args.reference.iter().map(|r| player_name(r, &known)).collect::<Result<Vec<_>>>()?;
+    let format = match (args.mode, references.is_empty(), &before) {
+        (Some(Mode::Gauntlet), false, _) => Format::Gauntlet { reference: references },
+        (Some(Mode::Gauntlet), true, _) => bail!("--mode gauntlet needs --reference SPEC"),
+        (Some(Mode::RoundRobin), false, _) => bail!("--reference is for --mode gauntlet"),
+        (Some(Mode::RoundRobin), true, _) => Format::RoundRobin,
         (None, _, Some(old)) => old.format.clone(),
-        (None, Some(_), None) => bail!("--reference is for --mode gauntlet"),
-        (None, None, None) => Format::RoundRobin,
+        (None, false, None) => bail!("--reference is for --mode gauntlet"),
+        (None, true, None) => Format::RoundRobin,
     };
+    let openings = match &args.openings {
+        Some(path) => Openings::load(path)?.lines,
+        None => before.as_ref().map(|b| b.openings.clone()).unwrap_or_default(),
+    };
+    let default_plies = if one_player || !openings.is_empty() { 0 } else { 4 };
     let wanted = TournamentSpec {
         game: config.game.to_string(),
         format,
         games_per_pair: args.games_per_pair.or(before.as_ref().map(|b| b.games_per_pair)).unwrap_or(10),
-        opening_plies: args.opening_plies.or(before.as_ref().map(|b| b.opening_plies)).unwrap_or(if one_player {
-            0
-        } else {
-            4
-        }),
+        opening_plies: args.opening_plies.or(before.as_ref().map(|b| b.opening_plies)).unwrap_or(default_plies),
+        openings,
         seed: args.seed.or(before.as_ref().map(|b| b.seed)).unwrap_or_else(rand::random),
         move_timeout_ms: args.move_timeout_ms,
         entrants,
@@ -154,8 +173,9 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     }
 
     let plays = |name: &str| merged.entrants.iter().any(|e| e.name == name);
+    let known: Vec<&Entrant> = merged.entrants.iter().collect();
     let anchor = match &args.anchor {
-        Some(a) => reference_name(a)?,
+        Some(a) => player_name(a, &known)?,
         None => ["mcts:1000", "random"]
             .into_iter()
             .find(|n| plays(n))
@@ -188,8 +208,11 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let results = tournament.play(threads, &stop, &on_game).map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
 
-    let standings = standings(&tournament.spec.game, &tournament.spec.entrants, &results, &anchor, args.anchor_elo)
+    let mut standings = standings(&tournament.spec.game, &tournament.spec.entrants, &results, &anchor, args.anchor_elo)
         .map_err(anyhow::Error::msg)?;
+    if let Format::Gauntlet { reference } = &tournament.spec.format {
+        standings = standings.with_gauntlet(&tournament.spec.entrants, reference, &results);
+    }
     let ratings = tournament.dir.ratings();
     let png = tournament.dir.plot();
     let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
@@ -240,7 +263,7 @@ fn conclude(
 /// Options that only two-player tournaments have, refused for a one-player game's.
 fn refuse_two_player_options(args: &TournamentArgs, config: &RunConfig) -> Result<()> {
     let game = config.game.family();
-    if args.mode == Some(Mode::Gauntlet) || args.reference.is_some() {
+    if args.mode == Some(Mode::Gauntlet) || !args.reference.is_empty() {
         bail!(
             "{game} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --mode gauntlet and --reference)"
         );
@@ -351,16 +374,17 @@ fn finish(written: &Written, printed: &str, json: bool, session: &Session) -> Re
 /// The players: the run's chosen checkpoints, then `--players`.
 fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig, one_player: bool) -> Result<Vec<Entrant>> {
     let mut entrants = Vec::new();
-    if let Some(k) = args.every_nth_version {
-        if k == 0 {
+    if args.every_nth_version.is_some() || args.newest_version {
+        if args.every_nth_version == Some(0) {
             bail!("--every-nth-version must be at least 1");
         }
+        let every = |v: u64| args.every_nth_version.is_some_and(|k| v.is_multiple_of(k));
         let versions = run.versions().map_err(anyhow::Error::msg)?;
         let newest = versions.last().copied();
         // Checkpoints are named by absolute path, so the tournament plays from anywhere.
         let root = std::fs::canonicalize(&run.root).with_context(|| format!("{}", run.root.display()))?;
         let run_abs = RunPaths::new(root);
-        for v in versions.into_iter().filter(|&v| v % k == 0 || Some(v) == newest) {
+        for v in versions.into_iter().filter(|&v| every(v) || Some(v) == newest) {
             let path = run_abs.model_version(v);
             let sidecar = checkpoint::read_sidecar(&path)?;
             let mut spec = PlayerSpec::net(&path, args.sims);
@@ -379,13 +403,15 @@ fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig, one_playe
         }
     }
     for text in &args.players {
-        let spec: PlayerSpec = text.parse().map_err(anyhow::Error::msg).context("--players")?;
+        let (name, spec) = split_name(text);
+        let spec: PlayerSpec = spec.parse().map_err(anyhow::Error::msg).context("--players")?;
         // A network from elsewhere is placed on the curve by its training step.
         let step = match &spec {
             PlayerSpec::Net { path, .. } => Some(checkpoint::read_sidecar(path)?.step),
             _ => None,
         };
-        entrants.push(Entrant { name: spec.to_string(), spec: spec.to_string(), version: None, step });
+        let name = name.map_or_else(|| spec.to_string(), str::to_string);
+        entrants.push(Entrant { name, spec: spec.to_string(), version: None, step });
     }
     if entrants.is_empty() {
         bail!(
@@ -396,10 +422,31 @@ fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig, one_playe
     Ok(entrants)
 }
 
-/// A player's name as the tournament knows it, from a spec as typed.
-fn reference_name(text: &str) -> Result<String> {
+/// `NAME=SPEC` split into its name and spec; anything else is a spec alone. A name is
+/// letters, digits, '.', '_' and '-', so a spec's own '=' (`net:CKPT:sims=200`, an
+/// engine's `env X=1`) follows a ':' or a space and never reads as a name.
+fn split_name(text: &str) -> (Option<&str>, &str) {
+    match text.split_once('=') {
+        Some((name, spec))
+            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) =>
+        {
+            (Some(name), spec)
+        }
+        _ => (None, text),
+    }
+}
+
+/// A player's name as the tournament knows it, from what was typed: a version (`v12`), a
+/// player's name (`rapfi-1000`), `NAME=SPEC`, or a spec.
+fn player_name(text: &str, known: &[&Entrant]) -> Result<String> {
     if let Some(v) = text.strip_prefix('v').and_then(|v| v.parse::<u64>().ok()) {
         return Ok(format!("v{v}"));
+    }
+    if let (Some(name), _) = split_name(text) {
+        return Ok(name.to_string());
+    }
+    if known.iter().any(|e| e.name == text) {
+        return Ok(text.to_string());
     }
     Ok(text.parse::<PlayerSpec>().map_err(anyhow::Error::msg)?.to_string())
 }

@@ -100,6 +100,32 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
     let graded: Vec<&serde_json::Value> = gating.as_array().unwrap().iter().filter(|g| !g["grade"].is_null()).collect();
     assert_eq!(graded.len(), 2, "{gating}");
     assert_eq!(graded[1]["grade"]["search"]["L1R1"]["rate"].as_f64(), Some(0.25), "{gating}");
+    // A ladder over two checkpoints, as scripts/gomoku-ladder leaves it: the newest
+    // tournament, served with its gauntlet lines and charted against training step.
+    let ladder = tmp.path().join("run/tournaments/ladder");
+    std::fs::create_dir_all(&ladder).unwrap();
+    let standing = |name: &str, step: Option<u64>, elo: f64| {
+        let mut s = serde_json::json!({"name": name, "spec": "random", "elo": elo, "low": elo - 50.0, "high": elo + 50.0,
+            "games": 4, "wins": 2, "draws": 0, "losses": 2, "score": 0.5, "forfeits": 0});
+        if let Some(step) = step {
+            s["version"] = serde_json::json!(step / 10);
+            s["step"] = serde_json::json!(step);
+        }
+        s
+    };
+    let against = |score: f64| {
+        serde_json::json!([{"reference": "rapfi-10", "games": 4, "wins": 2, "draws": 0, "losses": 2,
+        "score": score, "low": 0.15, "high": 0.85}])
+    };
+    let ratings = serde_json::json!({"game": "connect4", "anchor": "rapfi-10", "anchor_elo": 0.0, "draw_elo": null,
+        "interval": "", "games": 8,
+        "players": [standing("v2", Some(20), 40.0), standing("rapfi-10", None, 0.0), standing("v1", Some(10), -90.0)],
+        "gauntlet": [{"player": "v1", "step": 10, "against": against(0.25), "highest_beaten": null},
+                     {"player": "v2", "step": 20, "against": against(0.5), "highest_beaten": "rapfi-10"}]});
+    std::fs::write(ladder.join("ratings.json"), ratings.to_string()).unwrap();
+    let served = json(&http(&addr, "GET", "/api/tournament", "").1);
+    assert_eq!(served["name"], "ladder", "{served}");
+    assert_eq!(served["ratings"]["gauntlet"][1]["highest_beaten"], "rapfi-10", "{served}");
     let (status, js) = http(&addr, "GET", "/static/dygraph.min.js", "");
     assert!(status == 200 && js.len() > 100_000, "{status}");
     let games = json(&http(&addr, "GET", "/api/games", "").1);
@@ -141,6 +167,8 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
     assert!(seen["games"].as_u64().unwrap() >= 1 && seen["replay_stones"].as_u64().unwrap() >= 7, "{seen}");
     assert_eq!(seen["score_charts_shown"], false, "no scores for a two-player game: {seen}");
     assert_eq!(seen["grade_points"], 2, "the two graded versions are charted: {seen}");
+    assert_eq!(seen["tournament_points"], 2, "the ladder's two checkpoints are charted: {seen}");
+    assert_eq!(seen["tournament_beaten"], serde_json::json!(["rapfi-10", "", "none"]), "{seen}");
     assert_eq!(seen["errors"], serde_json::json!([]), "no errors in the page's console: {seen}");
     let png = std::fs::read(&screenshot).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");

@@ -89,3 +89,53 @@ fn two_networks_open_each_pair_with_random_plies_instead_of_replaying_one_game()
         assert_eq!((&pair[0].1, &pair[1].1), (&games[0].1, &games[1].1));
     }
 }
+
+#[test]
+fn a_book_of_openings_opens_each_pair_with_its_next_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.txt");
+    std::fs::write(&book, "# two openings\n4,4 5,5 3,3\n\n4,4 4,5 # and a comment\n").unwrap();
+    let out = stdout_of(&dojo(&[
+        "match",
+        "--game",
+        "gomoku:9",
+        "--a",
+        "random",
+        "--b",
+        "uct:20",
+        "--games",
+        "6",
+        "--threads",
+        "2",
+        "--seed",
+        "3",
+        "--openings",
+        path(&book),
+        "--json",
+        "--verbose",
+    ]));
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let games = report["games_played"].as_array().unwrap();
+    let openings: Vec<&str> = games.iter().map(|g| g["opening"].as_str().unwrap()).collect();
+    // Pair K from line K, cycling: both games of a pair from one opening, each side first once.
+    assert_eq!(openings, ["4,4 5,5 3,3", "4,4 5,5 3,3", "4,4 4,5", "4,4 4,5", "4,4 5,5 3,3", "4,4 5,5 3,3"]);
+    let firsts: Vec<bool> = games.iter().map(|g| g["a_first"].as_bool().unwrap()).collect();
+    assert_eq!(firsts, [true, false, true, false, true, false]);
+
+    std::fs::write(&book, "4,4 4,4\n").unwrap();
+    let out = dojo(&[
+        "match",
+        "--game",
+        "gomoku:9",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--openings",
+        path(&book),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("opening 1 (\"4,4 4,4\") is not a gomoku:9 opening"), "{err}");
+}

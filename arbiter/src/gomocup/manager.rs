@@ -251,12 +251,24 @@ impl EngineAgent {
                 return vec![format!("TURN {x},{y}")];
             }
         }
-        // Any other position: the whole board, from the mover's side (1: its own stones).
-        let mut lines = vec!["BOARD".to_string()];
+        // Any other position: the whole board, from the mover's side (1: its own stones),
+        // the colours alternating from the first player's, as moves are played. Brains may
+        // replay a BOARD as a move sequence whatever its fields say (Rapfi does: sent row
+        // by row, an opening's stones changed colour in its eyes and it played the wrong
+        // side's game), and with the colours alternating, every such reading is right.
+        let mut stones: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()];
         for y in 0..game.size() {
             for x in 0..game.size() {
                 if let Some(p) = game.stone(x, y) {
-                    lines.push(format!("{x},{y},{}", if p == mover { 1 } else { 2 }));
+                    stones[usize::from(p != Player::First)].push((x, y));
+                }
+            }
+        }
+        let mut lines = vec!["BOARD".to_string()];
+        for i in 0..stones[0].len().max(stones[1].len()) {
+            for (colour, player) in [(0, Player::First), (1, Player::Second)] {
+                if let Some((x, y)) = stones[colour].get(i) {
+                    lines.push(format!("{x},{y},{}", if player == mover { 1 } else { 2 }));
                 }
             }
         }

@@ -23,6 +23,7 @@
 //! playing only the games not in it, and one extended with new players (new checkpoints of
 //! a run) plays only the new pairings (one-player: the new players' games).
 
+pub mod gauntlet;
 pub mod plot;
 pub mod scores;
 pub mod solo;
@@ -30,8 +31,9 @@ pub mod standings;
 
 use crate::journal;
 use crate::matches::play_game;
+use crate::openings::{Opening, Openings};
 use crate::players::{BaselinePlayers, PlayerSpec, DEFAULT_MOVE_TIMEOUT_MS};
-use dojo_core::game::{play_random_opening, FromAnyGame, Game, GameSpec, Player};
+use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
 use rand::SeedableRng;
@@ -61,8 +63,39 @@ pub struct Entrant {
 pub enum Format {
     /// Every pairing of players.
     RoundRobin,
-    /// Every player against the reference (by name), and no one else.
-    Gauntlet { reference: String },
+    /// Every other player against each reference (by name), and no one else: references do
+    /// not play each other. One reference is written as a name, several as a list (older
+    /// tournaments had one).
+    Gauntlet {
+        #[serde(with = "one_or_more")]
+        reference: Vec<String>,
+    },
+}
+
+/// A list written as its one element where it has one: `"mcts:1000"`, else `["a", "b"]`.
+mod one_or_more {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMore {
+        One(String),
+        More(Vec<String>),
+    }
+
+    pub fn serialize<S: Serializer>(list: &[String], s: S) -> Result<S::Ok, S::Error> {
+        match list {
+            [one] => one.serialize(s),
+            more => more.serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        Ok(match OneOrMore::deserialize(d)? {
+            OneOrMore::One(one) => vec![one],
+            OneOrMore::More(more) => more,
+        })
+    }
 }
 
 /// What a tournament is (`tournament.json`).
@@ -75,8 +108,13 @@ pub struct TournamentSpec {
     /// one-player tournament (2048, 2584), games per player.
     pub games_per_pair: u32,
     /// Random plies opening each pair of games; 0 in a one-player tournament (its games
-    /// start from their own random tiles).
+    /// start from their own random tiles), and where `openings` are given.
     pub opening_plies: u32,
+    /// A book of openings instead of random plies ([`Openings`]): pair `k` of every
+    /// pairing opens with line `k` (cycling). Kept here, not by file name, so a resumed
+    /// tournament plays from the same ones whatever became of the file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub openings: Vec<String>,
     pub seed: u64,
     /// External brains' time per move (`pbrain:` players), in milliseconds.
     #[serde(default = "default_move_timeout")]
@@ -107,11 +145,45 @@ impl TournamentSpec {
         }
         let names = self.check_entrants()?;
         if let Format::Gauntlet { reference } = &self.format {
-            if !names.contains(reference.as_str()) {
-                return Err(format!("the gauntlet's reference {reference} is not one of the players"));
+            if reference.is_empty() {
+                return Err("a gauntlet needs a reference player or more".into());
+            }
+            let mut seen = HashSet::new();
+            for r in reference {
+                if !names.contains(r.as_str()) {
+                    return Err(format!("the gauntlet's reference {r} is not one of the players"));
+                }
+                if !seen.insert(r.as_str()) {
+                    return Err(format!("{r} is a reference of the gauntlet twice"));
+                }
+            }
+            if seen.len() == names.len() {
+                return Err("every player is a reference of the gauntlet: name a player to play them".into());
             }
         }
-        Ok(())
+        self.check_openings()
+    }
+
+    /// The openings, where there is a book: not with random plies too, and each one legal.
+    fn check_openings(&self) -> Result<(), String> {
+        if self.openings.is_empty() {
+            return Ok(());
+        }
+        if self.opening_plies != 0 {
+            return Err(format!(
+                "a tournament opens from a book of openings or with random plies, not both ({} plies given)",
+                self.opening_plies
+            ));
+        }
+        let game: GameSpec = self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))?;
+        let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| format!("{game}: {e}"))?;
+        let book = self.book();
+        dojo_core::with_game!(probe, g => book.check(&g)).map_err(|e| e.to_string())
+    }
+
+    /// The book of openings (empty: random plies open the pairs).
+    pub fn book(&self) -> Openings {
+        Openings { lines: self.openings.clone() }
     }
 
     fn validate_one_player(&self) -> Result<(), String> {
@@ -131,6 +203,12 @@ impl TournamentSpec {
             return Err(format!(
                 "{} is a one-player game: its games start from their own random tiles, with no opening plies (not {})",
                 self.game, self.opening_plies
+            ));
+        }
+        if !self.openings.is_empty() {
+            return Err(format!(
+                "{} is a one-player game: its games start from their own random tiles, with no book of openings",
+                self.game
             ));
         }
         self.check_entrants().map(|_| ())
@@ -161,8 +239,12 @@ impl TournamentSpec {
         match &self.format {
             Format::RoundRobin => (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect(),
             Format::Gauntlet { reference } => {
-                let r = self.entrants.iter().position(|e| &e.name == reference).expect("validated");
-                (0..n).filter(|&i| i != r).map(|i| if i < r { (i, r) } else { (r, i) }).collect()
+                let index = |name: &String| self.entrants.iter().position(|e| &e.name == name).expect("validated");
+                let refs: Vec<usize> = reference.iter().map(index).collect();
+                (0..n)
+                    .filter(|i| !refs.contains(i))
+                    .flat_map(|i| refs.iter().map(move |&r| if i < r { (i, r) } else { (r, i) }))
+                    .collect()
             }
         }
     }
@@ -200,6 +282,19 @@ impl TournamentSpec {
         }
         if more.seed != self.seed {
             return differs("seed", self.seed.to_string(), more.seed.to_string());
+        }
+        if more.openings != self.openings {
+            return Err(format!(
+                "this tournament was started with {}, not these {}: rerun with the same, or name a new tournament",
+                match self.openings.len() {
+                    0 => "random openings".to_string(),
+                    n => format!("another book of openings ({n})"),
+                },
+                match more.openings.len() {
+                    0 => "random openings".to_string(),
+                    n => format!("{n} openings"),
+                }
+            ));
         }
         // The games played stand whatever the clock was; new ones get the clock asked for.
         let mut merged = TournamentSpec {
@@ -422,6 +517,7 @@ impl Tournament {
         specs: &HashMap<&str, PlayerSpec>,
         agents: &mut HashMap<String, Box<dyn Agent<G>>>,
     ) -> Result<GameLine, String> {
+        let book = (!self.spec.openings.is_empty()).then(|| self.spec.book());
         let started = std::time::Instant::now();
         for name in [&key.a, &key.b] {
             if !agents.contains_key(name) {
@@ -433,8 +529,14 @@ impl Tournament {
         let mut rng = Rng::seed_from_u64(pair_seed(self.spec.seed, &key.a, &key.b, key.game / 2));
         let mut start = G::from_any(game.new_game(&mut rng).map_err(|e| e.to_string())?)
             .expect("every game of a spec has the probe's type");
-        let opening = play_random_opening(&mut start, self.spec.opening_plies as usize, &mut rng);
-        let opening_text = start.moves_to_text(&opening);
+        let before = start.clone();
+        let opening = match &book {
+            Some(book) => Opening::Book(book),
+            None => Opening::Random(self.spec.opening_plies as usize),
+        }
+        .open(&mut start, key.game / 2, &mut rng)
+        .map_err(|e| e.to_string())?;
+        let opening_text = before.moves_to_text(&opening);
         let mut a = agents.remove(&key.a).expect("built above");
         let mut b = agents.remove(&key.b).expect("built above");
         let a_first = key.game.is_multiple_of(2);
@@ -595,6 +697,7 @@ mod tests {
             format,
             games_per_pair: games,
             opening_plies: 2,
+            openings: Vec::new(),
             seed: 9,
             move_timeout_ms: 100,
             entrants: names.iter().map(|n| entrant(n)).collect(),
@@ -620,7 +723,7 @@ mod tests {
             ]
         );
         assert!(s[6..].iter().all(|k| k.game >= 2));
-        let g = spec(&["a", "mcts:5", "random"], Format::Gauntlet { reference: "mcts:5".into() }, 2);
+        let g = spec(&["a", "mcts:5", "random"], Format::Gauntlet { reference: vec!["mcts:5".into()] }, 2);
         assert_eq!(g.pairings(), vec![(0, 1), (1, 2)]);
     }
 
@@ -647,11 +750,52 @@ mod tests {
             (spec(&["random"], Format::RoundRobin, 2), "two players or more, not 1"),
             (spec(&["random", "random"], Format::RoundRobin, 2), "random is in the tournament twice"),
             (spec(&["random", "alphago"], Format::RoundRobin, 2), "bad player spec \"alphago\""),
-            (spec(&["random", "mcts:9"], Format::Gauntlet { reference: "x".into() }, 2), "reference x is not"),
+            (spec(&["random", "mcts:9"], Format::Gauntlet { reference: vec!["x".into()] }, 2), "reference x is not"),
         ] {
             let err = bad.validate().unwrap_err();
             assert!(err.contains(why), "{err}");
         }
+    }
+
+    #[test]
+    fn a_gauntlet_of_several_references_pairs_everyone_else_with_each() {
+        let refs = vec!["mcts:1".to_string(), "mcts:2".to_string()];
+        let g = spec(&["mcts:1", "random", "mcts:2", "uct:5"], Format::Gauntlet { reference: refs.clone() }, 2);
+        g.validate().unwrap();
+        assert_eq!(g.pairings(), vec![(0, 1), (1, 2), (0, 3), (2, 3)]);
+        assert_eq!(g.schedule().len(), 8);
+        // One reference is written as a name, as before several were possible; both read back.
+        let one = serde_json::to_string(&Format::Gauntlet { reference: vec!["mcts:5".into()] }).unwrap();
+        assert_eq!(one, r#"{"gauntlet":{"reference":"mcts:5"}}"#);
+        let two = serde_json::to_string(&Format::Gauntlet { reference: refs.clone() }).unwrap();
+        assert_eq!(two, r#"{"gauntlet":{"reference":["mcts:1","mcts:2"]}}"#);
+        for text in [one, two] {
+            let back: Format = serde_json::from_str(&text).unwrap();
+            assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        }
+        let all = spec(&["mcts:1", "mcts:2"], Format::Gauntlet { reference: refs }, 2);
+        assert!(all.validate().unwrap_err().starts_with("every player is a reference"));
+    }
+
+    #[test]
+    fn a_book_of_openings_replaces_random_plies_and_stays_with_the_tournament() {
+        let c4 = |openings: &[&str], plies| TournamentSpec {
+            openings: openings.iter().map(|o| o.to_string()).collect(),
+            opening_plies: plies,
+            ..spec(&["random", "mcts:10"], Format::RoundRobin, 4)
+        };
+        c4(&["4 4", "3"], 0).validate().unwrap();
+        let err = c4(&["4 4"], 2).validate().unwrap_err();
+        assert!(err.starts_with("a tournament opens from a book of openings or with random plies, not both"), "{err}");
+        let err = c4(&["4 9"], 0).validate().unwrap_err();
+        assert!(err.starts_with("opening 1 (\"4 9\") is not a connect4:7x6 opening"), "{err}");
+        let err = c4(&["4 4"], 0).extend(&c4(&["3", "2"], 0)).unwrap_err();
+        assert!(
+            err.starts_with("this tournament was started with another book of openings (1), not these 2 openings"),
+            "{err}"
+        );
+        let err = c4(&[], 0).extend(&c4(&["3"], 0)).unwrap_err();
+        assert!(err.starts_with("this tournament was started with random openings, not these 1 openings"), "{err}");
     }
 
     #[test]

@@ -191,6 +191,7 @@ mod tests {
                 standing("mcts:1000", None, 700.0, Some(650.0), Some(750.0)),
                 standing("random", None, 0.0, Some(0.0), Some(0.0)),
             ],
+            gauntlet: Vec::new(),
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ratings.png");

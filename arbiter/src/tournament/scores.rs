@@ -223,6 +223,7 @@ mod tests {
             format: Format::RoundRobin,
             games_per_pair: games,
             opening_plies: 0,
+            openings: Vec::new(),
             seed: 1,
             move_timeout_ms: 0,
             entrants,

@@ -256,6 +256,7 @@ mod tests {
             format: Format::RoundRobin,
             games_per_pair: games,
             opening_plies: 0,
+            openings: Vec::new(),
             seed: 3,
             move_timeout_ms: 100,
             entrants: names

@@ -3,6 +3,7 @@
 //! parameter, as BayesElo and Ordo do), one player anchored at a fixed rating, with 95%
 //! intervals from the profile likelihood.
 
+use super::gauntlet::{gauntlet_lines, GauntletLine};
 use super::{Entrant, GameLine};
 use crate::matches::Tally;
 use crate::rating::{fit, PairResults};
@@ -47,6 +48,9 @@ pub struct Standings {
     pub games: usize,
     /// Best first; players without games last.
     pub players: Vec<Standing>,
+    /// A gauntlet's results reference by reference (see [`Standings::with_gauntlet`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauntlet: Vec<GauntletLine>,
 }
 
 /// The standings of `entrants` after `results`, `anchor` (a name) rated `anchor_elo`.
@@ -119,10 +123,18 @@ pub fn standings(
         interval: INTERVAL_METHOD.to_string(),
         games: results.len(),
         players,
+        gauntlet: Vec::new(),
     })
 }
 
 impl Standings {
+    /// These standings with a gauntlet's results against each of its `references` (in
+    /// their order, weakest first for a ladder): scores with 95% intervals and the highest
+    /// reference each player beat.
+    pub fn with_gauntlet(self, entrants: &[Entrant], references: &[String], results: &[GameLine]) -> Standings {
+        Standings { gauntlet: gauntlet_lines(entrants, references, results), ..self }
+    }
+
     /// The table people read: sorted by rating.
     pub fn table(&self) -> String {
         let width = self.players.iter().map(|p| p.player.name.len()).max().unwrap_or(6).clamp(6, 60);
@@ -154,6 +166,7 @@ impl Standings {
             self.anchor_elo,
             self.draw_elo.map_or("-".to_string(), |d| format!("{d:.0} Elo"))
         ));
+        out.push_str(&super::gauntlet::table(&self.gauntlet));
         out
     }
 
@@ -173,8 +186,23 @@ impl Standings {
             .collect();
         let mut writer =
             dojo_proto::tensorboard::EventWriter::create(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // A gauntlet's highest reference beaten, as its place in the references' order
+        // (1 the first; 0 none): how far up a ladder each checkpoint climbed.
+        let climbed: std::collections::HashMap<u64, f64> = self
+            .gauntlet
+            .iter()
+            .filter_map(|l| {
+                let place = l.highest_beaten.as_ref().map_or(0, |b| {
+                    1 + l.against.iter().position(|a| &a.reference == b).expect("beaten is one of them")
+                });
+                Some((l.step?, place as f64))
+            })
+            .collect();
         for (step, elo) in points {
             let mut scalars: Vec<(&str, f64)> = vec![("tournament/elo", elo)];
+            if let Some(&place) = climbed.get(&step) {
+                scalars.push(("tournament/highest_reference_beaten", place));
+            }
             scalars.extend(references.iter().map(|(tag, e)| (tag.as_str(), *e)));
             writer.scalars(step as i64, &scalars).map_err(|e| format!("{}: {e}", dir.display()))?;
         }

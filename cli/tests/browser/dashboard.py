@@ -43,6 +43,13 @@ try:
     grade_points = lambda: int(driver.find_element(By.ID, "chart-grade-policy").get_attribute("data-points") or 0)
     wait_for(lambda: grade_points() > 0, 20)
     seen["grade_points"] = grade_points()
+    # The newest tournament (the test's ladder): its checkpoints' Elo over training, and
+    # the highest reference each beat in the table's last column.
+    tournament_points = lambda: int(driver.find_element(By.ID, "chart-tournament").get_attribute("data-points") or 0)
+    wait_for(lambda: tournament_points() > 0, 20)
+    seen["tournament_points"] = tournament_points()
+    seen["tournament_beaten"] = [r.find_elements(By.TAG_NAME, "td")[-1].text
+                                 for r in driver.find_elements(By.CSS_SELECTOR, "#tournament tbody tr")]
     seen["errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     driver.save_screenshot(screenshot)
     print(json.dumps(seen))

@@ -1,0 +1,156 @@
+//! Opening books: fixed move sequences that open pairs of games, instead of random plies.
+//! Two deterministic players (two networks, an engine at a node cap) play one game from a
+//! position, so a match between them needs many starting positions; random plies give
+//! that, but a random Gomoku opening often hands one colour the game, and then a pair of
+//! games measures the opening, not the players. A book of balanced openings (see
+//! `docs/gomoku-ladder.md` for how dojo's were made) fixes that: pair `k` of every pairing
+//! opens with line `k` of the book (cycling), each player moving first after it once.
+//!
+//! The file: one opening a line, in the game's move notation (Gomoku: `x,y` 0-based, moves
+//! separated by spaces), the moves from the game's start; `#` starts a comment, blank
+//! lines are skipped. Every line is checked against the game before a game is played.
+
+use dojo_core::game::{play_random_opening, Action, Game};
+use dojo_core::rng::Rng;
+use std::path::{Path, PathBuf};
+
+/// Why an opening book cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsError {
+    #[error("cannot read the openings file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("the openings file {path} holds no openings (one move sequence a line; '#' comments)")]
+    Empty { path: PathBuf },
+    #[error("opening {number} ({line:?}) is not a {game} opening: {reason}")]
+    Illegal { number: usize, line: String, game: String, reason: String },
+}
+
+/// The openings of a book, each a move sequence as text, in the book's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Openings {
+    pub lines: Vec<String>,
+}
+
+impl Openings {
+    /// Reads a book: one opening a line, `#` comments and blank lines skipped.
+    pub fn load(path: &Path) -> Result<Openings, OpeningsError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| OpeningsError::Read { path: path.to_path_buf(), source })?;
+        let openings = Openings::parse(&text);
+        if openings.lines.is_empty() {
+            return Err(OpeningsError::Empty { path: path.to_path_buf() });
+        }
+        Ok(openings)
+    }
+
+    /// The openings in `text` (see [`Openings::load`]), whitespace normalised.
+    pub fn parse(text: &str) -> Openings {
+        let lines = text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|l| !l.is_empty())
+            .collect();
+        Openings { lines }
+    }
+
+    /// Checks that every opening can be played from `start` and leaves the game unfinished.
+    pub fn check<G: Game>(&self, start: &G) -> Result<(), OpeningsError> {
+        for k in 0..self.lines.len() {
+            self.play_line(&mut start.clone(), k)?;
+        }
+        Ok(())
+    }
+
+    /// Plays the opening of pair `pair` (line `pair` modulo the book's length) on `game`;
+    /// returns its moves.
+    pub fn play<G: Game>(&self, game: &mut G, pair: u32) -> Result<Vec<Action>, OpeningsError> {
+        self.play_line(game, pair as usize % self.lines.len().max(1))
+    }
+
+    fn play_line<G: Game>(&self, game: &mut G, k: usize) -> Result<Vec<Action>, OpeningsError> {
+        let line = &self.lines[k];
+        let spec = game.spec().to_string();
+        let illegal =
+            |reason: String| OpeningsError::Illegal { number: k + 1, line: line.clone(), game: spec.clone(), reason };
+        let moves = game.moves_from_text(line).map_err(|e| illegal(e.to_string()))?;
+        for &m in &moves {
+            game.play(m).map_err(|e| illegal(e.to_string()))?;
+        }
+        if game.outcome().is_some() {
+            return Err(illegal("the game is over after it".into()));
+        }
+        Ok(moves)
+    }
+}
+
+/// How pairs of games open: random plies, or a book's lines.
+#[derive(Clone, Copy, Debug)]
+pub enum Opening<'a> {
+    /// This many random plies (none: the game's start), drawn from the pair's stream.
+    Random(usize),
+    /// Pair `k` opens with the book's line `k` (cycling).
+    Book(&'a Openings),
+}
+
+impl Opening<'_> {
+    /// Opens pair `pair` on `game`; returns the moves played. `rng` is the pair's stream
+    /// (both games of a pair get the same one, so the same opening).
+    pub fn open<G: Game>(&self, game: &mut G, pair: u32, rng: &mut Rng) -> Result<Vec<Action>, OpeningsError> {
+        match self {
+            Opening::Random(plies) => Ok(play_random_opening(game, *plies, rng)),
+            Opening::Book(book) => book.play(game, pair),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dojo_core::game::GameSpec;
+    use rand::SeedableRng;
+
+    fn gomoku(size: &str) -> dojo_core::game::gomoku::Gomoku {
+        let spec: GameSpec = size.parse().unwrap();
+        match spec.new_game(&mut Rng::seed_from_u64(0)).unwrap() {
+            dojo_core::game::AnyGame::Gomoku(g) => g,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn a_book_is_read_line_by_line_and_cycles_over_pairs() {
+        let book = Openings::parse("# made by hand\n7,7  8,8 # two stones\n\n7,7 6,6 7,6\n");
+        assert_eq!(book.lines, ["7,7 8,8", "7,7 6,6 7,6"]);
+        let start = gomoku("gomoku:15");
+        book.check(&start).unwrap();
+        let mut rng = Rng::seed_from_u64(1);
+        for (pair, stones) in [(0, 2), (1, 3), (2, 2), (3, 3)] {
+            let mut g = start.clone();
+            let moves = Opening::Book(&book).open(&mut g, pair, &mut rng).unwrap();
+            assert_eq!(moves.len(), stones, "pair {pair}");
+            assert_eq!(g.moves_to_text(&moves), book.lines[pair as usize % 2]);
+        }
+        let mut g = start.clone();
+        assert_eq!(Opening::Random(3).open(&mut g, 0, &mut rng).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn bad_openings_are_refused_naming_the_line() {
+        let small = gomoku("gomoku:9");
+        let err = Openings::parse("4,4\n12,3 4,5\n").check(&small).unwrap_err().to_string();
+        assert!(err.starts_with("opening 2 (\"12,3 4,5\") is not a gomoku:9 opening: "), "{err}");
+        let err = Openings::parse("4,4 5,5 4,4").check(&small).unwrap_err().to_string();
+        assert!(err.starts_with("opening 1 "), "{err}");
+        // Five in a row: the game is over, nothing is left to play.
+        let five = "0,0 0,8 1,0 1,8 2,0 2,8 3,0 3,8 4,0";
+        let err = Openings::parse(five).check(&small).unwrap_err().to_string();
+        assert!(err.ends_with("the game is over after it"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("none.txt");
+        std::fs::write(&empty, "# nothing\n\n").unwrap();
+        let err = Openings::load(&empty).unwrap_err().to_string();
+        assert!(err.contains("holds no openings"), "{err}");
+        let err = Openings::load(&dir.path().join("missing.txt")).unwrap_err().to_string();
+        assert!(err.starts_with("cannot read the openings file"), "{err}");
+    }
+}
