@@ -315,5 +315,8 @@ mod tests {
         assert_eq!(player.to_string(), "net:v2.safetensors:sims=32:noavg:mode=gumbel");
         let puct = GateSettings { mode: SearchMode::Puct, average_symmetries: true, ..settings };
         assert_eq!(gate_player(Path::new("v2.safetensors"), &puct).to_string(), "net:v2.safetensors:sims=32");
+        // The run's threat-space search too.
+        let vcf = GateSettings { vcf_nodes: 500, ..puct };
+        assert_eq!(gate_player(Path::new("v2.safetensors"), &vcf).to_string(), "net:v2.safetensors:sims=32:vcf=500");
     }
 }

@@ -374,4 +374,14 @@ mod tests {
         let c = SearchConfig { gumbel_c_scale: -1.0, ..SearchConfig::default() };
         assert_eq!(c.validate().unwrap_err(), "search.gumbel_c_scale = -1 must be positive");
     }
+
+    #[test]
+    fn the_threat_search_is_off_unless_a_config_names_its_budget() {
+        assert_eq!(SearchConfig::default().vcf_nodes, 0);
+        assert_eq!(SearchConfig::for_play(100).vcf_nodes, 0);
+        let on: SearchConfig = serde_json::from_str(r#"{"vcf_nodes": 1000}"#).unwrap();
+        assert_eq!(on, SearchConfig { vcf_nodes: 1000, ..SearchConfig::default() });
+        let err = serde_json::from_str::<SearchConfig>(r#"{"vcf_nodes": -1}"#).unwrap_err().to_string();
+        assert!(err.contains("invalid value"), "{err}");
+    }
 }
