@@ -44,6 +44,8 @@ pub struct GateSettings {
     /// Both sides' search: the run's own (`search.mode`), so a Gumbel run's versions are
     /// judged as they play. One-player games always play the chance-node search.
     pub mode: SearchMode,
+    /// Both sides' threat-space search: the run's own (`search.vcf_nodes`, 0 = off).
+    pub vcf_nodes: u32,
     /// Threads playing games at once (one libtorch thread each).
     pub threads: usize,
 }
@@ -147,6 +149,7 @@ fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
         c_puct: PLAY_C_PUCT,
         average_symmetries: settings.average_symmetries,
         mode: settings.mode,
+        vcf_nodes: settings.vcf_nodes,
     }
 }
 
@@ -306,11 +309,15 @@ mod tests {
             opening_plies: 4,
             average_symmetries: false,
             mode: SearchMode::Gumbel,
+            vcf_nodes: 0,
             threads: 1,
         };
         let player = gate_player(Path::new("v2.safetensors"), &settings);
         assert_eq!(player.to_string(), "net:v2.safetensors:sims=32:noavg:mode=gumbel");
         let puct = GateSettings { mode: SearchMode::Puct, average_symmetries: true, ..settings };
         assert_eq!(gate_player(Path::new("v2.safetensors"), &puct).to_string(), "net:v2.safetensors:sims=32");
+        // The run's threat-space search too.
+        let vcf = GateSettings { vcf_nodes: 500, ..puct };
+        assert_eq!(gate_player(Path::new("v2.safetensors"), &vcf).to_string(), "net:v2.safetensors:sims=32:vcf=500");
     }
 }

@@ -41,8 +41,10 @@ pub enum PlayerSpec {
     /// The exact Connect Four solver (`solver` or `solver:NODES` for its per-move budget).
     Solver { max_nodes: u64 },
     /// A network checkpoint with the PUCT search: `net:PATH`, then the options `:sims=N`,
-    /// `:cpuct=X`, `:noavg` and `:mode=gumbel` (Gumbel AlphaZero's search, without noise:
-    /// sequential halving over `sims` simulations), e.g. `net:PATH:sims=400:cpuct=1.5`.
+    /// `:cpuct=X`, `:noavg`, `:mode=gumbel` (Gumbel AlphaZero's search, without noise:
+    /// sequential halving over `sims` simulations) and `:vcf=N` (threat-space search of N
+    /// nodes at every expanded position, `search.vcf_nodes`; 0, the default, is off), e.g.
+    /// `net:PATH:sims=400:cpuct=1.5`.
     ///
     /// By default every evaluation is averaged over the board's symmetries (KataGo's
     /// symmetry averaging, at k times the network cost: 2 for Connect Four, 8 for Gomoku):
@@ -50,7 +52,7 @@ pub enum PlayerSpec {
     /// mean plays stronger at the same playouts (Connect Four, 30-minute networks, 200
     /// playouts against `mcts:1000`: 84.8% → 88.7% of 600 games, and 88.5% → 92.2% with
     /// `cpuct=1.0`). `:noavg` evaluates the board as it stands (`:avg` is accepted too).
-    Net { path: PathBuf, sims: u32, c_puct: f32, average_symmetries: bool, mode: SearchMode },
+    Net { path: PathBuf, sims: u32, c_puct: f32, average_symmetries: bool, mode: SearchMode, vcf_nodes: u32 },
     /// An external Gomoku brain over the Gomocup protocol: `pbrain:COMMAND` (the rest of
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
     /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
@@ -80,6 +82,7 @@ impl PlayerSpec {
             c_puct: PLAY_C_PUCT,
             average_symmetries: true,
             mode: SearchMode::Puct,
+            vcf_nodes: 0,
         }
     }
 
@@ -148,6 +151,7 @@ impl FromStr for PlayerSpec {
                 let mut path = rest;
                 let (mut sims, mut c_puct, mut average_symmetries) = (DEFAULT_NET_SIMS, PLAY_C_PUCT, true);
                 let mut mode = SearchMode::Puct;
+                let mut vcf_nodes = 0;
                 while let Some((last, before)) = path.split_last() {
                     if before.is_empty() {
                         break;
@@ -155,6 +159,8 @@ impl FromStr for PlayerSpec {
                         sims = n.parse::<u32>().map_err(|_| bad("sims=N needs a number"))?;
                     } else if let Some(x) = last.strip_prefix("cpuct=") {
                         c_puct = x.parse::<f32>().map_err(|_| bad("cpuct=X needs a number"))?;
+                    } else if let Some(n) = last.strip_prefix("vcf=") {
+                        vcf_nodes = n.parse::<u32>().map_err(|_| bad("vcf=N needs a number of nodes (0 = off)"))?;
                     } else if let Some(m) = last.strip_prefix("mode=") {
                         mode = m.parse::<SearchMode>().map_err(|e| bad(&e))?;
                     } else if *last == "avg" || *last == "noavg" {
@@ -170,7 +176,8 @@ impl FromStr for PlayerSpec {
                 if !(c_puct > 0.0 && c_puct.is_finite()) {
                     return Err(bad("cpuct must be a positive number"));
                 }
-                Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), sims, c_puct, average_symmetries, mode })
+                let path = PathBuf::from(path.join(":"));
+                Ok(PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode, vcf_nodes })
             }
             ["ntuple", rest @ ..] if !rest.is_empty() => {
                 // The path may itself contain ':'; only a trailing depth=D is an option.
@@ -196,7 +203,7 @@ impl FromStr for PlayerSpec {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
+                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
             )),
         }
     }
@@ -211,7 +218,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Uct { iterations } => write!(f, "uct:{iterations}"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
-            PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode } => {
+            PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode, vcf_nodes } => {
                 write!(f, "net:{}", path.display())?;
                 if *sims != DEFAULT_NET_SIMS {
                     write!(f, ":sims={sims}")?;
@@ -224,6 +231,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if *mode != SearchMode::Puct {
                     write!(f, ":mode={mode}")?;
+                }
+                if *vcf_nodes != 0 {
+                    write!(f, ":vcf={vcf_nodes}")?;
                 }
                 Ok(())
             }
@@ -262,13 +272,13 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
         PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
         PlayerSpec::Pbrain { .. } => Err("pbrain: players (Gomocup brains) only play Gomoku".into()),
         PlayerSpec::Ntuple { .. } => Err("ntuple: players only play 2048 and 2584".into()),
-        PlayerSpec::Net { ref path, sims, c_puct, average_symmetries, mode } => {
+        PlayerSpec::Net { ref path, sims, c_puct, average_symmetries, mode, vcf_nodes } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
             let loaded = checkpoint::load(path, Device::Cpu, None).map_err(|e| e.to_string())?;
             // A one-player game's network is read with the value scale it was trained with.
             let max_return = loaded.sidecar.architecture.return_scale().max_return;
-            let config = SearchConfig { c_puct, max_return, mode, ..SearchConfig::for_play(sims) };
+            let config = SearchConfig { c_puct, max_return, mode, vcf_nodes, ..SearchConfig::for_play(sims) };
             let frame = loaded.sidecar.architecture.frame();
             let network = NetEvaluator::new(loaded.model);
             let name = spec.to_string();
@@ -459,6 +469,7 @@ mod tests {
             "net:e.json:noavg",
             "net:e.json:sims=32:mode=gumbel",
             "net:c:d.json:sims=16:noavg:mode=gumbel",
+            "net:g.json:sims=800:vcf=2000",
             "ntuple:w.bin",
             "ntuple:a:b.bin:depth=3",
         ] {
@@ -477,7 +488,8 @@ mod tests {
                 sims: 200,
                 c_puct: 1.0,
                 average_symmetries: true,
-                mode: SearchMode::Puct
+                mode: SearchMode::Puct,
+                vcf_nodes: 0
             }
         );
         // `:avg` (the default) is still accepted and prints as nothing.
@@ -490,7 +502,8 @@ mod tests {
                 sims: 9,
                 c_puct: 2.5,
                 average_symmetries: false,
-                mode: SearchMode::Puct
+                mode: SearchMode::Puct,
+                vcf_nodes: 0
             }
         );
         // The search mode: Gumbel in any position among the options; puct prints as nothing.
@@ -501,7 +514,8 @@ mod tests {
                 sims: 32,
                 c_puct: 1.0,
                 average_symmetries: true,
-                mode: SearchMode::Gumbel
+                mode: SearchMode::Gumbel,
+                vcf_nodes: 0
             }
         );
         assert_eq!("net:x.json:mode=puct".parse::<PlayerSpec>().unwrap().to_string(), "net:x.json");
@@ -517,6 +531,7 @@ mod tests {
             ("net:x:cpuct=0", "cpuct must be a positive number"),
             ("net:x:cpuct=fast", "cpuct=X needs a number"),
             ("net:x:mode=alphabeta", r#"bad search mode "alphabeta": expected "puct" or "gumbel""#),
+            ("net:x:vcf=lots", "vcf=N needs a number of nodes (0 = off)"),
             ("net", "expected random"),
             ("mcts:x", "needs a number"),
             ("mcts:0", "at least 1"),

@@ -246,6 +246,7 @@ mod tests {
             opening_plies: 4,
             average_symmetries: false,
             mode: Default::default(),
+            vcf_nodes: 0,
             threads: 2,
         };
         let (uct, mcts, random) =

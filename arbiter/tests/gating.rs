@@ -34,6 +34,7 @@ fn settings(games: u32) -> GateSettings {
         opening_plies: 4,
         average_symmetries: true,
         mode: Default::default(),
+        vcf_nodes: 0,
         threads: 1,
     }
 }

@@ -54,6 +54,7 @@ fn the_default_network_player_averages_over_the_mirror_so_mirrored_positions_get
             c_puct: 1.0,
             average_symmetries: false,
             mode: SearchMode::Puct,
+            vcf_nodes: 0,
         };
         let (pick, mirror_pick) = picks(&raw, moves);
         raw_differs |= mirror_pick != char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();

@@ -42,11 +42,20 @@ pub struct PlayArgs {
     /// simulations, without noise; `--c-puct` does not apply).
     #[arg(long, default_value_t = SearchMode::Puct)]
     pub mode: SearchMode,
+    /// Threat-space search (Gomoku's VCF prover) of at most this many nodes at every
+    /// expanded position (`search.vcf_nodes`); 0 = off.
+    #[arg(long, default_value_t = 0)]
+    pub vcf_nodes: u32,
 }
 
 impl PlayArgs {
     pub fn config(&self) -> SearchConfig {
-        SearchConfig { c_puct: self.c_puct, mode: self.mode, ..SearchConfig::for_play(self.sims) }
+        SearchConfig {
+            c_puct: self.c_puct,
+            mode: self.mode,
+            vcf_nodes: self.vcf_nodes,
+            ..SearchConfig::for_play(self.sims)
+        }
     }
 }
 
@@ -86,7 +95,8 @@ pub fn net_agent<G: Game>(
     let network = NetEvaluator::new(loaded.model);
     let (config, rng) = (search.config(), Rng::seed_from_u64(0));
     let (path, sims, c_puct, mode) = (model.to_path_buf(), search.sims, search.c_puct, search.mode);
-    let name = PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode }.to_string();
+    let vcf_nodes = search.vcf_nodes;
+    let name = PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode, vcf_nodes }.to_string();
     if frame.is_some() {
         // Boards with a blocked cell off the middle have no mirror: it plays without.
         if average_symmetries {

@@ -173,6 +173,7 @@ pub fn gate_policy(run: &RunConfig, threads: usize) -> GatePolicy {
         opening_plies: config.opening_plies,
         average_symmetries: config.average_symmetries,
         mode: run.search.mode,
+        vcf_nodes: run.search.vcf_nodes,
         threads: threads.max(1),
     };
     let grade = (config.grade_positions > 0).then(|| GradeSettings {

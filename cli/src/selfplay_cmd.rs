@@ -74,6 +74,10 @@ pub struct SearchArgs {
     /// AlphaFive's non-root Dirichlet noise weight (0 = off).
     #[arg(long, default_value_t = 0.0)]
     pub nonroot_noise: f32,
+    /// Threat-space search (Gomoku's VCF prover) of at most this many nodes at every
+    /// expanded position (`search.vcf_nodes`); 0 = off.
+    #[arg(long, default_value_t = 0)]
+    pub vcf_nodes: u32,
 }
 
 impl SearchArgs {
@@ -83,6 +87,7 @@ impl SearchArgs {
             c_puct: self.c_puct,
             forced_visits: self.forced_visits,
             nonroot_noise_epsilon: self.nonroot_noise,
+            vcf_nodes: self.vcf_nodes,
             ..SearchConfig::default()
         }
     }

@@ -46,6 +46,25 @@ fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
 }
 
 #[test]
+fn bestmove_with_the_threat_search_plays_the_first_move_of_a_vcf() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = tiny_net(dir.path(), "gomoku:15");
+    // X: three on row 7 closed at 2,7 and two on column 6 below it. 6,7 is a four, and after
+    // O's block at 7,7, 6,6 makes column 6 an open four: a 3-move VCF an 8-playout search of
+    // an untrained network finds only through the threat search.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
+        .args(["bestmove", "--game", "gomoku:15", "--model", path(&net), "--sims", "8", "--vcf-nodes", "1000"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"3,7 2,7 4,7 0,0 5,7 14,0 6,8 0,14 6,9 14,14\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(stdout_of(&out).trim(), "6,7");
+}
+
+#[test]
 fn two_networks_open_each_pair_with_random_plies_instead_of_replaying_one_game() {
     let dir = tempfile::tempdir().unwrap();
     let net = tiny_net(dir.path(), "connect4");

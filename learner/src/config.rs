@@ -458,9 +458,13 @@ mod tests {
 
     #[test]
     fn overrides_and_unknown_keys() {
-        let c = RunConfig::from_toml("game = \"gomoku:9\"\n[search]\nsimulations = 64\n[net]\nblocks = 2\n").unwrap();
+        let c = RunConfig::from_toml(
+            "game = \"gomoku:9\"\n[search]\nsimulations = 64\nvcf_nodes = 1000\n[net]\nblocks = 2\n",
+        )
+        .unwrap();
         assert_eq!(c.game, GameSpec::Gomoku { size: 9 });
         assert_eq!((c.search.simulations, c.net.blocks, c.net.channels), (64, 2, 32));
+        assert_eq!(c.search.vcf_nodes, 1000);
         let err = RunConfig::from_toml("[search]\nsimulatons = 64\n").unwrap_err();
         assert!(err.contains("unknown field `simulatons`"), "{err}");
         let err = RunConfig::from_toml("game = \"chess\"\n").unwrap_err();

@@ -14,8 +14,10 @@
 //! [`AnyGame`](super::AnyGame).
 
 mod threats;
+mod vcf;
 
 pub use threats::{five_points, threats, Bits, Threats};
+pub use vcf::{vcf, Vcf};
 
 use super::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use super::*;
@@ -408,6 +410,12 @@ impl Game for Gomoku {
                 Lookahead::Lost
             }
         }
+    }
+
+    /// A VCF (victory by continuous fours) of the side to move is a proven win; one of the
+    /// opponent's narrows the moves to the replies that refute it (`gomoku/vcf.rs`).
+    fn threat_search(&self, max_nodes: u32, out: &mut Vec<Action>) -> Lookahead {
+        vcf::threat_search(self, max_nodes, out)
     }
 
     #[inline]

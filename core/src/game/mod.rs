@@ -200,6 +200,21 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
         self.lookahead(out)
     }
 
+    /// Threat-space search, run where [`Game::lookahead`] (or the two-step version) left
+    /// `out` holding the moves worth searching (or, without tactics, every legal move), at
+    /// most `max_nodes` nodes a search; Gomoku's VCF prover. [`Lookahead::Win`]: the side to
+    /// move wins by force, starting with that move. [`Lookahead::Moves`]: `out` is kept, or
+    /// narrowed to the moves that refute a forced win the opponent would have were it to
+    /// move. [`Lookahead::Lost`]: every move in `out` was checked and allows the opponent's
+    /// forced win; `out` is left as it came, so the search still has moves to play.
+    ///
+    /// The default finds nothing and keeps `out`: Connect Four's threats are in its
+    /// two-step lookahead, and the search stays game-agnostic.
+    fn threat_search(&self, max_nodes: u32, out: &mut Vec<Action>) -> Lookahead {
+        let _ = (max_nodes, out);
+        Lookahead::Moves
+    }
+
     /// Zobrist-style hash of the position (including side to move and pending chance),
     /// kept incrementally.
     fn hash(&self) -> u64;

@@ -147,6 +147,12 @@ pub struct SearchConfig {
     /// threat) proves the node won, and moves that hand the opponent such a kill are not
     /// searched. Games without a cheap exact version (Gomoku) keep the one-ply lookahead.
     pub two_step_kills: bool,
+    /// Threat-space search at every expanded position, at most this many nodes per search
+    /// ([`crate::game::Game::threat_search`]; Gomoku's VCF prover, victory by continuous
+    /// fours): a forced win of the side to move is proven and taken, and where the opponent
+    /// would have one, only the moves that refute it are searched (none: proven lost).
+    /// 0 = off (the default: docs/gomoku-vcf.md has its cost and what it does in play).
+    pub vcf_nodes: u32,
     /// One-player games (2048, 2584): the return (points still to come) that the network's
     /// value output 1 stands for; values and value targets are `h(G) / h(max_return)`
     /// with MuZero's `h` ([`crate::returns::ReturnScale`]). Returns above it are clipped by
@@ -172,6 +178,7 @@ impl Default for SearchConfig {
             reuse_tree: true,
             tactics: true,
             two_step_kills: true,
+            vcf_nodes: 0,
             max_return: DEFAULT_MAX_RETURN,
         }
     }
@@ -366,5 +373,15 @@ mod tests {
         assert_eq!(c.validate().unwrap_err(), "search.gumbel_considered must be at least 1");
         let c = SearchConfig { gumbel_c_scale: -1.0, ..SearchConfig::default() };
         assert_eq!(c.validate().unwrap_err(), "search.gumbel_c_scale = -1 must be positive");
+    }
+
+    #[test]
+    fn the_threat_search_is_off_unless_a_config_names_its_budget() {
+        assert_eq!(SearchConfig::default().vcf_nodes, 0);
+        assert_eq!(SearchConfig::for_play(100).vcf_nodes, 0);
+        let on: SearchConfig = serde_json::from_str(r#"{"vcf_nodes": 1000}"#).unwrap();
+        assert_eq!(on, SearchConfig { vcf_nodes: 1000, ..SearchConfig::default() });
+        let err = serde_json::from_str::<SearchConfig>(r#"{"vcf_nodes": -1}"#).unwrap_err().to_string();
+        assert!(err.contains("invalid value"), "{err}");
     }
 }

@@ -18,7 +18,10 @@
 //! edge, so no prior, however wrong, makes the search miss a one-move tactic. With
 //! `two_step_kills` too, where the game has a cheap exact version, the look goes two plies
 //! deeper ([`Game::two_step_lookahead`]): a move that leaves the opponent lost at once is a
-//! proven win, and moves that allow the opponent one get no edge.
+//! proven win, and moves that allow the opponent one get no edge. With `vcf_nodes` above 0,
+//! a bounded threat-space search follows ([`Game::threat_search`], Gomoku's VCF prover): a
+//! forced win by fours proves the node won, and where the opponent has one, only the moves
+//! that refute it get edges (none: the node is proven lost).
 //!
 //! With `search.mode = "gumbel"` the same graph is searched the Gumbel AlphaZero way
 //! (the maths in [`super::gumbel`]): sequential halving over Gumbel-top-k root moves, the
@@ -401,7 +404,7 @@ impl<G: Game> Search<G> {
         let leaf = self.leaf;
         assert!(leaf != NONE, "no leaf is pending");
         let game = self.leaf_game.take().expect("no leaf is pending");
-        let lookahead = if self.config.tactics && self.config.two_step_kills {
+        let mut lookahead = if self.config.tactics && self.config.two_step_kills {
             game.two_step_lookahead(&mut self.legal)
         } else if self.config.tactics {
             game.lookahead(&mut self.legal)
@@ -409,6 +412,9 @@ impl<G: Game> Search<G> {
             game.legal_actions(&mut self.legal);
             Lookahead::Moves
         };
+        if lookahead == Lookahead::Moves && self.config.vcf_nodes > 0 {
+            lookahead = game.threat_search(self.config.vcf_nodes, &mut self.legal);
+        }
         // A move that wins at once is the only edge worth having; a lost node keeps the moves
         // that do not lose at once, or every move when all do (something must be played), but
         // is searched no further.
@@ -441,8 +447,8 @@ impl<G: Game> Search<G> {
             Lookahead::Win(action) => {
                 n.proven = Proven::Win;
                 n.q = 1.0;
-                // The winning edge's child is proven lost for the opponent (finished, or
-                // lost at once after a two-step kill), so every reader of the graph (move
+                // The winning edge's child is proven lost for the opponent (finished, lost
+                // at once after a two-step kill, or lost to the rest of a VCF), so every reader of the graph (move
                 // choice, policy target, analysis) sees a proven win there.
                 let mut won = game;
                 won.play_unchecked(action);
