@@ -32,3 +32,7 @@ fi
 "$root/scripts/network-faults" --cut 10 --pause 65
 # Every decoder against hostile input, briefly (scripts/fuzz --seconds 600 for real runs).
 "$root/scripts/fuzz" --seconds 20
+# The GPU machine's check (docs/gpu.md), on the CPU on a tiny configuration, so it cannot
+# rot between the rare runs on a GPU: every step must run and every format agree (with
+# the binary cargo test built).
+"$root/scripts/gpu-check" --device cpu --dojo "$CARGO_TARGET_DIR/debug/dojo" --out "$(mktemp -d)"

@@ -6,7 +6,6 @@ use super::{describe, precisions, NetChoice};
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_core::game::Game;
 use dojo_core::net::agreement::{compare_with_cpu, fixed_positions, Agreement};
 use dojo_core::net::device::DeviceSpec;
 use dojo_core::net::precision::PrecisionChoice;
