@@ -167,9 +167,8 @@ fn bench_search_measures_each_game_with_both_searches() {
 
 #[test]
 fn bench_train_times_training_steps_and_refuses_bad_options() {
-    let v = json_of(&[
-        "bench", "train", "--blocks", "1", "--channels", "8", "--batch", "16", "--millis", "50", "--json",
-    ]);
+    let v =
+        json_of(&["bench", "train", "--blocks", "1", "--channels", "8", "--batch", "16", "--millis", "50", "--json"]);
     let steps = num(&v, "steps_per_s");
     assert!(steps > 0.0, "{v}");
     assert!((num(&v, "positions_per_s") - 16.0 * steps).abs() < 1e-6 * steps.max(1.0), "{v}");

@@ -94,10 +94,13 @@ fn outputs(net: &FoldedNetwork, planes: &[f32], batch: usize) -> (Vec<f32>, Vec<
     net.infer(planes, batch, &mut policy, &mut value);
     for row in policy.chunks_mut(actions) {
         let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let sum: f32 = row.iter_mut().map(|x| {
-            *x = (*x - max).exp();
-            *x
-        }).sum();
+        let sum: f32 = row
+            .iter_mut()
+            .map(|x| {
+                *x = (*x - max).exp();
+                *x
+            })
+            .sum();
         row.iter_mut().for_each(|x| *x /= sum);
     }
     (policy, value)
@@ -105,7 +108,13 @@ fn outputs(net: &FoldedNetwork, planes: &[f32], batch: usize) -> (Vec<f32>, Vec<
 
 /// The largest |a - b|, NaN if either side has one (so it never passes a tolerance).
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f64 {
-    a.iter().zip(b).map(|(&x, &y)| f64::from((x - y).abs())).fold(0.0, |m, d| if d.is_nan() || m.is_nan() { f64::NAN } else { m.max(d) })
+    a.iter().zip(b).map(|(&x, &y)| f64::from((x - y).abs())).fold(0.0, |m, d| {
+        if d.is_nan() || m.is_nan() {
+            f64::NAN
+        } else {
+            m.max(d)
+        }
+    })
 }
 
 #[cfg(test)]
