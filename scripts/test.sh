@@ -39,3 +39,9 @@ fi
 "$root/scripts/network-faults" --cut 10 --pause 65
 # Every decoder against hostile input, briefly (scripts/fuzz --seconds 600 for real runs).
 "$root/scripts/fuzz" --seconds 20
+# The GPU machine's kit and check (docs/gpu.md), on the CPU on a tiny configuration, so
+# neither can rot between the rare runs on a GPU: the kit's binary (built against the GPU
+# image's libtorch 2.11, cached: a warm rebuild is what changed) must run every step and
+# every format must agree.
+"$root/scripts/gpu-kit"
+"$root/scripts/gpu-check" --device cpu --dojo "$root/gpu-kit/dojo" --out "$(mktemp -d)"

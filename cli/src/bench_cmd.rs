@@ -1,12 +1,16 @@
 //! `dojo bench`: what this machine does with dojo. `net` times the network's forward pass
 //! against the device's matrix-multiply rate, `selfplay` the whole self-play loop against
-//! the bare network, `search` the searches and the game engines, `ingest` the learner.
+//! the bare network, `search` the searches and the game engines, `ingest` the learner's
+//! intake, `train` its training steps, and `agree` checks the device's outputs against the
+//! CPU's.
 //! Each prints a short table, or one JSON object with `--json`.
 
+mod agree;
 mod ingest;
 mod net;
 mod search;
 mod selfplay;
+mod train;
 
 use crate::common::{load_checkpoint, new_architecture};
 use anyhow::{Context, Result};
@@ -36,6 +40,11 @@ enum BenchWhat {
     Search(search::SearchBenchArgs),
     /// Learner ingest capacity: many clients submitting valid Connect Four games at once.
     Ingest(ingest::IngestArgs),
+    /// The learner's training steps/s on this device, for a network and batch size.
+    Train(train::TrainBenchArgs),
+    /// The network's outputs on this device in each format against the CPU's in f32, on
+    /// fixed positions; fails when a format is outside its tolerance.
+    Agree(agree::AgreeArgs),
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
@@ -44,6 +53,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
         BenchWhat::Selfplay(a) => selfplay::run(a),
         BenchWhat::Search(a) => search::run(a),
         BenchWhat::Ingest(a) => ingest::run(a),
+        BenchWhat::Train(a) => train::run(a),
+        BenchWhat::Agree(a) => agree::run(a),
     }
 }
 

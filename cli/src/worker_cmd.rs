@@ -27,7 +27,7 @@ pub struct WorkerArgs {
     /// Stop after delivering this many games.
     #[arg(long)]
     games: Option<u64>,
-    /// Games played at once (default: the run's selfplay.parallel_games).
+    /// Games played at once (default: the run's selfplay.parallel_games; on CUDA at least 256).
     #[arg(long)]
     parallel: Option<usize>,
     /// Seconds between checks for a newer model.

@@ -53,6 +53,8 @@ fn bench_net_times_every_batch_in_every_cpu_precision_against_matmul() {
         assert!(evals > 0.0, "{r}");
         assert!((gflops - evals * flops / 1e9).abs() <= 1e-9 * gflops.max(1.0), "{r}");
         assert!((num(r, "share_of_f32_matmul") - gflops / f32_peak).abs() < 1e-9, "{r}");
+        let own = matmul.iter().find(|m| m["precision"] == r["precision"]).unwrap();
+        assert!((num(r, "share_of_matmul") - gflops / num(own, "gflops")).abs() < 1e-9, "{r}");
     }
     assert!(
         v["network"].as_str().unwrap().starts_with("1x8 net (fc policy head, 9 input planes) for connect4:7x6"),
@@ -161,4 +163,43 @@ fn bench_search_measures_each_game_with_both_searches() {
     assert!(rows[1]["gumbel_sims_per_s"].is_null(), "{}", rows[1]);
     let err = stderr_of_failure(&["bench", "search", "--game", "go"]);
     assert!(err.contains("--game go"), "{err}");
+}
+
+#[test]
+fn bench_train_times_training_steps_and_refuses_bad_options() {
+    let v =
+        json_of(&["bench", "train", "--blocks", "1", "--channels", "8", "--batch", "16", "--millis", "50", "--json"]);
+    let steps = num(&v, "steps_per_s");
+    assert!(steps > 0.0, "{v}");
+    assert!((num(&v, "positions_per_s") - 16.0 * steps).abs() < 1e-6 * steps.max(1.0), "{v}");
+    assert_eq!(v["batch"], 16);
+    assert_eq!(v["optimizer"], "adam");
+    assert_eq!(v["device"], "cpu");
+    assert!(v["network"].as_str().unwrap().starts_with("1x8 net"), "{v}");
+    let err = stderr_of_failure(&["bench", "train", "--batch", "0", "--millis", "1"]);
+    assert!(err.contains("train.batch_size must be at least 1"), "{err}");
+    let err = stderr_of_failure(&["bench", "train", "--optimizer", "lion", "--millis", "1"]);
+    assert!(err.contains("unknown optimizer \"lion\" for --optimizer: expected adam or sgd"), "{err}");
+}
+
+#[test]
+fn bench_agree_compares_every_cpu_format_with_f32_on_the_cpu() {
+    let v = json_of(&["bench", "agree", "--blocks", "1", "--channels", "8", "--positions", "10", "--json"]);
+    assert_eq!(v["all_agree"], true, "{v}");
+    assert_eq!(v["device"], "cpu");
+    let rows = v["agreements"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["precision"].as_str().unwrap()).collect();
+    assert_eq!(names, ["f32", "bf16"]);
+    // The same weights on the same device in f32: identical outputs.
+    assert_eq!((num(&rows[0], "max_policy_diff"), num(&rows[0], "max_value_diff")), (0.0, 0.0), "{v}");
+    for r in rows {
+        assert_eq!(r["positions"], 10);
+        assert!(num(r, "max_policy_diff") <= num(r, "tolerance"), "{r}");
+        assert!(num(r, "max_value_diff") <= num(r, "tolerance"), "{r}");
+    }
+    let out = stdout_of(&dojo(&["bench", "agree", "--blocks", "1", "--channels", "8", "--positions", "3"]));
+    assert!(out.contains("cpu against cpu f32 on 3 fixed positions"), "{out}");
+    assert_eq!(out.lines().filter(|l| l.ends_with(" ok")).count(), 2, "{out}");
+    let err = stderr_of_failure(&["bench", "agree", "--positions", "0"]);
+    assert!(err.contains("--positions must be at least 1"), "{err}");
 }

@@ -164,9 +164,7 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
         serde_json::from_str(&hello.search_json).map_err(|e| format!("the learner's search config: {e}"))?;
     let mut play: SelfPlayConfig =
         serde_json::from_str(&hello.selfplay_json).map_err(|e| format!("the learner's self-play config: {e}"))?;
-    if let Some(p) = opts.parallel_games {
-        play.parallel_games = p;
-    }
+    play.parallel_games = parallel_games(play.parallel_games, opts.parallel_games, device);
     // Settings from the wire are checked like a config file's: a bad one is an error here,
     // not a panic in the search.
     search.validate().map_err(|e| format!("the learner's search config: {e}"))?;
@@ -322,6 +320,21 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     Ok(summary)
 }
 
+/// The fewest games a worker keeps in flight on a GPU unless told otherwise.
+pub const CUDA_MIN_PARALLEL_GAMES: usize = 256;
+
+/// Games in flight: the worker's own override, else the run's number, raised on a GPU to
+/// [`CUDA_MIN_PARALLEL_GAMES`]. A forward pass on a GPU costs about the same for 64
+/// positions as for a few hundred (the kernels' launches dominate a small network's time,
+/// and a CPU sized the run's default), so a wider batch is throughput for free.
+pub fn parallel_games(run: usize, worker: Option<usize>, device: tch::Device) -> usize {
+    match (worker, device) {
+        (Some(n), _) => n,
+        (None, tch::Device::Cuda(_)) => run.max(CUDA_MIN_PARALLEL_GAMES),
+        (None, _) => run,
+    }
+}
+
 /// The format self-play with `parallel_games` games in flight evaluates `model` in:
 /// `choice` as named, or for `auto` the fastest when timed at self-play's batch sizes (all
 /// the games while every one waits for the network, about half once cache hits and
@@ -382,4 +395,19 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary, timeout: Duration)
         }
     }
     cx.opts.telemetry.spool(cx.spool.len());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_worker_keeps_more_games_in_flight_unless_told() {
+        let gpu = tch::Device::Cuda(0);
+        assert_eq!(parallel_games(64, None, tch::Device::Cpu), 64);
+        assert_eq!(parallel_games(64, None, gpu), CUDA_MIN_PARALLEL_GAMES);
+        assert_eq!(parallel_games(1024, None, gpu), 1024);
+        assert_eq!(parallel_games(64, Some(8), gpu), 8);
+        assert_eq!(parallel_games(64, Some(512), tch::Device::Cpu), 512);
+    }
 }

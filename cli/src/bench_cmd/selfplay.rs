@@ -46,6 +46,10 @@ pub struct SelfPlayBenchArgs {
     /// Seed of the games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Side of the square matrices of the reference multiply the shares are given of (a
+    /// GPU needs several thousand to reach its rate).
+    #[arg(long, default_value_t = 1024)]
+    matmul_size: usize,
     #[command(flatten)]
     device: DeviceArgs,
     /// Print one JSON object.
@@ -96,6 +100,9 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
     if args.parallel == 0 {
         bail!("--parallel must be at least 1");
     }
+    if args.matmul_size == 0 {
+        bail!("--matmul-size must be at least 1");
+    }
     let search = SearchConfig { simulations: args.sims, ..SearchConfig::default() };
     let play = SelfPlayConfig {
         parallel_games: args.parallel,
@@ -119,7 +126,7 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
     // by another process and would flatter the efficiency.
     let mut timer = NetTimer::new(&model, Duration::from_millis(300));
     let raw = (0..3).map(|_| timer.evals_per_s(precision, mean_batch.round() as usize)).fold(0.0, f64::max);
-    let f32_matmul = matmul_rates(device, &[], 1024, Duration::from_millis(300))[0].gflops;
+    let f32_matmul = matmul_rates(device, &[], args.matmul_size, Duration::from_millis(300))[0].gflops;
     let flops = model.arch().flops_per_eval();
     let secs = wall.as_secs_f64();
     let eval_secs = stats.eval_time.as_secs_f64().max(1e-9);

@@ -66,7 +66,9 @@ impl DeviceSpec {
             DeviceSpec::Cpu => Ok(tch::Device::Cpu),
             DeviceSpec::Cuda(index) => {
                 if !tch::Cuda::is_available() {
-                    let hint = if tch::utils::has_cuda() {
+                    // has_cuda() is false without a GPU even where libtorch_cuda is
+                    // loaded; has_cudart() says whether it is (its hooks registered).
+                    let hint = if tch::utils::has_cudart() {
                         " (libtorch has CUDA support; is a GPU and its driver present?)"
                     } else {
                         " (this libtorch was built without CUDA)"
@@ -123,6 +125,11 @@ mod tests {
         if !tch::Cuda::is_available() {
             let err = DeviceSpec::Cuda(0).resolve().unwrap_err().to_string();
             assert!(err.starts_with("device cuda:0 was requested but libtorch sees no CUDA device"), "{err}");
+            let hint = match tch::utils::has_cudart() {
+                true => "(libtorch has CUDA support; is a GPU and its driver present?)",
+                false => "(this libtorch was built without CUDA)",
+            };
+            assert!(err.ends_with(hint), "{err}");
         }
     }
 }

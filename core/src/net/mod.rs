@@ -1,6 +1,7 @@
 //! The policy/value network in tch (libtorch): model, checkpoints, devices and threads.
 
 pub mod agent;
+pub mod agreement;
 pub mod allocator;
 pub mod any_size;
 pub mod autotune;

@@ -209,16 +209,16 @@ impl Trainer {
             panic!("training step {}: {e}", self.step + 1);
         }
         self.step += 1;
-        let (policy, value, entropy) = tch::no_grad(|| {
+        // The four numbers come back to the host in one copy: on a GPU each read is a wait
+        // for the device, and one per step is enough.
+        let numbers = tch::no_grad(|| {
             let entropy = -(log_p.exp() * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
-            (policy_each.mean(Kind::Float), value_each.mean(Kind::Float), entropy)
+            Tensor::stack(&[policy_each.mean(Kind::Float), value_each.mean(Kind::Float), total.detach(), entropy], 0)
+                .to_kind(Kind::Double)
+                .to_device(tch::Device::Cpu)
         });
-        Losses {
-            policy: policy.double_value(&[]),
-            value: value.double_value(&[]),
-            total: total.double_value(&[]),
-            entropy: entropy.double_value(&[]),
-        }
+        let n = |i: i64| numbers.double_value(&[i]);
+        Losses { policy: n(0), value: n(1), total: n(2), entropy: n(3) }
     }
 
     /// The L2 term the weight decay minimises: `weight_decay / 2 × Σ w²` over the trainable
