@@ -113,24 +113,7 @@ pub fn table(lines: &[GauntletLine]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::GameKey;
-
-    fn line(a: &str, b: &str, game: u32, result: i8) -> GameLine {
-        GameLine {
-            key: GameKey { a: a.into(), b: b.into(), game },
-            a_first: game.is_multiple_of(2),
-            result,
-            forfeit: None,
-            opening: String::new(),
-            moves: String::new(),
-            seconds: 0.0,
-            unix_ms: 0,
-        }
-    }
-
-    fn entrant(name: &str, version: Option<u64>) -> Entrant {
-        Entrant { name: name.into(), spec: "random".into(), version, step: version.map(|v| v * 100) }
-    }
+    use crate::tournament::test_games::{entrant, line};
 
     #[test]
     fn scores_are_read_against_each_reference_and_the_highest_beaten_is_named() {

@@ -28,6 +28,8 @@ pub mod plot;
 pub mod scores;
 pub mod solo;
 pub mod standings;
+#[cfg(test)]
+mod test_games;
 
 use crate::journal;
 use crate::matches::play_game;

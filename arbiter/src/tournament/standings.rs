@@ -218,24 +218,7 @@ impl Standings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::GameKey;
-
-    fn line(a: &str, b: &str, game: u32, result: i8) -> GameLine {
-        GameLine {
-            key: GameKey { a: a.into(), b: b.into(), game },
-            a_first: game.is_multiple_of(2),
-            result,
-            forfeit: None,
-            opening: String::new(),
-            moves: String::new(),
-            seconds: 0.0,
-            unix_ms: 0,
-        }
-    }
-
-    fn entrant(name: &str, version: Option<u64>) -> Entrant {
-        Entrant { name: name.into(), spec: "random".into(), version, step: version.map(|v| v * 50) }
-    }
+    use crate::tournament::test_games::{entrant, line};
 
     #[test]
     fn standings_count_each_side_sort_by_rating_and_leave_the_unplayed_unrated() {
