@@ -448,8 +448,9 @@ impl<G: Game> Search<G> {
                 n.proven = Proven::Win;
                 n.q = 1.0;
                 // The winning edge's child is proven lost for the opponent (finished, lost
-                // at once after a two-step kill, or lost to the rest of a VCF), so every reader of the graph (move
-                // choice, policy target, analysis) sees a proven win there.
+                // at once after a two-step kill, or lost to the rest of a VCF), so every
+                // reader of the graph (move choice, policy target, analysis) sees a proven
+                // win there.
                 let mut won = game;
                 won.play_unchecked(action);
                 let child = self.node_for(&won);
