@@ -70,7 +70,9 @@ fn spawn_worker(
         .append(true)
         .open(&log_path)
         .with_context(|| format!("cannot open {}", log_path.display()))?;
-    let child = Command::new(exe)
+    let mut command = Command::new(exe);
+    end_with_parent(&mut command);
+    let child = command
         .args(["worker", "--learner", url, "--threads", &workers.threads.to_string()])
         .args(["--precision", &workers.precision.to_string()])
         .args(["--device", device])
@@ -87,6 +89,33 @@ fn spawn_worker(
         .with_context(|| format!("cannot start worker {index}"))?;
     Ok(child)
 }
+
+/// Asks the kernel to send the worker SIGTERM when this process dies, however it dies: a
+/// `dojo train` killed with SIGKILL (or crashing) cannot stop its workers itself, and a
+/// worker outlives its learner on purpose (a cluster's learner restarts under it), so
+/// without this an orphan would play on for ever, with nobody to take its games.
+#[cfg(target_os = "linux")]
+fn end_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: between fork and exec the closure calls only async-signal-safe functions
+    // (prctl, getppid, raise) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before the request: then no signal will come.
+            if libc::getppid() as u32 != parent {
+                libc::raise(libc::SIGTERM);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn end_with_parent(_command: &mut Command) {}
 
 fn terminate(child: &Child) {
     // SIGTERM: the worker stops playing, tries a last upload, and exits.
