@@ -2,8 +2,7 @@
 
 mod common;
 
-use common::{dojo, path, stdout_of, tiny_net};
-use std::process::Command;
+use common::{dojo, dojo_with_input, path, stdout_of, tiny_net};
 
 #[test]
 fn network_players_play_a_match_and_keep_their_names() {
@@ -33,15 +32,7 @@ fn bestmove_with_averaged_symmetries_still_takes_an_immediate_win() {
     let dir = tempfile::tempdir().unwrap();
     let net = tiny_net(dir.path(), "connect4");
     // First player has three in column 1 (and the second three in column 2): column 1 wins.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
-        .args(["bestmove", "--model", path(&net), "--sims", "8", "--average-symmetries"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"121212\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = dojo_with_input(&["bestmove", "--model", path(&net), "--sims", "8", "--average-symmetries"], b"121212\n");
     assert_eq!(stdout_of(&out).trim(), "1");
 }
 
@@ -52,15 +43,10 @@ fn bestmove_with_the_threat_search_plays_the_first_move_of_a_vcf() {
     // X: three on row 7 closed at 2,7 and two on column 6 below it. 6,7 is a four, and after
     // O's block at 7,7, 6,6 makes column 6 an open four: a 3-move VCF an 8-playout search of
     // an untrained network finds only through the threat search.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
-        .args(["bestmove", "--game", "gomoku:15", "--model", path(&net), "--sims", "8", "--vcf-nodes", "1000"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"3,7 2,7 4,7 0,0 5,7 14,0 6,8 0,14 6,9 14,14\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = dojo_with_input(
+        &["bestmove", "--game", "gomoku:15", "--model", path(&net), "--sims", "8", "--vcf-nodes", "1000"],
+        b"3,7 2,7 4,7 0,0 5,7 14,0 6,8 0,14 6,9 14,14\n",
+    );
     assert_eq!(stdout_of(&out).trim(), "6,7");
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::tiny_config;
+use common::{tiny_config, wait_until};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
@@ -20,7 +20,7 @@ use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A run directory inside a fresh temporary one (removed when the guard drops).
 fn temp_run(name: &str) -> (tempfile::TempDir, PathBuf) {
@@ -78,14 +78,6 @@ fn random_game(rng: &mut Rng) -> GameRecord {
 
 fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
-}
-
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !done() {
-        assert!(t.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{path, tiny_config};
+use common::{path, tiny_config, wait_until};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -29,14 +29,6 @@ fn running(pid: u32) -> bool {
     // The state follows the command name in parentheses, which may hold spaces.
     let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
     !matches!(state, None | Some("Z") | Some("X"))
-}
-
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 #[test]

@@ -16,6 +16,28 @@ pub fn dojo(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dojo")).args(args).output().expect("the dojo binary runs")
 }
 
+/// Runs the `dojo` binary with `args`, writing `stdin` to its standard input.
+pub fn dojo_with_input(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dojo"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the dojo binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Polls `done` every 100 ms until it holds; panics naming `what` after `limit`.
+pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The stdout of a run that must have succeeded.
 pub fn stdout_of(out: &Output) -> String {
     assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
