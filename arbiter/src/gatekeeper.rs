@@ -6,14 +6,14 @@
 use crate::gating::{gate_match, BestStore, GateSettings};
 use crate::grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, GradeSettings, VersionGrade};
 use crate::grading::Case;
-use crate::journal;
 use crate::solo_gate::ScoreComparison;
 use crate::sprt::SprtStatus;
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::AnyGame;
 use dojo_core::net::checkpoint;
-use dojo_core::run_paths::RunPaths;
 use dojo_proto::tensorboard::EventWriter;
+use dojo_run::journal;
+use dojo_run::paths::RunPaths;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 

@@ -5,7 +5,6 @@ pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;
 pub mod grading;
-pub mod journal;
 pub mod matches;
 pub mod openings;
 pub mod players;

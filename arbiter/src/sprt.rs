@@ -40,7 +40,7 @@ pub struct SprtConfig {
     pub max_games: u32,
 }
 
-/// The run config's `[gating.sprt]` defaults (`dojo_learner::config::SprtSettings`), with
+/// The run config's `[gating.sprt]` defaults (`dojo_run::config::SprtSettings`), with
 /// an SPRT gate's game limit.
 impl Default for SprtConfig {
     fn default() -> Self {

@@ -14,7 +14,7 @@ use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
 use dojo_core::returns::DEFAULT_MAX_RETURN;
 use dojo_core::with_game;
-use dojo_learner::config::{GateMode, RunConfig};
+use dojo_run::config::{GateMode, RunConfig};
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;

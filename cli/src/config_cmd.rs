@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_learner::config::RunConfig;
+use dojo_run::config::RunConfig;
 
 #[derive(Args)]
 pub struct ConfigArgs {

@@ -9,7 +9,7 @@ use dojo_core::net::train::{Batch, OptimizerKind, TrainConfig, Trainer};
 use dojo_core::record::{read_records, SampleOptions, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
-use dojo_learner::replay::ReplayConfig;
+use dojo_run::config::replay::ReplayConfig;
 use rand::{seq::IndexedRandom, SeedableRng};
 use std::path::PathBuf;
 

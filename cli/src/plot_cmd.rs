@@ -7,12 +7,12 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::charts::{draw_panels, Panel, Series};
 use dojo_arbiter::gatekeeper::read_records;
-use dojo_arbiter::journal;
 use dojo_arbiter::tournament::plot;
 use dojo_arbiter::tournament::standings::Standings;
 use dojo_core::ntuple::report::is_scored;
-use dojo_core::run_paths::RunPaths;
-use dojo_learner::config::RunConfig;
+use dojo_run::config::RunConfig;
+use dojo_run::journal;
+use dojo_run::paths::RunPaths;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

@@ -7,7 +7,6 @@ use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use dojo_arbiter::gating::BestStore;
-use dojo_arbiter::journal;
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
 use dojo_arbiter::tournament::scores::score_standings;
@@ -17,8 +16,9 @@ use dojo_arbiter::tournament::{
     is_one_player, plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentDir, TournamentSpec,
 };
 use dojo_core::net::checkpoint;
-use dojo_core::run_paths::RunPaths;
-use dojo_learner::config::RunConfig;
+use dojo_run::config::RunConfig;
+use dojo_run::journal;
+use dojo_run::paths::RunPaths;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

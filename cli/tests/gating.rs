@@ -8,8 +8,8 @@ use dojo_core::game::connect4::Connect4;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
-use dojo_learner::config::{GateMode, RunConfig};
-use dojo_learner::run_dir::RunDir;
+use dojo_run::config::{GateMode, RunConfig};
+use dojo_run::dir::RunDir;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 

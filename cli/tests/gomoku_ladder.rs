@@ -11,7 +11,7 @@ use dojo_core::game::gomoku::Gomoku;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
-use dojo_learner::run_dir::RunDir;
+use dojo_run::dir::RunDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

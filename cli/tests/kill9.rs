@@ -16,7 +16,7 @@ use dojo_core::net::checkpoint;
 use dojo_core::record::{random_game_record, GameRecord};
 use dojo_core::rng::Rng;
 use dojo_learner::gamelog::GameLog;
-use dojo_learner::run_dir::RunDir;
+use dojo_run::dir::RunDir;
 use dojo_worker::client::{self, Delivery};
 use rand::{RngExt, SeedableRng};
 use std::collections::{HashMap, HashSet};

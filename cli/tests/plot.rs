@@ -4,7 +4,7 @@ mod common;
 
 use common::{dojo, path, stdout_of, tiny_config};
 use dojo_core::game::GameSpec;
-use dojo_learner::run_dir::RunDir;
+use dojo_run::dir::RunDir;
 
 /// A PNG's height in pixels (from its header).
 fn png_height(bytes: &[u8]) -> u32 {

@@ -1,9 +1,9 @@
-//! A run's config TOML (`learner/src/config.rs`): `RunConfig::from_toml` (parse and
+//! A run's config TOML (`run/src/config.rs`): `RunConfig::from_toml` (parse and
 //! validate), and for a config that passes, what the learner does with it: describe it,
 //! count workers, write it back as TOML (which must read back the same).
 #![no_main]
 
-use dojo_learner::config::RunConfig;
+use dojo_run::config::RunConfig;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

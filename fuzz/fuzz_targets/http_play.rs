@@ -7,11 +7,11 @@
 use dojo_core::game::{Game, GameSpec};
 use dojo_core::net::checkpoint;
 use dojo_core::net::model::{Architecture, Model};
-use dojo_learner::config::RunConfig;
+use dojo_run::config::RunConfig;
 use dojo_learner::gamelog::GameLog;
 use dojo_learner::http::{play, PlayRequest};
 use dojo_learner::learner::{read_published, Shared};
-use dojo_learner::run_dir::RunDir;
+use dojo_run::dir::RunDir;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 

@@ -147,13 +147,13 @@ fn probe(shared: &Shared) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RunConfig;
     use crate::gamelog::GameLog;
     use crate::learner::Published;
-    use crate::run_dir::RunDir;
     use dojo_core::game::connect4::Connect4;
     use dojo_core::record::random_game_record;
     use dojo_core::rng::Rng;
+    use dojo_run::config::RunConfig;
+    use dojo_run::dir::RunDir;
     use rand::SeedableRng;
 
     fn shared(dir: &std::path::Path) -> Arc<Shared> {

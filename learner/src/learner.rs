@@ -6,10 +6,8 @@
 //! sample cap makes it wait for data instead of overfitting), publishes a model version
 //! every `publish_every` steps and writes a resumable checkpoint every `checkpoint_every`.
 
-use crate::config::RunConfig;
 use crate::gamelog::{Appended, GameLog, LogError};
 use crate::replay::ReplayBuffer;
-use crate::run_dir::{RunDir, RunState};
 use crate::storage::{StorageHealth, Writer};
 use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game, Outcome, Player};
@@ -23,6 +21,8 @@ use dojo_core::record::boards::Boards;
 use dojo_core::record::{GameRecord, RecordOutcome, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_proto::tensorboard::EventWriter;
+use dojo_run::config::RunConfig;
+use dojo_run::dir::{RunDir, RunState};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::io::Write;

@@ -1,13 +1,11 @@
 //! Learner: gRPC service, durable game log, replay buffer, training loop, checkpoints, metrics.
 
 pub mod committer;
-pub mod config;
 pub mod gamelog;
 pub mod http;
 pub mod ingest;
 pub mod learner;
 pub mod replay;
-pub mod run_dir;
 pub mod server;
 pub mod service;
 pub mod storage;

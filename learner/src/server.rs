@@ -6,16 +6,16 @@
 //! the game log has it on disk, so nothing acknowledged can be lost), for at most the drain
 //! time; then training checkpoints and the learner exits.
 
-use crate::config::RunConfig;
 use crate::gamelog::GameLog;
 use crate::ingest::IngestLimits;
 use crate::learner::{Counters, RestoreInputs, SessionBound, Shared, TrainingLoop};
-use crate::run_dir::RunDir;
 use crate::service::{check_token, LearnerService};
 use dojo_core::game::{FromAnyGame, Game};
 use dojo_core::with_game;
 use dojo_proto::pb::learner_server::{LearnerServer, SERVICE_NAME as LEARNER_SERVICE};
 use dojo_proto::MAX_MESSAGE_BYTES;
+use dojo_run::config::RunConfig;
+use dojo_run::dir::RunDir;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;

@@ -31,13 +31,13 @@ pub mod standings;
 #[cfg(test)]
 mod test_games;
 
-use crate::journal;
 use crate::matches::play_game;
 use crate::openings::{Opening, Openings};
 use crate::players::{BaselinePlayers, PlayerSpec, DEFAULT_MOVE_TIMEOUT_MS};
 use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
+use dojo_run::journal;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};

@@ -10,12 +10,12 @@
 //! `results.jsonl`, and a new player (a new checkpoint) plays only its own games.
 
 use super::{file_safe, fnv1a, open_folder, play_keys, TournamentDir, TournamentSpec};
-use crate::journal;
 use crate::players::{BaselinePlayers, PlayerSpec};
 use dojo_core::game::sliding::{Rules, Rules2048, Rules2584, Sliding};
 use dojo_core::game::{FromAnyGame, Game, GameSpec, ToMove};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
+use dojo_run::journal;
 use rand::{Rng as _, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};

@@ -4,7 +4,7 @@
 // Each test file uses only some of these.
 #![allow(dead_code)]
 
-use dojo_learner::config::RunConfig;
+use dojo_run::config::RunConfig;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Output, Stdio};
@@ -78,13 +78,13 @@ pub fn tiny_config() -> RunConfig {
 
 /// `tiny_config` gating every 2 versions with 2-game matches, written to `dir/tiny.toml`
 /// for `dojo train --config`; the run goes to `dir/run`.
-pub fn tiny_gating_run(dir: &Path) -> (dojo_learner::run_dir::RunDir, std::path::PathBuf) {
+pub fn tiny_gating_run(dir: &Path) -> (dojo_run::dir::RunDir, std::path::PathBuf) {
     let mut c = tiny_config();
     c.gating.every_versions = 2;
     c.gating.games = 2;
     let config = dir.join("tiny.toml");
     std::fs::write(&config, c.to_toml()).unwrap();
-    (dojo_learner::run_dir::RunDir::new(dir.join("run")), config)
+    (dojo_run::dir::RunDir::new(dir.join("run")), config)
 }
 
 /// `GET path` from `addr`: the status code and the body.

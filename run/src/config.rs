@@ -1,13 +1,15 @@
 //! The run's configuration: one TOML file with every knob, documented defaults, and unknown
 //! keys refused (a typo must not silently fall back to a default).
 
-use crate::replay::ReplayConfig;
+pub mod replay;
+
 use dojo_core::game::Game;
 use dojo_core::game::GameSpec;
 use dojo_core::net::model::{Architecture, PolicyHeadChoice};
 use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::net::train::TrainConfig;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
+use replay::ReplayConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

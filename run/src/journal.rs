@@ -1,6 +1,7 @@
-//! The arbiter's files that must survive a crash: append-only JSON-lines journals (one
-//! record a line, each written whole and fsynced, so a kill loses at most the line being
-//! written) and exclusive locks that keep two processes from writing one journal.
+//! A run's files that must survive a crash: append-only JSON-lines journals (one record a
+//! line, each written whole and fsynced, so a kill loses at most the line being written) and
+//! exclusive locks that keep two processes from writing one journal. The arbiter keeps its
+//! gating log and tournament results this way; the command line reads them back.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -1,9 +1,8 @@
 //! The run directory as the learner keeps it: creating or reopening a run, and the state a
-//! restart resumes from. Where each file lives is `dojo_core::run_paths::RunPaths`, which
-//! a `RunDir` derefs to.
+//! restart resumes from. Where each file lives is [`RunPaths`], which a `RunDir` derefs to.
 
 use crate::config::RunConfig;
-pub use dojo_core::run_paths::RunPaths;
+use crate::paths::RunPaths;
 use dojo_core::util::atomic_write;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
