@@ -74,61 +74,47 @@ pub fn charts(one_player: bool) -> Charts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
-    /// (unit, [label]) of each panel of a figure.
-    type Outline<'a> = Vec<(&'a str, Vec<&'a str>)>;
+    /// The labels of the panel of `unit` in the figure drawn to `file` (None: no such panel).
+    fn panel<'a>(charts: &'a Charts, file: &str, unit: &str) -> Option<Vec<&'a str>> {
+        let figure = charts.figures.iter().find(|f| f.file == file)?;
+        figure.panels.iter().find(|p| p.unit == unit).map(|p| p.series.iter().map(|s| s.label).collect())
+    }
 
-    /// (file, its panels' outline) of each figure.
-    fn outline(charts: &Charts) -> Vec<(&str, Outline<'_>)> {
-        let panels =
-            |f: &FigureLayout| f.panels.iter().map(|p| (p.unit, p.series.iter().map(|s| s.label).collect())).collect();
-        charts.figures.iter().map(|f| (f.file, panels(f))).collect()
+    #[test]
+    fn metrics_of_one_unit_share_a_panel_in_the_tables_order() {
+        for one_player in [false, true] {
+            for f in &charts(one_player).figures {
+                let units: HashSet<&str> = f.panels.iter().map(|p| p.unit).collect();
+                assert_eq!(units.len(), f.panels.len(), "{}: a unit in two panels", f.file);
+            }
+        }
+        let charts = charts(false);
+        assert_eq!(panel(&charts, "losses.png", "loss").unwrap()[..2], ["policy loss", "value loss"]);
+        assert_eq!(charts.figures[0].panels[0].unit, "loss", "the first unit the table names leads");
+        assert_eq!((charts.x_key, charts.figures[0].chart_id), ("step", "chart-loss"));
     }
 
     #[test]
     fn a_two_player_run_charts_win_rates_and_no_scores() {
         let charts = charts(false);
-        assert_eq!(
-            outline(&charts),
-            [
-                (
-                    "losses.png",
-                    vec![
-                        ("loss", vec!["policy loss", "value loss"]),
-                        ("policy entropy", vec!["entropy"]),
-                        ("learning rate", vec!["learning rate"])
-                    ]
-                ),
-                (
-                    "throughput.png",
-                    vec![
-                        ("samples/s", vec!["training samples/s"]),
-                        ("games/s", vec!["self-play games/s"]),
-                        ("positions", vec!["replay buffer positions"])
-                    ]
-                ),
-                (
-                    "games.png",
-                    vec![("share of games", vec!["first player wins", "draws"]), ("moves", vec!["mean game length"])]
-                ),
-            ]
-        );
+        assert!(panel(&charts, "games.png", "share of games").unwrap().contains(&"draws"));
+        let files: Vec<&str> = charts.figures.iter().map(|f| f.file).collect();
+        assert_eq!(files, ["losses.png", "throughput.png", "games.png"]);
         assert!(charts.figures.iter().all(|f| !f.one_player));
-        assert_eq!((charts.x_key, charts.figures[0].chart_id), ("step", "chart-loss"));
     }
 
     #[test]
     fn a_one_player_run_charts_scores_and_reach_instead_of_win_rates() {
         let charts = charts(true);
-        let outline = outline(&charts);
-        assert_eq!(outline[2], ("games.png", vec![("moves", vec!["mean game length"])]));
-        assert_eq!(
-            outline[3],
-            ("scores.png", vec![("score", vec!["mean score", "max score"]), ("tile", vec!["max tile"])])
-        );
-        assert_eq!(outline[4], ("reach.png", vec![("share of games", vec!["reached {}"])]));
+        assert_eq!(panel(&charts, "games.png", "share of games"), None, "no winner in a one-player game");
+        assert!(panel(&charts, "games.png", "moves").unwrap().contains(&"mean game length"));
+        assert!(panel(&charts, "scores.png", "tile").unwrap().contains(&"max tile"));
+        let files: Vec<&str> = charts.figures.iter().map(|f| f.file).collect();
+        assert_eq!(files, ["losses.png", "throughput.png", "games.png", "scores.png", "reach.png"]);
         let one_player: Vec<bool> = charts.figures.iter().map(|f| f.one_player).collect();
-        assert_eq!(one_player, [false, false, false, true, true]);
+        assert_eq!(one_player, [false, false, false, true, true], "the dashboard shows these beside the scores");
         assert!(charts.figures[4].panels[0].series[0].keyed);
     }
 }
