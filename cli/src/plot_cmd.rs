@@ -1,7 +1,8 @@
 //! `dojo plot`: a run's curves as PNG files, for people without a browser or TensorBoard:
-//! losses, throughput and game statistics from `metrics.jsonl` (for one-player games the
-//! self-play scores and the share of games reaching each big tile instead of win rates),
-//! gating decisions from `gating.jsonl`, and the newest tournament's Elo curve.
+//! the metrics table's figures drawn from `metrics.jsonl` (losses, throughput and game
+//! statistics; for one-player games the self-play scores and the share of games reaching
+//! each big tile instead of win rates), gating decisions from `gating.jsonl`, and the newest
+//! tournament's Elo curve.
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -9,11 +10,11 @@ use dojo_arbiter::charts::{draw_panels, Panel, Series};
 use dojo_arbiter::gatekeeper::read_records;
 use dojo_arbiter::tournament::plot;
 use dojo_arbiter::tournament::standings::Standings;
+use dojo_core::metrics::SeriesLayout;
 use dojo_core::ntuple::report::is_scored;
 use dojo_run::config::RunConfig;
 use dojo_run::journal;
 use dojo_run::paths::RunPaths;
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -25,42 +26,6 @@ pub struct PlotArgs {
     #[arg(long)]
     out: Option<PathBuf>,
 }
-
-/// The `metrics.jsonl` fields drawn, by figure and panel: (file, [(y axis, [(field, label)])]).
-type Figure = (&'static str, &'static [(&'static str, &'static [(&'static str, &'static str)])]);
-const LOSSES: Figure = (
-    "losses.png",
-    &[
-        ("loss", &[("policy_loss", "policy loss"), ("value_loss", "value loss")]),
-        ("policy entropy", &[("entropy", "entropy")]),
-        ("learning rate", &[("learning_rate", "learning rate")]),
-    ],
-);
-const THROUGHPUT: Figure = (
-    "throughput.png",
-    &[
-        ("games/s", &[("games_per_s", "self-play games/s")]),
-        ("samples/s", &[("samples_per_s", "training samples/s")]),
-        ("positions", &[("buffer_positions", "replay buffer positions")]),
-    ],
-);
-const GAMES: Figure = (
-    "games.png",
-    &[
-        ("share of games", &[("first_player_win_rate", "first player wins"), ("draw_rate", "draws")]),
-        ("plies", &[("mean_game_length", "mean game length")]),
-    ],
-);
-/// One-player games have no winner: their games figure is their length, and their scores
-/// (of the windows in which games finished) get a figure of their own.
-const ONE_PLAYER_GAMES: Figure = ("games.png", &[("moves", &[("mean_game_length", "mean game length")])]);
-const SCORES: Figure = (
-    "scores.png",
-    &[
-        ("score", &[("mean_score", "mean score"), ("max_score", "max score")]),
-        ("tile", &[("max_tile", "largest tile")]),
-    ],
-);
 
 pub fn run(args: PlotArgs) -> Result<()> {
     let run = RunPaths::new(&args.run_dir);
@@ -74,26 +39,20 @@ pub fn run(args: PlotArgs) -> Result<()> {
     let name = run.root.file_name().map_or_else(|| run.root.display().to_string(), |n| n.to_string_lossy().into());
     // A config that does not load is `dojo plot`'s problem only as far as the figures go.
     let one_player = RunConfig::load(&run.config()).is_ok_and(|c| is_scored(&c.game));
-    let figures: &[Figure] =
-        if one_player { &[LOSSES, THROUGHPUT, ONE_PLAYER_GAMES, SCORES] } else { &[LOSSES, THROUGHPUT, GAMES] };
+    // The figures, their panels and every label are the metrics table's.
+    let charts = dojo_core::metrics::charts(one_player);
     let mut written = Vec::new();
-    for (file, panels) in figures {
-        let panels: Vec<Panel> = panels
+    for figure in &charts.figures {
+        let panels: Vec<Panel> = figure
+            .panels
             .iter()
-            .map(|(y_desc, fields)| Panel {
-                y_desc: y_desc.to_string(),
-                series: fields.iter().map(|(field, label)| Series::line(*label, by_step(&metrics, field))).collect(),
+            .map(|panel| Panel {
+                y_desc: panel.unit.to_string(),
+                series: panel.series.iter().flat_map(|s| series(&metrics, charts.x_key, s)).collect(),
             })
             .collect();
-        let path = out.join(file);
-        match draw_panels(&path, &format!("{name}: {}", file.trim_end_matches(".png")), "training step", &panels) {
-            Ok(()) => written.push(path),
-            Err(e) => eprintln!("{e}"),
-        }
-    }
-    if one_player {
-        let path = out.join("reach.png");
-        match draw_panels(&path, &format!("{name}: reach rates"), "training step", &[reach_panel(&metrics)]) {
+        let path = out.join(figure.file);
+        match draw_panels(&path, &format!("{name}: {}", figure.title), charts.x_label, &panels) {
             Ok(()) => written.push(path),
             Err(e) => eprintln!("{e}"),
         }
@@ -138,29 +97,24 @@ pub fn run(args: PlotArgs) -> Result<()> {
     Ok(())
 }
 
-/// (step, field) for every metrics line that has both.
-fn by_step(metrics: &[serde_json::Value], field: &str) -> Vec<(f64, f64)> {
-    metrics.iter().filter_map(|m| Some((m["step"].as_f64()?, m[field].as_f64()?))).collect()
-}
-
-/// One line per tile of the reach tables (`"reach": {"2048": 0.81, ...}`; a 2584 run's
-/// table grows when a game reaches a bigger tile): the share of each window's games whose
-/// largest tile reached it.
-fn reach_panel(metrics: &[serde_json::Value]) -> Panel {
-    let tiles: BTreeSet<u32> = metrics
-        .iter()
-        .filter_map(|m| m["reach"].as_object())
-        .flat_map(|reach| reach.keys().filter_map(|k| k.parse().ok()))
-        .collect();
-    let series = tiles
-        .into_iter()
-        .map(|tile| {
-            let key = tile.to_string();
-            let points = metrics.iter().filter_map(|m| Some((m["step"].as_f64()?, m["reach"][&key].as_f64()?)));
-            Series::line(format!("reached {tile}"), points.collect())
-        })
-        .collect();
-    Panel { y_desc: "share of games".into(), series }
+/// A series' lines: (x, its number) for every metrics line that has both; a keyed series
+/// (`"reach": {"2048": 0.81, ...}`; a 2584 run's table grows when a game reaches a bigger
+/// tile) a line per key any line has, in numeric order.
+fn series(metrics: &[serde_json::Value], x: &str, s: &SeriesLayout) -> Vec<Series> {
+    let points = |at: &dyn Fn(&serde_json::Value) -> Option<f64>| -> Vec<(f64, f64)> {
+        metrics.iter().filter_map(|m| Some((m[x].as_f64()?, at(m)?))).collect()
+    };
+    if !s.keyed {
+        return vec![Series::line(s.label, points(&|m| m[s.key].as_f64()))];
+    }
+    let mut keys: Vec<&String> =
+        metrics.iter().filter_map(|m| m[s.key].as_object()).flat_map(|by_key| by_key.keys()).collect();
+    keys.sort_by(|a, b| match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(a), Ok(b)) => a.total_cmp(&b),
+        _ => a.cmp(b),
+    });
+    keys.dedup();
+    keys.into_iter().map(|key| Series::line(s.label.replace("{}", key), points(&|m| m[s.key][key].as_f64()))).collect()
 }
 
 /// The tournament whose ratings were written last, with them.
@@ -185,9 +139,10 @@ mod tests {
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-        let panel = reach_panel(&lines);
-        let got: Vec<(&str, &[(f64, f64)])> =
-            panel.series.iter().map(|s| (s.name.as_str(), s.points.as_slice())).collect();
+        let charts = dojo_core::metrics::charts(true);
+        let reach = &charts.figures.iter().find(|f| f.file == "reach.png").unwrap().panels[0].series[0];
+        let series = series(&lines, "step", reach);
+        let got: Vec<(&str, &[(f64, f64)])> = series.iter().map(|s| (s.name.as_str(), s.points.as_slice())).collect();
         let want: [(&str, &[(f64, f64)]); 3] = [
             ("reached 610", &[(40.0, 0.5), (60.0, 1.0)]),
             ("reached 987", &[(40.0, 0.25), (60.0, 0.5)]),

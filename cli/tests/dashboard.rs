@@ -86,6 +86,12 @@ fn the_dashboard_serves_its_data_answers_moves_and_draws_in_a_real_browser() {
     let (status, page) = http(&addr, "GET", "/", "");
     assert!(status == 200 && page.contains("<title>dojo</title>"), "{status}");
     assert!(page.contains("chart-grade-policy") && page.contains("chart-grade-search"), "the grade charts");
+    // The curves are the metrics table's figures, written into the page and served alone.
+    let charts = json(&http(&addr, "GET", "/api/charts", "").1);
+    let files: Vec<&str> = charts["figures"].as_array().unwrap().iter().map(|f| f["file"].as_str().unwrap()).collect();
+    assert_eq!(files, ["losses.png", "throughput.png", "games.png"], "{charts}");
+    let layout = page.split_once("const layout = ").and_then(|(_, rest)| rest.split_once(";\n")).unwrap().0;
+    assert_eq!(json(layout), charts, "the page has the same charts");
 
     // Two graded gates, as a grading gatekeeper records them: the API serves their grades.
     let grade = |v: u64, rate: f64| {

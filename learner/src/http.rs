@@ -8,6 +8,8 @@
 //! - `GET /api/info`: the game, its board's shape and its number of players (a one-player
 //!   run's page charts scores and reach rates instead of offering a game against the model);
 //! - `GET /api/metrics`: the last lines of `metrics.jsonl`;
+//! - `GET /api/charts`: what to draw from them, the metrics table's figures for the run's
+//!   game (`dojo_core::metrics::charts`: keys, labels, units), so the page spells none;
 //! - `GET /api/gating`: `gating.jsonl`;
 //! - `GET /api/tournament`: the newest tournament's `ratings.json` (or null);
 //! - `GET /api/workers`: each worker's last call and games;
@@ -47,11 +49,12 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
-        .route("/", get(|| async { Html(PAGE) }))
+        .route("/", get(page))
         .route("/static/dygraph.min.js", get(|| async { ([(CONTENT_TYPE, "text/javascript")], DYGRAPH_JS) }))
         .route("/static/dygraph.min.css", get(|| async { ([(CONTENT_TYPE, "text/css")], DYGRAPH_CSS) }))
         .route("/api/info", get(info))
         .route("/api/metrics", get(metrics_lines))
+        .route("/api/charts", get(charts))
         .route("/api/gating", get(gating))
         .route("/api/tournament", get(tournament))
         .route("/api/workers", get(workers))
@@ -107,6 +110,19 @@ fn json_lines(path: &std::path::Path, keep: usize) -> Vec<Value> {
 async fn metrics_lines(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
     let path = shared.run_dir.metrics();
     Json(tokio::task::spawn_blocking(move || json_lines(&path, METRICS_LINES)).await.unwrap_or_default())
+}
+
+async fn charts(State(shared): State<Arc<Shared>>) -> Json<dojo_core::metrics::Charts> {
+    Json(dojo_core::metrics::charts(is_scored(&shared.config.game)))
+}
+
+/// The dashboard, with the run's charts (what `/api/charts` serves) written into it: the
+/// page lays its charts out as it loads, before it has fetched anything.
+async fn page(State(shared): State<Arc<Shared>>) -> Html<String> {
+    let charts = dojo_core::metrics::charts(is_scored(&shared.config.game));
+    // JSON inside a <script>: a "</" would end it.
+    let json = serde_json::to_string(&charts).map_or_else(|_| "null".into(), |j| j.replace("</", "<\\/"));
+    Html(PAGE.replace("/*CHARTS*/null", &json))
 }
 
 async fn gating(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {

@@ -8,9 +8,13 @@
 
 use crate::gamelog::GameLog;
 use crate::ingest::IngestLimits;
-use crate::learner::{Counters, RestoreInputs, SessionBound, Shared, TrainingLoop};
+use crate::learner::restore::RestoreInputs;
+use crate::learner::schedule::SessionBound;
+use crate::learner::{Counters, Shared, TrainingLoop};
 use crate::service::{check_token, LearnerService};
 use dojo_core::game::{FromAnyGame, Game};
+use dojo_core::metrics::table::{BUFFER_POSITIONS, STEP};
+use dojo_core::metrics::Line;
 use dojo_core::with_game;
 use dojo_proto::pb::learner_server::{LearnerServer, SERVICE_NAME as LEARNER_SERVICE};
 use dojo_proto::MAX_MESSAGE_BYTES;
@@ -156,11 +160,10 @@ fn start_typed<G: Game + FromAnyGame>(
         ..Shared::new(run_id, config, run, log, tx, published)
     });
     shared.telemetry.published(shared.newest().version);
-    shared.telemetry.trained(
-        shared.counters.steps.load(Ordering::Relaxed),
-        0.0,
-        shared.counters.buffer_positions.load(Ordering::Relaxed) as usize,
-    );
+    let mut resumed = Line::new();
+    resumed.count(&STEP, shared.counters.steps.load(Ordering::Relaxed));
+    resumed.count(&BUFFER_POSITIONS, shared.counters.buffer_positions.load(Ordering::Relaxed));
+    shared.telemetry.window(&resumed, &[]);
     let trainer_shared = shared.clone();
     let trainer = std::thread::Builder::new()
         .name("dojo-trainer".into())

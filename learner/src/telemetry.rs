@@ -1,8 +1,12 @@
 //! What the learner tells Prometheus (`GET /metrics` on `--http ADDR`): ingest by outcome
-//! and its ack latency, training progress, the workers it has heard from, and for
-//! one-player games (2048, 2584) the self-play scores and how many games reached each tile.
+//! and its ack latency, the metrics window's gauges (training progress and losses, and for
+//! one-player games (2048, 2584) the self-play scores), the workers it has heard from, and
+//! how many one-player games reached each tile. Every name, help and type is a row of the
+//! metrics table (`dojo_core::metrics::table`): the window's gauges are made from it.
 
 use dojo_core::game::GameSpec;
+use dojo_core::metrics::table::{self, learner as names, LINE};
+use dojo_core::metrics::{Kind, Line, Metric, Prometheus, Value};
 use dojo_core::ntuple::report::{is_scored, reach_tiles, GameScore};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -38,33 +42,52 @@ struct Tile {
     tile: u32,
 }
 
-/// The metrics of one-player runs: gauges of the last metrics window's games (what the
-/// dashboard charts), and counters a query can turn into reach rates over any range
+/// The gauge of a metrics window's number (a row of the table's `LINE` with a Prometheus
+/// name): an integer one for counts, so `dojo_training_step 120` reads as it always has.
+#[derive(Debug)]
+enum WindowGauge {
+    Count(Gauge),
+    Real(Gauge<f64, AtomicU64>),
+}
+
+impl WindowGauge {
+    fn set(&self, value: &Value) {
+        match (self, value) {
+            (WindowGauge::Count(g), Value::Count(n)) => {
+                g.set(i64::try_from(*n).unwrap_or(i64::MAX));
+            }
+            (WindowGauge::Real(g), v) => {
+                if let Some(x) = v.as_f64() {
+                    g.set(x);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One-player runs' counters, which a query can turn into reach rates over any range
 /// (`rate(games_reaching_tile_total[1h]) / rate(scored_games_total[1h])`).
-struct ScoreMetrics {
+struct ScoreCounters {
     spec: GameSpec,
-    mean_score: Gauge<f64, AtomicU64>,
-    max_score: Gauge,
-    max_tile: Gauge,
     scored_games: Counter,
     reaching: Family<Tile, Counter>,
 }
 
-/// The learner's metrics, updated where things happen and read by each scrape.
+/// The learner's metrics, updated where things happen and read by each scrape. Names, help
+/// and types are the metrics table's (`dojo_core::metrics::table`).
 pub struct Telemetry {
     registry: Registry,
     games: Family<Outcome, Counter>,
     ack_seconds: Histogram,
-    step: Gauge,
-    samples_per_second: Gauge<f64, AtomicU64>,
-    model_version: Gauge,
-    buffer_positions: Gauge,
+    /// The gauges of the metrics window, those of the table's rows this run's game has.
+    window: Vec<(&'static Metric, WindowGauge)>,
     workers_connected: Gauge,
     worker_last_seen: Family<Worker, Gauge<f64, AtomicU64>>,
     worker_games: Family<Worker, Counter>,
     storage_writable: Family<Store, Gauge>,
     /// Only for one-player games: a two-player run has no scores to show as zeros.
-    scores: Option<ScoreMetrics>,
+    scores: Option<ScoreCounters>,
     /// Each worker's calls and games, for the connected count and the dashboard.
     seen: Mutex<HashMap<String, WorkerSeen>>,
 }
@@ -103,17 +126,46 @@ impl Default for Telemetry {
     }
 }
 
+/// Registers `metric` under the table's name and help.
+fn register(registry: &mut Registry, p: &Prometheus, metric: impl prometheus_client::registry::Metric) {
+    registry.register(p.name, p.help, metric);
+}
+
 impl Telemetry {
+    /// A two-player run's metrics.
     pub fn new() -> Telemetry {
+        Telemetry::with_scores(None)
+    }
+
+    /// [`Telemetry::new`] with the score metrics when `spec` is a one-player game.
+    pub fn for_game(spec: &GameSpec) -> Telemetry {
+        Telemetry::with_scores(is_scored(spec).then_some(spec))
+    }
+
+    fn with_scores(scored: Option<&GameSpec>) -> Telemetry {
+        let mut registry = Registry::default();
+        let window = LINE
+            .iter()
+            .filter(|m| m.players.includes(scored.is_some()))
+            .filter_map(|m| {
+                let p = m.prometheus.as_ref()?;
+                let gauge = match m.kind {
+                    Kind::Real => WindowGauge::Real(Gauge::default()),
+                    Kind::Count | Kind::Keyed => WindowGauge::Count(Gauge::default()),
+                };
+                match &gauge {
+                    WindowGauge::Count(g) => register(&mut registry, p, g.clone()),
+                    WindowGauge::Real(g) => register(&mut registry, p, g.clone()),
+                }
+                Some((*m, gauge))
+            })
+            .collect();
         let mut t = Telemetry {
-            registry: Registry::with_prefix("dojo"),
+            registry,
             games: Family::default(),
             // 0.1 ms .. ~3 s.
             ack_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
-            step: Gauge::default(),
-            samples_per_second: Gauge::default(),
-            model_version: Gauge::default(),
-            buffer_positions: Gauge::default(),
+            window,
             workers_connected: Gauge::default(),
             worker_last_seen: Family::default(),
             worker_games: Family::default(),
@@ -121,85 +173,25 @@ impl Telemetry {
             scores: None,
             seen: Mutex::new(HashMap::new()),
         };
-        t.registry.register("ingest_games", "Games submitted by workers, by what became of them", t.games.clone());
-        t.registry.register(
-            "ingest_ack_seconds",
-            "Time from a game's arrival to its acknowledgement (validation and fsync)",
-            t.ack_seconds.clone(),
-        );
-        t.registry.register("training_step", "Training steps taken", t.step.clone());
-        t.registry.register(
-            "training_samples_per_second",
-            "Training samples per second, last window",
-            t.samples_per_second.clone(),
-        );
-        t.registry.register("model_version", "Newest published model version", t.model_version.clone());
-        t.registry.register("replay_buffer_positions", "Positions in the replay buffer", t.buffer_positions.clone());
-        t.registry.register(
-            "workers_connected",
-            "Workers heard from within the last 60 seconds",
-            t.workers_connected.clone(),
-        );
-        t.registry.register(
-            "worker_last_seen_timestamp_seconds",
-            "When each worker last called, in Unix seconds",
-            t.worker_last_seen.clone(),
-        );
-        t.registry.register(
-            "worker_games",
-            "Games each worker delivered and the learner stored",
-            t.worker_games.clone(),
-        );
-        t.registry.register(
-            "storage_writable",
-            "1 while the run directory takes this writer's writes, 0 while they fail (a full disk)",
-            t.storage_writable.clone(),
-        );
-        t.storage(true, true);
-        t
-    }
-
-    /// [`Telemetry::new`] with the score metrics when `spec` is a one-player game.
-    pub fn for_game(spec: &GameSpec) -> Telemetry {
-        let mut t = Telemetry::new();
-        if !is_scored(spec) {
-            return t;
-        }
-        let scores = ScoreMetrics {
-            spec: spec.clone(),
-            mean_score: Gauge::default(),
-            max_score: Gauge::default(),
-            max_tile: Gauge::default(),
-            scored_games: Counter::default(),
-            reaching: Family::default(),
-        };
         let r = &mut t.registry;
-        r.register(
-            "selfplay_mean_score",
-            "Mean score of the self-play games of the last metrics window",
-            scores.mean_score.clone(),
-        );
-        r.register(
-            "selfplay_max_score",
-            "Best score among the self-play games of the last metrics window",
-            scores.max_score.clone(),
-        );
-        r.register(
-            "selfplay_max_tile",
-            "Largest tile of the self-play games of the last metrics window",
-            scores.max_tile.clone(),
-        );
-        r.register("selfplay_scored_games", "Self-play games whose scores were counted", scores.scored_games.clone());
-        r.register(
-            "selfplay_games_reaching_tile",
-            "Self-play games whose largest tile was this tile or bigger",
-            scores.reaching.clone(),
-        );
-        // Every tile of the table from the start, so a rate has a zero to start from.
-        for tile in reach_tiles(spec, 0) {
-            drop(scores.reaching.get_or_create(&Tile { tile }));
+        register(r, &names::INGEST_GAMES, t.games.clone());
+        register(r, &names::INGEST_ACK_SECONDS, t.ack_seconds.clone());
+        register(r, &names::WORKERS_CONNECTED, t.workers_connected.clone());
+        register(r, &names::WORKER_LAST_SEEN, t.worker_last_seen.clone());
+        register(r, &names::WORKER_GAMES, t.worker_games.clone());
+        register(r, &names::STORAGE_WRITABLE, t.storage_writable.clone());
+        if let Some(spec) = scored {
+            let scores =
+                ScoreCounters { spec: spec.clone(), scored_games: Counter::default(), reaching: Family::default() };
+            register(r, &names::SCORED_GAMES, scores.scored_games.clone());
+            register(r, &names::GAMES_REACHING_TILE, scores.reaching.clone());
+            // Every tile of the table from the start, so a rate has a zero to start from.
+            for tile in reach_tiles(spec, 0) {
+                drop(scores.reaching.get_or_create(&Tile { tile }));
+            }
+            t.scores = Some(scores);
         }
-        t.scores = Some(scores);
+        t.storage(true, true);
         t
     }
 
@@ -245,32 +237,31 @@ impl Telemetry {
         }
     }
 
-    /// Training's state after a metrics window.
-    pub fn trained(&self, step: u64, samples_per_second: f64, buffer_positions: usize) {
-        self.step.set(step as i64);
-        self.samples_per_second.set(samples_per_second);
-        self.buffer_positions.set(buffer_positions as i64);
-    }
-
-    /// The one-player games of a metrics window (nothing for a two-player run): the gauges
-    /// show this window once it has games, the counters add them.
-    pub fn scored(&self, games: &[GameScore]) {
+    /// A metrics window's line: its numbers that have a gauge (the losses, the step, the
+    /// throughput, a one-player window's scores once it has games); and the scores of its
+    /// one-player games (nothing for a two-player run), which the counters add.
+    pub fn window(&self, line: &Line, scores: &[GameScore]) {
+        for (metric, value) in line.values() {
+            self.set(metric, value);
+        }
         let Some(s) = &self.scores else { return };
-        let Some(best) = games.iter().map(|g| g.score).max() else { return };
-        let mean = games.iter().map(|g| g.score as f64).sum::<f64>() / games.len() as f64;
-        s.mean_score.set(mean);
-        s.max_score.set(i64::try_from(best).unwrap_or(i64::MAX));
-        s.max_tile.set(games.iter().map(|g| i64::from(g.max_tile)).max().unwrap_or(0));
-        s.scored_games.inc_by(games.len() as u64);
-        for g in games {
+        s.scored_games.inc_by(scores.len() as u64);
+        for g in scores {
             for tile in reach_tiles(&s.spec, g.max_tile).into_iter().filter(|&t| t <= g.max_tile) {
                 s.reaching.get_or_create(&Tile { tile }).inc();
             }
         }
     }
 
+    /// Sets the gauge of a window's metric (nothing where the run has none for it).
+    pub fn set(&self, metric: &Metric, value: &Value) {
+        if let Some((_, gauge)) = self.window.iter().find(|(m, _)| m.key == metric.key) {
+            gauge.set(value);
+        }
+    }
+
     pub fn published(&self, version: u64) {
-        self.model_version.set(version as i64);
+        self.set(&table::VERSION, &Value::Count(version));
     }
 
     /// The workers heard from, by name.
@@ -308,6 +299,8 @@ impl Telemetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learner::metrics::scores;
+    use dojo_core::metrics::table::*;
 
     #[test]
     fn the_page_counts_ingest_by_outcome_and_names_the_workers() {
@@ -316,7 +309,10 @@ mod tests {
         t.ingested(Ingest::Stored, Duration::from_millis(3), Some("host-1"), Some(4));
         t.ingested(Ingest::Duplicate, Duration::from_millis(1), Some("host-2"), Some(4));
         t.ingested(Ingest::Rejected, Duration::from_millis(1), None, None);
-        t.trained(120, 950.5, 4000);
+        let mut line = Line::new();
+        line.count(&STEP, 120).real(&SAMPLES_PER_S, 950.5).count(&BUFFER_POSITIONS, 4000).count(&GAMES, 9);
+        line.real(&POLICY_LOSS, 1.5).real(&VALUE_LOSS, 0.25).real(&L2_LOSS, 0.125).real(&TOTAL_LOSS, 1.875);
+        t.window(&line, &[]);
         t.published(7);
         let page = t.render();
         for line in [
@@ -328,6 +324,10 @@ mod tests {
             "dojo_training_samples_per_second 950.5",
             "dojo_model_version 7",
             "dojo_replay_buffer_positions 4000",
+            "dojo_training_policy_loss 1.5",
+            "dojo_training_value_loss 0.25",
+            "dojo_training_l2_loss 0.125",
+            "dojo_training_total_loss 1.875",
             "dojo_workers_connected 2",
             "dojo_worker_games_total{worker=\"host-1\"} 2",
         ] {
@@ -352,9 +352,15 @@ mod tests {
         let zeros = t.render();
         assert!(zeros.contains("dojo_selfplay_games_reaching_tile_total{tile=\"32768\"} 0\n"), "{zeros}");
         let g = |score, max_tile| GameScore { score, max_tile };
-        t.scored(&[g(100, 2048), g(300, 1024)]);
-        t.scored(&[]);
-        t.scored(&[g(50, 4096), g(70, 512), g(90, 256), g(20, 8)]);
+        let window = |games: &[GameScore]| {
+            let mut line = Line::new();
+            line.count(&STEP, 20);
+            scores(&GameSpec::Twenty48, games, &mut line);
+            t.window(&line, games);
+        };
+        window(&[g(100, 2048), g(300, 1024)]);
+        window(&[]);
+        window(&[g(50, 4096), g(70, 512), g(90, 256), g(20, 8)]);
         let page = t.render();
         for line in [
             "dojo_selfplay_mean_score 57.5",
@@ -369,5 +375,17 @@ mod tests {
         }
         assert!(page.contains("# TYPE dojo_selfplay_games_reaching_tile_total counter\n"), "{page}");
         assert!(page.contains("# TYPE dojo_selfplay_max_tile gauge\n"), "{page}");
+    }
+
+    #[test]
+    fn the_page_declares_every_metric_of_the_table_with_its_type_and_help() {
+        let t = Telemetry::for_game(&GameSpec::Twenty48);
+        // A family shows once it has a member.
+        t.ingested(Ingest::Stored, Duration::from_millis(2), Some("host-1"), Some(1));
+        let page = t.render();
+        let window = LINE.iter().filter_map(|m| m.prometheus.as_ref());
+        let undeclared: Vec<&str> =
+            window.chain(names::ALL.iter().copied()).filter(|p| !p.declared_on(&page)).map(|p| p.name).collect();
+        assert!(undeclared.is_empty(), "{undeclared:?} in\n{page}");
     }
 }

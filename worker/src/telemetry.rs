@@ -1,7 +1,10 @@
 //! What a worker tells Prometheus and the probes (`dojo worker --http ADDR`): games played
 //! and uploaded, the spool, the model it plays, and whether it is ready (a model loaded and
-//! the learner reachable).
+//! the learner reachable). Every name, help and type is a row of the metrics table
+//! (`dojo_core::metrics::table::worker`).
 
+use dojo_core::metrics::table::worker as names;
+use dojo_core::metrics::Prometheus;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -45,10 +48,15 @@ impl Default for WorkerTelemetry {
     }
 }
 
+/// Registers `metric` under the table's name and help.
+fn register(registry: &mut Registry, p: &Prometheus, metric: impl prometheus_client::registry::Metric) {
+    registry.register(p.name, p.help, metric);
+}
+
 impl WorkerTelemetry {
     pub fn new() -> WorkerTelemetry {
         let mut t = WorkerTelemetry {
-            registry: Registry::with_prefix("dojo_worker"),
+            registry: Registry::default(),
             games_played: Counter::default(),
             positions: Counter::default(),
             uploaded: Family::default(),
@@ -63,23 +71,16 @@ impl WorkerTelemetry {
             model_loaded: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
         };
-        t.registry.register("games_played", "Self-play games finished and spooled", t.games_played.clone());
-        t.registry.register("positions", "Moves played in finished self-play games", t.positions.clone());
-        t.registry.register("uploaded_games", "Games the learner answered for, by its answer", t.uploaded.clone());
-        t.registry.register(
-            "upload_failures",
-            "Uploads that failed (learner unreachable, timed out); their games stay spooled",
-            t.upload_failures.clone(),
-        );
-        t.registry.register("upload_seconds", "Time an upload of the spool took", t.upload_seconds.clone());
-        t.registry.register("spool_games", "Games waiting in the spool for the learner", t.spool_games.clone());
-        t.registry.register("games_in_flight", "Self-play games being played now", t.games_in_flight.clone());
-        t.registry.register("model_version", "The model version self-play uses", t.model_version.clone());
-        t.registry.register(
-            "learner_reachable",
-            "1 while the learner answers, 0 while it does not",
-            t.learner_reachable.clone(),
-        );
+        let r = &mut t.registry;
+        register(r, &names::GAMES_PLAYED, t.games_played.clone());
+        register(r, &names::POSITIONS, t.positions.clone());
+        register(r, &names::UPLOADED_GAMES, t.uploaded.clone());
+        register(r, &names::UPLOAD_FAILURES, t.upload_failures.clone());
+        register(r, &names::UPLOAD_SECONDS, t.upload_seconds.clone());
+        register(r, &names::SPOOL_GAMES, t.spool_games.clone());
+        register(r, &names::GAMES_IN_FLIGHT, t.games_in_flight.clone());
+        register(r, &names::MODEL_VERSION, t.model_version.clone());
+        register(r, &names::LEARNER_REACHABLE, t.learner_reachable.clone());
         t
     }
 
@@ -186,5 +187,15 @@ mod tests {
         t.learner(true);
         t.stopping();
         assert_eq!(t.not_ready(), Some("stopping"));
+    }
+
+    #[test]
+    fn the_page_declares_every_metric_of_the_table_with_its_type_and_help() {
+        let t = WorkerTelemetry::new();
+        // A family shows once it has a member.
+        t.uploaded(1, 0, Duration::from_millis(5));
+        let page = t.render();
+        let undeclared: Vec<&str> = names::ALL.iter().filter(|p| !p.declared_on(&page)).map(|p| p.name).collect();
+        assert!(undeclared.is_empty(), "{undeclared:?} in\n{page}");
     }
 }
