@@ -468,8 +468,7 @@ fn choose_best(run: &RunPaths, version: u64, name: &str, how: &str) -> Result<()
     let _lock = journal::lock_exclusive(
         &run.gating_lock(),
         "dojo train or dojo gate is gating this run: stop it to choose the best by tournament",
-    )
-    .map_err(anyhow::Error::msg)?;
+    )?;
     let sidecar = BestStore::new(run.best()).promote(&run.model_version(version)).map_err(anyhow::Error::msg)?;
     println!("{name} ({how}) is now {} (step {})", run.best().display(), sidecar.step);
     Ok(())
