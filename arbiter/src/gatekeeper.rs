@@ -129,8 +129,9 @@ impl Gatekeeper {
         let lock = journal::lock_exclusive(
             &run.gating_lock(),
             "another process (dojo train or dojo gate, or dojo tournament --choose-best) is gating this run",
-        )?;
-        journal::end_partial_line(&run.gating_log())?;
+        )
+        .map_err(|e| e.to_string())?;
+        journal::end_partial_line(&run.gating_log()).map_err(|e| e.to_string())?;
         let best = BestStore::new(run.best());
         let best_version = best.current()?.map(|s| s.version);
         let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
@@ -208,7 +209,7 @@ impl Gatekeeper {
         let graded = if record.promoted { self.best.path().to_path_buf() } else { candidate.clone() };
         record.grade = self.grade(&graded);
         self.last_gated = version;
-        journal::append(&self.run.gating_log(), &record)?;
+        journal::append(&self.run.gating_log(), &record).map_err(|e| e.to_string())?;
         self.tensorboard_record(&record, &graded);
         Ok(record)
     }
@@ -318,7 +319,7 @@ pub fn newest_version(run: &RunPaths) -> Result<u64, String> {
 
 /// Every decision in `gating.jsonl`; a line cut short by a crash is skipped.
 pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, String> {
-    journal::read(&run.gating_log())
+    journal::read(&run.gating_log()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

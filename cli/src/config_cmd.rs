@@ -14,7 +14,7 @@ pub struct ConfigArgs {
 
 pub fn run(args: ConfigArgs) -> Result<()> {
     let config = RunConfig::for_game(args.game.parse().context("--game")?);
-    config.validate().map_err(anyhow::Error::msg)?;
+    config.validate()?;
     print!("{}", config.to_toml());
     Ok(())
 }

@@ -46,7 +46,7 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if !run.exists() {
         bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
     }
-    let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
+    let config = RunConfig::load(&run.config())?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut keeper = Gatekeeper::open(&run, &gate_policy(&config, threads)).map_err(anyhow::Error::msg)?;
     let every = args.every.unwrap_or(config.gating.every_versions).max(1);

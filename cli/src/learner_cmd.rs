@@ -63,7 +63,7 @@ pub struct LearnerArgs {
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
-    let config = args.config.as_ref().map(|p| RunConfig::load(p)).transpose().map_err(anyhow::Error::msg)?;
+    let config = args.config.as_ref().map(|p| RunConfig::load(p)).transpose()?;
     let listen: std::net::SocketAddr = args
         .listen
         .parse()

@@ -35,7 +35,7 @@ pub fn run(args: PlotArgs) -> Result<()> {
     let out = args.out.unwrap_or_else(|| run.root.join("plots"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     // A line cut short by a crash is passed over.
-    let metrics: Vec<serde_json::Value> = journal::read(&run.metrics()).map_err(anyhow::Error::msg)?;
+    let metrics: Vec<serde_json::Value> = journal::read(&run.metrics())?;
     let name = run.root.file_name().map_or_else(|| run.root.display().to_string(), |n| n.to_string_lossy().into());
     // A config that does not load is `dojo plot`'s problem only as far as the figures go.
     let one_player = RunConfig::load(&run.config()).is_ok_and(|c| is_scored(&c.game));

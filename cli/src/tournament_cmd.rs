@@ -121,7 +121,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if !run.exists() {
         bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
     }
-    let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
+    let config = RunConfig::load(&run.config())?;
     let dir = tournament_dir(&run.tournaments(), &args.name).map_err(anyhow::Error::msg)?;
     let before = dir.read_spec().map_err(anyhow::Error::msg)?;
     let one_player = is_one_player(&config.game).map_err(anyhow::Error::msg)?;
@@ -379,7 +379,7 @@ fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig, one_playe
             bail!("--every-nth-version must be at least 1");
         }
         let every = |v: u64| args.every_nth_version.is_some_and(|k| v.is_multiple_of(k));
-        let versions = run.versions().map_err(anyhow::Error::msg)?;
+        let versions = run.versions()?;
         let newest = versions.last().copied();
         // Checkpoints are named by absolute path, so the tournament plays from anywhere.
         let root = std::fs::canonicalize(&run.root).with_context(|| format!("{}", run.root.display()))?;
@@ -468,8 +468,7 @@ fn choose_best(run: &RunPaths, version: u64, name: &str, how: &str) -> Result<()
     let _lock = journal::lock_exclusive(
         &run.gating_lock(),
         "dojo train or dojo gate is gating this run: stop it to choose the best by tournament",
-    )
-    .map_err(anyhow::Error::msg)?;
+    )?;
     let sidecar = BestStore::new(run.best()).promote(&run.model_version(version)).map_err(anyhow::Error::msg)?;
     println!("{name} ({how}) is now {} (step {})", run.best().display(), sidecar.step);
     Ok(())

@@ -173,7 +173,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let run = RunDir::new(&args.run_dir);
     let game: Option<GameSpec> = args.game.as_deref().map(str::parse).transpose().context("--game")?;
     let mut config = match &args.config {
-        Some(p) => Some(RunConfig::load(p).map_err(anyhow::Error::msg)?),
+        Some(p) => Some(RunConfig::load(p)?),
         None if run.exists() => None,
         // A new run gets the game's defaults (`dojo config --game G` prints them).
         None => Some(RunConfig::for_game(game.clone().unwrap_or_else(GameSpec::connect4))),
@@ -181,7 +181,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if let Some(spec) = game {
         let c = config.get_or_insert_with(|| RunConfig::load(&run.config()).unwrap_or_default());
         c.game = spec;
-        c.validate().map_err(anyhow::Error::msg)?;
+        c.validate()?;
     }
     let device = args.device.parse::<DeviceSpec>()?.resolve()?;
     let deadline = args

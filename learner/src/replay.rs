@@ -111,7 +111,7 @@ impl<G: Game> ReplayBuffer<G> {
     /// An empty buffer; refuses a config that [`ReplayConfig::validate`] refuses.
     /// `return_scale` is the scale of one-player games' value targets.
     pub fn new(config: ReplayConfig, return_scale: ReturnScale) -> Result<ReplayBuffer<G>, String> {
-        config.validate()?;
+        config.validate().map_err(|e| e.to_string())?;
         Ok(ReplayBuffer {
             opts: config.sample_options(return_scale),
             window_limit: config.window_limit(0),

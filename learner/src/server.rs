@@ -112,7 +112,7 @@ impl Drop for LearnerHandle {
 pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, String> {
     opts.limits.validate()?;
     let run = RunDir::new(&opts.run_dir);
-    let (config, run_id) = run.create_or_open(opts.config.as_ref())?;
+    let (config, run_id) = run.create_or_open(opts.config.as_ref()).map_err(|e| e.to_string())?;
     let stale = run.remove_stale_temp_files();
     if stale > 0 {
         tracing::info!("removed {stale} half-written files an earlier learner left behind");

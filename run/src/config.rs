@@ -1,7 +1,10 @@
 //! The run's configuration: one TOML file with every knob, documented defaults, and unknown
 //! keys refused (a typo must not silently fall back to a default).
 
+mod error;
 pub mod replay;
+
+pub use error::{ConfigError, CoreError};
 
 use dojo_core::game::Game;
 use dojo_core::game::GameSpec;
@@ -211,25 +214,32 @@ impl Default for GatingConfig {
 }
 
 impl GatingConfig {
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.games < 2 || !self.games.is_multiple_of(2) {
-            return Err(format!("gating.games = {} must be even and at least 2 (games come in pairs)", self.games));
+            let rule = "be even and at least 2 (games come in pairs)";
+            return Err(ConfigError::out_of_range("gating.games", self.games, rule));
         }
         if self.simulations == 0 {
-            return Err("gating.simulations must be at least 1".into());
+            return Err(ConfigError::Zero { keys: "gating.simulations" });
         }
         if self.grade_sims == Some(0) {
-            return Err("gating.grade_sims must be at least 1".into());
+            return Err(ConfigError::Zero { keys: "gating.grade_sims" });
         }
         if !(self.promote_score > 0.0 && self.promote_score <= 1.0) {
-            return Err(format!("gating.promote_score = {} must be within (0, 1]", self.promote_score));
+            return Err(ConfigError::out_of_range("gating.promote_score", self.promote_score, "be within (0, 1]"));
         }
         let s = &self.sprt;
         if !(s.alpha > 0.0 && s.alpha < 0.5 && s.beta > 0.0 && s.beta < 0.5) {
-            return Err(format!("gating.sprt.alpha = {} and beta = {} must be within (0, 0.5)", s.alpha, s.beta));
+            return Err(ConfigError::PairOutOfRange {
+                key: "gating.sprt.alpha",
+                value: s.alpha.to_string(),
+                other: "beta",
+                other_value: s.beta.to_string(),
+                rule: "be within (0, 0.5)",
+            });
         }
         if !(s.elo0.is_finite() && s.elo1.is_finite() && s.elo1 > s.elo0) {
-            return Err(format!("gating.sprt.elo1 = {} must be above elo0 = {}", s.elo1, s.elo0));
+            return Err(ConfigError::out_of_range("gating.sprt.elo1", s.elo1, format!("be above elo0 = {}", s.elo0)));
         }
         Ok(())
     }
@@ -302,15 +312,18 @@ impl RunConfig {
     }
 
     /// Parses TOML, naming the bad key or value.
-    pub fn from_toml(text: &str) -> Result<RunConfig, String> {
-        let config: RunConfig = toml::from_str(text).map_err(|e| e.to_string().trim().to_string())?;
+    pub fn from_toml(text: &str) -> Result<RunConfig, ConfigError> {
+        let config: RunConfig = toml::from_str(text).map_err(|error| ConfigError::Parse { error })?;
         config.validate()?;
         Ok(config)
     }
 
-    pub fn load(path: &Path) -> Result<RunConfig, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        RunConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+    /// Reads and parses the config file at `path`; what is wrong in it names the file.
+    pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|error| ConfigError::Read { path: path.to_path_buf(), error })?;
+        RunConfig::from_toml(&text)
+            .map_err(|error| ConfigError::InFile { path: path.to_path_buf(), error: Box::new(error) })
     }
 
     pub fn to_toml(&self) -> String {
@@ -319,38 +332,39 @@ impl RunConfig {
 
     /// The network a new run starts with (random weights of this shape), for positions like
     /// `start` (the record start of its board, or one of its boards).
-    pub fn architecture<G: Game>(&self, start: &G) -> Result<Architecture, String> {
+    pub fn architecture<G: Game>(&self, start: &G) -> Result<Architecture, ConfigError> {
         let mut arch = self.full_architecture(start)?;
         match self.net.input_planes {
             0 => {}
             n if n <= arch.input_channels => {
                 arch.input_channels = n;
-                arch.validate().map_err(|e| format!("net.input_planes = {n}: {e}"))?;
+                arch.validate()
+                    .map_err(|e| ConfigError::Net { setting: format!("net.input_planes = {n}"), error: e.into() })?;
             }
-            n => {
-                return Err(format!(
-                    "net.input_planes = {n}: {} networks take at most {} planes",
-                    self.game, arch.input_channels
-                ))
+            planes => {
+                return Err(ConfigError::TooManyPlanes { planes, game: self.game.clone(), max: arch.input_channels })
             }
         }
         Ok(arch)
     }
 
     /// [`RunConfig::architecture`] with every input plane the game encodes.
-    fn full_architecture<G: Game>(&self, start: &G) -> Result<Architecture, String> {
+    fn full_architecture<G: Game>(&self, start: &G) -> Result<Architecture, ConfigError> {
         if self.any_size() {
-            let (width, height) = self.game.largest_board().ok_or_else(|| {
-                format!("net.any_size: an any-size network plays Connect Four boards, not {}", self.game)
-            })?;
+            let (width, height) =
+                self.game.largest_board().ok_or_else(|| ConfigError::AnySizeGame { game: self.game.clone() })?;
             if self.net.policy_head != PolicyHeadChoice::Auto {
-                return Err("net.any_size: an any-size network has its own policy head (leave policy_head auto)".into());
+                return Err(ConfigError::AnySizePolicyHead);
             }
             let arch = Architecture::any_size(self.game.clone(), width, height, self.net.blocks, self.net.channels);
-            arch.validate()?;
+            arch.validate().map_err(ConfigError::core)?;
             return Ok(arch);
         }
-        let head = self.net.policy_head.resolve(start).map_err(|e| format!("net.policy_head: {e}"))?;
+        let head = self
+            .net
+            .policy_head
+            .resolve(start)
+            .map_err(|e| ConfigError::Net { setting: "net.policy_head".into(), error: e.into() })?;
         // A one-player game's network names the scale of its values.
         let max_return = (start.num_players() == 1).then_some(self.search.max_return as u64);
         Ok(Architecture::for_game(start, self.net.blocks, self.net.channels)
@@ -364,34 +378,37 @@ impl RunConfig {
         self.net.any_size || self.game.is_random()
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if !(1..=64).contains(&self.net.blocks) || !(1..=1024).contains(&self.net.channels) {
-            return Err(format!(
-                "net.blocks = {} and net.channels = {} must be within 1..=64 and 1..=1024",
-                self.net.blocks, self.net.channels
-            ));
+            return Err(ConfigError::PairOutOfRange {
+                key: "net.blocks",
+                value: self.net.blocks.to_string(),
+                other: "net.channels",
+                other_value: self.net.channels.to_string(),
+                rule: "be within 1..=64 and 1..=1024",
+            });
         }
-        let probe = self.game.probe().map_err(|e| e.to_string())?;
+        let probe = self.game.probe().map_err(ConfigError::core)?;
         dojo_core::with_game!(&probe, g => self.architecture(g))?;
-        self.search.validate()?;
-        self.selfplay.validate()?;
-        self.train.validate()?;
+        self.search.validate().map_err(ConfigError::core)?;
+        self.selfplay.validate().map_err(ConfigError::core)?;
+        self.train.validate().map_err(ConfigError::core)?;
         self.replay.validate()?;
         let l = &self.learner;
         if l.publish_every == 0 || l.checkpoint_every == 0 {
-            return Err("learner.publish_every and learner.checkpoint_every must be at least 1".into());
+            return Err(ConfigError::Zero { keys: "learner.publish_every and learner.checkpoint_every" });
         }
         if !(0.0..=1.0).contains(&l.anneal_fraction) {
-            return Err(format!("learner.anneal_fraction = {} must be within 0..=1", l.anneal_fraction));
+            return Err(ConfigError::out_of_range("learner.anneal_fraction", l.anneal_fraction, "be within 0..=1"));
         }
         if !(l.anneal_factor > 0.0 && l.anneal_factor <= 1.0) {
-            return Err(format!("learner.anneal_factor = {} must be within (0, 1]", l.anneal_factor));
+            return Err(ConfigError::out_of_range("learner.anneal_factor", l.anneal_factor, "be within (0, 1]"));
         }
         if l.threads == 0 || self.workers.threads == 0 {
-            return Err("learner.threads and workers.threads must be at least 1".into());
+            return Err(ConfigError::Zero { keys: "learner.threads and workers.threads" });
         }
         if l.segment_bytes < 4096 {
-            return Err(format!("learner.segment_bytes = {} must be at least 4096", l.segment_bytes));
+            return Err(ConfigError::out_of_range("learner.segment_bytes", l.segment_bytes, "be at least 4096"));
         }
         self.gating.validate()
     }
@@ -451,6 +468,20 @@ mod tests {
     }
 
     #[test]
+    fn a_config_that_cannot_be_read_names_its_file_and_the_reason_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("none.toml");
+        let err = RunConfig::load(&missing).unwrap_err();
+        assert!(matches!(&err, ConfigError::Read { path, .. } if *path == missing), "{err:?}");
+        let reason = std::fs::read(&missing).unwrap_err();
+        assert_eq!(err.to_string(), format!("cannot read {}: {reason}", missing.display()));
+        // The reason is in the message, so `dojo`'s `{:#}` must not find it again as a source.
+        assert!(std::error::Error::source(&err).is_none());
+        let err = RunConfig::from_toml("[gating]\ngames = 7\n").unwrap_err();
+        assert!(matches!(&err, ConfigError::OutOfRange { key: "gating.games", value, .. } if value == "7"), "{err:?}");
+    }
+
+    #[test]
     fn defaults_round_trip_through_toml() {
         let c = RunConfig::default();
         let text = c.to_toml();
@@ -467,15 +498,15 @@ mod tests {
         assert_eq!(c.game, GameSpec::Gomoku { size: 9 });
         assert_eq!((c.search.simulations, c.net.blocks, c.net.channels), (64, 2, 32));
         assert_eq!(c.search.vcf_nodes, 1000);
-        let err = RunConfig::from_toml("[search]\nsimulatons = 64\n").unwrap_err();
+        let err = RunConfig::from_toml("[search]\nsimulatons = 64\n").unwrap_err().to_string();
         assert!(err.contains("unknown field `simulatons`"), "{err}");
-        let err = RunConfig::from_toml("game = \"chess\"\n").unwrap_err();
+        let err = RunConfig::from_toml("game = \"chess\"\n").unwrap_err().to_string();
         assert!(err.contains("unknown game"), "{err}");
-        let err = RunConfig::from_toml("[learner]\npublish_every = 0\n").unwrap_err();
+        let err = RunConfig::from_toml("[learner]\npublish_every = 0\n").unwrap_err().to_string();
         assert_eq!(err, "learner.publish_every and learner.checkpoint_every must be at least 1");
-        let err = RunConfig::from_toml("[learner]\nanneal_fraction = 1.5\n").unwrap_err();
+        let err = RunConfig::from_toml("[learner]\nanneal_fraction = 1.5\n").unwrap_err().to_string();
         assert_eq!(err, "learner.anneal_fraction = 1.5 must be within 0..=1");
-        let err = RunConfig::from_toml("[learner]\nanneal_factor = 0\n").unwrap_err();
+        let err = RunConfig::from_toml("[learner]\nanneal_factor = 0\n").unwrap_err().to_string();
         assert_eq!(err, "learner.anneal_factor = 0 must be within (0, 1]");
         // Boards that differ per game get an any-size network; other games cannot have one.
         let c = RunConfig::from_toml("game = \"connect4:saiblo\"\n").unwrap();
@@ -483,11 +514,12 @@ mod tests {
         let probe = c.game.probe().unwrap();
         let arch = dojo_core::with_game!(&probe, g => c.architecture(g)).unwrap();
         assert_eq!((arch.any_size, arch.width, arch.height, arch.actions), (true, 12, 12, 12));
-        let err = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\nany_size = true\n").unwrap_err();
+        let err = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\nany_size = true\n").unwrap_err().to_string();
         assert_eq!(err, "net.any_size: an any-size network plays Connect Four boards, not gomoku:9");
-        let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n[net]\npolicy_head = \"fc\"\n").unwrap_err();
+        let err =
+            RunConfig::from_toml("game = \"connect4:saiblo\"\n[net]\npolicy_head = \"fc\"\n").unwrap_err().to_string();
         assert!(err.contains("leave policy_head auto"), "{err}");
-        let err = RunConfig::from_toml("[net]\npolicy_head = \"conv\"\n").unwrap_err();
+        let err = RunConfig::from_toml("[net]\npolicy_head = \"conv\"\n").unwrap_err().to_string();
         assert!(
             err.starts_with("net.policy_head: policy head conv needs a game whose moves are its board's cells"),
             "{err}"
@@ -500,23 +532,24 @@ mod tests {
         assert_eq!(arch.input_channels, 4);
         assert!(c.to_toml().contains("input_planes = 4"));
         assert!(!RunConfig::default().to_toml().contains("input_planes"), "0 (all planes) is not written");
-        let err = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\ninput_planes = 9\n").unwrap_err();
+        let err = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\ninput_planes = 9\n").unwrap_err().to_string();
         assert_eq!(err, "net.input_planes = 9: gomoku:9 networks take at most 8 planes");
-        let err = RunConfig::from_toml("game = \"connect4:saiblo\"\n[net]\ninput_planes = 3\n").unwrap_err();
+        let err =
+            RunConfig::from_toml("game = \"connect4:saiblo\"\n[net]\ninput_planes = 3\n").unwrap_err().to_string();
         assert!(err.starts_with("net.input_planes = 3: an any-size network takes"), "{err}");
-        let err = RunConfig::from_toml("[gating]\ngames = 7\n").unwrap_err();
+        let err = RunConfig::from_toml("[gating]\ngames = 7\n").unwrap_err().to_string();
         assert_eq!(err, "gating.games = 7 must be even and at least 2 (games come in pairs)");
-        let err = RunConfig::from_toml("[gating]\npromote_score = 0\n").unwrap_err();
+        let err = RunConfig::from_toml("[gating]\npromote_score = 0\n").unwrap_err().to_string();
         assert_eq!(err, "gating.promote_score = 0 must be within (0, 1]");
         let c = RunConfig::from_toml("[gating]\nmode = \"sprt\"\ngames = 200\n[gating.sprt]\nelo1 = 30\n").unwrap();
         assert_eq!((c.gating.mode, c.gating.sprt.elo1, c.gating.sprt.alpha), (GateMode::Sprt, 30.0, 0.05));
-        let err = RunConfig::from_toml("[gating.sprt]\nbeta = 0.7\n").unwrap_err();
+        let err = RunConfig::from_toml("[gating.sprt]\nbeta = 0.7\n").unwrap_err().to_string();
         assert_eq!(err, "gating.sprt.alpha = 0.05 and beta = 0.7 must be within (0, 0.5)");
-        let err = RunConfig::from_toml("[gating.sprt]\nelo0 = 10\nelo1 = 5\n").unwrap_err();
+        let err = RunConfig::from_toml("[gating.sprt]\nelo0 = 10\nelo1 = 5\n").unwrap_err().to_string();
         assert_eq!(err, "gating.sprt.elo1 = 5 must be above elo0 = 10");
-        let err = RunConfig::from_toml("[gating]\nmode = \"bayes\"\n").unwrap_err();
+        let err = RunConfig::from_toml("[gating]\nmode = \"bayes\"\n").unwrap_err().to_string();
         assert!(err.contains("unknown variant `bayes`, expected `fixed` or `sprt`"), "{err}");
-        let err = RunConfig::from_toml("[net]\npolicy_head = \"cnn\"\n").unwrap_err();
+        let err = RunConfig::from_toml("[net]\npolicy_head = \"cnn\"\n").unwrap_err().to_string();
         assert!(err.contains("unknown variant `cnn`"), "{err}");
     }
 

@@ -8,65 +8,76 @@ use serde::Serialize;
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What can go wrong with a journal or a lock. A wrapped error's text is part of the message
+/// and not also its `source()`, so that `dojo`'s `{:#}` does not print it twice.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The journal or lock file cannot be opened, read or appended to (`op`).
+    #[error("cannot {op} {}: {error}", .path.display())]
+    Io { op: &'static str, path: PathBuf, error: std::io::Error },
+    /// A record that does not serialise as JSON; nothing was written.
+    #[error("cannot write a record to {}: {error}", .path.display())]
+    Encode { path: PathBuf, error: serde_json::Error },
+    /// Another process holds the lock; `holder` says who that is.
+    #[error("{}: {holder}", .path.display())]
+    Locked { path: PathBuf, holder: String },
+}
+
+fn io_error(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> JournalError {
+    let path = path.to_path_buf();
+    move |error| JournalError::Io { op, path, error }
+}
 
 /// Takes `path`'s exclusive lock (creating the file), or says that `holder` holds it. The
 /// lock lasts as long as the returned file, and dies with the process.
-pub fn lock_exclusive(path: &Path, holder: &str) -> Result<File, String> {
+pub fn lock_exclusive(path: &Path, holder: &str) -> Result<File, JournalError> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        .map_err(io_error("open", path))?;
     // SAFETY: flock on a descriptor this function owns; released when the file closes.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        return Err(format!("{}: {holder}", path.display()));
+        return Err(JournalError::Locked { path: path.to_path_buf(), holder: holder.to_string() });
     }
     Ok(file)
 }
 
 /// Every record of a journal, oldest first (none if it does not exist yet). A line that a
 /// crash cut short, or that does not parse, is skipped.
-pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, String> {
+pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, JournalError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => Err(io_error("read", path)(e)),
     }
 }
 
 /// Ends a last line that a crash cut short, so the next record starts a line of its own.
 /// Call it once, holding the journal's lock, before appending.
-pub fn end_partial_line(path: &Path) -> Result<(), String> {
+pub fn end_partial_line(path: &Path) -> Result<(), JournalError> {
     let text = match std::fs::read(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(io_error("read", path)(e)),
     };
     if text.last().is_some_and(|&b| b != b'\n') {
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        file.write_all(b"\n").map_err(|e| format!("cannot append to {}: {e}", path.display()))?;
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(io_error("open", path))?;
+        file.write_all(b"\n").map_err(io_error("append to", path))?;
     }
     Ok(())
 }
 
 /// Appends `record` as one line and waits until it is on disk.
-pub fn append<T: Serialize>(path: &Path, record: &T) -> Result<(), String> {
+pub fn append<T: Serialize>(path: &Path, record: &T) -> Result<(), JournalError> {
     let mut line =
-        serde_json::to_string(record).map_err(|e| format!("cannot write a record to {}: {e}", path.display()))?;
+        serde_json::to_string(record).map_err(|error| JournalError::Encode { path: path.to_path_buf(), error })?;
     line.push('\n');
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    file.write_all(line.as_bytes())
-        .and_then(|()| file.sync_data())
-        .map_err(|e| format!("cannot append to {}: {e}", path.display()))
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io_error("open", path))?;
+    file.write_all(line.as_bytes()).and_then(|()| file.sync_data()).map_err(io_error("append to", path))
 }
 
 #[cfg(test)]
@@ -100,8 +111,20 @@ mod tests {
         let path = dir.path().join("x.lock");
         let held = lock_exclusive(&path, "someone holds it").unwrap();
         let err = lock_exclusive(&path, "someone holds it").unwrap_err();
-        assert_eq!(err, format!("{}: someone holds it", path.display()));
+        assert!(matches!(&err, JournalError::Locked { holder, .. } if holder == "someone holds it"), "{err:?}");
+        assert_eq!(err.to_string(), format!("{}: someone holds it", path.display()));
         drop(held);
         lock_exclusive(&path, "someone holds it").unwrap();
+    }
+
+    #[test]
+    fn an_unwritable_journal_names_its_path_and_what_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the journal should be: it opens for nothing.
+        let err = append(dir.path(), &1).unwrap_err();
+        assert!(matches!(&err, JournalError::Io { op: "open", path, .. } if path == dir.path()), "{err:?}");
+        assert!(err.to_string().starts_with(&format!("cannot open {}: ", dir.path().display())), "{err}");
+        let err = read::<u32>(dir.path()).unwrap_err();
+        assert!(matches!(&err, JournalError::Io { op: "read", .. }), "{err:?}");
     }
 }

@@ -21,6 +21,7 @@
 //! RUN/logs/                 local workers' logs (dojo train)
 //! ```
 
+use crate::dir::RunDirError;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,9 +98,9 @@ impl RunPaths {
 
     /// The published versions on disk (those with a sidecar: it is written last), oldest
     /// first.
-    pub fn versions(&self) -> Result<Vec<u64>, String> {
-        let dir = self.models();
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    pub fn versions(&self) -> Result<Vec<u64>, RunDirError> {
+        let path = self.models();
+        let entries = std::fs::read_dir(&path).map_err(|error| RunDirError::Io { op: "list", path, error })?;
         let mut versions: Vec<u64> = entries
             .filter_map(|e| e.ok())
             .filter_map(|e| version_of_sidecar(&e.file_name().to_string_lossy()))
@@ -143,7 +144,7 @@ mod tests {
     fn versions_are_the_published_sidecars_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let run = RunPaths::new(dir.path());
-        assert!(run.versions().unwrap_err().contains("cannot list"));
+        assert!(run.versions().unwrap_err().to_string().contains("cannot list"));
         std::fs::create_dir_all(run.models()).unwrap();
         for name in ["v000020.json", "v000003.json", "v000003.safetensors", "v000007.safetensors", "best.json"] {
             std::fs::write(run.models().join(name), b"").unwrap();

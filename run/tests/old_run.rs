@@ -59,7 +59,7 @@ fn an_old_run_reopens_with_its_id_and_resume_state() {
     assert_eq!(run.create_or_open(Some(&faster)).unwrap().0, faster);
     let other = RunConfig::default();
     assert_eq!(
-        run.create_or_open(Some(&other)).unwrap_err(),
+        run.create_or_open(Some(&other)).unwrap_err().to_string(),
         format!(
             "{} is a run of connect4:6x5 with a 1x8 net; it cannot be resumed as connect4:7x6 with 3x32",
             run.root.display()

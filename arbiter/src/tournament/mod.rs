@@ -395,7 +395,7 @@ impl TournamentDir {
     /// The finished games, each once (a game written twice counts once).
     pub fn read_results(&self) -> Result<Vec<GameLine>, String> {
         let mut seen = HashSet::new();
-        let lines: Vec<GameLine> = journal::read(&self.results())?;
+        let lines: Vec<GameLine> = journal::read(&self.results()).map_err(|e| e.to_string())?;
         Ok(lines.into_iter().filter(|l| seen.insert(l.key.clone())).collect())
     }
 }
@@ -406,7 +406,8 @@ impl TournamentDir {
 fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(TournamentSpec, std::fs::File), String> {
     spec.validate()?;
     std::fs::create_dir_all(dir.games()).map_err(|e| format!("cannot create {}: {e}", dir.games().display()))?;
-    let lock = journal::lock_exclusive(&dir.lock(), "another dojo tournament is playing this tournament")?;
+    let lock = journal::lock_exclusive(&dir.lock(), "another dojo tournament is playing this tournament")
+        .map_err(|e| e.to_string())?;
     let spec = match dir.read_spec()? {
         Some(old) => old.extend(spec)?,
         None => spec.clone(),
@@ -414,7 +415,7 @@ fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(Tournament
     let json = serde_json::to_vec_pretty(&spec).expect("a tournament spec serialises");
     dojo_core::util::atomic_write(&dir.spec(), &json)
         .map_err(|e| format!("cannot write {}: {e}", dir.spec().display()))?;
-    journal::end_partial_line(&dir.results())?;
+    journal::end_partial_line(&dir.results()).map_err(|e| e.to_string())?;
     Ok((spec, lock))
 }
 
@@ -662,7 +663,7 @@ pub(crate) fn play_keys<K: Sync, S, L: Serialize + Send>(
                 while !stop() {
                     let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                     let line = play_one(key, &mut state).and_then(|line| {
-                        journal::append(results, &line)?;
+                        journal::append(results, &line).map_err(|e| e.to_string())?;
                         Ok(line)
                     });
                     match line {

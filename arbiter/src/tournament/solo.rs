@@ -59,7 +59,7 @@ pub fn game_seed(seed: u64, game: u32) -> u64 {
 /// The finished games in `dir`, each once (a game written twice counts once).
 pub fn read_score_lines(dir: &TournamentDir) -> Result<Vec<ScoreLine>, String> {
     let mut seen = HashSet::new();
-    let lines: Vec<ScoreLine> = journal::read(&dir.results())?;
+    let lines: Vec<ScoreLine> = journal::read(&dir.results()).map_err(|e| e.to_string())?;
     Ok(lines.into_iter().filter(|l| seen.insert(l.key.clone())).collect())
 }
 

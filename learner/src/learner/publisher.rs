@@ -84,7 +84,7 @@ impl Publisher {
             samples_drawn,
             train_model,
         };
-        run.write_state(&state)?;
+        run.write_state(&state).map_err(|e| e.to_string())?;
         self.prune();
         Ok(())
     }

@@ -39,7 +39,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     pub fn restore(inputs: RestoreInputs<G>) -> Result<(TrainingLoop<G>, Published, Vec<GameRecord>), String> {
         let RestoreInputs { run, config, start, stored, incoming, bound, device } = inputs;
         set_threads(config.learner.threads);
-        let state = run.read_state()?;
+        let state = run.read_state().map_err(|e| e.to_string())?;
         let (model, version) = network(&run, &config, &state, &start, device)?;
         // Every record replays from its own board, framed as the network takes it.
         let boards = Boards::new(&config.game, start, model.arch().frame()).map_err(|e| e.to_string())?;
@@ -101,7 +101,7 @@ fn network<G: Game>(
             let loaded = checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
             (loaded.model, state.version)
         }
-        None => (Model::new(config.architecture(start)?, device), 0),
+        None => (Model::new(config.architecture(start).map_err(|e| e.to_string())?, device), 0),
     };
     if model.arch().any_size != config.any_size() {
         return Err(format!(

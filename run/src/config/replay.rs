@@ -1,6 +1,7 @@
 //! The `[replay]` section of a run's config: the replay buffer's knobs. The buffer itself,
 //! which draws the samples these settings shape, is the learner's (`dojo_learner::replay`).
 
+use super::ConfigError;
 use dojo_core::record::SampleOptions;
 use dojo_core::returns::ReturnScale;
 use serde::{Deserialize, Serialize};
@@ -70,41 +71,57 @@ impl Default for ReplayConfig {
 }
 
 impl ReplayConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.window_positions == 0 {
-            return Err("replay.window_positions must be at least 1".into());
+            return Err(ConfigError::Zero { keys: "replay.window_positions" });
         }
         if self.power_law {
             if self.min_window == 0 {
-                return Err("replay.min_window must be at least 1".into());
+                return Err(ConfigError::Zero { keys: "replay.min_window" });
             }
             if self.min_window > self.window_positions {
-                return Err(format!(
-                    "replay.min_window = {} must not exceed replay.window_positions = {}",
-                    self.min_window, self.window_positions
-                ));
+                let rule = format!("not exceed replay.window_positions = {}", self.window_positions);
+                return Err(ConfigError::out_of_range("replay.min_window", self.min_window, rule));
             }
         }
         if !(self.power_alpha > 0.0 && self.power_alpha <= 1.0) {
-            return Err(format!("replay.power_alpha = {} must be within (0, 1]", self.power_alpha));
+            return Err(ConfigError::out_of_range("replay.power_alpha", self.power_alpha, "be within (0, 1]"));
         }
         if !(self.power_beta >= 0.0 && self.power_beta.is_finite()) {
-            return Err(format!("replay.power_beta = {} must be a finite number, at least 0", self.power_beta));
+            return Err(ConfigError::out_of_range(
+                "replay.power_beta",
+                self.power_beta,
+                "be a finite number, at least 0",
+            ));
         }
         // Zero would leave a window of short games with no mass to draw from.
         if !(self.short_game_weight > 0.0 && self.short_game_weight <= 1.0) {
-            return Err(format!("replay.short_game_weight = {} must be within (0, 1]", self.short_game_weight));
+            return Err(ConfigError::out_of_range(
+                "replay.short_game_weight",
+                self.short_game_weight,
+                "be within (0, 1]",
+            ));
         }
         if !(0.0..=1.0).contains(&self.late_position_factor) {
-            return Err(format!("replay.late_position_factor = {} must be within 0..=1", self.late_position_factor));
+            return Err(ConfigError::out_of_range(
+                "replay.late_position_factor",
+                self.late_position_factor,
+                "be within 0..=1",
+            ));
         }
         if !(0.0..=1.0).contains(&self.search_value_weight) {
-            return Err(format!("replay.search_value_weight = {} must be within 0..=1", self.search_value_weight));
+            return Err(ConfigError::out_of_range(
+                "replay.search_value_weight",
+                self.search_value_weight,
+                "be within 0..=1",
+            ));
         }
         if !(self.max_samples_per_position > 0.0 && self.max_samples_per_position.is_finite()) {
-            return Err(format!(
-                "replay.max_samples_per_position = {} must be a finite number above 0",
-                self.max_samples_per_position
+            let rule = "be a finite number above 0";
+            return Err(ConfigError::out_of_range(
+                "replay.max_samples_per_position",
+                self.max_samples_per_position,
+                rule,
             ));
         }
         Ok(())
@@ -167,8 +184,8 @@ mod tests {
 
     #[test]
     fn config_validation_names_the_bad_field() {
-        assert_eq!(ReplayConfig::default().validate(), Ok(()));
-        let bad = |c: ReplayConfig| c.validate().unwrap_err();
+        ReplayConfig::default().validate().unwrap();
+        let bad = |c: ReplayConfig| c.validate().unwrap_err().to_string();
         let d = ReplayConfig::default;
         assert_eq!(bad(ReplayConfig { window_positions: 0, ..d() }), "replay.window_positions must be at least 1");
         assert_eq!(bad(ReplayConfig { power_law: true, min_window: 0, ..d() }), "replay.min_window must be at least 1");
@@ -177,7 +194,7 @@ mod tests {
             "replay.min_window = 10000 must not exceed replay.window_positions = 1000"
         );
         // Without the power law, min_window is unused and may exceed the window.
-        assert_eq!(ReplayConfig { window_positions: 1000, power_law: false, ..d() }.validate(), Ok(()));
+        ReplayConfig { window_positions: 1000, power_law: false, ..d() }.validate().unwrap();
         assert_eq!(bad(ReplayConfig { power_alpha: 0.0, ..d() }), "replay.power_alpha = 0 must be within (0, 1]");
         assert_eq!(
             bad(ReplayConfig { power_beta: -0.5, ..d() }),

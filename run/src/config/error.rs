@@ -1,0 +1,64 @@
+//! What can be wrong with a run's configuration: a file that cannot be read, TOML that does
+//! not parse or names a key no section has, and a value out of its range. Each message names
+//! the key (`section.key`) and the value, as the user wrote them.
+//!
+//! A wrapped error (`std::io::Error`, TOML's, core's) is kept in its variant for callers to
+//! match on, and its text is part of the message; it is not also returned by `source()`,
+//! since `dojo` prints an error with its chain (`{:#}`) and would say it twice.
+
+use dojo_core::game::GameSpec;
+use std::path::PathBuf;
+
+/// An error core returned for a section or a network it checks (its text names the key).
+/// Boxed, so any of core's error types (or its messages) fits.
+pub type CoreError = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file cannot be read.
+    #[error("cannot read {}: {error}", .path.display())]
+    Read { path: PathBuf, error: std::io::Error },
+    /// Not TOML, a key no section has (unknown keys are refused, so that a typo does not fall
+    /// back to a default), or a value of the wrong type or variant.
+    #[error("{}", .error.to_string().trim())]
+    Parse { error: toml::de::Error },
+    /// The config in the file at `path` is wrong.
+    #[error("{}: {error}", .path.display())]
+    InFile { path: PathBuf, error: Box<ConfigError> },
+    /// Keys that must all be at least 1 (one of them is 0).
+    #[error("{keys} must be at least 1")]
+    Zero { keys: &'static str },
+    /// `key = value` breaks `rule` ("be within (0, 1]", "not exceed replay.window_positions = 1000").
+    #[error("{key} = {value} must {rule}")]
+    OutOfRange { key: &'static str, value: String, rule: String },
+    /// Two keys that are checked together: `key = value and other = other_value` breaks `rule`.
+    #[error("{key} = {value} and {other} = {other_value} must {rule}")]
+    PairOutOfRange { key: &'static str, value: String, other: &'static str, other_value: String, rule: &'static str },
+    /// `net.input_planes` is more than the game encodes.
+    #[error("net.input_planes = {planes}: {game} networks take at most {max} planes")]
+    TooManyPlanes { planes: usize, game: GameSpec, max: usize },
+    /// `net.any_size` on a game that is not Connect Four.
+    #[error("net.any_size: an any-size network plays Connect Four boards, not {game}")]
+    AnySizeGame { game: GameSpec },
+    /// `net.any_size` with a policy head chosen.
+    #[error("net.any_size: an any-size network has its own policy head (leave policy_head auto)")]
+    AnySizePolicyHead,
+    /// A network setting (`net.policy_head`, `net.input_planes = 3`) core refused.
+    #[error("{setting}: {error}")]
+    Net { setting: String, error: CoreError },
+    /// A game or section core refused (`game`, `search`, `selfplay`, `train`, the network).
+    #[error("{error}")]
+    Core { error: CoreError },
+}
+
+impl ConfigError {
+    /// `key = value` breaks `rule`.
+    pub(crate) fn out_of_range(key: &'static str, value: impl ToString, rule: impl Into<String>) -> ConfigError {
+        ConfigError::OutOfRange { key, value: value.to_string(), rule: rule.into() }
+    }
+
+    /// Wraps what core said about a game, section or network.
+    pub(crate) fn core(error: impl Into<CoreError>) -> ConfigError {
+        ConfigError::Core { error: error.into() }
+    }
+}
