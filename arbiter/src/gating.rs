@@ -63,7 +63,7 @@ impl GateSettings {
     /// [`GateSettings::describe`] for a gate of `game`: a one-player game's gate plays its
     /// games on each side, the SPRT set aside ("40 games each on the same seeds").
     pub fn describe_for(&self, game: &GameSpec) -> String {
-        match (crate::tournament::is_one_player(game).unwrap_or(false), &self.sprt) {
+        match (game.is_one_player(), &self.sprt) {
             (false, _) => self.describe(),
             (true, None) => format!("{} games each on the same seeds", self.games),
             (true, Some(_)) => {

@@ -243,7 +243,7 @@ where
     };
     let decided = AtomicBool::new(false);
     let probe = start(&mut Rng::seed_from_u64(pair_seed(seed, 0)));
-    if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
+    if probe.is_one_player() || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
         return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
     }
     if let Some(book) = openings {

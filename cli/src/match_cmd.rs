@@ -72,8 +72,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(rand::random);
     let probe = spec.new_game(&mut Rng::seed_from_u64(seed))?;
     // One-player games are played by --a alone.
-    let solo = matches!(probe, AnyGame::Twenty48(_) | AnyGame::Fib2584(_));
-    if solo {
+    if spec.is_one_player() {
         if let Some(b) = &args.b {
             bail!("{} is a one-player game: give only --a (--b {b} has no one to play against)", spec.family());
         }

@@ -10,7 +10,6 @@ use dojo_arbiter::gatekeeper::read_records;
 use dojo_arbiter::journal;
 use dojo_arbiter::tournament::plot;
 use dojo_arbiter::tournament::standings::Standings;
-use dojo_core::ntuple::report::is_scored;
 use dojo_core::run_paths::RunPaths;
 use dojo_learner::config::RunConfig;
 use std::collections::BTreeSet;
@@ -73,7 +72,7 @@ pub fn run(args: PlotArgs) -> Result<()> {
     let metrics: Vec<serde_json::Value> = journal::read(&run.metrics()).map_err(anyhow::Error::msg)?;
     let name = run.root.file_name().map_or_else(|| run.root.display().to_string(), |n| n.to_string_lossy().into());
     // A config that does not load is `dojo plot`'s problem only as far as the figures go.
-    let one_player = RunConfig::load(&run.config()).is_ok_and(|c| is_scored(&c.game));
+    let one_player = RunConfig::load(&run.config()).is_ok_and(|c| c.game.is_one_player());
     let figures: &[Figure] =
         if one_player { &[LOSSES, THROUGHPUT, ONE_PLAYER_GAMES, SCORES] } else { &[LOSSES, THROUGHPUT, GAMES] };
     let mut written = Vec::new();

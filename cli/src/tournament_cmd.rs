@@ -14,7 +14,7 @@ use dojo_arbiter::tournament::scores::score_standings;
 use dojo_arbiter::tournament::solo::{ScoreLine, SoloTournament};
 use dojo_arbiter::tournament::standings::standings;
 use dojo_arbiter::tournament::{
-    is_one_player, plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentDir, TournamentSpec,
+    plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentDir, TournamentSpec,
 };
 use dojo_core::net::checkpoint;
 use dojo_core::run_paths::RunPaths;
@@ -124,7 +124,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let config = RunConfig::load(&run.config()).map_err(anyhow::Error::msg)?;
     let dir = tournament_dir(&run.tournaments(), &args.name).map_err(anyhow::Error::msg)?;
     let before = dir.read_spec().map_err(anyhow::Error::msg)?;
-    let one_player = is_one_player(&config.game).map_err(anyhow::Error::msg)?;
+    let one_player = config.game.is_one_player();
     if one_player {
         refuse_two_player_options(&args, &config)?;
     }

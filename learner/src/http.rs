@@ -26,7 +26,6 @@ use dojo_core::game::{FromAnyGame, Game, GameSpec, Outcome, Player, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
 use dojo_core::net::infer::NetEvaluator;
-use dojo_core::ntuple::report::is_scored;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use rand::SeedableRng;
@@ -89,7 +88,7 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
         GameSpec::Twenty48 | GameSpec::Fib2584 { .. } => ("sliding", 4, 4),
         GameSpec::Connect4Saiblo => ("other", 0, 0),
     };
-    let players = if is_scored(spec) { 1 } else { 2 };
+    let players = if spec.is_one_player() { 1 } else { 2 };
     Json(json!({
         "game": spec.to_string(), "kind": kind, "width": width, "height": height, "players": players,
         "run_id": shared.run_id,
@@ -175,7 +174,7 @@ pub fn play(shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
 }
 
 fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
-    if game.num_players() != 2 {
+    if game.is_one_player() {
         return Err(format!("{} is a one-player game: there is nothing to play against", shared.config.game));
     }
     let mut legal = Vec::new();

@@ -18,7 +18,7 @@ use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::Model;
 use dojo_core::net::train::{Batch, Losses, Trainer};
-use dojo_core::ntuple::report::{final_board, is_scored, GameScore, ScoreReport};
+use dojo_core::ntuple::report::{final_board, GameScore, ScoreReport};
 use dojo_core::record::boards::Boards;
 use dojo_core::record::{GameRecord, RecordOutcome, TrainingGame};
 use dojo_core::rng::Rng;
@@ -97,7 +97,7 @@ pub struct RecentGame {
 impl RecentGame {
     /// The dashboard's view of a stored (validated) record.
     pub fn of(record: &GameRecord) -> RecentGame {
-        let end = if is_scored(&record.spec) { final_board(record) } else { None };
+        let end = if record.spec.is_one_player() { final_board(record) } else { None };
         RecentGame {
             model_version: record.model_version,
             unix_ms: record.created_unix_ms,
@@ -381,7 +381,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let tensorboard = EventWriter::create(&run.tensorboard("learner"))
             .map_err(|e| tracing::warn!("no TensorBoard events: {}: {e}", run.tensorboard("learner").display()))
             .ok();
-        let scored = is_scored(&config.game);
+        let scored = config.game.is_one_player();
         let mut lp = TrainingLoop {
             run: run.clone(),
             config,

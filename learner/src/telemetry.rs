@@ -3,7 +3,7 @@
 //! one-player games (2048, 2584) the self-play scores and how many games reached each tile.
 
 use dojo_core::game::GameSpec;
-use dojo_core::ntuple::report::{is_scored, reach_tiles, GameScore};
+use dojo_core::ntuple::report::{reach_tiles, GameScore};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -162,7 +162,7 @@ impl Telemetry {
     /// [`Telemetry::new`] with the score metrics when `spec` is a one-player game.
     pub fn for_game(spec: &GameSpec) -> Telemetry {
         let mut t = Telemetry::new();
-        if !is_scored(spec) {
+        if !spec.is_one_player() {
             return t;
         }
         let scores = ScoreMetrics {

@@ -133,7 +133,7 @@ impl TournamentSpec {
     /// names, parseable specs, a reference that plays. A one-player game's tournament needs
     /// a game or more per player, one player or more, no gauntlet and no openings.
     pub fn validate(&self) -> Result<(), String> {
-        if self.is_one_player()? {
+        if self.game_spec()?.is_one_player() {
             return self.validate_one_player();
         }
         if self.games_per_pair == 0 || !self.games_per_pair.is_multiple_of(2) {
@@ -228,11 +228,10 @@ impl TournamentSpec {
         Ok(names)
     }
 
-    /// Whether the tournament's game is a one-player game (2048, 2584): one played by
+    /// The tournament's game. A one-player game's (2048, 2584) is played by
     /// [`solo::SoloTournament`] and ranked by [`scores`].
-    pub fn is_one_player(&self) -> Result<bool, String> {
-        let game: GameSpec = self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))?;
-        is_one_player(&game)
+    pub fn game_spec(&self) -> Result<GameSpec, String> {
+        self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))
     }
 
     /// The pairings (entrant indices; the first is A), in entrant order.
@@ -429,12 +428,6 @@ pub(crate) fn clear_tensorboard(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `game` is played by one player (2048, 2584): its games end in a score.
-pub fn is_one_player(game: &GameSpec) -> Result<bool, String> {
-    let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| format!("{game}: {e}"))?;
-    Ok(dojo_core::with_game!(probe, g => g.num_players() == 1))
-}
-
 /// A tournament opened for play: its folder locked against a second process, its spec
 /// written, its finished games read.
 pub struct Tournament {
@@ -448,7 +441,7 @@ impl Tournament {
     /// Creates the tournament `spec` in `dir`, or reopens the one there extended by it
     /// (see [`TournamentSpec::extend`]). One-player games are [`solo::SoloTournament`]s.
     pub fn open(dir: TournamentDir, spec: &TournamentSpec) -> Result<Tournament, String> {
-        if spec.is_one_player()? {
+        if spec.game_spec()?.is_one_player() {
             return Err(format!(
                 "{} is a one-player game: its tournament is a SoloTournament, ranked by mean score",
                 spec.game
@@ -489,7 +482,7 @@ impl Tournament {
         cancel: &AtomicBool,
         on_game: &(dyn Fn(&GameLine) + Sync),
     ) -> Result<Vec<GameLine>, String> {
-        if probe.num_players() != 2 {
+        if probe.is_one_player() {
             return Err(format!("{} is a one-player game: its tournament is a SoloTournament", game.family()));
         }
         let keys = self.to_play();

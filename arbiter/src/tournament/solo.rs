@@ -76,7 +76,7 @@ impl SoloTournament {
     /// Creates the one-player tournament `spec` in `dir`, or reopens the one there
     /// extended by it (see [`TournamentSpec::extend`]).
     pub fn open(dir: TournamentDir, spec: &TournamentSpec) -> Result<SoloTournament, String> {
-        if !spec.is_one_player()? {
+        if !spec.game_spec()?.is_one_player() {
             return Err(format!("{} is a two-player game: its tournament is a Tournament", spec.game));
         }
         let (spec, lock) = open_folder(&dir, spec)?;
