@@ -12,6 +12,7 @@
 //! The best network is a copy of the winning checkpoint at a fixed path, so it outlives the
 //! pruning of old versions and scripts can always find it.
 
+use crate::contest::TwoPlayer;
 use crate::matches::{play_match, Decides, GameResult, MatchPlan, MatchResult, Tally};
 use crate::players::{BaselinePlayers, PlayerSpec};
 use crate::solo_gate::{gate_solo, ScoreComparison};
@@ -213,7 +214,8 @@ fn gate_typed<G: BaselinePlayers + FromAnyGame>(
         openings: None,
     };
     let played = std::sync::Mutex::new(Vec::new());
-    let result = play_match(plan, |s| G::baseline(&a, s), |s| G::baseline(&b, s), start, &|r: &GameResult| {
+    let (make_a, make_b) = (|s| G::baseline(&a, s), |s| G::baseline(&b, s));
+    let result = play_match(TwoPlayer, plan, &[&make_a, &make_b], start, &|r: &GameResult| {
         played.lock().unwrap().push(r.clone())
     })?;
     let mut results = played.into_inner().unwrap();

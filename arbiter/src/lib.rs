@@ -1,6 +1,7 @@
 //! Arbiter: matches between players, gating, tournaments and ratings.
 
 pub mod charts;
+pub mod contest;
 pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;

@@ -13,8 +13,9 @@
 //! (`gating.mode = "sprt"`) tests win probabilities and has no hypothesis about scores, so
 //! a one-player gate always plays its fixed number of games and says so in its record.
 
+use crate::contest::OnePlayer;
 use crate::gating::GateSettings;
-use crate::matches::{play_solo, MatchPlan, SoloGame, Tally};
+use crate::matches::{play_match, MatchPlan, OnePlayerGame, Tally};
 use crate::players::{BaselinePlayers, PlayerSpec};
 use dojo_core::game::sliding::{Rules, Sliding};
 use dojo_core::game::{FromAnyGame, GameSpec};
@@ -165,11 +166,12 @@ where
         Sliding::<R>::from_any(any).expect("every game of a spec has its type")
     };
     let plan = MatchPlan { cancel, ..MatchPlan::new(settings.games, settings.threads, seed) };
-    // Game i of both sides has the same seed: play_solo's games depend on their index and
-    // the plan's seed alone.
+    // Game i of both sides has the same seed: a one-player match's games depend on their
+    // index and the plan's seed alone.
     let scores = |player: &PlayerSpec| -> Result<Vec<GameScore>, String> {
-        let played: Mutex<Vec<SoloGame>> = Mutex::new(Vec::new());
-        play_solo(plan, |s| Sliding::<R>::baseline(player, s), start, &|g| played.lock().unwrap().push(g.clone()))?;
+        let played: Mutex<Vec<OnePlayerGame>> = Mutex::new(Vec::new());
+        let make = |s| Sliding::<R>::baseline(player, s);
+        play_match(OnePlayer, plan, &[&make], start, &|g| played.lock().unwrap().push(g.clone()))?;
         let mut played = played.into_inner().unwrap();
         played.sort_by_key(|g| g.index);
         Ok(played.iter().map(|g| GameScore { score: g.score, max_tile: g.max_tile }).collect())

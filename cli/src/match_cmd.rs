@@ -4,7 +4,8 @@
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dojo_arbiter::matches::{play_match, play_solo, GameResult, MatchPlan, SoloGame, SoloResult, Tally};
+use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
+use dojo_arbiter::matches::{play_match, GameResult, MatchPlan, OnePlayerGame, OnePlayerResult, Tally};
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
 use dojo_core::game::sliding::{Rules, Sliding};
@@ -105,8 +106,8 @@ where
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let bar = progress(u64::from(args.games), "games");
     bar.set_prefix(a.to_string());
-    let played = Mutex::new(Vec::<SoloGame>::new());
-    let on_game = |g: &SoloGame| {
+    let played = Mutex::new(Vec::<OnePlayerGame>::new());
+    let on_game = |g: &OnePlayerGame| {
         if let Some(why) = &g.forfeit {
             eprintln!("forfeit: game {}: {why}", g.index + 1);
         }
@@ -120,10 +121,10 @@ where
         let any = spec.new_game(rng).expect("spec was checked by the probe game");
         Sliding::<R>::from_any(any).expect("every game of a spec has the probe's type")
     };
-    let result =
-        play_solo(MatchPlan::new(args.games, threads, seed), |s| Sliding::<R>::baseline(a, s), start, &on_game)
-            .map_err(anyhow::Error::msg)?;
-    let result = SoloResult { game: spec.to_string(), ..result };
+    let make = |s| Sliding::<R>::baseline(a, s);
+    let result = play_match(OnePlayer, MatchPlan::new(args.games, threads, seed), &[&make], start, &on_game)
+        .map_err(anyhow::Error::msg)?;
+    let result = OnePlayerResult { game: spec.to_string(), ..result };
     bar.finish_and_clear();
     let mut played = played.into_inner().unwrap();
     played.sort_by_key(|g| g.index);
@@ -132,7 +133,7 @@ where
 
 /// Prints a one-player match's report (and its games, when given): a summary line and the
 /// reach-rate table, or one JSON object; the speed goes to stderr.
-pub fn print_solo(result: &SoloResult, played: &[SoloGame], json: bool) -> Result<()> {
+pub fn print_solo(result: &OnePlayerResult, played: &[OnePlayerGame], json: bool) -> Result<()> {
     if json {
         let mut value = serde_json::to_value(result)?;
         if !played.is_empty() {
@@ -224,10 +225,11 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
              (--opening-plies 0 to start every game from the beginning)"
         );
     }
+    let (make_a, make_b) = (|s| G::baseline(a, s), |s| G::baseline(b, s));
     let result = play_match(
+        TwoPlayer,
         MatchPlan { opening_plies, openings: openings.as_ref(), ..MatchPlan::new(args.games, threads, seed) },
-        |s| G::baseline(a, s),
-        |s| G::baseline(b, s),
+        &[&make_a, &make_b],
         start,
         &on_game,
     )

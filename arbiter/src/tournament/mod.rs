@@ -542,16 +542,16 @@ impl Tournament {
         };
         let a_side = if a_first { to_move_first } else { to_move_first.other() };
         let played = if a_side == Player::First {
-            play_game(start.clone(), a.as_mut(), b.as_mut(), &mut rng)
+            play_game(start.clone(), &mut [a.as_mut(), b.as_mut()], &mut rng)
         } else {
-            play_game(start.clone(), b.as_mut(), a.as_mut(), &mut rng)
+            play_game(start.clone(), &mut [b.as_mut(), a.as_mut()], &mut rng)
         };
         agents.insert(key.a.clone(), a);
         agents.insert(key.b.clone(), b);
         let line = GameLine {
             key: key.clone(),
             a_first,
-            result: played.outcome.value_for(a_side) as i8,
+            result: played.value_for(a_side),
             forfeit: played.forfeit,
             opening: opening_text,
             moves: played.end.moves_to_text(&played.moves),

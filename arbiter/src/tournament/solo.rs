@@ -216,7 +216,7 @@ impl SoloTournament {
 }
 
 /// Plays `game` to its end with `agent`, the spawns and the agent's seed drawn from `rng`
-/// (as [`crate::matches::play_solo`] does for a match's games, which are a contiguous run
+/// (as [`crate::matches::play_match`] does for a one-player match's games, which are a contiguous run
 /// played by fresh players; a tournament plays any of its games with players it keeps).
 /// The end, the moves, and why the agent stopped early if it did (it failed to move, or
 /// chose an illegal move).

@@ -336,7 +336,9 @@ impl AnyGame {
 }
 
 /// Takes the concrete game back out of an [`AnyGame`] (generic code that starts many games
-/// of one spec needs its concrete type).
+/// of one spec needs its concrete type). Every such game also goes back in
+/// (`From<G> for AnyGame`), for code generic over games that asks what only some have (a
+/// one-player game's score).
 pub trait FromAnyGame: Sized {
     fn from_any(any: AnyGame) -> Option<Self>;
 }
@@ -349,6 +351,12 @@ macro_rules! from_any {
                     AnyGame::$variant(g) => Some(g),
                     _ => None,
                 }
+            }
+        }
+
+        impl From<$t> for AnyGame {
+            fn from(game: $t) -> AnyGame {
+                AnyGame::$variant(game)
             }
         }
     )*};

@@ -1,0 +1,54 @@
+//! The games a match, a tournament and a gate play, pinned: one- and two-player contests
+//! were merged into one engine each (issue 33), and a run's matches, gates and resumed
+//! tournaments must still play exactly the games they played before. Each digest is of
+//! every game's moves and result, taken before the merge.
+
+use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
+use dojo_arbiter::matches::{play_match, MatchPlan};
+use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
+use dojo_core::game::connect4::Connect4;
+use dojo_core::game::sliding::{Rules2048, Sliding, Twenty48};
+use dojo_core::rng::Rng;
+use std::sync::Mutex;
+
+/// 64-bit FNV-1a of the games' lines, sorted.
+fn digest(mut lines: Vec<String>) -> String {
+    lines.sort();
+    let hash = lines
+        .join("|")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{hash:016x}")
+}
+
+#[test]
+fn matches_play_the_games_they_played_before() {
+    let (mcts, random) = (PlayerSpec::Mcts { iterations: 30, uniform: false }, PlayerSpec::Random);
+    let seen = Mutex::new(Vec::new());
+    let plan = MatchPlan { opening_plies: 2, ..MatchPlan::new(8, 3, 11) };
+    let (a, b) = (|s| Connect4::<u64>::baseline(&mcts, s), |s| Connect4::<u64>::baseline(&random, s));
+    let r = play_match(TwoPlayer, plan, &[&a, &b], |_: &mut Rng| Connect4::standard(), &|g| {
+        let line =
+            format!("{} {} {} {} {} {} {:?}", g.index, g.a_first, g.result, g.moves, g.opening, g.board, g.forfeit);
+        seen.lock().unwrap().push(line)
+    })
+    .unwrap();
+    assert_eq!((r.tally.wins, r.tally.draws, r.tally.losses), (8, 0, 0));
+    assert_eq!(digest(seen.into_inner().unwrap()), "266e8830d2dcb88b");
+
+    let seen = Mutex::new(Vec::new());
+    let make = |s| Twenty48::baseline(&random, s);
+    let r = play_match(
+        OnePlayer,
+        MatchPlan::new(6, 2, 5),
+        &[&make],
+        |rng: &mut Rng| Sliding::new_game(Rules2048, rng),
+        &|g| {
+            let line = format!("{} {} {} {} {} {:?}", g.index, g.score, g.max_tile, g.plies, g.moves, g.forfeit);
+            seen.lock().unwrap().push(line)
+        },
+    )
+    .unwrap();
+    assert_eq!((r.report.mean, r.total_moves), (1030.0, 696));
+    assert_eq!(digest(seen.into_inner().unwrap()), "bee123d02cd91639");
+}
