@@ -10,9 +10,8 @@ use dojo_arbiter::gating::BestStore;
 use dojo_arbiter::journal;
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
-use dojo_arbiter::tournament::scores::score_standings;
 use dojo_arbiter::tournament::solo::{ScoreLine, SoloTournament};
-use dojo_arbiter::tournament::standings::standings;
+use dojo_arbiter::tournament::standings::{score_standings, standings, Ranking, ScoreStandings, Standings};
 use dojo_arbiter::tournament::{
     plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentDir, TournamentSpec,
 };
@@ -230,7 +229,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         (
             b.player.version.expect("best_checkpoint has a version"),
             &b.player.name,
-            format!("rated {:.0}", b.elo.unwrap_or(0.0)),
+            Standings::merit(b.value.unwrap_or(0.0)),
         )
     });
     conclude(&args, &run, stop.load(Ordering::Relaxed), tournament.to_play().len(), best, "was rated")
@@ -313,7 +312,7 @@ fn run_one_player(
         json: serde_json::to_vec_pretty(&standings)?,
         path: tournament.dir.scores(),
         png: png.clone(),
-        drew: plot::draw_scores(&standings, &title, &png),
+        drew: plot::draw(&standings, &title, &png),
         tensorboard: standings.to_tensorboard(&run.tensorboard(&format!("tournament-{}", args.name))),
     };
     let printed = if args.json { serde_json::to_string(&standings)? } else { standings.table() };
@@ -321,7 +320,7 @@ fn run_one_player(
     finish(&written, &printed, args.json, &session)?;
     let best = standings.best_checkpoint().map(|b| {
         let version = b.player.version.expect("best_checkpoint has a version");
-        (version, &b.player.name, format!("mean score {:.1}", b.mean.unwrap_or(0.0)))
+        (version, &b.player.name, ScoreStandings::merit(b.value.unwrap_or(0.0)))
     });
     conclude(args, run, stop.load(Ordering::Relaxed), tournament.to_play().len(), best, "has played")
 }

@@ -2,7 +2,7 @@
 //! one reference (gauntlet), in game pairs from shared random openings, rated together by
 //! maximum likelihood ([`standings`]) and drawn as rating against training step ([`plot`]).
 //! One-player games (2048, 2584) have no pairings: every player plays the same games alone
-//! and players are ranked by mean score ([`solo`], [`scores`]).
+//! and players are ranked by mean score ([`solo`], [`standings`]).
 //!
 //! A tournament lives in a folder of its own (`RUN/tournaments/NAME/`):
 //!
@@ -25,7 +25,6 @@
 
 pub mod gauntlet;
 pub mod plot;
-pub mod scores;
 pub mod solo;
 pub mod standings;
 #[cfg(test)]
@@ -229,7 +228,7 @@ impl TournamentSpec {
     }
 
     /// The tournament's game. A one-player game's (2048, 2584) is played by
-    /// [`solo::SoloTournament`] and ranked by [`scores`].
+    /// [`solo::SoloTournament`] and ranked by mean score ([`standings::ScoreStandings`]).
     pub fn game_spec(&self) -> Result<GameSpec, String> {
         self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))
     }
@@ -415,17 +414,6 @@ fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(Tournament
         .map_err(|e| format!("cannot write {}: {e}", dir.spec().display()))?;
     journal::end_partial_line(&dir.results())?;
     Ok((spec, lock))
-}
-
-/// Removes the TensorBoard event files in `dir`, so standings written there next are the
-/// only curve (a tournament's folder holds its latest standings, not their history).
-pub(crate) fn clear_tensorboard(dir: &Path) -> Result<(), String> {
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("events.out.tfevents.")) {
-            std::fs::remove_file(e.path()).map_err(|err| format!("cannot remove {}: {err}", e.path().display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// A tournament opened for play: its folder locked against a second process, its spec
