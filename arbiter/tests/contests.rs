@@ -6,9 +6,11 @@
 use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
 use dojo_arbiter::matches::{play_match, MatchPlan};
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
+use dojo_arbiter::tournament::{Entrant, Format, Tournament, TournamentDir, TournamentSpec};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::sliding::{Rules2048, Sliding, Twenty48};
 use dojo_core::rng::Rng;
+use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
 /// 64-bit FNV-1a of the games' lines, sorted.
@@ -51,4 +53,43 @@ fn matches_play_the_games_they_played_before() {
     .unwrap();
     assert_eq!((r.report.mean, r.total_moves), (1030.0, 696));
     assert_eq!(digest(seen.into_inner().unwrap()), "bee123d02cd91639");
+}
+
+/// The text of a game in `games/`, less its time.
+fn game_text(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().filter(|l| !l.starts_with("seconds")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn tournaments_play_the_games_they_played_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let entrant = |n: &str| Entrant { name: n.into(), spec: n.into(), version: None, step: None };
+    let spec = TournamentSpec {
+        game: "connect4".into(),
+        format: Format::RoundRobin,
+        games_per_pair: 4,
+        opening_plies: 2,
+        openings: vec![],
+        seed: 9,
+        move_timeout_ms: 100,
+        entrants: vec![entrant("random"), entrant("mcts:10"), entrant("uct:5")],
+    };
+    let cancel = AtomicBool::new(false);
+    let mut t = Tournament::open(TwoPlayer, TournamentDir::new(tmp.path().join("a")), &spec).unwrap();
+    let lines = t.play(2, &cancel, &|_| {}).unwrap();
+    let lines = lines
+        .iter()
+        .map(|l| format!("{} {} {} {}{}{}{}", l.key.a, l.key.b, l.key.game, l.a_first, l.result, l.opening, l.moves));
+    assert_eq!(digest(lines.collect()), "aba483d178c741c9");
+    let text = game_text(&tmp.path().join("a/games/mcts_10--uct_5--0003.txt"));
+    assert_eq!(digest(vec![text]), "d96d1af7159041eb");
+
+    let spec = TournamentSpec { game: "2048".into(), games_per_pair: 3, opening_plies: 0, ..spec };
+    let mut t = Tournament::open(OnePlayer, TournamentDir::new(tmp.path().join("b")), &spec).unwrap();
+    let lines = t.play(2, &cancel, &|_| {}).unwrap();
+    let lines = lines.iter().map(|l| format!("{} {} {}{}{}", l.key.player, l.key.game, l.score, l.max_tile, l.moves));
+    assert_eq!(digest(lines.collect()), "1837eaaf37cb63cd");
+    let text = game_text(&tmp.path().join("b/games/uct_5--0002.txt"));
+    assert_eq!(digest(vec![text]), "619e7fa691d2d3bc");
 }

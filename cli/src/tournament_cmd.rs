@@ -6,14 +6,15 @@
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
 use dojo_arbiter::gating::BestStore;
 use dojo_arbiter::journal;
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
-use dojo_arbiter::tournament::solo::{ScoreLine, SoloTournament};
 use dojo_arbiter::tournament::standings::{score_standings, standings, Ranking, ScoreStandings, Standings};
 use dojo_arbiter::tournament::{
-    plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentDir, TournamentSpec,
+    plot, tournament_dir, Entrant, Format, GameLine, ScoreLine, Tournament, TournamentContest, TournamentDir,
+    TournamentSpec,
 };
 use dojo_core::net::checkpoint;
 use dojo_core::run_paths::RunPaths;
@@ -183,7 +184,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if !plays(&anchor) {
         bail!("the anchor {anchor} is not one of the players");
     }
-    let mut tournament = Tournament::open(dir, &wanted).map_err(anyhow::Error::msg)?;
+    let mut tournament = Tournament::open(TwoPlayer, dir, &wanted).map_err(anyhow::Error::msg)?;
 
     let to_play = tournament.to_play().len();
     let done = tournament.results.len();
@@ -200,7 +201,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let last = Mutex::new(String::new());
     let on_game = |line: &GameLine| {
         let mut last = last.lock().unwrap();
-        *last = describe(line);
+        *last = TwoPlayer::describe(line);
         bar.set_message(last.clone());
         bar.inc(1);
     };
@@ -283,7 +284,7 @@ fn run_one_player(
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<()> {
-    let mut tournament = SoloTournament::open(dir, wanted).map_err(anyhow::Error::msg)?;
+    let mut tournament = Tournament::open(OnePlayer, dir, wanted).map_err(anyhow::Error::msg)?;
     let to_play = tournament.to_play().len();
     let done = tournament.results.len();
     eprintln!(
@@ -448,16 +449,6 @@ fn player_name(text: &str, known: &[&Entrant]) -> Result<String> {
         return Ok(text.to_string());
     }
     Ok(text.parse::<PlayerSpec>().map_err(anyhow::Error::msg)?.to_string())
-}
-
-fn describe(line: &GameLine) -> String {
-    let k = &line.key;
-    let result = match line.result {
-        1 => format!("{} won", k.a),
-        -1 => format!("{} won", k.b),
-        _ => "draw".to_string(),
-    };
-    format!("{} vs {} #{}: {result}", k.a, k.b, k.game + 1)
 }
 
 /// Copies checkpoint `version` (the tournament's top one, `name`, `how` good) to

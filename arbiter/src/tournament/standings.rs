@@ -18,8 +18,7 @@
 //! same way: through [`Ranking`].
 
 use super::gauntlet::{gauntlet_lines, GauntletLine};
-use super::solo::ScoreLine;
-use super::{Entrant, GameLine, TournamentSpec};
+use super::{Entrant, GameLine, ScoreLine, TournamentSpec};
 use crate::matches::Tally;
 use crate::rating::{fit, PairResults};
 use dojo_core::game::GameSpec;
@@ -573,12 +572,12 @@ mod tests {
         assert!(!text.contains("mean_score"));
     }
 
-    use crate::tournament::solo::SoloKey;
-    use crate::tournament::Format;
+    use crate::tournament::test_games::spec_2048;
+    use crate::tournament::OnePlayerKey;
 
     fn score_line(player: &str, game: u32, score: u64, max_tile: u32) -> ScoreLine {
         ScoreLine {
-            key: SoloKey { player: player.into(), game },
+            key: OnePlayerKey { player: player.into(), game },
             score,
             max_tile,
             moves: 100,
@@ -592,22 +591,9 @@ mod tests {
         Entrant { name: name.into(), spec: "random".into(), version, step: version.map(|v| v * 50) }
     }
 
-    fn spec(entrants: Vec<Entrant>, games: u32) -> TournamentSpec {
-        TournamentSpec {
-            game: "2048".into(),
-            format: Format::RoundRobin,
-            games_per_pair: games,
-            opening_plies: 0,
-            openings: Vec::new(),
-            seed: 1,
-            move_timeout_ms: 0,
-            entrants,
-        }
-    }
-
     #[test]
     fn standings_rank_by_mean_score_count_only_the_shared_games_and_leave_the_unplayed_last() {
-        let spec = spec(
+        let spec = spec_2048(
             vec![
                 checkpoint("random", None),
                 checkpoint("v10", Some(10)),
@@ -675,7 +661,8 @@ mod tests {
 
     #[test]
     fn checkpoints_go_to_tensorboard_against_their_steps() {
-        let spec = spec(vec![checkpoint("random", None), checkpoint("v10", Some(10)), checkpoint("v20", Some(20))], 2);
+        let spec =
+            spec_2048(vec![checkpoint("random", None), checkpoint("v10", Some(10)), checkpoint("v20", Some(20))], 2);
         let results = [
             score_line("random", 0, 100, 8),
             score_line("random", 1, 300, 16),
