@@ -11,6 +11,5 @@ pub mod matches;
 pub mod openings;
 pub mod players;
 pub mod rating;
-pub mod solo_gate;
 pub mod sprt;
 pub mod tournament;

@@ -4,11 +4,13 @@
 //! every game's moves and result, taken before the merge.
 
 use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
+use dojo_arbiter::gating::{gate_players, GateSettings};
 use dojo_arbiter::matches::{play_match, MatchPlan};
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
 use dojo_arbiter::tournament::{Entrant, Format, Tournament, TournamentDir, TournamentSpec};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::sliding::{Rules2048, Sliding, Twenty48};
+use dojo_core::game::GameSpec;
 use dojo_core::rng::Rng;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -92,4 +94,23 @@ fn tournaments_play_the_games_they_played_before() {
     assert_eq!(digest(lines.collect()), "1837eaaf37cb63cd");
     let text = game_text(&tmp.path().join("b/games/uct_5--0002.txt"));
     assert_eq!(digest(vec![text]), "619e7fa691d2d3bc");
+}
+
+#[test]
+fn a_one_player_gate_plays_the_games_it_played_before() {
+    let settings = GateSettings {
+        games: 4,
+        sprt: None,
+        simulations: 1,
+        opening_plies: 0,
+        average_symmetries: false,
+        mode: Default::default(),
+        vcf_nodes: 0,
+        threads: 2,
+    };
+    let (uct, random) = (PlayerSpec::Uct { iterations: 8 }, PlayerSpec::Random);
+    let gate = gate_players(OnePlayer, &GameSpec::Twenty48, &uct, &random, &settings, 9, None).unwrap();
+    let c = gate.scores.clone().unwrap();
+    assert_eq!((c.candidate.mean, c.best.mean, c.difference, c.higher), (6845.0, 898.0, 5947.0, 4));
+    assert!(gate.sprt.is_none() && gate.promotes(0.99));
 }
