@@ -3,7 +3,7 @@
 //! `play` plays games with trained weights, greedy or with expectimax.
 
 use crate::common::progress;
-use crate::match_cmd::print_solo;
+use crate::match_cmd::MatchReport;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use dojo_arbiter::contest::OnePlayer;
@@ -265,5 +265,5 @@ where
     )
     .map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
-    print_solo(&result, &[], args.json)
+    OnePlayer::print(result, &[], spec, args.json, false)
 }

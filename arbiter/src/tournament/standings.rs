@@ -46,6 +46,8 @@ pub trait Ranking: Serialize {
     const MEASURE: &'static str;
     /// The least room a plot leaves above and below the values, in the measure's units.
     const PLOT_MARGIN: f64;
+    /// What a checkpoint has done to be ranked, as in "no checkpoint of the run was rated".
+    const RANKED: &'static str;
     /// Every player, best first.
     fn points(&self) -> Vec<Point<'_>>;
     /// The plot's y axis.
@@ -230,6 +232,7 @@ impl Standings {
 impl Ranking for Standings {
     const MEASURE: &'static str = "elo";
     const PLOT_MARGIN: f64 = 25.0;
+    const RANKED: &'static str = "was rated";
 
     /// A gauntlet's checkpoints also get the highest reference each beat, as its place in
     /// the references' order (1 the first; 0 none): how far up a ladder it climbed.
@@ -413,6 +416,7 @@ pub fn score_standings(spec: &TournamentSpec, results: &[ScoreLine]) -> Result<S
 impl Ranking for ScoreStandings {
     const MEASURE: &'static str = "mean_score";
     const PLOT_MARGIN: f64 = 1.0;
+    const RANKED: &'static str = "has played";
 
     /// Checkpoints also get each tile's reach rate, `tournament/reached/TILE`.
     fn points(&self) -> Vec<Point<'_>> {
