@@ -3,10 +3,9 @@
 //! thread beside the learner; `dojo gate` runs it on its own (a cluster's arbiter, where
 //! the run directory is). One gatekeeper per run: it holds `gating.lock` while it lives.
 
-use crate::gating::{gate_match, BestStore, GateSettings};
+use crate::gating::{gate_match, BestStore, GateSettings, ScoreComparison};
 use crate::grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, GradeSettings, VersionGrade};
 use crate::grading::Case;
-use crate::solo_gate::ScoreComparison;
 use crate::sprt::SprtStatus;
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::AnyGame;
@@ -197,7 +196,7 @@ impl Gatekeeper {
             record.score = gate.result.score;
             record.promoted = gate.promotes(self.policy.promote_score);
             record.sprt = gate.sprt;
-            record.scores = gate.solo;
+            record.scores = gate.scores;
             record.seconds = started.elapsed().as_secs_f64();
         }
         // Promoted first, graded after: the promotion copies the candidate, and the learner

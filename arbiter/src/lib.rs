@@ -1,6 +1,7 @@
 //! Arbiter: matches between players, gating, tournaments and ratings.
 
 pub mod charts;
+pub mod contest;
 pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;
@@ -9,6 +10,5 @@ pub mod matches;
 pub mod openings;
 pub mod players;
 pub mod rating;
-pub mod solo_gate;
 pub mod sprt;
 pub mod tournament;

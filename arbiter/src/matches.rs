@@ -1,10 +1,12 @@
-//! Head-to-head matches between two players with alternating first player, and their
-//! statistics (score with a 95% interval, Elo difference); and one-player matches (2048,
-//! 2584): one player, many games, score statistics and reach rates.
+//! Matches: the players of one game play many games, reproducible from a seed on any number
+//! of threads. What a match measures is its game's contest ([`crate::contest`]): two
+//! players play games in pairs from one start, A moving first in one and B in the other,
+//! for a score with a 95% interval and an Elo difference ([`TwoPlayer`]); one player plays
+//! every game alone, for its scores and reach rates ([`OnePlayer`]: 2048, 2584).
 
+use crate::contest::{OnePlayer, TwoPlayer};
 use crate::openings::{Opening, Openings};
-use dojo_core::game::sliding::{Rules, Sliding};
-use dojo_core::game::{Action, Game, Outcome, Player, ToMove};
+use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
 use dojo_core::ntuple::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
@@ -13,7 +15,30 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
-/// One finished game of a match, from player A's point of view.
+/// What a match is in each contest: who plays a game, how a game is recorded, and what the
+/// games add up to. The match itself (threads, seeds, openings, early stops) is
+/// [`play_match`]'s, the same for both.
+pub trait MatchContest: Copy + Send + Sync + 'static {
+    /// Players in each game, and games from one start: each player moves first in one of
+    /// them (2: a pair of games; 1: a game alone).
+    const PLAYERS: usize;
+    /// One finished game of a match.
+    type Game: Clone + std::fmt::Debug + Serialize + Send;
+    /// The result of a whole match.
+    type Result;
+    /// Why this contest cannot play a match of `probe`'s game with `plan`, if it cannot.
+    fn check<G: Game + Into<AnyGame>>(probe: &G, plan: &MatchPlan<'_, Self::Game>) -> Result<(), String>;
+    /// Game `index` of the match, as it was `played` from a start opened by the moves
+    /// `opening` (text) on the board `board`.
+    fn record<G: Game + Into<AnyGame>>(index: u32, played: Played<G>, opening: String, board: String) -> Self::Game;
+    /// A game's number in the match.
+    fn index(game: &Self::Game) -> u32;
+    /// The match of `players` (their names) on `game`: its `games` in order, played in
+    /// `seconds` (all threads; building the players not counted).
+    fn result(game: &GameSpec, players: Vec<String>, games: &[Self::Game], seconds: f64) -> Self::Result;
+}
+
+/// One finished game of a two-player match, from player A's point of view.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GameResult {
     pub index: u32,
@@ -131,228 +156,66 @@ impl MatchResult {
     }
 }
 
-/// A finished game: how it ended, the final position and the moves played.
-pub struct Played<G> {
-    pub outcome: Outcome,
-    pub end: G,
-    pub moves: Vec<dojo_core::game::Action>,
-    /// Set where a player failed to move (see [`Agent::try_select_move`]): the reason,
-    /// named after the player, who loses.
-    pub forfeit: Option<String>,
-}
+impl MatchContest for TwoPlayer {
+    const PLAYERS: usize = 2;
+    type Game = GameResult;
+    type Result = MatchResult;
 
-/// Plays one game between `first` and `second` from `start`. The players' randomness is
-/// seeded from `rng`, and chance events (none in two-player games) are sampled from it. A
-/// player that fails to move, or answers with an illegal move, loses.
-pub fn play_game<G: Game>(
-    mut game: G,
-    first: &mut dyn Agent<G>,
-    second: &mut dyn Agent<G>,
-    rng: &mut Rng,
-) -> Played<G> {
-    first.new_game(rng.next_u64());
-    second.new_game(rng.next_u64());
-    let mut moves = Vec::new();
-    loop {
-        if let Some(outcome) = game.outcome() {
-            return Played { outcome, end: game, moves, forfeit: None };
+    fn check<G: Game + Into<AnyGame>>(probe: &G, _plan: &MatchPlan<'_, GameResult>) -> Result<(), String> {
+        if probe.is_one_player() || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
+            return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
         }
-        match game.to_move() {
-            ToMove::Chance => game.sample_chance(rng),
-            ToMove::Player(p) => {
-                let agent: &mut dyn Agent<G> = if p == Player::First { &mut *first } else { &mut *second };
-                match agent_moves(agent, &mut game) {
-                    Ok(action) => moves.push(action),
-                    Err(why) => {
-                        let forfeit = Some(format!("{} forfeits: {why}", agent.name()));
-                        return Played { outcome: Outcome::Win(p.other()), end: game, moves, forfeit };
-                    }
-                }
+        Ok(())
+    }
+
+    /// A moves first (after the opening) in the even games: the first of each pair.
+    fn record<G: Game + Into<AnyGame>>(index: u32, played: Played<G>, opening: String, board: String) -> GameResult {
+        let a_first = index.is_multiple_of(2);
+        let a_player = if a_first { Player::First } else { Player::Second };
+        GameResult {
+            index,
+            a_first,
+            result: played.value_for(a_player),
+            moves: played.end.moves_to_text(&played.moves),
+            opening,
+            board,
+            forfeit: played.forfeit,
+        }
+    }
+
+    fn index(game: &GameResult) -> u32 {
+        game.index
+    }
+
+    fn result(game: &GameSpec, players: Vec<String>, games: &[GameResult], _seconds: f64) -> MatchResult {
+        let (mut tally, mut a_first, mut b_first) = (Tally::default(), Tally::default(), Tally::default());
+        for r in games {
+            tally.add(r.result);
+            if r.a_first {
+                a_first.add(r.result)
+            } else {
+                b_first.add(r.result)
             }
         }
-    }
-}
-
-/// Says whether a match's first games (in order, whole pairs) decide it.
-pub type Decides<'a> = dyn Fn(&[GameResult]) -> bool + Sync + 'a;
-
-/// How a match is played: `games` games on `threads` threads (each with its own pair of
-/// agents), reproducible from `seed`; `cancel`, when set, stops it before the next game.
-#[derive(Clone, Copy)]
-pub struct MatchPlan<'a> {
-    /// Games at most (all of them without `enough`).
-    pub games: u32,
-    pub threads: usize,
-    pub seed: u64,
-    pub cancel: Option<&'a AtomicBool>,
-    /// Ends the match early: asked with the results of the first games in order (whole
-    /// pairs), whether they decide it. The match keeps the shortest such prefix, so its
-    /// result does not depend on which thread finished what first.
-    pub enough: Option<&'a Decides<'a>>,
-    /// Random plies played from `start`'s position before each pair of games (both games
-    /// of a pair get the same ones; none in one-player games). Two deterministic players,
-    /// such as two networks, would otherwise play the same two games over and over.
-    pub opening_plies: usize,
-    /// A book of openings instead (pair `k` opens with its line `k`, cycling): where
-    /// given, `opening_plies` must be 0.
-    pub openings: Option<&'a Openings>,
-}
-
-impl MatchPlan<'_> {
-    pub fn new(games: u32, threads: usize, seed: u64) -> MatchPlan<'static> {
-        MatchPlan { games, threads, seed, cancel: None, enough: None, opening_plies: 0, openings: None }
-    }
-}
-
-/// The length of the shortest run of first games, in whole pairs, that `enough` says
-/// decides the match, if the finished games (in any order) hold one. Runs up to `checked`
-/// games were found undecided before and are not asked again; `checked` grows to the
-/// longest run asked now.
-fn deciding_prefix(results: &mut [GameResult], enough: &Decides<'_>, checked: &mut usize) -> Option<usize> {
-    results.sort_by_key(|r| r.index);
-    let contiguous = results.iter().enumerate().take_while(|(i, r)| r.index == *i as u32).count();
-    let found = (*checked + 2..=contiguous).step_by(2).find(|&n| enough(&results[..n]));
-    *checked = found.unwrap_or(contiguous - contiguous % 2).max(*checked);
-    found
-}
-
-/// Plays a match between A and B. Games come in pairs: games 2k and 2k+1 start from the
-/// same position (`start` is given the same random stream for both), A moving first in
-/// the even one and B in the odd one, so a lucky opening or board favours neither side.
-/// `on_game` sees every finished game as it ends. A cancelled match is an error.
-pub fn play_match<G, FA, FB, S>(
-    plan: MatchPlan<'_>,
-    make_a: FA,
-    make_b: FB,
-    start: S,
-    on_game: &(dyn Fn(&GameResult) + Sync),
-) -> Result<MatchResult, String>
-where
-    G: Game,
-    FA: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
-    FB: Fn(u64) -> Result<Box<dyn Agent<G>>, String> + Sync,
-    S: Fn(&mut Rng) -> G + Sync,
-{
-    let MatchPlan { games, threads, seed, cancel, enough, opening_plies, openings } = plan;
-    let opening = match openings {
-        Some(_) if opening_plies > 0 => {
-            return Err(format!("a match opens from a book or with {opening_plies} random plies, not both"))
-        }
-        Some(book) => Opening::Book(book),
-        None => Opening::Random(opening_plies),
-    };
-    let decided = AtomicBool::new(false);
-    let probe = start(&mut Rng::seed_from_u64(pair_seed(seed, 0)));
-    if probe.num_players() != 2 || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
-        return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
-    }
-    if let Some(book) = openings {
-        book.check(&probe).map_err(|e| e.to_string())?;
-    }
-    let a_name = make_a(seed)?.name();
-    let b_name = make_b(seed)?.name();
-    let next = AtomicU32::new(0);
-    // The finished games, and how many first games were found not to decide the match yet.
-    let results: Mutex<(Vec<GameResult>, usize)> = Mutex::new((Vec::new(), 0));
-    let threads = threads.clamp(1, games.max(1) as usize);
-    let errors: Mutex<Option<String>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for t in 0..threads {
-            let (next, results, errors, make_a, make_b, start) = (&next, &results, &errors, &make_a, &make_b, &start);
-            let decided = &decided;
-            scope.spawn(move || {
-                let thread_seed = seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                let (mut a, mut b) = match (make_a(thread_seed), make_b(thread_seed ^ 1)) {
-                    (Ok(a), Ok(b)) => (a, b),
-                    (Err(e), _) | (_, Err(e)) => {
-                        *errors.lock().unwrap() = Some(e);
-                        return;
-                    }
-                };
-                loop {
-                    if decided.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= games || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                        break;
-                    }
-                    let opening_seed = pair_seed(seed, index / 2);
-                    let mut rng = Rng::seed_from_u64(opening_seed);
-                    let mut game = start(&mut rng);
-                    let before = game.clone();
-                    let opening = match opening.open(&mut game, index / 2, &mut rng) {
-                        Ok(moves) => before.moves_to_text(&moves),
-                        Err(e) => {
-                            *errors.lock().unwrap() = Some(e.to_string());
-                            break;
-                        }
-                    };
-                    let board = game.spec().to_string();
-                    let a_first = index % 2 == 0;
-                    let played = if a_first {
-                        play_game(game, a.as_mut(), b.as_mut(), &mut rng)
-                    } else {
-                        play_game(game, b.as_mut(), a.as_mut(), &mut rng)
-                    };
-                    let a_player = if a_first { Player::First } else { Player::Second };
-                    let result = GameResult {
-                        index,
-                        a_first,
-                        result: played.outcome.value_for(a_player) as i8,
-                        moves: played.end.moves_to_text(&played.moves),
-                        opening,
-                        board,
-                        forfeit: played.forfeit,
-                    };
-                    on_game(&result);
-                    let (all, checked) = &mut *results.lock().unwrap();
-                    all.push(result);
-                    if enough.is_some_and(|e| deciding_prefix(all, e, checked).is_some()) {
-                        decided.store(true, Ordering::Relaxed);
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = errors.into_inner().unwrap() {
-        return Err(e);
-    }
-    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-        return Err("the match was cancelled".into());
-    }
-    let (mut results, _) = results.into_inner().unwrap();
-    results.sort_by_key(|r| r.index);
-    if let Some(n) = enough.and_then(|e| deciding_prefix(&mut results, e, &mut 0)) {
-        // Games past the deciding ones were in flight when it was decided: not counted.
-        results.truncate(n);
-    }
-    let (mut tally, mut a_first, mut b_first) = (Tally::default(), Tally::default(), Tally::default());
-    for r in &results {
-        tally.add(r.result);
-        if r.a_first {
-            a_first.add(r.result)
-        } else {
-            b_first.add(r.result)
+        let (lo, hi) = tally.interval();
+        let [a, b]: [String; 2] = players.try_into().expect("a two-player match has two players");
+        MatchResult {
+            game: game.to_string(),
+            a,
+            b,
+            score: tally.score(),
+            interval: [lo, hi],
+            elo: tally.elo(),
+            tally,
+            a_first,
+            b_first,
         }
     }
-    let (lo, hi) = tally.interval();
-    Ok(MatchResult {
-        game: probe.spec().to_string(),
-        a: a_name,
-        b: b_name,
-        score: tally.score(),
-        interval: [lo, hi],
-        elo: tally.elo(),
-        tally,
-        a_first,
-        b_first,
-    })
 }
 
 /// One finished game of a one-player match.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SoloGame {
+pub struct OnePlayerGame {
     pub index: u32,
     pub score: u64,
     /// The largest tile at the end (a face value).
@@ -367,7 +230,7 @@ pub struct SoloGame {
 
 /// The result of a one-player match.
 #[derive(Clone, Debug, Serialize)]
-pub struct SoloResult {
+pub struct OnePlayerResult {
     pub game: String,
     pub player: String,
     #[serde(flatten)]
@@ -378,7 +241,7 @@ pub struct SoloResult {
     pub seconds: f64,
 }
 
-impl SoloResult {
+impl OnePlayerResult {
     /// The player and game, the score statistics, and the reach-rate table.
     pub fn summary(&self) -> String {
         format!(
@@ -392,92 +255,277 @@ impl SoloResult {
     }
 }
 
-/// Plays `plan.games` games of a one-player sliding game (2048, 2584) with the player
-/// `make` builds, one per thread, and reports their scores and reach rates. Game `i`
-/// depends only on `i` and `plan.seed` (its tile spawns and the player's seed come from
-/// them), so a match plays the same games on any number of threads. Early stops
-/// (`plan.enough`) are for pairs of two-player games and are refused here.
-pub fn play_solo<R, F, S>(
-    plan: MatchPlan<'_>,
-    make: F,
-    start: S,
-    on_game: &(dyn Fn(&SoloGame) + Sync),
-) -> Result<SoloResult, String>
-where
-    R: Rules,
-    F: Fn(u64) -> Result<Box<dyn Agent<Sliding<R>>>, String>,
-    S: Fn(&mut Rng) -> Sliding<R> + Sync,
-{
-    let MatchPlan { games, threads, seed, cancel, enough, .. } = plan;
-    if enough.is_some() {
-        return Err("a one-player match has no early stop: it plays every game".into());
+/// A one-player match plays game `i` from seed `i` alone (its tile spawns and the player's
+/// seed come from it), so a match plays the same games on any number of threads, and two
+/// matches of one plan play every player on the same games.
+impl MatchContest for OnePlayer {
+    const PLAYERS: usize = 1;
+    type Game = OnePlayerGame;
+    type Result = OnePlayerResult;
+
+    fn check<G: Game + Into<AnyGame>>(probe: &G, plan: &MatchPlan<'_, OnePlayerGame>) -> Result<(), String> {
+        let family = probe.spec().family();
+        if !probe.is_one_player() || GameScore::of_position(&probe.clone().into()).is_none() {
+            return Err(format!("{family} is not a one-player game with a score"));
+        }
+        if plan.enough.is_some() {
+            return Err("a one-player match has no early stop: it plays every game".into());
+        }
+        if plan.opening_plies > 0 || plan.openings.is_some() {
+            return Err(format!(
+                "{family} is a one-player game: its games start from their own random tiles, with no openings"
+            ));
+        }
+        Ok(())
     }
-    let spec = start(&mut Rng::seed_from_u64(pair_seed(seed, 0))).spec();
+
+    fn record<G: Game + Into<AnyGame>>(
+        index: u32,
+        played: Played<G>,
+        _opening: String,
+        _board: String,
+    ) -> OnePlayerGame {
+        // `check` made sure the game has a score.
+        let end = GameScore::of_position(&played.end.clone().into()).unwrap_or(GameScore { score: 0, max_tile: 0 });
+        OnePlayerGame {
+            index,
+            score: end.score,
+            max_tile: end.max_tile,
+            plies: played.moves.len() as u32,
+            moves: played.end.moves_to_text(&played.moves),
+            forfeit: played.forfeit,
+        }
+    }
+
+    fn index(game: &OnePlayerGame) -> u32 {
+        game.index
+    }
+
+    fn result(game: &GameSpec, players: Vec<String>, games: &[OnePlayerGame], seconds: f64) -> OnePlayerResult {
+        let scores: Vec<GameScore> = games.iter().map(|g| GameScore { score: g.score, max_tile: g.max_tile }).collect();
+        OnePlayerResult {
+            game: game.to_string(),
+            player: players.into_iter().next().expect("a one-player match has its player"),
+            report: ScoreReport::new(game, &scores),
+            total_moves: games.iter().map(|g| u64::from(g.plies)).sum(),
+            seconds,
+        }
+    }
+}
+
+/// A finished game: the final position, the moves played, and how it ended.
+pub struct Played<G> {
+    pub end: G,
+    pub moves: Vec<Action>,
+    /// How the game ended: by the rules, or, where a player failed to move, as a loss for
+    /// that player. None when the one player of a one-player game failed: its game stops
+    /// where it stood (`end`), with the score it had.
+    pub outcome: Option<Outcome>,
+    /// Set where a player failed to move (see [`Agent::try_select_move`]): the reason,
+    /// named after the player.
+    pub forfeit: Option<String>,
+}
+
+impl<G> Played<G> {
+    /// The result for `player`: 1 won, 0 drawn (or a score), -1 lost.
+    pub fn value_for(&self, player: Player) -> i8 {
+        self.outcome.map_or(0, |o| o.value_for(player) as i8)
+    }
+}
+
+/// Plays one game from `game` with `seats[k]` playing player `k` (one seat in a one-player
+/// game, two in the others). The players' randomness is seeded from `rng`, in seat order,
+/// and chance events are sampled from it. A player that fails to move, or answers with an
+/// illegal move, loses (and a one-player game stops there).
+pub fn play_game<G: Game>(mut game: G, seats: &mut [&mut (dyn Agent<G> + '_)], rng: &mut Rng) -> Played<G> {
+    for seat in seats.iter_mut() {
+        seat.new_game(rng.next_u64());
+    }
+    let mut moves = Vec::new();
+    loop {
+        if let Some(outcome) = game.outcome() {
+            return Played { end: game, moves, outcome: Some(outcome), forfeit: None };
+        }
+        match game.to_move() {
+            ToMove::Chance => game.sample_chance(rng),
+            ToMove::Player(p) => {
+                let agent = &mut *seats[p.index()];
+                match agent_moves(agent, &mut game) {
+                    Ok(action) => moves.push(action),
+                    Err(why) => {
+                        let forfeit = Some(format!("{} forfeits: {why}", agent.name()));
+                        let outcome = (!game.is_one_player()).then_some(Outcome::Win(p.other()));
+                        return Played { end: game, moves, outcome, forfeit };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Says whether a match's first games (in order, whole starts) decide it.
+pub type Decides<'a, R = GameResult> = dyn Fn(&[R]) -> bool + Sync + 'a;
+
+/// How a match is played: `games` games on `threads` threads (each with its own players),
+/// reproducible from `seed`; `cancel`, when set, stops it before the next game. `R` is the
+/// record of one game ([`MatchContest::Game`]).
+pub struct MatchPlan<'a, R = GameResult> {
+    /// Games at most (all of them without `enough`).
+    pub games: u32,
+    pub threads: usize,
+    pub seed: u64,
+    pub cancel: Option<&'a AtomicBool>,
+    /// Ends the match early: asked with the results of the first games in order (whole
+    /// pairs), whether they decide it. The match keeps the shortest such prefix, so its
+    /// result does not depend on which thread finished what first. Two-player matches only.
+    pub enough: Option<&'a Decides<'a, R>>,
+    /// Random plies played from `start`'s position before each pair of games (both games
+    /// of a pair get the same ones; none in one-player games). Two deterministic players,
+    /// such as two networks, would otherwise play the same two games over and over.
+    pub opening_plies: usize,
+    /// A book of openings instead (pair `k` opens with its line `k`, cycling): where
+    /// given, `opening_plies` must be 0.
+    pub openings: Option<&'a Openings>,
+}
+
+// By hand: derived, they would ask `R: Clone`.
+impl<R> Clone for MatchPlan<'_, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<R> Copy for MatchPlan<'_, R> {}
+
+impl<R> MatchPlan<'_, R> {
+    pub fn new(games: u32, threads: usize, seed: u64) -> MatchPlan<'static, R> {
+        MatchPlan { games, threads, seed, cancel: None, enough: None, opening_plies: 0, openings: None }
+    }
+}
+
+/// The length of the shortest run of first games, in whole starts (`per_start` games each),
+/// that `enough` says decides the match, if the finished games (in any order) hold one.
+/// Runs up to `checked` games were found undecided before and are not asked again;
+/// `checked` grows to the longest run asked now.
+fn deciding_prefix<C: MatchContest>(
+    results: &mut [C::Game],
+    enough: &Decides<'_, C::Game>,
+    checked: &mut usize,
+) -> Option<usize> {
+    let per_start = C::PLAYERS;
+    results.sort_by_key(C::index);
+    let contiguous = results.iter().enumerate().take_while(|(i, r)| C::index(r) == *i as u32).count();
+    let found = (*checked + per_start..=contiguous).step_by(per_start).find(|&n| enough(&results[..n]));
+    *checked = found.unwrap_or(contiguous - contiguous % per_start).max(*checked);
+    found
+}
+
+/// Makes a player of a match from a seed: its randomness, and each copy's on its thread.
+pub type MakePlayer<'a, G> = dyn Fn(u64) -> Result<Box<dyn Agent<G>>, String> + 'a;
+
+/// Plays a match of `contest` between `players` (as many as a game of the contest seats:
+/// A and B, or the one player). The games from one start (a pair; a single game in a
+/// one-player match) start from the same position (`start` is given the same random stream
+/// for each), player `k` moving first in game `k` of them, so a lucky opening or board
+/// favours no one. Each thread gets its own copy of every player, made before the games
+/// start (so what copies share, an n-tuple network, is loaded once). `on_game` sees every
+/// finished game as it ends. A cancelled match is an error.
+pub fn play_match<C, G, S>(
+    _contest: C,
+    plan: MatchPlan<'_, C::Game>,
+    players: &[&MakePlayer<'_, G>],
+    start: S,
+    on_game: &(dyn Fn(&C::Game) + Sync),
+) -> Result<C::Result, String>
+where
+    C: MatchContest,
+    G: Game + Into<AnyGame>,
+    S: Fn(&mut Rng) -> G + Sync,
+{
+    let MatchPlan { games, threads, seed, cancel, enough, opening_plies, openings } = plan;
+    let opening = match openings {
+        Some(_) if opening_plies > 0 => {
+            return Err(format!("a match opens from a book or with {opening_plies} random plies, not both"))
+        }
+        Some(book) => Opening::Book(book),
+        None => Opening::Random(opening_plies),
+    };
+    let probe = start(&mut Rng::seed_from_u64(start_seed(seed, 0)));
+    C::check(&probe, &plan)?;
+    if players.len() != C::PLAYERS {
+        return Err(format!("a match of {} has {} players, not {}", probe.spec(), C::PLAYERS, players.len()));
+    }
+    if let Some(book) = openings {
+        book.check(&probe).map_err(|e| e.to_string())?;
+    }
     let threads = threads.clamp(1, games.max(1) as usize);
-    // Players are built here, before the threads, so the first one names the player and
-    // what they share (an n-tuple network) is loaded once and stays loaded.
-    let players = (0..threads)
-        .map(|t| make(seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+    // Player k of thread t is seeded from the thread's seed and k.
+    let seats = (0..threads)
+        .map(|t| {
+            let thread_seed = seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            players.iter().enumerate().map(|(k, make)| make(thread_seed ^ k as u64)).collect::<Result<Vec<_>, _>>()
+        })
         .collect::<Result<Vec<_>, String>>()?;
-    let player = players[0].name();
-    let clock = std::time::Instant::now();
+    let names: Vec<String> = seats[0].iter().map(|p| p.name()).collect();
+    let per_start = C::PLAYERS as u32;
+    let decided = AtomicBool::new(false);
     let next = AtomicU32::new(0);
-    let results: Mutex<Vec<SoloGame>> = Mutex::new(Vec::new());
+    // The finished games, and how many first games were found not to decide the match yet.
+    let results: Mutex<(Vec<C::Game>, usize)> = Mutex::new((Vec::new(), 0));
+    let errors: Mutex<Option<String>> = Mutex::new(None);
+    let clock = std::time::Instant::now();
     std::thread::scope(|scope| {
-        for mut agent in players {
-            let (next, results, start) = (&next, &results, &start);
+        for mut seat in seats {
+            let (next, results, errors, start, decided) = (&next, &results, &errors, &start, &decided);
             scope.spawn(move || loop {
+                if decided.load(Ordering::Relaxed) {
+                    break;
+                }
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 if index >= games || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                     break;
                 }
-                let mut rng = Rng::seed_from_u64(pair_seed(seed, index));
+                let start_no = index / per_start;
+                let mut rng = Rng::seed_from_u64(start_seed(seed, start_no));
                 let mut game = start(&mut rng);
-                agent.new_game(rng.next_u64());
-                let (mut moves, mut forfeit) = (Vec::new(), None);
-                while game.outcome().is_none() {
-                    if game.to_move() == ToMove::Chance {
-                        game.sample_chance(&mut rng);
-                        continue;
+                let before = game.clone();
+                let opening = match opening.open(&mut game, start_no, &mut rng) {
+                    Ok(moves) => before.moves_to_text(&moves),
+                    Err(e) => {
+                        *errors.lock().unwrap() = Some(e.to_string());
+                        break;
                     }
-                    match agent_moves(&mut *agent, &mut game) {
-                        Ok(action) => moves.push(action),
-                        Err(why) => {
-                            forfeit = Some(format!("{} forfeits: {why}", agent.name()));
-                            break;
-                        }
-                    }
-                }
-                let result = SoloGame {
-                    index,
-                    score: game.score(),
-                    max_tile: game.max_tile(),
-                    plies: moves.len() as u32,
-                    moves: game.moves_to_text(&moves),
-                    forfeit,
                 };
+                let board = game.spec().to_string();
+                // Game k of a start: the players in turn from player k.
+                let mut order: Vec<&mut (dyn Agent<G> + 'static)> = seat.iter_mut().map(|p| p.as_mut()).collect();
+                order.rotate_left((index % per_start) as usize);
+                let played = play_game(game, &mut order, &mut rng);
+                let result = C::record(index, played, opening, board);
                 on_game(&result);
-                results.lock().unwrap().push(result);
+                let (all, checked) = &mut *results.lock().unwrap();
+                all.push(result);
+                if enough.is_some_and(|e| deciding_prefix::<C>(all, e, checked).is_some()) {
+                    decided.store(true, Ordering::Relaxed);
+                }
             });
         }
     });
     let seconds = clock.elapsed().as_secs_f64();
+    if let Some(e) = errors.into_inner().unwrap() {
+        return Err(e);
+    }
     if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
         return Err("the match was cancelled".into());
     }
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|r| r.index);
-    let scores: Vec<GameScore> = results.iter().map(|r| GameScore { score: r.score, max_tile: r.max_tile }).collect();
-    Ok(SoloResult {
-        game: spec.to_string(),
-        player,
-        report: ScoreReport::new(&spec, &scores),
-        total_moves: results.iter().map(|r| u64::from(r.plies)).sum(),
-        seconds,
-    })
+    let (mut results, _) = results.into_inner().unwrap();
+    results.sort_by_key(C::index);
+    if let Some(n) = enough.and_then(|e| deciding_prefix::<C>(&mut results, e, &mut 0)) {
+        // Games past the deciding ones were in flight when it was decided: not counted.
+        results.truncate(n);
+    }
+    Ok(C::result(&probe.spec(), names, &results, seconds))
 }
 
-/// The seed of the starting position of the match's `pair`-th pair of games.
 /// Asks `agent` for a move in `game` and plays it: the move, or why the agent forfeits
 /// (it failed, or chose an illegal move).
 fn agent_moves<G: Game>(agent: &mut dyn Agent<G>, game: &mut G) -> Result<Action, String> {
@@ -486,13 +534,15 @@ fn agent_moves<G: Game>(agent: &mut dyn Agent<G>, game: &mut G) -> Result<Action
     Ok(action)
 }
 
-fn pair_seed(seed: u64, pair: u32) -> u64 {
-    seed.wrapping_add(u64::from(pair)).wrapping_mul(0x2545_f491_4f6c_dd1d)
+/// The seed of the starting position of the match's `start`-th start (pair of games).
+fn start_seed(seed: u64, start: u32) -> u64 {
+    seed.wrapping_add(u64::from(start)).wrapping_mul(0x2545_f491_4f6c_dd1d)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contest::{OnePlayer, TwoPlayer};
     use dojo_core::game::connect4::Connect4;
     use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
     use dojo_core::search::player::RandomAgent;
@@ -522,7 +572,7 @@ mod tests {
             g.sample_chance(rng);
             g
         };
-        let err = play_match(MatchPlan::new(2, 1, 1), make, make, start, &|_| {}).unwrap_err();
+        let err = play_match(TwoPlayer, MatchPlan::new(2, 1, 1), &[&make, &make], start, &|_| {}).unwrap_err();
         assert_eq!(err, "2048 is a one-player game; matches need two players");
     }
 
@@ -538,7 +588,7 @@ mod tests {
         };
         let run = |threads: usize| {
             let seen = Mutex::new(Vec::new());
-            let r = play_solo(MatchPlan::new(12, threads, 5), make, start_2048, &|g| {
+            let r = play_match(OnePlayer, MatchPlan::new(12, threads, 5), &[&make], start_2048, &|g| {
                 seen.lock().unwrap().push((g.index, g.score, g.moves.clone()))
             })
             .unwrap();
@@ -567,24 +617,29 @@ mod tests {
         let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> {
             Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
         };
-        let never = |_: &[GameResult]| false;
+        let never = |_: &[OnePlayerGame]| false;
         let plan = MatchPlan { enough: Some(&never), ..MatchPlan::new(2, 1, 1) };
-        assert!(play_solo(plan, make, start_2048, &|_| {}).unwrap_err().contains("no early stop"));
+        assert!(play_match(OnePlayer, plan, &[&make], start_2048, &|_| {}).unwrap_err().contains("no early stop"));
         let cancel = AtomicBool::new(true);
         let plan = MatchPlan { cancel: Some(&cancel), ..MatchPlan::new(4, 1, 1) };
-        let err = play_solo(plan, make, start_2048, &|_| panic!("no game is played")).unwrap_err();
+        let err = play_match(OnePlayer, plan, &[&make], start_2048, &|_| panic!("no game is played")).unwrap_err();
         assert_eq!(err, "the match was cancelled");
         let failing = |_: u64| -> Result<Box<dyn Agent<Twenty48>>, String> { Err("no such player".into()) };
-        assert_eq!(play_solo(MatchPlan::new(2, 2, 1), failing, start_2048, &|_| {}).unwrap_err(), "no such player");
+        let err = play_match(OnePlayer, MatchPlan::new(2, 2, 1), &[&failing], start_2048, &|_| {}).unwrap_err();
+        assert_eq!(err, "no such player");
     }
 
     #[test]
     fn matches_alternate_colours_and_count_results() {
         let (strong, weak) = (mcts_c4(300), random_c4);
         let seen = Mutex::new(0);
-        let r = play_match(MatchPlan::new(10, 2, 5), strong, weak, |_: &mut Rng| Connect4::standard(), &|_| {
-            *seen.lock().unwrap() += 1
-        })
+        let r = play_match(
+            TwoPlayer,
+            MatchPlan::new(10, 2, 5),
+            &[&strong, &weak],
+            |_: &mut Rng| Connect4::standard(),
+            &|_| *seen.lock().unwrap() += 1,
+        )
         .unwrap();
         assert_eq!(*seen.lock().unwrap(), 10);
         assert_eq!((r.a_first.games, r.b_first.games), (5, 5));
@@ -605,7 +660,7 @@ mod tests {
         };
         let run = |threads| {
             let plan = MatchPlan { enough: Some(&enough), ..MatchPlan::new(40, threads, 11) };
-            play_match(plan, random_c4, random_c4, start, &|_| {}).unwrap().tally
+            play_match(TwoPlayer, plan, &[&random_c4, &random_c4], start, &|_| {}).unwrap().tally
         };
         let (one, four) = (run(1), run(4));
         assert_eq!(one, four);
@@ -617,7 +672,7 @@ mod tests {
         // Never decided: every game is played.
         let never = |_: &[GameResult]| false;
         let plan = MatchPlan { enough: Some(&never), ..MatchPlan::new(6, 2, 11) };
-        assert_eq!(play_match(plan, random_c4, random_c4, start, &|_| {}).unwrap().tally.games, 6);
+        assert_eq!(play_match(TwoPlayer, plan, &[&random_c4, &random_c4], start, &|_| {}).unwrap().tally.games, 6);
     }
 
     #[test]
@@ -632,7 +687,7 @@ mod tests {
             g
         };
         // The probe game draws one opening before the match: the pair of the first game.
-        let r = play_match(MatchPlan::new(12, 3, 7), random, random, start, &|_| {}).unwrap();
+        let r = play_match(TwoPlayer, MatchPlan::new(12, 3, 7), &[&random, &random], start, &|_| {}).unwrap();
         assert_eq!(r.tally.games, 12);
         let mut seen = openings.into_inner().unwrap();
         assert_eq!(seen.len(), 13);
@@ -648,9 +703,10 @@ mod tests {
 
         let cancel = AtomicBool::new(true);
         let plan = MatchPlan { cancel: Some(&cancel), ..MatchPlan::new(4, 1, 1) };
-        let err =
-            play_match(plan, random, random, |_: &mut Rng| Connect4::standard(), &|_| panic!("no game is played"))
-                .unwrap_err();
+        let err = play_match(TwoPlayer, plan, &[&random, &random], |_: &mut Rng| Connect4::standard(), &|_| {
+            panic!("no game is played")
+        })
+        .unwrap_err();
         assert_eq!(err, "the match was cancelled");
     }
 
@@ -661,9 +717,13 @@ mod tests {
         let (mcts, random) = (mcts_c4(20), random_c4);
         let games = |threads: usize, seed: u64| {
             let all = Mutex::new(Vec::new());
-            play_match(MatchPlan::new(16, threads, seed), mcts, random, |_: &mut Rng| Connect4::standard(), &|g| {
-                all.lock().unwrap().push((g.index, g.moves.clone()))
-            })
+            play_match(
+                TwoPlayer,
+                MatchPlan::new(16, threads, seed),
+                &[&mcts, &random],
+                |_: &mut Rng| Connect4::standard(),
+                &|g| all.lock().unwrap().push((g.index, g.moves.clone())),
+            )
             .unwrap();
             let mut all = all.into_inner().unwrap();
             all.sort();

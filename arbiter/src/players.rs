@@ -5,7 +5,7 @@ use crate::gomocup::manager::{EngineAgent, EngineConfig};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::Sliding;
-use dojo_core::game::{FromAnyGame, Game, GameSpec};
+use dojo_core::game::{AnyGame, FromAnyGame, Game, GameSpec};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
@@ -254,7 +254,7 @@ fn mcts_config(iterations: u32) -> MctsConfig {
 }
 
 /// Games whose baseline players the arbiter can build.
-pub trait BaselinePlayers: Game + FromAnyGame + Sized {
+pub trait BaselinePlayers: Game + FromAnyGame + Into<AnyGame> + Sized {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String>;
 }
 
@@ -353,7 +353,7 @@ impl BaselinePlayers for Connect4<Bits192> {
 /// 2048 and 2584: the generic players and n-tuple networks.
 impl<R: TupleRules> BaselinePlayers for Sliding<R>
 where
-    Sliding<R>: FromAnyGame,
+    Sliding<R>: FromAnyGame + Into<AnyGame>,
 {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
         match spec {

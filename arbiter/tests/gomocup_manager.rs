@@ -2,6 +2,7 @@
 //! way a real one can: every fault loses the game with its reason, and the next game gets
 //! a working brain again.
 
+use dojo_arbiter::contest::TwoPlayer;
 use dojo_arbiter::matches::{play_match, GameResult, MatchPlan, MatchResult};
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
 use dojo_core::game::gomoku::Gomoku;
@@ -32,7 +33,8 @@ fn play(brain: &PlayerSpec, games: u32, opening: usize) -> (MatchResult, Vec<Gam
         g
     };
     let played = Mutex::new(Vec::new());
-    let result = play_match(MatchPlan::new(games, 1, 7), |s| Gomoku::baseline(brain, s), random, start, &|r| {
+    let brain = |s| Gomoku::baseline(brain, s);
+    let result = play_match(TwoPlayer, MatchPlan::new(games, 1, 7), &[&brain, &random], start, &|r| {
         played.lock().unwrap().push(r.clone())
     })
     .unwrap();

@@ -78,7 +78,7 @@ pub fn new_architecture(
         .resolve(g)
         .map(|head| Architecture::for_game(g, blocks, channels)
             .with_policy_head(head)
-            .with_max_return((g.num_players() == 1).then_some(DEFAULT_MAX_RETURN as u64))))
+            .with_max_return(g.is_one_player().then_some(DEFAULT_MAX_RETURN as u64))))
     .map_err(anyhow::Error::msg)
     .context("--policy-head")?;
     arch.validate().map_err(anyhow::Error::msg)?;

@@ -1,7 +1,7 @@
 //! `dojo gate`: gates a run's newest version against its best one, once or as the learner
 //! publishes (`--watch`): the arbiter of a cluster run, on the machine with the run dir.
 //! `dojo train` does the same on a thread of its own. One-player games (2048, 2584) compare
-//! mean scores on the same seeds instead of playing a match (`dojo_arbiter::solo_gate`).
+//! mean scores on the same seeds instead of playing a match (`dojo_arbiter::gating`).
 
 use crate::common::gate_policy;
 use anyhow::{bail, Result};

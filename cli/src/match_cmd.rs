@@ -4,11 +4,14 @@
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dojo_arbiter::matches::{play_match, play_solo, GameResult, MatchPlan, SoloGame, SoloResult, Tally};
+use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
+use dojo_arbiter::matches::{
+    play_match, GameResult, MakePlayer, MatchContest, MatchPlan, MatchResult, OnePlayerGame, OnePlayerResult, Tally,
+};
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
-use dojo_core::game::sliding::{Rules, Sliding};
-use dojo_core::game::{AnyGame, FromAnyGame, GameSpec};
+use dojo_arbiter::with_contest;
+use dojo_core::game::GameSpec;
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
 use rand::SeedableRng;
@@ -71,9 +74,9 @@ pub fn run(args: MatchArgs) -> Result<()> {
     }
     let seed = args.seed.unwrap_or_else(rand::random);
     let probe = spec.new_game(&mut Rng::seed_from_u64(seed))?;
+    let mut players = vec![a];
     // One-player games are played by --a alone.
-    let solo = matches!(probe, AnyGame::Twenty48(_) | AnyGame::Fib2584(_));
-    if solo {
+    if spec.is_one_player() {
         if let Some(b) = &args.b {
             bail!("{} is a one-player game: give only --a (--b {b} has no one to play against)", spec.family());
         }
@@ -83,187 +86,149 @@ pub fn run(args: MatchArgs) -> Result<()> {
                 spec.family()
             );
         }
-        return match probe {
-            AnyGame::Twenty48(g) => run_solo(g, &spec, &a, &args, seed),
-            AnyGame::Fib2584(g) => run_solo(g, &spec, &a, &args, seed),
-            _ => unreachable!("checked above"),
-        };
-    }
-    let Some(b) = &args.b else {
-        bail!("{spec} is a two-player game: give the opponent with --b");
-    };
-    let b: PlayerSpec = b.parse().map_err(anyhow::Error::msg).context("--b")?;
-    let b = b.with_move_timeout(args.move_timeout_ms);
-    check_player_for(&b, &spec).map_err(anyhow::Error::msg)?;
-    with_game!(probe, g => run_typed(g, &spec, &a, &b, &args, seed))
-}
-
-/// A one-player match: `a` plays every game; prints its scores and reach rates.
-fn run_solo<R: Rules>(_probe: Sliding<R>, spec: &GameSpec, a: &PlayerSpec, args: &MatchArgs, seed: u64) -> Result<()>
-where
-    Sliding<R>: BaselinePlayers,
-{
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let bar = progress(u64::from(args.games), "games");
-    bar.set_prefix(a.to_string());
-    let played = Mutex::new(Vec::<SoloGame>::new());
-    let on_game = |g: &SoloGame| {
-        if let Some(why) = &g.forfeit {
-            eprintln!("forfeit: game {}: {why}", g.index + 1);
-        }
-        bar.set_message(format!("(last score {})", g.score));
-        bar.inc(1);
-        if args.verbose {
-            played.lock().unwrap().push(g.clone());
-        }
-    };
-    let start = |rng: &mut Rng| {
-        let any = spec.new_game(rng).expect("spec was checked by the probe game");
-        Sliding::<R>::from_any(any).expect("every game of a spec has the probe's type")
-    };
-    let result =
-        play_solo(MatchPlan::new(args.games, threads, seed), |s| Sliding::<R>::baseline(a, s), start, &on_game)
-            .map_err(anyhow::Error::msg)?;
-    let result = SoloResult { game: spec.to_string(), ..result };
-    bar.finish_and_clear();
-    let mut played = played.into_inner().unwrap();
-    played.sort_by_key(|g| g.index);
-    print_solo(&result, &played, args.json)
-}
-
-/// Prints a one-player match's report (and its games, when given): a summary line and the
-/// reach-rate table, or one JSON object; the speed goes to stderr.
-pub fn print_solo(result: &SoloResult, played: &[SoloGame], json: bool) -> Result<()> {
-    if json {
-        let mut value = serde_json::to_value(result)?;
-        if !played.is_empty() {
-            value["games_played"] = serde_json::to_value(played)?;
-        }
-        println!("{value}");
     } else {
-        for g in played {
-            println!(
-                "game {:>4}: score {:>7}, max tile {:>6}, {} moves  {}",
-                g.index + 1,
-                g.score,
-                g.max_tile,
-                g.plies,
-                g.moves
-            );
-            if let Some(why) = &g.forfeit {
-                println!("           {why}");
-            }
-        }
-        print!("{}", result.summary());
+        let Some(b) = &args.b else {
+            bail!("{spec} is a two-player game: give the opponent with --b");
+        };
+        let b: PlayerSpec = b.parse().map_err(anyhow::Error::msg).context("--b")?;
+        let b = b.with_move_timeout(args.move_timeout_ms);
+        check_player_for(&b, &spec).map_err(anyhow::Error::msg)?;
+        players.push(b);
     }
-    let seconds = result.seconds;
-    eprintln!(
-        "{} games, {} moves in {seconds:.1} s: {:.3} s a game, {:.0} moves/s (all threads)",
-        result.report.games,
-        result.total_moves,
-        seconds / result.report.games.max(1) as f64,
-        result.total_moves as f64 / seconds.max(1e-9)
-    );
-    Ok(())
+    let openings = args.openings.as_deref().map(Openings::load).transpose()?;
+    let opening = Opening { plies: opening_plies(&players, &args, openings.is_some()), book: openings.as_ref() };
+    with_contest!(spec, contest => with_game!(probe, g => play(contest, g, &spec, &players, opening, seed, &args)))
+}
+
+/// How each pair of games opens: random plies, or a book's line.
+#[derive(Clone, Copy)]
+struct Opening<'a> {
+    plies: usize,
+    book: Option<&'a Openings>,
 }
 
 /// Random plies opening each pair of games between two deterministic players, as gating and
 /// tournaments open theirs.
 const DETERMINISTIC_OPENING_PLIES: usize = 4;
 
-fn run_typed<G: BaselinePlayers + FromAnyGame>(
+/// The random plies opening each pair of games: `--opening-plies`, or where both players
+/// are deterministic (and there is no book) [`DETERMINISTIC_OPENING_PLIES`]; none where one
+/// player plays alone (its random tiles open its games).
+fn opening_plies(players: &[PlayerSpec], args: &MatchArgs, book: bool) -> usize {
+    let [a, b] = players else { return 0 };
+    let plies = args.opening_plies.unwrap_or(if !book && a.is_deterministic() && b.is_deterministic() {
+        DETERMINISTIC_OPENING_PLIES
+    } else {
+        0
+    });
+    if plies > 0 && args.opening_plies.is_none() {
+        eprintln!(
+            "both players are deterministic: each pair of games opens with {plies} random plies \
+             (--opening-plies 0 to start every game from the beginning)"
+        );
+    }
+    plies
+}
+
+/// Plays the match of `players` (one, or A and B) on `spec` from `seed`, with a progress
+/// bar, and prints it.
+fn play<C: MatchReport, G: BaselinePlayers>(
+    contest: C,
     _probe: G,
     spec: &GameSpec,
-    a: &PlayerSpec,
-    b: &PlayerSpec,
-    args: &MatchArgs,
+    players: &[PlayerSpec],
+    opening: Opening<'_>,
     seed: u64,
+    args: &MatchArgs,
 ) -> Result<()> {
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let plan =
+        MatchPlan { opening_plies: opening.plies, openings: opening.book, ..MatchPlan::new(args.games, threads, seed) };
     let bar = progress(u64::from(args.games), "games");
-    bar.set_prefix(format!("{a} vs {b}"));
-    let tally = Mutex::new((0u32, 0u32, 0u32));
-    let played = Mutex::new(Vec::<GameResult>::new());
-    let forfeits = Mutex::new(Vec::<String>::new());
-    // A random spec (connect4:saiblo) is also reported board size by board size.
-    let by_size = Mutex::new(BTreeMap::<(usize, usize), Tally>::new());
-    let on_game = |r: &GameResult| {
-        if spec.is_random() {
-            if let Some(size) = r.board.parse::<GameSpec>().ok().and_then(|b| b.largest_board()) {
-                by_size.lock().unwrap().entry(size).or_default().add(r.result);
-            }
-        }
-        if let Some(why) = &r.forfeit {
-            forfeits.lock().unwrap().push(format!("game {}: {why}", r.index + 1));
-        }
-        let mut t = tally.lock().unwrap();
-        match r.result {
-            1 => t.0 += 1,
-            0 => t.1 += 1,
-            _ => t.2 += 1,
-        }
-        bar.set_message(format!("(A: {}-{}-{})", t.0, t.1, t.2));
+    bar.set_prefix(players.iter().map(PlayerSpec::to_string).collect::<Vec<_>>().join(" vs "));
+    let played = Mutex::new(Vec::<C::Game>::new());
+    let on_game = |g: &C::Game| {
+        let mut played = played.lock().unwrap();
+        played.push(g.clone());
+        bar.set_message(C::progress(&played));
         bar.inc(1);
-        if args.verbose {
-            played.lock().unwrap().push(r.clone());
-        }
     };
     let start = |rng: &mut Rng| {
         let any = spec.new_game(rng).expect("spec was checked by the probe game");
         G::from_any(any).expect("every game of a spec has the probe's type")
     };
-    let openings = args.openings.as_deref().map(Openings::load).transpose()?;
-    let opening_plies =
-        args.opening_plies.unwrap_or(if openings.is_none() && a.is_deterministic() && b.is_deterministic() {
-            DETERMINISTIC_OPENING_PLIES
-        } else {
-            0
-        });
-    if opening_plies > 0 && args.opening_plies.is_none() {
-        eprintln!(
-            "both players are deterministic: each pair of games opens with {opening_plies} random plies \
-             (--opening-plies 0 to start every game from the beginning)"
-        );
-    }
-    let result = play_match(
-        MatchPlan { opening_plies, openings: openings.as_ref(), ..MatchPlan::new(args.games, threads, seed) },
-        |s| G::baseline(a, s),
-        |s| G::baseline(b, s),
-        start,
-        &on_game,
-    )
-    .map_err(anyhow::Error::msg)?;
-    // Name the spec the user asked for (a random one like connect4:saiblo, not the first board).
-    let result = dojo_arbiter::matches::MatchResult { game: spec.to_string(), ..result };
+    let makers: Vec<Box<MakePlayer<'_, G>>> =
+        players.iter().map(|p| Box::new(move |s| G::baseline(p, s)) as Box<MakePlayer<'_, G>>).collect();
+    let makers: Vec<&MakePlayer<'_, G>> = makers.iter().map(|m| m.as_ref()).collect();
+    let result = play_match(contest, plan, &makers, start, &on_game).map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
-    let mut forfeits = forfeits.into_inner().unwrap();
+    let mut played = played.into_inner().unwrap();
+    played.sort_by_key(C::index);
+    let mut forfeits: Vec<String> =
+        played.iter().filter_map(|g| Some(format!("game {}: {}", C::index(g) + 1, C::forfeit(g)?))).collect();
     forfeits.sort();
     for f in &forfeits {
         eprintln!("forfeit: {f}");
     }
-    let mut played = played.into_inner().unwrap();
-    played.sort_by_key(|r| r.index);
-    let by_size = by_size.into_inner().unwrap();
-    let size_name = |(w, h): (usize, usize)| format!("{w}x{h}");
-    if args.json {
-        let mut value = serde_json::to_value(&result)?;
-        if args.verbose {
-            value["games_played"] = serde_json::to_value(&played)?;
+    C::print(result, &played, spec, args.json, args.verbose)
+}
+
+/// How `dojo match` shows a match of each contest.
+pub trait MatchReport: MatchContest {
+    /// The progress bar's message after the games `played` so far (the newest last).
+    fn progress(played: &[Self::Game]) -> String;
+    /// Why a game was forfeited, if it was.
+    fn forfeit(game: &Self::Game) -> Option<&str>;
+    /// Prints the match of `spec` as `result` and its games (in order) say: with `verbose`
+    /// every game too; with `json` one JSON object.
+    fn print(result: Self::Result, games: &[Self::Game], spec: &GameSpec, json: bool, verbose: bool) -> Result<()>;
+}
+
+/// Games, the score with its interval and Elo, and for a random spec (connect4:saiblo) the
+/// results board size by board size.
+impl MatchReport for TwoPlayer {
+    fn progress(played: &[GameResult]) -> String {
+        let mut t = Tally::default();
+        played.iter().for_each(|r| t.add(r.result));
+        format!("(A: {}-{}-{})", t.wins, t.draws, t.losses)
+    }
+
+    fn forfeit(game: &GameResult) -> Option<&str> {
+        game.forfeit.as_deref()
+    }
+
+    fn print(result: MatchResult, games: &[GameResult], spec: &GameSpec, json: bool, verbose: bool) -> Result<()> {
+        // Name the spec the user asked for (a random one like connect4:saiblo, not the first board).
+        let result = MatchResult { game: spec.to_string(), ..result };
+        let mut by_size = BTreeMap::<(usize, usize), Tally>::new();
+        if spec.is_random() {
+            for r in games {
+                if let Some(size) = r.board.parse::<GameSpec>().ok().and_then(|b| b.largest_board()) {
+                    by_size.entry(size).or_default().add(r.result);
+                }
+            }
         }
-        if !by_size.is_empty() {
-            let sizes: serde_json::Map<String, serde_json::Value> = by_size
-                .iter()
-                .map(|(&size, t)| {
-                    let mut v = serde_json::to_value(t).expect("a tally serialises");
-                    v["score"] = serde_json::json!(t.score());
-                    (size_name(size), v)
-                })
-                .collect();
-            value["by_board_size"] = serde_json::Value::Object(sizes);
+        let size_name = |(w, h): (usize, usize)| format!("{w}x{h}");
+        if json {
+            let mut value = serde_json::to_value(&result)?;
+            if verbose {
+                value["games_played"] = serde_json::to_value(games)?;
+            }
+            if !by_size.is_empty() {
+                let sizes: serde_json::Map<String, serde_json::Value> = by_size
+                    .iter()
+                    .map(|(&size, t)| {
+                        let mut v = serde_json::to_value(t).expect("a tally serialises");
+                        v["score"] = serde_json::json!(t.score());
+                        (size_name(size), v)
+                    })
+                    .collect();
+                value["by_board_size"] = serde_json::Value::Object(sizes);
+            }
+            println!("{value}");
+            return Ok(());
         }
-        println!("{value}");
-    } else {
-        for r in &played {
+        for r in games.iter().filter(|_| verbose) {
             let first = if r.a_first { "A" } else { "B" };
             // The opening's moves, in brackets, then the players'.
             let opening = if r.opening.is_empty() { String::new() } else { format!("[{}] ", r.opening) };
@@ -287,6 +252,59 @@ fn run_typed<G: BaselinePlayers + FromAnyGame>(
                 );
             }
         }
+        Ok(())
     }
-    Ok(())
+}
+
+/// The player's scores and reach rates, and how fast it played (on stderr).
+impl MatchReport for OnePlayer {
+    fn progress(played: &[OnePlayerGame]) -> String {
+        played.last().map_or(String::new(), |g| format!("(last score {})", g.score))
+    }
+
+    fn forfeit(game: &OnePlayerGame) -> Option<&str> {
+        game.forfeit.as_deref()
+    }
+
+    fn print(
+        result: OnePlayerResult,
+        games: &[OnePlayerGame],
+        spec: &GameSpec,
+        json: bool,
+        verbose: bool,
+    ) -> Result<()> {
+        let result = OnePlayerResult { game: spec.to_string(), ..result };
+        let games = if verbose { games } else { &[] };
+        if json {
+            let mut value = serde_json::to_value(&result)?;
+            if !games.is_empty() {
+                value["games_played"] = serde_json::to_value(games)?;
+            }
+            println!("{value}");
+        } else {
+            for g in games {
+                println!(
+                    "game {:>4}: score {:>7}, max tile {:>6}, {} moves  {}",
+                    g.index + 1,
+                    g.score,
+                    g.max_tile,
+                    g.plies,
+                    g.moves
+                );
+                if let Some(why) = &g.forfeit {
+                    println!("           {why}");
+                }
+            }
+            print!("{}", result.summary());
+        }
+        let seconds = result.seconds;
+        eprintln!(
+            "{} games, {} moves in {seconds:.1} s: {:.3} s a game, {:.0} moves/s (all threads)",
+            result.report.games,
+            result.total_moves,
+            seconds / result.report.games.max(1) as f64,
+            result.total_moves as f64 / seconds.max(1e-9)
+        );
+        Ok(())
+    }
 }

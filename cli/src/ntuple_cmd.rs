@@ -3,10 +3,11 @@
 //! `play` plays games with trained weights, greedy or with expectimax.
 
 use crate::common::progress;
-use crate::match_cmd::print_solo;
+use crate::match_cmd::MatchReport;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use dojo_arbiter::matches::{play_solo, MatchPlan, SoloGame};
+use dojo_arbiter::contest::OnePlayer;
+use dojo_arbiter::matches::{play_match, MatchPlan, OnePlayerGame};
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec, MAX_NTUPLE_DEPTH};
 use dojo_core::game::sliding::{Rules2048, Rules2584, Sliding};
 use dojo_core::game::{FromAnyGame, GameSpec};
@@ -250,17 +251,19 @@ where
     let seed = args.seed.unwrap_or_else(rand::random);
     let bar = progress(u64::from(args.games), "games");
     bar.set_prefix(player.to_string());
-    let on_game = |g: &SoloGame| {
+    let on_game = |g: &OnePlayerGame| {
         bar.set_message(format!("(last score {})", g.score));
         bar.inc(1);
     };
-    let result = play_solo(
+    let make = |s| Sliding::<R>::baseline(&player, s);
+    let result = play_match(
+        OnePlayer,
         MatchPlan::new(args.games, threads, seed),
-        |s| Sliding::<R>::baseline(&player, s),
+        &[&make],
         |rng: &mut Rng| Sliding::new_game(rules, rng),
         &on_game,
     )
     .map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
-    print_solo(&result, &[], args.json)
+    OnePlayer::print(result, &[], spec, args.json, false)
 }

@@ -57,7 +57,7 @@ fn play<G: Game + FromAnyGame>(
     args: &PlayCmdArgs,
     device: tch::Device,
 ) -> Result<()> {
-    if game.num_players() != 2 {
+    if game.is_one_player() {
         bail!("{spec} is a one-player game: there is no side for you to play");
     }
     let mut model = net_agent(&args.model, spec, &game, &args.search, !args.no_average, device)?;

@@ -11,7 +11,6 @@ use dojo_arbiter::gatekeeper::read_records;
 use dojo_arbiter::tournament::plot;
 use dojo_arbiter::tournament::standings::Standings;
 use dojo_core::metrics::SeriesLayout;
-use dojo_core::ntuple::report::is_scored;
 use dojo_run::config::RunConfig;
 use dojo_run::journal;
 use dojo_run::paths::RunPaths;
@@ -38,7 +37,7 @@ pub fn run(args: PlotArgs) -> Result<()> {
     let metrics: Vec<serde_json::Value> = journal::read(&run.metrics())?;
     let name = run.root.file_name().map_or_else(|| run.root.display().to_string(), |n| n.to_string_lossy().into());
     // A config that does not load is `dojo plot`'s problem only as far as the figures go.
-    let one_player = RunConfig::load(&run.config()).is_ok_and(|c| is_scored(&c.game));
+    let one_player = RunConfig::load(&run.config()).is_ok_and(|c| c.game.is_one_player());
     // The figures, their panels and every label are the metrics table's.
     let charts = dojo_core::metrics::charts(one_player);
     let mut written = Vec::new();

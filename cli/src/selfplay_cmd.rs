@@ -153,7 +153,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         s.evals as f64 / s.batches.max(1) as f64,
         s.cache_hits
     );
-    if start.num_players() == 1 {
+    if start.is_one_player() {
         let scores: Vec<GameScore> = records.iter().filter_map(GameScore::of_record).collect();
         print!("{}", ScoreReport::new(spec, &scores));
         return Ok(());

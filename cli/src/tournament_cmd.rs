@@ -9,19 +9,18 @@ use clap::{Args, ValueEnum};
 use dojo_arbiter::gating::BestStore;
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
-use dojo_arbiter::tournament::scores::score_standings;
-use dojo_arbiter::tournament::solo::{ScoreLine, SoloTournament};
-use dojo_arbiter::tournament::standings::standings;
+use dojo_arbiter::tournament::standings::Ranking;
 use dojo_arbiter::tournament::{
-    is_one_player, plot, tournament_dir, Entrant, Format, GameLine, Tournament, TournamentDir, TournamentSpec,
+    plot, tournament_dir, Entrant, Format, Tournament, TournamentContest, TournamentDir, TournamentSpec,
 };
+use dojo_arbiter::with_contest;
 use dojo_core::net::checkpoint;
 use dojo_run::config::RunConfig;
 use dojo_run::journal;
 use dojo_run::paths::RunPaths;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Mode {
@@ -124,7 +123,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let config = RunConfig::load(&run.config())?;
     let dir = tournament_dir(&run.tournaments(), &args.name).map_err(anyhow::Error::msg)?;
     let before = dir.read_spec().map_err(anyhow::Error::msg)?;
-    let one_player = is_one_player(&config.game).map_err(anyhow::Error::msg)?;
+    let one_player = config.game.is_one_player();
     if one_player {
         refuse_two_player_options(&args, &config)?;
     }
@@ -168,10 +167,14 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     }
     .map_err(anyhow::Error::msg)?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if one_player {
-        return run_one_player(&args, &run, dir, &wanted, threads, &stop);
-    }
+    let anchor = if one_player { None } else { Some(anchor(&args, &merged)?) };
+    let session = Session { args: &args, run: &run, threads, stop: &stop };
+    with_contest!(config.game, contest => play(contest, &session, dir, &wanted, anchor.as_deref()))
+}
 
+/// The player whose rating is fixed: --anchor, else mcts:1000 or random where one plays,
+/// else the first player.
+fn anchor(args: &TournamentArgs, merged: &TournamentSpec) -> Result<String> {
     let plays = |name: &str| merged.entrants.iter().any(|e| e.name == name);
     let known: Vec<&Entrant> = merged.entrants.iter().collect();
     let anchor = match &args.anchor {
@@ -184,56 +187,68 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if !plays(&anchor) {
         bail!("the anchor {anchor} is not one of the players");
     }
-    let mut tournament = Tournament::open(dir, &wanted).map_err(anyhow::Error::msg)?;
+    Ok(anchor)
+}
 
+/// What a session of a tournament plays with.
+struct Session<'a> {
+    args: &'a TournamentArgs,
+    run: &'a RunPaths,
+    threads: usize,
+    stop: &'a AtomicBool,
+}
+
+/// Opens the tournament `wanted` (extending the one in `dir`), plays its games not played
+/// yet, writes and prints its standings (ratings against `anchor`, or mean scores), and
+/// with --choose-best promotes the best checkpoint.
+fn play<C: TournamentContest>(
+    contest: C,
+    session: &Session<'_>,
+    dir: TournamentDir,
+    wanted: &TournamentSpec,
+    anchor: Option<&str>,
+) -> Result<()> {
+    let Session { args, run, threads, stop } = *session;
+    let mut tournament = Tournament::open(contest, dir, wanted).map_err(anyhow::Error::msg)?;
     let to_play = tournament.to_play().len();
     let done = tournament.results.len();
     eprintln!(
-        "tournament {} in {}: {} players, {} pairings, {} games per pairing; {done} finished, {to_play} to play on {threads} thread(s)",
+        "tournament {} in {}: {} players, {}; {done} finished, {to_play} to play on {threads} thread(s)",
         args.name,
         tournament.dir.root.display(),
         tournament.spec.entrants.len(),
-        tournament.spec.pairings().len(),
-        tournament.spec.games_per_pair,
+        C::describe_games(&tournament.spec),
     );
     let started = std::time::Instant::now();
     let bar = progress(to_play as u64, "games");
-    let last = Mutex::new(String::new());
-    let on_game = |line: &GameLine| {
-        let mut last = last.lock().unwrap();
-        *last = describe(line);
-        bar.set_message(last.clone());
+    let on_game = |line: &C::Line| {
+        bar.set_message(C::describe(line));
         bar.inc(1);
+        if let Some(note) = C::forfeit_note(line) {
+            bar.suspend(|| eprintln!("{note}"));
+        }
     };
-    let results = tournament.play(threads, &stop, &on_game).map_err(anyhow::Error::msg)?;
+    let results = tournament.play(threads, stop, &on_game).map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
 
-    let mut standings = standings(&tournament.spec.game, &tournament.spec.entrants, &results, &anchor, args.anchor_elo)
-        .map_err(anyhow::Error::msg)?;
-    if let Format::Gauntlet { reference } = &tournament.spec.format {
-        standings = standings.with_gauntlet(&tournament.spec.entrants, reference, &results);
-    }
-    let ratings = tournament.dir.ratings();
-    let png = tournament.dir.plot();
-    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
+    let standings = tournament.standings(anchor.map(|name| (name, args.anchor_elo))).map_err(anyhow::Error::msg)?;
+    let (path, png) = C::standings_files(&tournament.dir);
+    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games());
     let written = Written {
         json: serde_json::to_vec_pretty(&standings)?,
-        path: ratings,
-        png: png.clone(),
+        path,
         drew: plot::draw(&standings, &title, &png),
+        png,
         tensorboard: standings.to_tensorboard(&run.tensorboard(&format!("tournament-{}", args.name))),
     };
     let printed = if args.json { serde_json::to_string(&standings)? } else { standings.table() };
-    let session = Session { played: results.len() - done, total: results.len(), threads, started };
-    finish(&written, &printed, args.json, &session)?;
+    let played = Played { played: results.len() - done, total: results.len(), threads, started };
+    finish(&written, &printed, args.json, &played)?;
     let best = standings.best_checkpoint().map(|b| {
-        (
-            b.player.version.expect("best_checkpoint has a version"),
-            &b.player.name,
-            format!("rated {:.0}", b.elo.unwrap_or(0.0)),
-        )
+        let version = b.player.version.expect("best_checkpoint has a version");
+        (version, &b.player.name, C::Standings::merit(b.value.unwrap_or(0.0)))
     });
-    conclude(&args, &run, stop.load(Ordering::Relaxed), tournament.to_play().len(), best, "was rated")
+    conclude(args, run, stop.load(Ordering::Relaxed), tournament.to_play().len(), best, C::Standings::RANKED)
 }
 
 /// The end of a session: how to go on after an interruption, else with `--choose-best` the
@@ -274,58 +289,6 @@ fn refuse_two_player_options(args: &TournamentArgs, config: &RunConfig) -> Resul
     Ok(())
 }
 
-/// A one-player game's tournament: every player plays the same games alone, ranked by mean
-/// score (`scores.json`, `scores.png`).
-fn run_one_player(
-    args: &TournamentArgs,
-    run: &RunPaths,
-    dir: TournamentDir,
-    wanted: &TournamentSpec,
-    threads: usize,
-    stop: &AtomicBool,
-) -> Result<()> {
-    let mut tournament = SoloTournament::open(dir, wanted).map_err(anyhow::Error::msg)?;
-    let to_play = tournament.to_play().len();
-    let done = tournament.results.len();
-    eprintln!(
-        "tournament {} in {}: {} players, {} games each on the same seeds; {done} finished, {to_play} to play on {threads} thread(s)",
-        args.name,
-        tournament.dir.root.display(),
-        tournament.spec.entrants.len(),
-        tournament.spec.games_per_pair,
-    );
-    let started = std::time::Instant::now();
-    let bar = progress(to_play as u64, "games");
-    let on_game = |line: &ScoreLine| {
-        bar.set_message(format!("{} #{}: score {}", line.key.player, line.key.game + 1, line.score));
-        bar.inc(1);
-        if let Some(why) = &line.forfeit {
-            bar.suspend(|| eprintln!("forfeit: {} game {}: {why}", line.key.player, line.key.game + 1));
-        }
-    };
-    let results = tournament.play(threads, stop, &on_game).map_err(anyhow::Error::msg)?;
-    bar.finish_and_clear();
-
-    let standings = score_standings(&tournament.spec, &results).map_err(anyhow::Error::msg)?;
-    let png = tournament.dir.score_plot();
-    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games);
-    let written = Written {
-        json: serde_json::to_vec_pretty(&standings)?,
-        path: tournament.dir.scores(),
-        png: png.clone(),
-        drew: plot::draw_scores(&standings, &title, &png),
-        tensorboard: standings.to_tensorboard(&run.tensorboard(&format!("tournament-{}", args.name))),
-    };
-    let printed = if args.json { serde_json::to_string(&standings)? } else { standings.table() };
-    let session = Session { played: results.len() - done, total: results.len(), threads, started };
-    finish(&written, &printed, args.json, &session)?;
-    let best = standings.best_checkpoint().map(|b| {
-        let version = b.player.version.expect("best_checkpoint has a version");
-        (version, &b.player.name, format!("mean score {:.1}", b.mean.unwrap_or(0.0)))
-    });
-    conclude(args, run, stop.load(Ordering::Relaxed), tournament.to_play().len(), best, "has played")
-}
-
 /// A session's standings as written: the JSON file, the plot, the TensorBoard events.
 struct Written {
     json: Vec<u8>,
@@ -336,7 +299,7 @@ struct Written {
 }
 
 /// How much a session played.
-struct Session {
+struct Played {
     played: usize,
     total: usize,
     threads: usize,
@@ -345,8 +308,8 @@ struct Session {
 
 /// Writes the standings' file, prints them (`printed`: the table, or JSON) and what the
 /// session did.
-fn finish(written: &Written, printed: &str, json: bool, session: &Session) -> Result<()> {
-    let Session { played, total, threads, started } = *session;
+fn finish(written: &Written, printed: &str, json: bool, session: &Played) -> Result<()> {
+    let Played { played, total, threads, started } = *session;
     dojo_core::util::atomic_write(&written.path, &written.json)
         .with_context(|| format!("writing {}", written.path.display()))?;
     if let Err(e) = &written.tensorboard {
@@ -449,16 +412,6 @@ fn player_name(text: &str, known: &[&Entrant]) -> Result<String> {
         return Ok(text.to_string());
     }
     Ok(text.parse::<PlayerSpec>().map_err(anyhow::Error::msg)?.to_string())
-}
-
-fn describe(line: &GameLine) -> String {
-    let k = &line.key;
-    let result = match line.result {
-        1 => format!("{} won", k.a),
-        -1 => format!("{} won", k.b),
-        _ => "draw".to_string(),
-    };
-    format!("{} vs {} #{}: {result}", k.a, k.b, k.game + 1)
 }
 
 /// Copies checkpoint `version` (the tournament's top one, `name`, `how` good) to

@@ -615,8 +615,8 @@ impl Lottery {
 }
 
 impl Game for Lottery {
-    fn num_players(&self) -> usize {
-        1
+    fn is_one_player(&self) -> bool {
+        true
     }
 
     fn num_actions(&self) -> usize {

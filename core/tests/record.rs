@@ -176,8 +176,8 @@ impl Dice {
 }
 
 impl Game for Dice {
-    fn num_players(&self) -> usize {
-        1
+    fn is_one_player(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> GameSpec {

@@ -28,7 +28,6 @@ use dojo_core::game::{FromAnyGame, Game, GameSpec, Outcome, Player, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
 use dojo_core::net::infer::NetEvaluator;
-use dojo_core::ntuple::report::is_scored;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use rand::SeedableRng;
@@ -92,7 +91,7 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
         GameSpec::Twenty48 | GameSpec::Fib2584 { .. } => ("sliding", 4, 4),
         GameSpec::Connect4Saiblo => ("other", 0, 0),
     };
-    let players = if is_scored(spec) { 1 } else { 2 };
+    let players = if spec.is_one_player() { 1 } else { 2 };
     Json(json!({
         "game": spec.to_string(), "kind": kind, "width": width, "height": height, "players": players,
         "run_id": shared.run_id,
@@ -113,13 +112,13 @@ async fn metrics_lines(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
 }
 
 async fn charts(State(shared): State<Arc<Shared>>) -> Json<dojo_core::metrics::Charts> {
-    Json(dojo_core::metrics::charts(is_scored(&shared.config.game)))
+    Json(dojo_core::metrics::charts(shared.config.game.is_one_player()))
 }
 
 /// The dashboard, with the run's charts (what `/api/charts` serves) written into it: the
 /// page lays its charts out as it loads, before it has fetched anything.
 async fn page(State(shared): State<Arc<Shared>>) -> Html<String> {
-    let charts = dojo_core::metrics::charts(is_scored(&shared.config.game));
+    let charts = dojo_core::metrics::charts(shared.config.game.is_one_player());
     // JSON inside a <script>: a "</" would end it.
     let json = serde_json::to_string(&charts).map_or_else(|_| "null".into(), |j| j.replace("</", "<\\/"));
     Html(PAGE.replace("/*CHARTS*/null", &json))
@@ -191,7 +190,7 @@ pub fn play(shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
 }
 
 fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
-    if game.num_players() != 2 {
+    if game.is_one_player() {
         return Err(format!("{} is a one-player game: there is nothing to play against", shared.config.game));
     }
     let mut legal = Vec::new();

@@ -24,7 +24,7 @@ use dojo_core::game::{FromAnyGame, Game, Player};
 use dojo_core::net::average::WeightAverage;
 use dojo_core::net::checkpoint;
 use dojo_core::net::train::{Batch, Losses, Trainer};
-use dojo_core::ntuple::report::{final_board, is_scored};
+use dojo_core::ntuple::report::final_board;
 use dojo_core::record::boards::Boards;
 use dojo_core::record::{GameRecord, RecordOutcome, TrainingGame};
 use dojo_core::rng::Rng;
@@ -105,7 +105,7 @@ pub struct RecentGame {
 impl RecentGame {
     /// The dashboard's view of a stored (validated) record.
     pub fn of(record: &GameRecord) -> RecentGame {
-        let end = if is_scored(&record.spec) { final_board(record) } else { None };
+        let end = if record.spec.is_one_player() { final_board(record) } else { None };
         RecentGame {
             model_version: record.model_version,
             unix_ms: record.created_unix_ms,

@@ -7,7 +7,7 @@
 use dojo_core::game::GameSpec;
 use dojo_core::metrics::table::{self, learner as names, LINE};
 use dojo_core::metrics::{Kind, Line, Metric, Prometheus, Value};
-use dojo_core::ntuple::report::{is_scored, reach_tiles, GameScore};
+use dojo_core::ntuple::report::{reach_tiles, GameScore};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -139,7 +139,7 @@ impl Telemetry {
 
     /// [`Telemetry::new`] with the score metrics when `spec` is a one-player game.
     pub fn for_game(spec: &GameSpec) -> Telemetry {
-        Telemetry::with_scores(is_scored(spec).then_some(spec))
+        Telemetry::with_scores(spec.is_one_player().then_some(spec))
     }
 
     fn with_scores(scored: Option<&GameSpec>) -> Telemetry {

@@ -304,7 +304,7 @@ impl RunConfig {
     /// keeps the comparison sharp with few games.
     pub fn for_game(game: GameSpec) -> RunConfig {
         let mut config = RunConfig { game, ..RunConfig::default() };
-        if dojo_core::ntuple::report::is_scored(&config.game) {
+        if config.game.is_one_player() {
             config.gating.games = 8;
             config.gating.simulations = 50;
         }

@@ -2,7 +2,8 @@
 //! one reference (gauntlet), in game pairs from shared random openings, rated together by
 //! maximum likelihood ([`standings`]) and drawn as rating against training step ([`plot`]).
 //! One-player games (2048, 2584) have no pairings: every player plays the same games alone
-//! and players are ranked by mean score ([`solo`], [`scores`]).
+//! and players are ranked by mean score. Both are one [`Tournament`], generic over the
+//! contest; what differs is in [`contest`].
 //!
 //! A tournament lives in a folder of its own (`RUN/tournaments/NAME/`):
 //!
@@ -23,18 +24,19 @@
 //! playing only the games not in it, and one extended with new players (new checkpoints of
 //! a run) plays only the new pairings (one-player: the new players' games).
 
+pub mod contest;
 pub mod gauntlet;
 pub mod plot;
-pub mod scores;
-pub mod solo;
 pub mod standings;
 #[cfg(test)]
 mod test_games;
 
+pub use contest::{game_seed, GameKey, GameLine, OnePlayerKey, ScoreLine, TournamentContest};
+
 use crate::matches::play_game;
 use crate::openings::{Opening, Openings};
 use crate::players::{BaselinePlayers, PlayerSpec, DEFAULT_MOVE_TIMEOUT_MS};
-use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
+use dojo_core::game::GameSpec;
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
 use dojo_run::journal;
@@ -104,7 +106,7 @@ mod one_or_more {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TournamentSpec {
     pub game: String,
-    /// One-player games: always round-robin (there are no pairings: see [`solo`]).
+    /// One-player games: always round-robin (there are no pairings: see [`contest`]).
     pub format: Format,
     /// Games per pairing, in pairs from one opening (each side moving first once); in a
     /// one-player tournament (2048, 2584), games per player.
@@ -133,7 +135,7 @@ impl TournamentSpec {
     /// names, parseable specs, a reference that plays. A one-player game's tournament needs
     /// a game or more per player, one player or more, no gauntlet and no openings.
     pub fn validate(&self) -> Result<(), String> {
-        if self.is_one_player()? {
+        if self.game_spec()?.is_one_player() {
             return self.validate_one_player();
         }
         if self.games_per_pair == 0 || !self.games_per_pair.is_multiple_of(2) {
@@ -228,11 +230,10 @@ impl TournamentSpec {
         Ok(names)
     }
 
-    /// Whether the tournament's game is a one-player game (2048, 2584): one played by
-    /// [`solo::SoloTournament`] and ranked by [`scores`].
-    pub fn is_one_player(&self) -> Result<bool, String> {
-        let game: GameSpec = self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))?;
-        is_one_player(&game)
+    /// The tournament's game. A one-player game's (2048, 2584) is played by a
+    /// `Tournament<OnePlayer>` and ranked by mean score ([`standings::ScoreStandings`]).
+    pub fn game_spec(&self) -> Result<GameSpec, String> {
+        self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))
     }
 
     /// The pairings (entrant indices; the first is A), in entrant order.
@@ -249,21 +250,6 @@ impl TournamentSpec {
                     .collect()
             }
         }
-    }
-
-    /// Every game of the tournament: round by round (each pairing's first pair of games,
-    /// then each one's second...), so a tournament cut short has rated everyone evenly.
-    pub fn schedule(&self) -> Vec<GameKey> {
-        let pairings = self.pairings();
-        let mut keys = Vec::new();
-        for round in 0..self.games_per_pair / 2 {
-            for &(a, b) in &pairings {
-                for game in [2 * round, 2 * round + 1] {
-                    keys.push(GameKey { a: self.entrants[a].name.clone(), b: self.entrants[b].name.clone(), game });
-                }
-            }
-        }
-        keys
     }
 
     /// This tournament, extended by `more`: players not in it are added (after its own),
@@ -317,34 +303,6 @@ impl TournamentSpec {
     }
 }
 
-/// A game of a tournament: the `game`-th of the pairing of A and B (A moves first in the
-/// even ones).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct GameKey {
-    pub a: String,
-    pub b: String,
-    pub game: u32,
-}
-
-/// One line of `results.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameLine {
-    #[serde(flatten)]
-    pub key: GameKey,
-    /// Who moved first after the opening: A in the even games.
-    pub a_first: bool,
-    /// 1: A won, 0: a draw, -1: B won.
-    pub result: i8,
-    /// Why it ended otherwise than by the rules (a brain crashed, timed out...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forfeit: Option<String>,
-    /// The random opening, then the players' moves, in the game's notation.
-    pub opening: String,
-    pub moves: String,
-    pub seconds: f64,
-    pub unix_ms: u64,
-}
-
 /// The files of a tournament.
 #[derive(Clone, Debug)]
 pub struct TournamentDir {
@@ -392,11 +350,12 @@ impl TournamentDir {
         }
     }
 
-    /// The finished games, each once (a game written twice counts once).
-    pub fn read_results(&self) -> Result<Vec<GameLine>, String> {
+    /// The finished games of a tournament of `contest`, each once (a game written twice
+    /// counts once).
+    pub fn read_results<C: TournamentContest>(&self, _contest: C) -> Result<Vec<C::Line>, String> {
         let mut seen = HashSet::new();
-        let lines: Vec<GameLine> = journal::read(&self.results()).map_err(|e| e.to_string())?;
-        Ok(lines.into_iter().filter(|l| seen.insert(l.key.clone())).collect())
+        let lines: Vec<C::Line> = journal::read(&self.results()).map_err(|e| e.to_string())?;
+        Ok(lines.into_iter().filter(|l| seen.insert(C::key(l).clone())).collect())
     }
 }
 
@@ -419,51 +378,34 @@ fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(Tournament
     Ok((spec, lock))
 }
 
-/// Removes the TensorBoard event files in `dir`, so standings written there next are the
-/// only curve (a tournament's folder holds its latest standings, not their history).
-pub(crate) fn clear_tensorboard(dir: &Path) -> Result<(), String> {
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("events.out.tfevents.")) {
-            std::fs::remove_file(e.path()).map_err(|err| format!("cannot remove {}: {err}", e.path().display()))?;
-        }
-    }
-    Ok(())
-}
-
-/// Whether `game` is played by one player (2048, 2584): its games end in a score.
-pub fn is_one_player(game: &GameSpec) -> Result<bool, String> {
-    let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| format!("{game}: {e}"))?;
-    Ok(dojo_core::with_game!(probe, g => g.num_players() == 1))
-}
-
-/// A tournament opened for play: its folder locked against a second process, its spec
-/// written, its finished games read.
-pub struct Tournament {
+/// A tournament of `contest` opened for play: its folder locked against a second process,
+/// its spec written, its finished games read.
+pub struct Tournament<C: TournamentContest> {
     pub dir: TournamentDir,
     pub spec: TournamentSpec,
-    pub results: Vec<GameLine>,
+    pub results: Vec<C::Line>,
     _lock: std::fs::File,
 }
 
-impl Tournament {
+impl<C: TournamentContest> Tournament<C> {
     /// Creates the tournament `spec` in `dir`, or reopens the one there extended by it
-    /// (see [`TournamentSpec::extend`]). One-player games are [`solo::SoloTournament`]s.
-    pub fn open(dir: TournamentDir, spec: &TournamentSpec) -> Result<Tournament, String> {
-        if spec.is_one_player()? {
-            return Err(format!(
-                "{} is a one-player game: its tournament is a SoloTournament, ranked by mean score",
-                spec.game
-            ));
-        }
+    /// (see [`TournamentSpec::extend`]). Its game must be one of `contest`'s.
+    pub fn open(contest: C, dir: TournamentDir, spec: &TournamentSpec) -> Result<Tournament<C>, String> {
+        C::check_game(spec)?;
         let (spec, lock) = open_folder(&dir, spec)?;
-        let results = dir.read_results()?;
+        let results = dir.read_results(contest)?;
         Ok(Tournament { dir, spec, results, _lock: lock })
     }
 
+    /// Every game of the tournament, in the order they are played.
+    pub fn schedule(&self) -> Vec<C::Key> {
+        C::schedule(&self.spec)
+    }
+
     /// The games of the schedule not played yet.
-    pub fn to_play(&self) -> Vec<GameKey> {
-        let done: HashSet<&GameKey> = self.results.iter().map(|r| &r.key).collect();
-        self.spec.schedule().into_iter().filter(|k| !done.contains(k)).collect()
+    pub fn to_play(&self) -> Vec<C::Key> {
+        let done: HashSet<&C::Key> = self.results.iter().map(C::key).collect();
+        self.schedule().into_iter().filter(|k| !done.contains(k)).collect()
     }
 
     /// Plays the games not played yet on `threads` threads, appending each to
@@ -473,26 +415,28 @@ impl Tournament {
         &mut self,
         threads: usize,
         cancel: &AtomicBool,
-        on_game: &(dyn Fn(&GameLine) + Sync),
-    ) -> Result<Vec<GameLine>, String> {
-        let game: GameSpec = self.spec.game.parse().map_err(|e| format!("{e}"))?;
+        on_game: &(dyn Fn(&C::Line) + Sync),
+    ) -> Result<Vec<C::Line>, String> {
+        let game = self.spec.game_spec()?;
         let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| e.to_string())?;
         let played = dojo_core::with_game!(probe, g => self.play_typed(g, &game, threads, cancel, on_game))?;
         self.results.extend(played);
         Ok(self.results.clone())
     }
 
-    fn play_typed<G: BaselinePlayers + FromAnyGame>(
+    /// The standings after every finished game; ratings have `anchor` (a name) at its Elo.
+    pub fn standings(&self, anchor: Option<(&str, f64)>) -> Result<C::Standings, String> {
+        C::standings(&self.spec, &self.results, anchor)
+    }
+
+    fn play_typed<G: BaselinePlayers>(
         &self,
-        probe: G,
+        _probe: G,
         game: &GameSpec,
         threads: usize,
         cancel: &AtomicBool,
-        on_game: &(dyn Fn(&GameLine) + Sync),
-    ) -> Result<Vec<GameLine>, String> {
-        if probe.num_players() != 2 {
-            return Err(format!("{} is a one-player game: its tournament is a SoloTournament", game.family()));
-        }
+        on_game: &(dyn Fn(&C::Line) + Sync),
+    ) -> Result<Vec<C::Line>, String> {
         let keys = self.to_play();
         let specs: HashMap<&str, PlayerSpec> = self
             .spec
@@ -513,91 +457,51 @@ impl Tournament {
         )
     }
 
-    fn play_one<G: BaselinePlayers + FromAnyGame>(
+    /// Plays game `key` with the thread's players (`agents`, by name; built here the first
+    /// time a player is needed), writes its text to `games/`, and returns its line.
+    fn play_one<G: BaselinePlayers>(
         &self,
-        key: &GameKey,
+        key: &C::Key,
         game: &GameSpec,
         specs: &HashMap<&str, PlayerSpec>,
         agents: &mut HashMap<String, Box<dyn Agent<G>>>,
-    ) -> Result<GameLine, String> {
-        let book = (!self.spec.openings.is_empty()).then(|| self.spec.book());
+    ) -> Result<C::Line, String> {
         let started = std::time::Instant::now();
-        for name in [&key.a, &key.b] {
+        let names = C::players(key);
+        for &name in &names {
             if !agents.contains_key(name) {
-                let agent = G::baseline(&specs[name.as_str()], 0).map_err(|e| format!("{name}: {e}"))?;
-                agents.insert(name.clone(), agent);
+                let spec = specs.get(name).ok_or_else(|| format!("{name} is not a player"))?;
+                let agent = G::baseline(spec, 0).map_err(|e| format!("{name}: {e}"))?;
+                agents.insert(name.to_string(), agent);
             }
         }
-        // Both games of a pair draw the same opening and the same players' seeds.
-        let mut rng = Rng::seed_from_u64(pair_seed(self.spec.seed, &key.a, &key.b, key.game / 2));
+        let mut rng = Rng::seed_from_u64(C::seed(&self.spec, key));
         let mut start = G::from_any(game.new_game(&mut rng).map_err(|e| e.to_string())?)
             .expect("every game of a spec has the probe's type");
         let before = start.clone();
+        let book = (!self.spec.openings.is_empty()).then(|| self.spec.book());
         let opening = match &book {
             Some(book) => Opening::Book(book),
             None => Opening::Random(self.spec.opening_plies as usize),
         }
-        .open(&mut start, key.game / 2, &mut rng)
+        .open(&mut start, C::start_number(key), &mut rng)
         .map_err(|e| e.to_string())?;
-        let opening_text = before.moves_to_text(&opening);
-        let mut a = agents.remove(&key.a).expect("built above");
-        let mut b = agents.remove(&key.b).expect("built above");
-        let a_first = key.game.is_multiple_of(2);
-        // "First" is whoever moves first after the opening.
-        let to_move_first = match start.to_move() {
-            dojo_core::game::ToMove::Player(p) => p,
-            dojo_core::game::ToMove::Chance => Player::First,
-        };
-        let a_side = if a_first { to_move_first } else { to_move_first.other() };
-        let played = if a_side == Player::First {
-            play_game(start.clone(), a.as_mut(), b.as_mut(), &mut rng)
-        } else {
-            play_game(start.clone(), b.as_mut(), a.as_mut(), &mut rng)
-        };
-        agents.insert(key.a.clone(), a);
-        agents.insert(key.b.clone(), b);
-        let line = GameLine {
-            key: key.clone(),
-            a_first,
-            result: played.outcome.value_for(a_side) as i8,
-            forfeit: played.forfeit,
-            opening: opening_text,
-            moves: played.end.moves_to_text(&played.moves),
-            seconds: started.elapsed().as_secs_f64(),
-            unix_ms: dojo_core::util::now_unix_ms(),
-        };
-        self.write_game_text(&line, &start, &played.end)?;
-        Ok(line)
-    }
-
-    /// `games/A--B--N.txt`: the game for people to read.
-    fn write_game_text<G: Game>(&self, line: &GameLine, start: &G, end: &G) -> Result<(), String> {
-        let GameKey { a, b, game } = &line.key;
-        let (first, second) = if line.a_first { (a, b) } else { (b, a) };
-        let result = match line.result {
-            1 => format!("{a} wins"),
-            -1 => format!("{b} wins"),
-            _ => "draw".to_string(),
-        };
-        let mut text = format!(
-            "game:     {}\nplayers:  {a} vs {b}, game {} of their pairing\nfirst:    {first} (after the opening), then {second}\nresult:   {result}\n",
-            self.spec.game,
-            game + 1
-        );
-        if let Some(why) = &line.forfeit {
-            text.push_str(&format!("forfeit:  {why}\n"));
+        let opening = before.moves_to_text(&opening);
+        let first = C::first(key, &start);
+        let mut players: Vec<Box<dyn Agent<G>>> =
+            names.iter().map(|&name| agents.remove(name).expect("built above")).collect();
+        let mut seats: Vec<&mut (dyn Agent<G> + 'static)> = players.iter_mut().map(|p| p.as_mut()).collect();
+        seats.rotate_left(first);
+        let played = play_game(start.clone(), &mut seats, &mut rng);
+        for (name, player) in names.iter().zip(players) {
+            agents.insert(name.to_string(), player);
         }
-        text.push_str(&format!(
-            "opening:  {}\nmoves:    {}\nseconds:  {:.1}\n\nstart:\n{}\nend:\n{}\n",
-            line.opening,
-            line.moves,
-            line.seconds,
-            start.render(),
-            end.render()
-        ));
-        let path = self.dir.games().join(format!("{}--{}--{game:04}.txt", file_safe(a), file_safe(b)));
+        let line = C::line(key, &played, first, opening, started.elapsed().as_secs_f64());
+        let (name, text) = C::game_text(&self.spec, &line, &start, &played);
+        let path = self.dir.games().join(format!("{name}.txt"));
         dojo_core::util::atomic_write(&path, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(line)
     }
 }
 
@@ -610,19 +514,6 @@ pub(crate) fn file_safe(name: &str) -> String {
         return safe;
     }
     format!("{}_{:08x}", &safe[..32], fnv1a(name.as_bytes()) as u32)
-}
-
-/// The seed of the `pair`-th pair of games between `a` and `b`: from names, so a pairing
-/// plays the same games whichever other players the tournament has.
-fn pair_seed(seed: u64, a: &str, b: &str, pair: u32) -> u64 {
-    let mut bytes = Vec::with_capacity(a.len() + b.len() + 16);
-    bytes.extend_from_slice(&seed.to_le_bytes());
-    bytes.extend_from_slice(a.as_bytes());
-    bytes.push(0);
-    bytes.extend_from_slice(b.as_bytes());
-    bytes.push(0);
-    bytes.extend_from_slice(&pair.to_le_bytes());
-    fnv1a(&bytes)
 }
 
 /// 64-bit FNV-1a: stable across Rust versions and platforms (std's hasher is not).
@@ -689,6 +580,13 @@ pub(crate) fn play_keys<K: Sync, S, L: Serialize + Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contest::{OnePlayer, TwoPlayer};
+    use crate::tournament::test_games::spec_2048;
+
+    /// Players known by their specs.
+    fn names(specs: &[&str]) -> Vec<Entrant> {
+        specs.iter().map(|n| entrant(n)).collect()
+    }
 
     fn entrant(name: &str) -> Entrant {
         Entrant { name: name.into(), spec: name.into(), version: None, step: None }
@@ -711,7 +609,7 @@ mod tests {
     fn schedules_play_every_pairing_round_by_round() {
         let rr = spec(&["random", "mcts:10", "mcts:20"], Format::RoundRobin, 4);
         assert_eq!(rr.pairings(), vec![(0, 1), (0, 2), (1, 2)]);
-        let s = rr.schedule();
+        let s = TwoPlayer::schedule(&rr);
         assert_eq!(s.len(), 12);
         let first_round: Vec<(u32, &str, &str)> = s[..6].iter().map(|k| (k.game, &k.a[..], &k.b[..])).collect();
         assert_eq!(
@@ -766,7 +664,7 @@ mod tests {
         let g = spec(&["mcts:1", "random", "mcts:2", "uct:5"], Format::Gauntlet { reference: refs.clone() }, 2);
         g.validate().unwrap();
         assert_eq!(g.pairings(), vec![(0, 1), (1, 2), (0, 3), (2, 3)]);
-        assert_eq!(g.schedule().len(), 8);
+        assert_eq!(TwoPlayer::schedule(&g).len(), 8);
         // One reference is written as a name, as before several were possible; both read back.
         let one = serde_json::to_string(&Format::Gauntlet { reference: vec!["mcts:5".into()] }).unwrap();
         assert_eq!(one, r#"{"gauntlet":{"reference":"mcts:5"}}"#);
@@ -803,6 +701,7 @@ mod tests {
 
     #[test]
     fn pair_seeds_depend_on_the_pairing_not_on_the_other_players() {
+        use contest::pair_seed;
         assert_eq!(pair_seed(1, "a", "b", 0), pair_seed(1, "a", "b", 0));
         assert_ne!(pair_seed(1, "a", "b", 0), pair_seed(1, "a", "b", 1));
         assert_ne!(pair_seed(1, "a", "b", 0), pair_seed(1, "b", "a", 0));
@@ -812,5 +711,63 @@ mod tests {
         assert_eq!(long.len(), 41);
         assert!(tournament_dir(Path::new("/t"), "a b").is_err());
         assert_eq!(tournament_dir(Path::new("/t"), "c4-2").unwrap().root, Path::new("/t/c4-2"));
+    }
+
+    #[test]
+    fn a_one_player_tournament_plays_every_players_games_once_and_resumes_only_the_missing_ones() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = TournamentDir::new(tmp.path().join("t"));
+        let cancel = AtomicBool::new(false);
+        let mut t =
+            Tournament::open(OnePlayer, dir.clone(), &spec_2048(names(&["random", "mcts:5", "uct:5"]), 3)).unwrap();
+        // Game by game: everyone's first game, then everyone's second...
+        let order: Vec<u32> = t.schedule().iter().map(|k| k.game).collect();
+        assert_eq!(order, [0, 0, 0, 1, 1, 1, 2, 2, 2]);
+        let all = t.play(2, &cancel, &|_| {}).unwrap();
+        assert_eq!(all.len(), 9);
+        // mcts:N on 2048 is UCT with random rollouts: the same player as uct:N, so on the
+        // same seeds it plays the same games.
+        let score = |name: &str, game: u32| {
+            all.iter().find(|l| l.key.player == name && l.key.game == game).map(|l| (l.score, l.moves)).unwrap()
+        };
+        for g in 0..3 {
+            assert_eq!(score("mcts:5", g), score("uct:5", g));
+        }
+        assert!(all.iter().all(|l| l.forfeit.is_none() && l.moves > 0 && l.max_tile >= 4), "{all:?}");
+        assert!(dir.games().join("uct_5--0002.txt").exists());
+        drop(t);
+
+        // Lines lost (a kill before they were written): only those are played again, the
+        // same games as before.
+        let text = std::fs::read_to_string(dir.results()).unwrap();
+        let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"game\":1")).collect();
+        std::fs::write(dir.results(), kept.join("\n") + "\n").unwrap();
+        let mut t = Tournament::open(OnePlayer, dir.clone(), &spec_2048(names(&["random"]), 3)).unwrap();
+        let missing: Vec<(String, u32)> = t.to_play().into_iter().map(|k| (k.player, k.game)).collect();
+        assert_eq!(missing, [("random".into(), 1), ("mcts:5".into(), 1), ("uct:5".into(), 1)]);
+        let replayed = Mutex::new(Vec::new());
+        let again = t.play(1, &cancel, &|l| replayed.lock().unwrap().push(l.key.clone())).unwrap();
+        assert_eq!(replayed.into_inner().unwrap().len(), 3);
+        let strip = |mut v: Vec<ScoreLine>| {
+            v.sort_by(|a, b| (&a.key.player, a.key.game).cmp(&(&b.key.player, b.key.game)));
+            v.into_iter().map(|l| (l.key, l.score, l.max_tile, l.moves)).collect::<Vec<_>>()
+        };
+        assert_eq!(strip(again), strip(all));
+    }
+
+    #[test]
+    fn one_player_tournaments_refuse_two_player_games_and_the_other_way_round() {
+        let tmp = tempfile::tempdir().unwrap();
+        let c4 =
+            TournamentSpec { game: "connect4".into(), games_per_pair: 2, ..spec_2048(names(&["random", "mcts:5"]), 2) };
+        let err = Tournament::open(OnePlayer, TournamentDir::new(tmp.path().join("a")), &c4).err().unwrap();
+        assert_eq!(err, "connect4 is a two-player game: its tournament is a Tournament<TwoPlayer>");
+        let err =
+            Tournament::open(TwoPlayer, TournamentDir::new(tmp.path().join("b")), &spec_2048(names(&["random"]), 2))
+                .err()
+                .unwrap();
+        assert_eq!(err, "2048 is a one-player game: its tournament is a Tournament<OnePlayer>, ranked by mean score");
+        assert_ne!(game_seed(1, 0), game_seed(1, 1));
+        assert_ne!(game_seed(1, 0), game_seed(2, 0));
     }
 }

@@ -4,8 +4,7 @@
 //! (random, mcts:N, uct:N, ntuple:, engines) are horizontal dashed lines, labelled, so the
 //! curve has fixed reference points.
 
-use super::scores::ScoreStandings;
-use super::standings::Standings;
+use super::standings::Ranking;
 use crate::charts::{register, FONT_NAME};
 use plotters::prelude::*;
 use std::path::Path;
@@ -32,43 +31,19 @@ struct Curve<'a> {
     min_margin: f64,
 }
 
-/// Draws `standings` (ratings) to a PNG at `path` (written to a temporary file, then
-/// renamed).
-pub fn draw(standings: &Standings, title: &str, path: &Path) -> Result<(), String> {
+/// Draws `standings` (ratings, or a one-player tournament's mean scores) to a PNG at
+/// `path` (written to a temporary file, then renamed).
+pub fn draw<R: Ranking>(standings: &R, title: &str, path: &Path) -> Result<(), String> {
+    let points = standings.points();
     let curve = Curve {
-        y_desc: format!("Elo ({} = {})", standings.anchor, standings.anchor_elo),
-        checkpoints: standings
-            .players
-            .iter()
-            .filter_map(|p| Some((p.player.step? as f64, p.elo?, p.low, p.high)))
-            .collect(),
-        references: standings
-            .players
+        y_desc: standings.axis(),
+        checkpoints: points.iter().filter_map(|p| Some((p.player.step? as f64, p.value?, p.low, p.high))).collect(),
+        references: points
             .iter()
             .filter(|p| p.player.step.is_none())
-            .filter_map(|p| Some((p.player.name.as_str(), p.elo?)))
+            .filter_map(|p| Some((p.player.name.as_str(), p.value?)))
             .collect(),
-        min_margin: 25.0,
-    };
-    draw_curve(&curve, title, path)
-}
-
-/// Draws one-player `standings` (mean scores) to a PNG at `path`, as [`draw`] does ratings.
-pub fn draw_scores(standings: &ScoreStandings, title: &str, path: &Path) -> Result<(), String> {
-    let curve = Curve {
-        y_desc: format!("mean score ({} games a player, 95% intervals)", standings.games_per_player),
-        checkpoints: standings
-            .players
-            .iter()
-            .filter_map(|p| Some((p.player.step? as f64, p.mean?, p.low, p.high)))
-            .collect(),
-        references: standings
-            .players
-            .iter()
-            .filter(|p| p.player.step.is_none())
-            .filter_map(|p| Some((p.player.name.as_str(), p.mean?)))
-            .collect(),
-        min_margin: 1.0,
+        min_margin: R::PLOT_MARGIN,
     };
     draw_curve(&curve, title, path)
 }
@@ -158,7 +133,7 @@ fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::standings::Standing;
+    use crate::tournament::standings::{Standing, Standings};
     use crate::tournament::Entrant;
 
     fn standing(name: &str, step: Option<u64>, elo: f64, low: Option<f64>, high: Option<f64>) -> Standing {
@@ -208,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_mean_score_curve_with_fixed_players_is_drawn_as_a_png() {
-        use crate::tournament::scores::{ScoreStanding, ScoreStandings};
+        use crate::tournament::standings::{ScoreStanding, ScoreStandings};
         let standing = |name: &str, step: Option<u64>, mean: f64, interval: Option<(f64, f64)>| ScoreStanding {
             player: Entrant { name: name.into(), spec: name.into(), version: step.map(|s| s / 50), step },
             games: 10,
@@ -234,12 +209,12 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("scores.png");
-        draw_scores(&standings, "2048 run", &path).unwrap();
+        draw(&standings, "2048 run", &path).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), WIDTH);
         let unplayed =
             ScoreStandings { players: vec![ScoreStanding { mean: None, ..standings.players[0].clone() }], ..standings };
-        assert_eq!(draw_scores(&unplayed, "x", &path).unwrap_err(), "no rated player to plot");
+        assert_eq!(draw(&unplayed, "x", &path).unwrap_err(), "no rated player to plot");
     }
 }

@@ -111,7 +111,7 @@ fn measure<G: BaselinePlayers>(start: G, spec: &GameSpec, sims: u32, budget: Dur
         root.sample_chance(&mut rng);
     }
     let mcts = mcts_rollouts(&root, sims, budget)?;
-    let (puct, gumbel) = if root.num_players() == 1 {
+    let (puct, gumbel) = if root.is_one_player() {
         (chance_sims(&root, sims, budget), None)
     } else {
         (graph_sims(&root, sims, budget, SearchMode::Puct), Some(graph_sims(&root, sims, budget, SearchMode::Gumbel)))

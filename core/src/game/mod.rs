@@ -127,9 +127,24 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// record replays exactly.
     fn spec(&self) -> GameSpec;
 
-    /// 2 for games between two players, 1 for one-player games (2048, 2584).
+    /// Whether one player plays the game alone, for a score (2048, 2584), rather than two
+    /// against each other. The one question every part of dojo asks about a game's kind:
+    /// which search it gets, how its games are recorded and reported, and how its players
+    /// are compared (see [`GameSpec::is_one_player`] for a spec).
+    fn is_one_player(&self) -> bool {
+        false
+    }
+
+    /// 1 for one-player games, 2 for the others: [`Game::is_one_player`] as a count.
+    /// Kept only for `learner/src/config.rs` until it moves to the run crate (issue 33);
+    /// ask [`Game::is_one_player`].
+    #[doc(hidden)]
     fn num_players(&self) -> usize {
-        2
+        if self.is_one_player() {
+            1
+        } else {
+            2
+        }
     }
 
     /// Size of the player action space (the policy head's width).

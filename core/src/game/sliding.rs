@@ -788,8 +788,8 @@ impl<R: Rules> Game for Sliding<R> {
         self.rules.spec()
     }
 
-    fn num_players(&self) -> usize {
-        1
+    fn is_one_player(&self) -> bool {
+        true
     }
 
     fn num_actions(&self) -> usize {

@@ -124,6 +124,14 @@ impl GameSpec {
         self.new_game(&mut Rng::seed_from_u64(0))
     }
 
+    /// Whether this spec's games are played by one player alone, for a score (2048, 2584):
+    /// the rules' own answer ([`Game::is_one_player`]), so a spec and its positions never
+    /// disagree. How dojo searches, records, reports and compares players of a game turns
+    /// on this one question.
+    pub fn is_one_player(&self) -> bool {
+        self.probe().is_ok_and(|g| crate::with_game!(&g, g => g.is_one_player()))
+    }
+
     /// The short family name: `connect4`, `gomoku`, `2048`, `2584`.
     pub fn family(&self) -> &'static str {
         match self {
@@ -328,7 +336,9 @@ impl AnyGame {
 }
 
 /// Takes the concrete game back out of an [`AnyGame`] (generic code that starts many games
-/// of one spec needs its concrete type).
+/// of one spec needs its concrete type). Every such game also goes back in
+/// (`From<G> for AnyGame`), for code generic over games that asks what only some have (a
+/// one-player game's score).
 pub trait FromAnyGame: Sized {
     fn from_any(any: AnyGame) -> Option<Self>;
 }
@@ -341,6 +351,12 @@ macro_rules! from_any {
                     AnyGame::$variant(g) => Some(g),
                     _ => None,
                 }
+            }
+        }
+
+        impl From<$t> for AnyGame {
+            fn from(game: $t) -> AnyGame {
+                AnyGame::$variant(game)
             }
         }
     )*};
@@ -369,6 +385,17 @@ mod tests {
         }
         assert_eq!("connect4".parse::<GameSpec>().unwrap(), GameSpec::connect4());
         assert_eq!("gomoku".parse::<GameSpec>().unwrap(), GameSpec::Gomoku { size: 15 });
+    }
+
+    #[test]
+    fn only_2048_and_2584_are_one_player_games_by_spec_and_by_position() {
+        for text in ["connect4", "connect4:9x7", "connect4:12x12", "connect4:saiblo", "gomoku:15", "2048", "2584:1-3"] {
+            let spec: GameSpec = text.parse().unwrap();
+            let one_player = matches!(spec, GameSpec::Twenty48 | GameSpec::Fib2584 { .. });
+            assert_eq!(spec.is_one_player(), one_player, "{text}");
+            let game = spec.new_game(&mut Rng::seed_from_u64(3)).unwrap();
+            assert_eq!(with_game!(&game, g => g.is_one_player()), one_player, "{text}");
+        }
     }
 
     #[test]

@@ -137,7 +137,7 @@ impl<G: Game> Agent<G> for NetAgent<G> {
     }
 
     fn select_move(&mut self, game: &G) -> Action {
-        if game.num_players() == 1 {
+        if game.is_one_player() {
             return self.select_chance_move(game);
         }
         self.analyse(game);

@@ -3,7 +3,7 @@
 //! share of games whose largest tile reached each big tile, and the share that ended there).
 
 use crate::game::sliding::{Rules, Sliding};
-use crate::game::{AnyGame, Game, GameSpec};
+use crate::game::{AnyGame, GameSpec};
 use crate::record::GameRecord;
 use serde::Serialize;
 use std::fmt;
@@ -23,7 +23,17 @@ impl GameScore {
         final_board(record).map(|(score, _)| score)
     }
 
-    fn of_position<R: Rules>(game: &Sliding<R>) -> GameScore {
+    /// How a one-player sliding game stands at `game` (over or not): its score and largest
+    /// tile. None for other games.
+    pub fn of_position(game: &AnyGame) -> Option<GameScore> {
+        match game {
+            AnyGame::Twenty48(g) => Some(GameScore::of_sliding(g)),
+            AnyGame::Fib2584(g) => Some(GameScore::of_sliding(g)),
+            AnyGame::Connect4(_) | AnyGame::Connect4Wide(_) | AnyGame::Gomoku(_) => None,
+        }
+    }
+
+    fn of_sliding<R: Rules>(game: &Sliding<R>) -> GameScore {
         GameScore { score: game.score(), max_tile: game.max_tile() }
     }
 }
@@ -34,19 +44,13 @@ impl GameScore {
 pub fn final_board(record: &GameRecord) -> Option<(GameScore, [[u32; 4]; 4])> {
     fn replayed<R: Rules>(record: &GameRecord, start: Sliding<R>) -> Option<(GameScore, [[u32; 4]; 4])> {
         let end = record.replay(start, |_, _, _| {}).ok()?;
-        Some((GameScore::of_position(&end), end.tile_values()))
+        Some((GameScore::of_sliding(&end), end.tile_values()))
     }
     match record.start().ok()? {
         AnyGame::Twenty48(g) => replayed(record, g),
         AnyGame::Fib2584(g) => replayed(record, g),
         AnyGame::Connect4(_) | AnyGame::Connect4Wide(_) | AnyGame::Gomoku(_) => None,
     }
-}
-
-/// Whether games of `spec` end in a score rather than a winner (one-player games): the
-/// games whose runs report scores and reach rates.
-pub fn is_scored(spec: &GameSpec) -> bool {
-    spec.start().is_ok_and(|start| crate::with_game!(&start, g => g.num_players() == 1))
 }
 
 /// One row of the reach-rate table.
@@ -157,7 +161,7 @@ impl fmt::Display for ScoreReport {
 mod tests {
     use super::*;
     use crate::game::sliding::{Fib2584, SpawnOdds, Twenty48};
-    use crate::game::ToMove;
+    use crate::game::{Game, ToMove};
     use crate::record::{random_game_record, MoveRecord, RecordOutcome};
     use crate::rng::Rng;
     use rand::seq::IndexedRandom;
@@ -217,8 +221,11 @@ mod tests {
         assert_eq!(GameScore::of_record(&record), None);
         record.moves.clear();
         assert_eq!(GameScore::of_record(&record), None, "an empty game is not over");
-        assert!(is_scored(&GameSpec::Twenty48) && is_scored(&GameSpec::Fib2584 { odds: SpawnOdds::OneTwo }));
-        assert!(!is_scored(&GameSpec::connect4()) && !is_scored(&GameSpec::Connect4Saiblo));
+        // A position stands at its score, over or not; a two-player game has none.
+        assert_eq!(GameScore::of_position(&connect4.into()), None);
+        let (_, end) = random_record(Twenty48::new(), 4);
+        let at = GameScore::of_position(&end.into()).unwrap();
+        assert_eq!((at.score, at.max_tile), (end.score(), end.max_tile()));
     }
 
     #[test]

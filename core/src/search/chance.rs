@@ -199,7 +199,7 @@ impl<G: Game> ChanceSearch<G> {
 
     /// Starts a new search at `game`, where the player is to move (or the game is over).
     pub fn set_root(&mut self, game: &G) {
-        assert!(game.num_players() == 1, "the chance search is for one-player games");
+        assert!(game.is_one_player(), "the chance search is for one-player games");
         assert!(
             game.outcome().is_some() || game.to_move() != ToMove::Chance,
             "the root must be a decision (apply pending chance events first)"

@@ -35,7 +35,7 @@
 //!   the tree path and rollout); selection divides means by the largest return seen in
 //!   this search, so UCB sees values in `[0, 1]` whatever the score scale. Chance nodes are
 //!   descended by sampling an event by its probability.
-//! - **Which kind of game.** One-player games (`Game::num_players() == 1`) end in scores;
+//! - **Which kind of game.** One-player games (`Game::is_one_player`) end in scores;
 //!   two-player games in wins, draws and losses.
 
 use super::player::Agent;
@@ -225,7 +225,7 @@ pub struct Mcts<G: Game, R: RolloutPolicy<G>> {
     /// `clone_from`).
     work: Option<G>,
     /// Whether outcomes are scores (one-player); decided by the first search.
-    scored: Option<bool>,
+    one_player: Option<bool>,
     root_ply: usize,
     root_mover: Player,
     /// Largest return seen this search (one-player), the normaliser of values.
@@ -244,7 +244,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             events: Vec::new(),
             rollout_scratch: Vec::new(),
             work: None,
-            scored: None,
+            one_player: None,
             root_ply: 0,
             root_mover: Player::First,
             max_return: 0.0,
@@ -297,8 +297,8 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             ToMove::Player(p) => p,
             ToMove::Chance => Player::First,
         };
-        if self.scored.is_none() {
-            self.scored = Some(game.num_players() == 1);
+        if self.one_player.is_none() {
+            self.one_player = Some(game.is_one_player());
         }
         self.nodes.push(Node::new(0, 1.0));
         if let Some(o) = game.outcome() {
@@ -426,7 +426,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         let n = &self.nodes[node];
         let k = self.config.exploration * f64::from(n.visits.max(1)).ln().sqrt();
         let inv_scale = self.inv_scale();
-        let flip = mover == Player::Second && self.scored != Some(true);
+        let flip = mover == Player::Second && self.one_player != Some(true);
         let lost = Proof::Win(mover.other());
         let mut best = usize::MAX;
         let mut best_score = f64::NEG_INFINITY;
@@ -567,7 +567,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             return 0.0;
         }
         let mean = n.value_sum / f64::from(n.visits);
-        if mover == Player::Second && self.scored != Some(true) {
+        if mover == Player::Second && self.one_player != Some(true) {
             1.0 - mean
         } else {
             mean
@@ -587,7 +587,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
 
     #[inline]
     fn inv_scale(&self) -> f64 {
-        if self.scored == Some(true) {
+        if self.one_player == Some(true) {
             1.0 / self.max_return.max(1.0)
         } else {
             1.0
@@ -638,7 +638,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
 
     #[inline]
     fn cutoff_value(&self, ret: f64) -> f64 {
-        if self.scored == Some(true) {
+        if self.one_player == Some(true) {
             ret
         } else {
             0.5

@@ -39,7 +39,7 @@ enum Searcher<G: Game> {
 impl<G: Game> Searcher<G> {
     /// A search rooted at `game`; `explore` mixes in self-play's noise.
     fn new(config: &SearchConfig, game: &G, explore: bool, rng: Rng) -> Searcher<G> {
-        if game.num_players() == 1 {
+        if game.is_one_player() {
             let mut search = ChanceSearch::new(config.clone(), ChanceConfig::for_search(config), explore, rng);
             search.set_root(game);
             Searcher::Chance(search)
@@ -197,22 +197,24 @@ impl<G: Game> SelfPlayEngine<G> {
         if probe.outcome().is_some() {
             return Err(format!("{}: self-play cannot start from a finished game", probe.spec()));
         }
-        match probe.num_players() {
-            2 if matches!(probe.to_move(), ToMove::Player(_)) => {}
-            1 if engine.search.mode == SearchMode::Gumbel => {
+        match probe.is_one_player() {
+            false if matches!(probe.to_move(), ToMove::Player(_)) => {}
+            true if engine.search.mode == SearchMode::Gumbel => {
                 return Err(format!(
                     "{}: search.mode = \"gumbel\" is for two-player games; one-player games use the chance-node search (mode \"puct\")",
                     probe.spec()
                 ))
             }
-            1 if probe.to_move() == ToMove::Chance && probe.ply() == 0 => {}
-            1 => {
+            true if probe.to_move() == ToMove::Chance && probe.ply() == 0 => {}
+            true => {
                 return Err(format!(
                     "{}: one-player self-play starts from the empty board (the record's start), so that it records the opening spawns",
                     probe.spec()
                 ))
             }
-            _ => return Err(format!("{}: self-play needs a game between two players, or a one-player game", probe.spec())),
+            false => {
+                return Err(format!("{}: self-play needs a game between two players, or a one-player game", probe.spec()))
+            }
         }
         for _ in 0..engine.play.parallel_games {
             let slot = engine.new_slot();
@@ -269,7 +271,7 @@ impl<G: Game> SelfPlayEngine<G> {
     /// and records them as moves that are not trained on. Only two-player games without
     /// chance events get one; a move that would end the game is never drawn.
     fn play_random_opening(&mut self, game: &mut G, record: &mut GameRecord) {
-        if self.play.random_opening_plies == 0 || game.num_players() != 2 {
+        if self.play.random_opening_plies == 0 || game.is_one_player() {
             return;
         }
         let plies = self.rng.random_range(..=self.play.random_opening_plies as usize);
@@ -368,7 +370,7 @@ impl<G: Game> SelfPlayEngine<G> {
         let ToMove::Player(mover) = slot.game.to_move() else { unreachable!("the searched position has a mover") };
         let root_value = slot.search.root_value();
         // One-player games play to the end: there is no one to resign to.
-        if play.resign_threshold > 0.0 && slot.game.num_players() == 2 {
+        if play.resign_threshold > 0.0 && !slot.game.is_one_player() {
             let streak = &mut slot.low_streak[mover.index()];
             *streak = if root_value < -play.resign_threshold { *streak + 1 } else { 0 };
             if *streak >= play.resign_consecutive.max(1) {

@@ -11,7 +11,7 @@ use dojo_core::game::{Game, GameSpec, Outcome, Player};
 use dojo_core::metrics::table::*;
 use dojo_core::metrics::Line;
 use dojo_core::net::train::{Losses, Trainer};
-use dojo_core::ntuple::report::{is_scored, GameScore, ScoreReport};
+use dojo_core::ntuple::report::{GameScore, ScoreReport};
 use dojo_core::record::GameRecord;
 use dojo_proto::tensorboard::EventWriter;
 use dojo_run::dir::RunDir;
@@ -56,7 +56,7 @@ impl Metrics {
         let tensorboard = EventWriter::create(&run.tensorboard("learner"))
             .map_err(|e| tracing::warn!("no TensorBoard events: {}: {e}", run.tensorboard("learner").display()))
             .ok();
-        Ok(Metrics { spec: spec.clone(), scored: is_scored(spec), window: Window::new(), file, tensorboard })
+        Ok(Metrics { spec: spec.clone(), scored: spec.is_one_player(), window: Window::new(), file, tensorboard })
     }
 
     /// A game was stored (and goes into the replay buffer).
