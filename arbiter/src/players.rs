@@ -162,7 +162,7 @@ impl FromStr for PlayerSpec {
                     } else if let Some(n) = last.strip_prefix("vcf=") {
                         vcf_nodes = n.parse::<u32>().map_err(|_| bad("vcf=N needs a number of nodes (0 = off)"))?;
                     } else if let Some(m) = last.strip_prefix("mode=") {
-                        mode = m.parse::<SearchMode>().map_err(|e| bad(&e))?;
+                        mode = m.parse::<SearchMode>().map_err(|e| bad(&e.to_string()))?;
                     } else if *last == "avg" || *last == "noavg" {
                         average_symmetries = *last == "avg";
                     } else {

@@ -234,7 +234,8 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
         starter,
         Rng::seed_from_u64(cx.rng.next_u64()),
         cx.opts.max_games,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let mut playing = true;
     engine.set_model_version(version);
     let mut finished: Vec<GameRecord> = Vec::new();
