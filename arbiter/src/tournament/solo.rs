@@ -232,7 +232,7 @@ fn play_alone<R: Rules>(
             game.sample_chance(rng);
             continue;
         }
-        let chosen = agent.try_select_move(&game).and_then(|action| {
+        let chosen = agent.try_select_move(&game).map_err(|e| e.to_string()).and_then(|action| {
             game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
             Ok(action)
         });
