@@ -79,9 +79,8 @@ pub fn new_architecture(
         .map(|head| Architecture::for_game(g, blocks, channels)
             .with_policy_head(head)
             .with_max_return((g.num_players() == 1).then_some(DEFAULT_MAX_RETURN as u64))))
-    .map_err(anyhow::Error::msg)
     .context("--policy-head")?;
-    arch.validate().map_err(anyhow::Error::msg)?;
+    arch.validate()?;
     Ok(arch)
 }
 

@@ -342,7 +342,8 @@ pub fn parallel_games(run: usize, worker: Option<usize>, device: tch::Device) ->
 /// finished moves thin the batch out), through the user's cache. Logs the decision.
 pub fn self_play_precision(choice: PrecisionChoice, model: &Model, parallel_games: usize) -> Result<Precision, String> {
     let batches = [parallel_games.div_ceil(2).max(1), parallel_games.max(1)];
-    let decision = choose_precision(choice, model, &batches, DecisionCache::default_location().as_ref())?;
+    let decision = choose_precision(choice, model, &batches, DecisionCache::default_location().as_ref())
+        .map_err(|e| e.to_string())?;
     tracing::info!("{decision}");
     Ok(decision.chosen)
 }
