@@ -56,7 +56,7 @@ impl PrecisionArgs {
     /// Resolves the choice for self-play with `model` at `parallel_games` games in flight,
     /// and logs what was chosen and why.
     pub fn choose(&self, model: &Model, parallel_games: usize) -> Result<Precision> {
-        self_play_precision(self.precision, model, parallel_games).map_err(anyhow::Error::msg)
+        Ok(self_play_precision(self.precision, model, parallel_games)?)
     }
 }
 
