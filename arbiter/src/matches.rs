@@ -529,7 +529,7 @@ where
 /// Asks `agent` for a move in `game` and plays it: the move, or why the agent forfeits
 /// (it failed, or chose an illegal move).
 fn agent_moves<G: Game>(agent: &mut dyn Agent<G>, game: &mut G) -> Result<Action, String> {
-    let action = agent.try_select_move(game)?;
+    let action = agent.try_select_move(game).map_err(|e| e.to_string())?;
     game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
     Ok(action)
 }

@@ -15,7 +15,7 @@ use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
 use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
-use dojo_core::search::player::{Agent, RandomAgent};
+use dojo_core::search::player::{Agent, MoveError, RandomAgent};
 use dojo_core::search::solver_agent::SolverAgent;
 use rand::SeedableRng;
 use std::any::Any;
@@ -162,7 +162,7 @@ impl FromStr for PlayerSpec {
                     } else if let Some(n) = last.strip_prefix("vcf=") {
                         vcf_nodes = n.parse::<u32>().map_err(|_| bad("vcf=N needs a number of nodes (0 = off)"))?;
                     } else if let Some(m) = last.strip_prefix("mode=") {
-                        mode = m.parse::<SearchMode>().map_err(|e| bad(&e))?;
+                        mode = m.parse::<SearchMode>().map_err(|e| bad(&e.to_string()))?;
                     } else if *last == "avg" || *last == "noavg" {
                         average_symmetries = *last == "avg";
                     } else {
@@ -312,7 +312,7 @@ impl<G: Game, A: Agent<G>> Agent<G> for Named<A> {
     fn select_move(&mut self, game: &G) -> dojo_core::game::Action {
         self.agent.select_move(game)
     }
-    fn try_select_move(&mut self, game: &G) -> Result<dojo_core::game::Action, String> {
+    fn try_select_move(&mut self, game: &G) -> Result<dojo_core::game::Action, MoveError> {
         self.agent.try_select_move(game)
     }
 }

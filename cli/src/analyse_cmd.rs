@@ -103,7 +103,7 @@ pub fn net_agent<G: Game>(
             tracing::info!("an any-size network plays without symmetry averaging");
         }
         let agent = NetAgent::new(network, config, name, rng).with_frame(frame);
-        agent.check_board(start).map_err(anyhow::Error::msg)?;
+        agent.check_board(start)?;
         return Ok(agent);
     }
     Ok(if average_symmetries {

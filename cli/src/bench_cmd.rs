@@ -97,7 +97,7 @@ fn precisions(choice: PrecisionChoice, device: tch::Device) -> Result<Vec<Precis
     match choice {
         PrecisionChoice::Auto => Ok(Precision::candidates(device).to_vec()),
         PrecisionChoice::Fixed(p) => {
-            p.check_device(device).map_err(anyhow::Error::msg)?;
+            p.check_device(device)?;
             Ok(vec![p])
         }
     }

@@ -56,7 +56,7 @@ impl PrecisionArgs {
     /// Resolves the choice for self-play with `model` at `parallel_games` games in flight,
     /// and logs what was chosen and why.
     pub fn choose(&self, model: &Model, parallel_games: usize) -> Result<Precision> {
-        self_play_precision(self.precision, model, parallel_games).map_err(anyhow::Error::msg)
+        Ok(self_play_precision(self.precision, model, parallel_games)?)
     }
 }
 
@@ -79,9 +79,8 @@ pub fn new_architecture(
         .map(|head| Architecture::for_game(g, blocks, channels)
             .with_policy_head(head)
             .with_max_return(g.is_one_player().then_some(DEFAULT_MAX_RETURN as u64))))
-    .map_err(anyhow::Error::msg)
     .context("--policy-head")?;
-    arch.validate().map_err(anyhow::Error::msg)?;
+    arch.validate()?;
     Ok(arch)
 }
 

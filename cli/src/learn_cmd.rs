@@ -109,7 +109,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
     };
     let start_step = loaded.sidecar.step;
     let version = loaded.sidecar.version;
-    let mut trainer = Trainer::new(loaded.model, config).map_err(anyhow::Error::msg)?;
+    let mut trainer = Trainer::new(loaded.model, config)?;
     let mut rng = Rng::seed_from_u64(args.seed.unwrap_or_else(rand::random));
     eprintln!("training on {} positions from {} games", index.len(), games.len());
     let bar = progress(args.steps, "steps");

@@ -122,7 +122,7 @@ fn start_network<R: TupleRules>(
 ) -> Result<Option<Network<R>>> {
     let method = if tcl { "TCL" } else { "TD(0)" };
     let Some(path) = out.filter(|p| p.exists()) else {
-        let mut net = Network::new(rules, Layout::seed002()).map_err(anyhow::Error::msg)?;
+        let mut net = Network::new(rules, Layout::seed002())?;
         if tcl {
             net.start_coherence();
         }

@@ -120,8 +120,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         Box::new(move |_: &mut Rng| start.clone())
     };
     let mut engine =
-        SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed_from_u64(seed), Some(args.games))
-            .map_err(anyhow::Error::msg)?;
+        SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed_from_u64(seed), Some(args.games))?;
     engine.set_model_version(version);
     let bar = progress(args.games, "games");
     bar.set_prefix("selfplay");

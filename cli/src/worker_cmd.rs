@@ -57,7 +57,7 @@ pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
     let telemetry = Arc::new(WorkerTelemetry::new());
     let _http = match crate::common::http_addr(args.http.as_deref())? {
         Some(at) => {
-            let server = dojo_worker::http::serve(at, telemetry.clone()).map_err(anyhow::Error::msg)?;
+            let server = dojo_worker::http::serve(at, telemetry.clone())?;
             eprintln!("metrics: http://{}/metrics", server.addr);
             Some(server)
         }
@@ -84,7 +84,7 @@ pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         grace: Duration::from_secs_f64(args.grace_period),
         telemetry,
     };
-    let summary = run_worker(opts, stop).map_err(anyhow::Error::msg)?;
+    let summary = run_worker(opts, stop)?;
     eprintln!(
         "worker: played {} games, delivered {}, rejected {}, {} left in the spool, models {:?}",
         summary.games_played,

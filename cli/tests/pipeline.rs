@@ -293,7 +293,7 @@ fn wrong_token_and_wrong_protocol_are_refused() {
         let mut c = client::connect(&url, None, "test-worker").await.unwrap();
         client::status(&mut c).await.unwrap_err()
     });
-    assert!(err.contains("needs a token"), "{err}");
+    assert!(err.message().contains("needs a token"), "{err}");
     let err = rt.block_on(async {
         use dojo_proto::pb::HelloRequest;
         let mut c = client::connect(&url, Some("right"), "test-worker").await.unwrap();

@@ -1,6 +1,8 @@
-//! Small helpers shared by every layer: atomic file writes and content hashes.
+//! Small helpers shared by every layer: atomic file writes, content hashes, and the error
+//! of a setting that cannot be used.
 
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
@@ -58,6 +60,53 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// A setting (from a config file, a player spec or a flag) whose value cannot be used. Each
+/// names the setting as the user spells it, and says what it holds and what it may hold:
+/// one shape of message for every setting, whichever module checks it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// A count that must be at least 1 is 0.
+    #[error("{key} must be at least 1")]
+    Zero { key: &'static str },
+    /// A number outside its range: `value` as it prints (an `f32` prints shorter than the
+    /// same number as an `f64`), `expected` the range in words ("within 0..=1").
+    #[error("{key} = {value} must be {expected}")]
+    OutOfRange { key: &'static str, value: String, expected: Cow<'static, str> },
+    /// A word that names none of the choices: `what` is the phrase before it ("unknown
+    /// precision", "bad search mode"), `expected` lists the choices.
+    #[error("{what} {text:?}: expected {expected}")]
+    NotAChoice { what: &'static str, text: String, expected: &'static str },
+}
+
+impl SettingError {
+    /// [`SettingError::OutOfRange`] for `value`, printed as its own type prints it.
+    pub fn out_of_range(
+        key: &'static str,
+        value: impl std::fmt::Display,
+        expected: impl Into<Cow<'static, str>>,
+    ) -> SettingError {
+        SettingError::OutOfRange { key, value: value.to_string(), expected: expected.into() }
+    }
+
+    /// Ok when `ok`, else [`SettingError::OutOfRange`] for `value`: a validation's one line.
+    pub fn check(
+        ok: bool,
+        key: &'static str,
+        value: impl std::fmt::Display,
+        expected: impl Into<Cow<'static, str>>,
+    ) -> Result<(), SettingError> {
+        match ok {
+            true => Ok(()),
+            false => Err(SettingError::out_of_range(key, value, expected)),
+        }
+    }
+
+    /// [`SettingError::NotAChoice`] for `text`.
+    pub fn not_a_choice(what: &'static str, text: &str, expected: &'static str) -> SettingError {
+        SettingError::NotAChoice { what, text: text.to_string(), expected }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +114,19 @@ mod tests {
     #[test]
     fn sha256_of_abc_is_the_standard_vector() {
         assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    #[test]
+    fn setting_errors_print_the_value_as_its_own_type_prints_it() {
+        let e = SettingError::out_of_range("selfplay.no_resign_fraction", 1.1f32, "within 0..=1");
+        assert_eq!(e.to_string(), "selfplay.no_resign_fraction = 1.1 must be within 0..=1");
+        assert_eq!(SettingError::check(true, "x", 0, "positive"), Ok(()));
+        assert_eq!(
+            SettingError::Zero { key: "search.simulations" }.to_string(),
+            "search.simulations must be at least 1"
+        );
+        let e = SettingError::not_a_choice("bad search mode", "alphabeta", r#""puct" or "gumbel""#);
+        assert_eq!(e.to_string(), r#"bad search mode "alphabeta": expected "puct" or "gumbel""#);
     }
 
     #[test]

@@ -166,10 +166,10 @@ fn any_size_architectures_round_trip_and_refuse_what_they_cannot_play() {
     assert!(!serde_json::to_string(&fixed).unwrap().contains("any_size"));
 
     let small = Architecture { width: 11, actions: 11, ..arch.clone() };
-    let err = small.validate().unwrap_err();
+    let err = small.validate().unwrap_err().to_string();
     assert!(err.contains("needs a frame of at least 12x12"), "{err}");
     let gomoku = Architecture { game: "gomoku:9".parse().unwrap(), ..arch.clone() };
-    assert!(gomoku.validate().unwrap_err().contains("plays Connect Four boards, not gomoku:9"));
+    assert!(gomoku.validate().unwrap_err().to_string().contains("plays Connect Four boards, not gomoku:9"));
     let fc = Architecture { policy_head: PolicyHead::Fc, ..arch };
-    assert!(fc.validate().unwrap_err().contains("policy head fc cannot be that of an any-size network"));
+    assert!(fc.validate().unwrap_err().to_string().contains("policy head fc cannot be that of an any-size network"));
 }

@@ -194,7 +194,7 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     assert!(err.to_string().contains("value_hidden = 1000000000000000 must be within 1..=4096"), "{err}");
     assert!(huge.architecture.validate().is_err());
     huge.architecture.value_hidden = 0;
-    assert!(huge.architecture.validate().unwrap_err().contains("value_hidden = 0"));
+    assert!(huge.architecture.validate().unwrap_err().to_string().contains("value_hidden = 0"));
 
     // A sidecar claiming the biggest valid network next to these small weights is refused
     // before that network (about 600 M parameters) is allocated.
@@ -404,7 +404,7 @@ fn a_convolutional_policy_head_knows_everywhere_what_it_learnt_in_one_place() {
 #[test]
 fn policy_heads_are_checked_against_the_game() {
     let c4 = dojo_core::game::connect4::Connect4::<u64>::standard();
-    let err = PolicyHeadChoice::Conv.resolve(&c4).unwrap_err();
+    let err = PolicyHeadChoice::Conv.resolve(&c4).unwrap_err().to_string();
     assert!(err.contains("policy head conv needs a game whose moves are its board's cells"), "{err}");
     assert!(err.contains("connect4:7x6's 7 moves"), "{err}");
     assert_eq!(PolicyHeadChoice::Auto.resolve(&c4), Ok(PolicyHead::Fc));
@@ -412,10 +412,10 @@ fn policy_heads_are_checked_against_the_game() {
     assert_eq!(PolicyHeadChoice::Auto.resolve(&gomoku), Ok(PolicyHead::Conv));
     assert_eq!(PolicyHeadChoice::Fc.resolve(&gomoku), Ok(PolicyHead::Fc));
     // A hand-made architecture is checked too.
-    let err = Architecture { policy_head: PolicyHead::Conv, ..arch(1, 8) }.validate().unwrap_err();
+    let err = Architecture { policy_head: PolicyHead::Conv, ..arch(1, 8) }.validate().unwrap_err().to_string();
     assert!(err.contains("a convolutional policy head needs one move per board cell"), "{err}");
     assert_eq!("conv".parse::<PolicyHeadChoice>(), Ok(PolicyHeadChoice::Conv));
-    assert!("cnn".parse::<PolicyHeadChoice>().unwrap_err().contains("expected auto, fc or conv"));
+    assert!("cnn".parse::<PolicyHeadChoice>().unwrap_err().to_string().contains("expected auto, fc or conv"));
 }
 
 #[test]
@@ -433,5 +433,5 @@ fn bad_train_config_is_refused() {
     let err = Trainer::new(Model::new(arch(1, 4), Device::Cpu), TrainConfig { batch_size: 0, ..Default::default() })
         .err()
         .unwrap();
-    assert_eq!(err, "train.batch_size must be at least 1");
+    assert_eq!(err.to_string(), "train.batch_size must be at least 1");
 }

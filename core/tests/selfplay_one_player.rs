@@ -116,7 +116,7 @@ fn a_one_player_start_must_be_the_empty_board() {
             .err()
             .unwrap();
     assert_eq!(
-        err,
+        err.to_string(),
         "2048: one-player self-play starts from the empty board (the record's start), so that it records the opening spawns"
     );
 }

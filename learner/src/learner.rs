@@ -290,7 +290,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             self.trainer.set_learning_rate(self.bound.learning_rate(&cfg, self.trainer.step));
             let losses = self.trainer.train_step(&batch);
             if let Some(average) = &mut self.average {
-                average.update(&self.trainer.model)?;
+                average.update(&self.trainer.model).map_err(|e| e.to_string())?;
             }
             self.metrics.step(losses);
             shared.counters.steps.store(self.trainer.step, Ordering::Relaxed);

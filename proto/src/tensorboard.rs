@@ -41,23 +41,32 @@ pub fn frame(data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A damaged TFRecord: `record` counts from 0, `offset` is its first byte.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TfRecordError {
+    #[error("record {record} at byte {offset}: the length's checksum does not match")]
+    LengthChecksum { record: usize, offset: usize },
+    #[error("record {record} at byte {offset}: the data's checksum does not match")]
+    DataChecksum { record: usize, offset: usize },
+}
+
 /// The records of a TFRecord file, checked; an error names the first bad one (a record cut
 /// short at the end by a crash is not an error: it is left out).
-pub fn read_records(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+pub fn read_records(bytes: &[u8]) -> Result<Vec<Vec<u8>>, TfRecordError> {
     let mut records = Vec::new();
     let mut at = 0;
     while bytes.len() - at >= 12 {
         let len_bytes = &bytes[at..at + 8];
         let crc = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().expect("4 bytes"));
         if crc != masked_crc32c(len_bytes) {
-            return Err(format!("record {} at byte {at}: the length's checksum does not match", records.len()));
+            return Err(TfRecordError::LengthChecksum { record: records.len(), offset: at });
         }
         let len = u64::from_le_bytes(len_bytes.try_into().expect("8 bytes")) as usize;
         let Some(end) = (at + 12).checked_add(len).filter(|&e| e + 4 <= bytes.len()) else { break };
         let data = &bytes[at + 12..end];
         let crc = u32::from_le_bytes(bytes[end..end + 4].try_into().expect("4 bytes"));
         if crc != masked_crc32c(data) {
-            return Err(format!("record {} at byte {at}: the data's checksum does not match", records.len()));
+            return Err(TfRecordError::DataChecksum { record: records.len(), offset: at });
         }
         records.push(data.to_vec());
         at = end + 4;
@@ -192,6 +201,8 @@ mod tests {
         let mut bad = bytes.clone();
         let last = bad.len() - 6;
         bad[last] ^= 1;
-        assert!(read_records(&bad).unwrap_err().contains("record 2"), "{:?}", read_records(&bad));
+        let err = read_records(&bad).unwrap_err();
+        assert!(matches!(err, TfRecordError::DataChecksum { record: 2, .. }), "{err:?}");
+        assert!(err.to_string().starts_with("record 2 at byte "), "{err}");
     }
 }

@@ -45,12 +45,14 @@ pub enum Delivery {
 }
 
 /// Why a call to the learner failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
     /// Worth retrying: the learner is away or busy, the connection broke, a download was bad.
+    #[error("{0}")]
     Transient(String),
     /// Retrying cannot help (a wrong or missing token, another protocol version): a worker
     /// must stop and say so rather than look healthy while it retries forever.
+    #[error("{0}")]
     Refused(String),
 }
 
@@ -78,12 +80,6 @@ impl CallError {
         match self {
             CallError::Transient(m) | CallError::Refused(m) => m,
         }
-    }
-}
-
-impl std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.message())
     }
 }
 
@@ -168,8 +164,9 @@ pub async fn hello(client: &mut Client, worker: &str) -> Result<HelloReply, Call
     Ok(reply)
 }
 
-pub async fn status(client: &mut Client) -> Result<StatusReply, String> {
-    Ok(client.status(StatusRequest {}).await.map_err(|s| s.message().to_string())?.into_inner())
+/// The learner's status; a refusal (no or a wrong token) is final, as for every call.
+pub async fn status(client: &mut Client) -> Result<StatusReply, CallError> {
+    Ok(client.status(StatusRequest {}).await.map_err(|s| CallError::from_status("Status", &s))?.into_inner())
 }
 
 /// Downloads the newest model unless it is `have_version` (then None). Checks size,

@@ -38,11 +38,25 @@ impl Drop for HttpServer {
     }
 }
 
+/// Why the HTTP port could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address is taken or not this machine's (the cause is in the message, not also a
+    /// source, so a report prints it once).
+    #[error("cannot serve HTTP on {addr}: {error}")]
+    Bind { addr: SocketAddr, error: std::io::Error },
+    /// The bound socket refused to be set up.
+    #[error(transparent)]
+    Socket(std::io::Error),
+    #[error("cannot start the HTTP thread: {0}")]
+    Thread(std::io::Error),
+}
+
 /// Starts serving `telemetry` on `addr` (port 0: any free port; see [`HttpServer::addr`]).
-pub fn serve(addr: SocketAddr, telemetry: Arc<WorkerTelemetry>) -> Result<HttpServer, String> {
-    let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot serve HTTP on {addr}: {e}"))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+pub fn serve(addr: SocketAddr, telemetry: Arc<WorkerTelemetry>) -> Result<HttpServer, ServeError> {
+    let listener = std::net::TcpListener::bind(addr).map_err(|error| ServeError::Bind { addr, error })?;
+    let bound = listener.local_addr().map_err(ServeError::Socket)?;
+    listener.set_nonblocking(true).map_err(ServeError::Socket)?;
     let (shutdown_tx, mut shutdown_rx) = tokio::sync::watch::channel(false);
     let thread = std::thread::Builder::new()
         .name("dojo-worker-http".into())
@@ -69,7 +83,7 @@ pub fn serve(addr: SocketAddr, telemetry: Arc<WorkerTelemetry>) -> Result<HttpSe
                 }
             })
         })
-        .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
+        .map_err(ServeError::Thread)?;
     Ok(HttpServer { addr: bound, shutdown: Some(shutdown_tx), thread: Some(thread) })
 }
 

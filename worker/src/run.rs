@@ -7,19 +7,20 @@
 
 use crate::backoff::Backoff;
 use crate::client::{self, CallError, Client, Delivery};
-use crate::spool::Spool;
+use crate::spool::{Spool, SpoolError};
 use crate::telemetry::WorkerTelemetry;
-use dojo_core::game::{FromAnyGame, Game, GameSpec};
+use dojo_core::game::{FromAnyGame, Game, GameError, GameSpec};
 use dojo_core::net::autotune::{choose_precision, DecisionCache};
-use dojo_core::net::device::{set_threads, DeviceSpec};
+use dojo_core::net::device::{set_threads, DeviceError, DeviceSpec};
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::net::model::Model;
 use dojo_core::net::precision::{Precision, PrecisionChoice};
 use dojo_core::record::boards::Boards;
-use dojo_core::record::{record_start, GameRecord};
+use dojo_core::record::{record_start, GameRecord, RecordError};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
-use dojo_core::search::selfplay::SelfPlayEngine;
+use dojo_core::search::selfplay::{SelfPlayEngine, SelfPlayError};
+use dojo_core::util::SettingError;
 use dojo_core::with_game;
 use rand::{Rng as _, SeedableRng};
 use std::path::PathBuf;
@@ -55,6 +56,41 @@ pub struct WorkerOptions {
     pub grace: Duration,
     /// Where the worker reports what it does (its `--http` port reads it).
     pub telemetry: Arc<WorkerTelemetry>,
+}
+
+/// Why a worker stopped short. Each message carries its cause's words; a cause is not
+/// also a source, so a report that prints the sources says it once.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// The device is missing, or cannot run the number format asked for.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The learner refused this worker for good (a wrong token, another protocol version).
+    #[error("{0}")]
+    Refused(String),
+    /// The same after self-play began: the games it played wait in the spool.
+    #[error("{why} ({kept} games kept in the spool {})", .spool.display())]
+    RefusedWithGames { why: String, kept: usize, spool: PathBuf },
+    #[error("the learner's game: {0}")]
+    LearnerGame(GameError),
+    /// The learner's search or self-play settings (`what`) do not parse.
+    #[error("the learner's {what}: {error}")]
+    LearnerJson { what: &'static str, error: serde_json::Error },
+    /// The learner's search or self-play settings (`what`) hold a value out of its range.
+    #[error("the learner's {what}: {error}")]
+    LearnerSetting { what: &'static str, error: SettingError },
+    #[error("the learner's model is for {model}, not {run}")]
+    WrongModel { model: GameSpec, run: GameSpec },
+    #[error(transparent)]
+    Game(#[from] GameError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    Spool(#[from] SpoolError),
+    #[error(transparent)]
+    SelfPlay(#[from] SelfPlayError),
 }
 
 /// What a worker did.
@@ -120,13 +156,10 @@ impl Connection {
 }
 
 /// Runs a worker until `stop` is set or `max_games` games were delivered.
-pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSummary, String> {
+pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSummary, WorkerError> {
     set_threads(opts.threads);
-    let device = opts.device.resolve().map_err(|e| e.to_string())?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let device = opts.device.resolve()?;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(WorkerError::Runtime)?;
     let mut rng = match opts.seed {
         Some(s) => Rng::seed_from_u64(s),
         None => rand::make_rng(),
@@ -155,28 +188,29 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
             }
         }
         if let Some(why) = conn.refused.take() {
-            return Err(why);
+            return Err(WorkerError::Refused(why));
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let spec: GameSpec = hello.game.parse().map_err(|e| format!("the learner's game: {e}"))?;
-    let search: SearchConfig =
-        serde_json::from_str(&hello.search_json).map_err(|e| format!("the learner's search config: {e}"))?;
-    let mut play: SelfPlayConfig =
-        serde_json::from_str(&hello.selfplay_json).map_err(|e| format!("the learner's self-play config: {e}"))?;
+    let spec: GameSpec = hello.game.parse().map_err(WorkerError::LearnerGame)?;
+    let (search_what, play_what) = ("search config", "self-play config");
+    let search: SearchConfig = serde_json::from_str(&hello.search_json)
+        .map_err(|error| WorkerError::LearnerJson { what: search_what, error })?;
+    let mut play: SelfPlayConfig = serde_json::from_str(&hello.selfplay_json)
+        .map_err(|error| WorkerError::LearnerJson { what: play_what, error })?;
     play.parallel_games = parallel_games(play.parallel_games, opts.parallel_games, device);
     // Settings from the wire are checked like a config file's: a bad one is an error here,
     // not a panic in the search.
-    search.validate().map_err(|e| format!("the learner's search config: {e}"))?;
-    play.validate().map_err(|e| format!("the learner's self-play config: {e}"))?;
+    search.validate().map_err(|error| WorkerError::LearnerSetting { what: search_what, error })?;
+    play.validate().map_err(|error| WorkerError::LearnerSetting { what: play_what, error })?;
     // The position records replay from: for 2048 and 2584 the empty board, so self-play
     // draws and records the opening spawns itself. connect4:saiblo draws a board per game;
     // one of them gives the type.
     let start = match spec.is_random() {
-        true => spec.probe().map_err(|e| e.to_string())?,
-        false => record_start(&spec).map_err(|e| e.to_string())?,
+        true => spec.probe()?,
+        false => record_start(&spec)?,
     };
-    let spool = Spool::open(&opts.spool).map_err(|e| e.to_string())?;
+    let spool = Spool::open(&opts.spool)?;
     let cx = Context { opts: &opts, stop, rt, conn, spool, rng, device, spec, search, play };
     with_game!(start, g => play_loop(g, cx))
 }
@@ -195,7 +229,7 @@ struct Context<'a> {
     play: SelfPlayConfig,
 }
 
-fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<WorkerSummary, String> {
+fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<WorkerSummary, WorkerError> {
     let mut summary = WorkerSummary::default();
     // The first model: wait for it (a worker without a model has nothing to do).
     let first = loop {
@@ -212,15 +246,15 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
         }
         if let Some(why) = cx.conn.refused.take() {
             summary.left_in_spool = cx.spool.len();
-            return Err(why);
+            return Err(WorkerError::Refused(why));
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     if first.sidecar.architecture.game != cx.spec {
-        return Err(format!("the learner's model is for {}, not {}", first.sidecar.architecture.game, cx.spec));
+        return Err(WorkerError::WrongModel { model: first.sidecar.architecture.game.clone(), run: cx.spec.clone() });
     }
     // Every game framed as the network takes it (an any-size network's size).
-    let boards = Boards::new(&cx.spec, start, first.sidecar.architecture.frame()).map_err(|e| e.to_string())?;
+    let boards = Boards::new(&cx.spec, start, first.sidecar.architecture.frame())?;
     let mut version = first.version;
     summary.models_used.push(version);
     cx.opts.telemetry.model(version);
@@ -246,7 +280,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     while !done(&summary) {
         if let Some(why) = cx.conn.refused.take() {
             // Its games stay in the spool, for a worker that the learner accepts.
-            return Err(format!("{why} ({} games kept in the spool {})", cx.spool.len(), cx.opts.spool.display()));
+            return Err(WorkerError::RefusedWithGames { why, kept: cx.spool.len(), spool: cx.opts.spool.clone() });
         }
         if stopping_since.is_none() && cx.stop.load(Ordering::Relaxed) {
             stopping_since = Some(Instant::now());
@@ -273,7 +307,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
             std::thread::sleep(Duration::from_millis(20));
         }
         for record in finished.drain(..) {
-            cx.spool.push(&record).map_err(|e| e.to_string())?;
+            cx.spool.push(&record)?;
             summary.games_played += 1;
             cx.opts.telemetry.played(record.player_moves() as u64);
             cx.opts.telemetry.spool(cx.spool.len());
@@ -339,7 +373,11 @@ pub fn parallel_games(run: usize, worker: Option<usize>, device: tch::Device) ->
 /// `choice` as named, or for `auto` the fastest when timed at self-play's batch sizes (all
 /// the games while every one waits for the network, about half once cache hits and
 /// finished moves thin the batch out), through the user's cache. Logs the decision.
-pub fn self_play_precision(choice: PrecisionChoice, model: &Model, parallel_games: usize) -> Result<Precision, String> {
+pub fn self_play_precision(
+    choice: PrecisionChoice,
+    model: &Model,
+    parallel_games: usize,
+) -> Result<Precision, DeviceError> {
     let batches = [parallel_games.div_ceil(2).max(1), parallel_games.max(1)];
     let decision = choose_precision(choice, model, &batches, DecisionCache::default_location().as_ref())?;
     tracing::info!("{decision}");

@@ -31,24 +31,16 @@ pub const QUARANTINE_DIR: &str = "quarantine";
 /// File name extension of spooled records.
 const EXT: &str = ".rec";
 
-/// What can go wrong with the spool.
+/// What can go wrong with the spool. The cause is in each message and not also a source,
+/// so a report that prints an error with its sources says it once.
 #[derive(Debug, thiserror::Error)]
 pub enum SpoolError {
     #[error("spool: cannot {op} {}: {error}", .path.display())]
-    Io {
-        op: &'static str,
-        path: PathBuf,
-        #[source]
-        error: io::Error,
-    },
+    Io { op: &'static str, path: PathBuf, error: io::Error },
     /// A record whose encoding does not decode (over the codec's limits): spooling it would
     /// only get it quarantined at the next start, so it is refused up front.
     #[error("spool: game {id} cannot be spooled: its encoding does not decode: {error}")]
-    Undecodable {
-        id: String,
-        #[source]
-        error: RecordError,
-    },
+    Undecodable { id: String, error: RecordError },
 }
 
 fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SpoolError {

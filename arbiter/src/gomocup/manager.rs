@@ -15,7 +15,7 @@
 
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::{Action, Game, Player, ToMove};
-use dojo_core::search::player::Agent;
+use dojo_core::search::player::{Agent, MoveError};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -348,8 +348,8 @@ impl Agent<Gomoku> for EngineAgent {
         })
     }
 
-    fn try_select_move(&mut self, game: &Gomoku) -> Result<Action, String> {
-        let played = self.move_in(game);
+    fn try_select_move(&mut self, game: &Gomoku) -> Result<Action, MoveError> {
+        let played = self.move_in(game).map_err(MoveError::engine);
         if played.is_err() {
             // A brain that failed once is not trusted with the rest of the game, nor with
             // the next one: a fresh process starts then.

@@ -110,8 +110,8 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
         full_search_fraction: args.full_search_fraction,
         ..SelfPlayConfig::default()
     };
-    search.validate().map_err(anyhow::Error::msg)?;
-    play.validate().map_err(anyhow::Error::msg)?;
+    search.validate()?;
+    play.validate()?;
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let precision = args.precision.choose(&model, play.parallel_games)?;
@@ -213,8 +213,7 @@ fn time_self_play<G: Game + FromAnyGame>(
 ) -> Result<(EngineStats, Duration)> {
     let mut evaluator = NetEvaluator::folding(model, precision);
     let starter = Box::new(move |_: &mut Rng| start.clone());
-    let mut engine =
-        SelfPlayEngine::new(search, play, starter, Rng::seed_from_u64(seed), None).map_err(anyhow::Error::msg)?;
+    let mut engine = SelfPlayEngine::new(search, play, starter, Rng::seed_from_u64(seed), None)?;
     let mut finished = Vec::new();
     let t0 = Instant::now();
     while t0.elapsed() < budget {

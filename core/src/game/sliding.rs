@@ -32,6 +32,15 @@ pub struct SpawnOdds {
     small_percent: u8,
 }
 
+/// Spawn odds no 2584 game has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpawnOddsError {
+    #[error("the big spawn tile is 2 or 3, not {0}")]
+    BigTile(u8),
+    #[error("the 1-tile's share is a percent in 1..=99, not {0}")]
+    SmallPercent(u8),
+}
+
 // The two standard rules keep the names they had as enum variants, so they read as the
 // rules they are (`SpawnOdds::OneTwo`) and still work as patterns.
 #[allow(non_upper_case_globals)]
@@ -44,22 +53,22 @@ impl SpawnOdds {
 
 impl SpawnOdds {
     /// Odds with the big tile `big` (2 or 3) and the 1-tile at `small_percent` % (1..=99).
-    pub fn new(big: u8, small_percent: u8) -> Result<SpawnOdds, String> {
+    pub fn new(big: u8, small_percent: u8) -> Result<SpawnOdds, SpawnOddsError> {
         if big != 2 && big != 3 {
-            return Err(format!("the big spawn tile is 2 or 3, not {big}"));
+            return Err(SpawnOddsError::BigTile(big));
         }
         if !(1..=99).contains(&small_percent) {
-            return Err(format!("the 1-tile's share is a percent in 1..=99, not {small_percent}"));
+            return Err(SpawnOddsError::SmallPercent(small_percent));
         }
         Ok(SpawnOdds { big, small_percent })
     }
 
     /// The standard odds for a big tile (2 or 3): 80/20 for 2, 75/25 for 3.
-    pub fn standard(big: u8) -> Result<SpawnOdds, String> {
+    pub fn standard(big: u8) -> Result<SpawnOdds, SpawnOddsError> {
         match big {
             2 => Ok(SpawnOdds::OneTwo),
             3 => Ok(SpawnOdds::OneThree),
-            _ => Err(format!("the big spawn tile is 2 or 3, not {big}")),
+            _ => Err(SpawnOddsError::BigTile(big)),
         }
     }
 

@@ -168,12 +168,12 @@ fn parse_odds(spec: &str, rest: &[&str]) -> Result<SpawnOdds, GameError> {
         Some(_) => return Err(spec_err(spec, FORMS)),
     };
     match rest.get(1..) {
-        Some([]) => SpawnOdds::standard(big).map_err(|e| spec_err(spec, e)),
+        Some([]) => SpawnOdds::standard(big).map_err(|e| spec_err(spec, e.to_string())),
         Some([percent]) => {
             let p = percent.parse::<u8>().map_err(|_| {
                 spec_err(spec, format!("the 1-tile's percent {percent:?} is not a whole number in 1..=99"))
             })?;
-            SpawnOdds::new(big, p).map_err(|e| spec_err(spec, e))
+            SpawnOdds::new(big, p).map_err(|e| spec_err(spec, e.to_string()))
         }
         _ => Err(spec_err(spec, FORMS)),
     }
@@ -457,7 +457,7 @@ mod tests {
             assert!(err.contains(want), "{text}: {err}");
             assert!(err.contains(text), "the error names the spec: {err}");
         }
-        assert!(crate::game::sliding::SpawnOdds::new(4, 50).unwrap_err().contains("2 or 3, not 4"));
+        assert!(crate::game::sliding::SpawnOdds::new(4, 50).unwrap_err().to_string().contains("2 or 3, not 4"));
     }
 
     #[test]

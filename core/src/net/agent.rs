@@ -8,7 +8,7 @@ use crate::rng::Rng;
 use crate::search::chance::{ChanceConfig, ChanceSearch};
 use crate::search::config::SearchConfig;
 use crate::search::evaluator::Evaluator;
-use crate::search::player::Agent;
+use crate::search::player::{Agent, MoveError};
 use crate::search::puct::Search;
 use rand::SeedableRng;
 use std::time::Instant;
@@ -40,11 +40,14 @@ impl<G: Game> NetAgent<G> {
     }
 
     /// `game` as the network takes it; a board larger than the frame is an error.
-    fn framed(&self, game: &G) -> Result<G, String> {
+    fn framed(&self, game: &G) -> Result<G, MoveError> {
         match self.frame {
             None => Ok(game.clone()),
-            Some((w, h)) => game.in_frame(w, h).map_err(|_| {
-                format!("{}: {} is larger than the {w}x{h} boards its network plays", self.name, game.spec())
+            Some((width, height)) => game.in_frame(width, height).map_err(|_| MoveError::BoardTooLarge {
+                player: self.name.clone(),
+                spec: game.spec(),
+                width,
+                height,
             }),
         }
     }
@@ -56,7 +59,7 @@ impl<G: Game> NetAgent<G> {
     }
 
     /// Whether the network can play `game`'s board: an error naming both where it cannot.
-    pub fn check_board(&self, game: &G) -> Result<(), String> {
+    pub fn check_board(&self, game: &G) -> Result<(), MoveError> {
         self.framed(game).map(|_| ())
     }
 
@@ -145,7 +148,7 @@ impl<G: Game> Agent<G> for NetAgent<G> {
     }
 
     /// A board larger than an any-size network's frame is an error here, not a panic.
-    fn try_select_move(&mut self, game: &G) -> Result<Action, String> {
+    fn try_select_move(&mut self, game: &G) -> Result<Action, MoveError> {
         self.check_board(game)?;
         Ok(self.select_move(game))
     }

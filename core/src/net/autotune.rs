@@ -12,6 +12,7 @@
 //! together on one machine measure once between them (the others wait for the lock, then
 //! read the answer) and a new architecture is measured again.
 
+use super::device::DeviceError;
 use super::model::{Architecture, Model};
 use super::precision::{Precision, PrecisionChoice};
 use super::timing::NetTimer;
@@ -139,7 +140,7 @@ pub fn choose_precision(
     model: &Model,
     batches: &[usize],
     cache: Option<&DecisionCache>,
-) -> Result<PrecisionDecision, String> {
+) -> Result<PrecisionDecision, DeviceError> {
     let device = model.device();
     if let PrecisionChoice::Fixed(p) = choice {
         p.check_device(device)?;
@@ -366,7 +367,7 @@ mod tests {
         assert!(d.chosen == best.0 || d.chosen == F32, "{d:?}");
         let fixed = choose_precision(PrecisionChoice::Fixed(Bf16), &model, &[4], None).unwrap();
         assert_eq!(fixed, PrecisionDecision::fixed(Bf16));
-        let err = choose_precision(PrecisionChoice::Fixed(F16), &model, &[4], None).unwrap_err();
+        let err = choose_precision(PrecisionChoice::Fixed(F16), &model, &[4], None).unwrap_err().to_string();
         assert!(err.starts_with("precision f16 runs only on CUDA"), "{err}");
     }
 }

@@ -7,7 +7,7 @@
 //! the architecture, so a truncated, swapped or mismatched file is a clear error rather than
 //! a silently wrong network.
 
-use super::model::{Architecture, Model};
+use super::model::{Architecture, ArchitectureError, Model};
 use crate::game::GameSpec;
 use crate::util::{atomic_write, sha256_hex};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
@@ -37,10 +37,15 @@ pub struct Sidecar {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The cause is in the message and not also a source, so a report that prints an
+    /// error with its sources says it once.
+    #[error("cannot read {path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("{path}: bad sidecar JSON: {reason}")]
     Sidecar { path: PathBuf, reason: String },
+    /// The sidecar describes a network that cannot be built or cannot play its game.
+    #[error("{path}: bad sidecar JSON: {error}")]
+    Architecture { path: PathBuf, error: ArchitectureError },
     #[error("{path}: the weights' sha256 is {actual} but the sidecar says {expected} (truncated or replaced file?)")]
     Checksum { path: PathBuf, expected: String, actual: String },
     #[error("{path}: not a valid safetensors file: {reason}")]
@@ -109,9 +114,9 @@ pub fn save(
         sha256: sha256_hex(&bytes),
         created_unix_ms: crate::util::now_unix_ms(),
     };
-    atomic_write(&weights_path, &bytes).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
+    atomic_write(&weights_path, &bytes).map_err(|error| CheckpointError::Io { path: weights_path.clone(), error })?;
     let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
-    atomic_write(&sidecar_path, &json).map_err(|source| CheckpointError::Io { path: sidecar_path.clone(), source })?;
+    atomic_write(&sidecar_path, &json).map_err(|error| CheckpointError::Io { path: sidecar_path.clone(), error })?;
     Ok(sidecar)
 }
 
@@ -119,7 +124,7 @@ pub fn save(
 pub fn read_sidecar(path: &Path) -> Result<Sidecar, CheckpointError> {
     let (_, sidecar_path) = paths(path);
     let text =
-        std::fs::read(&sidecar_path).map_err(|source| CheckpointError::Io { path: sidecar_path.clone(), source })?;
+        std::fs::read(&sidecar_path).map_err(|error| CheckpointError::Io { path: sidecar_path.clone(), error })?;
     let sidecar: Sidecar = serde_json::from_slice(&text)
         .map_err(|e| CheckpointError::Sidecar { path: sidecar_path.clone(), reason: e.to_string() })?;
     if sidecar.format != FORMAT {
@@ -128,7 +133,7 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar, CheckpointError> {
             reason: format!("format {:?} is not {FORMAT:?}", sidecar.format),
         });
     }
-    sidecar.architecture.validate().map_err(|reason| CheckpointError::Sidecar { path: sidecar_path, reason })?;
+    sidecar.architecture.validate().map_err(|error| CheckpointError::Architecture { path: sidecar_path, error })?;
     Ok(sidecar)
 }
 
@@ -138,7 +143,7 @@ pub fn read_verified(path: &Path) -> Result<(Sidecar, Vec<u8>), CheckpointError>
     let sidecar = read_sidecar(path)?;
     let (weights_path, _) = paths(path);
     let weights =
-        std::fs::read(&weights_path).map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
+        std::fs::read(&weights_path).map_err(|error| CheckpointError::Io { path: weights_path.clone(), error })?;
     let actual = sha256_hex(&weights);
     if actual != sidecar.sha256 {
         return Err(CheckpointError::Checksum { path: weights_path, expected: sidecar.sha256, actual });
@@ -151,10 +156,9 @@ pub fn read_verified(path: &Path) -> Result<(Sidecar, Vec<u8>), CheckpointError>
 pub fn copy(from: &Path, to: &Path) -> Result<Sidecar, CheckpointError> {
     let (sidecar, weights) = read_verified(from)?;
     let (weights_path, sidecar_path) = paths(to);
-    atomic_write(&weights_path, &weights)
-        .map_err(|source| CheckpointError::Io { path: weights_path.clone(), source })?;
+    atomic_write(&weights_path, &weights).map_err(|error| CheckpointError::Io { path: weights_path.clone(), error })?;
     let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
-    atomic_write(&sidecar_path, &json).map_err(|source| CheckpointError::Io { path: sidecar_path.clone(), source })?;
+    atomic_write(&sidecar_path, &json).map_err(|error| CheckpointError::Io { path: sidecar_path.clone(), error })?;
     Ok(sidecar)
 }
 

@@ -25,6 +25,9 @@ pub enum DeviceError {
     NoCuda { requested: String, hint: String },
     #[error("device cuda:{index} was requested but only {count} CUDA device(s) exist")]
     NoSuchGpu { index: usize, count: usize },
+    /// A number format the device cannot run (f16 on a CPU).
+    #[error("precision {precision} runs only on CUDA devices, not on {device}; use f32, bf16 or auto")]
+    Precision { precision: super::precision::Precision, device: DeviceSpec },
 }
 
 impl FromStr for DeviceSpec {

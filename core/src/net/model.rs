@@ -14,7 +14,8 @@
 //! is a fixed affine map using the running statistics (`train = false`).
 
 use super::any_size;
-use crate::game::{spec, Game, GameSpec};
+use crate::game::{spec, Game, GameSpec, PlaneShape};
+use crate::util::SettingError;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
@@ -72,31 +73,69 @@ pub enum PolicyHeadChoice {
 impl PolicyHeadChoice {
     /// The head a new network for `game` gets; a convolutional head on a game whose moves
     /// are not its cells is an error naming both.
-    pub fn resolve<G: Game>(self, game: &G) -> Result<PolicyHead, String> {
+    pub fn resolve<G: Game>(self, game: &G) -> Result<PolicyHead, ArchitectureError> {
         match self {
             PolicyHeadChoice::Auto => Ok(PolicyHead::default_for(game)),
             PolicyHeadChoice::Fc => Ok(PolicyHead::Fc),
             PolicyHeadChoice::Conv if game.actions_are_cells() => Ok(PolicyHead::Conv),
-            PolicyHeadChoice::Conv => Err(format!(
-                "policy head conv needs a game whose moves are its board's cells; {}'s {} moves are not \
-                 (use fc or auto)",
-                game.spec(),
-                game.num_actions()
-            )),
+            PolicyHeadChoice::Conv => {
+                Err(ArchitectureError::ConvHeadGame { game: game.spec(), actions: game.num_actions() })
+            }
         }
     }
 }
 
 impl std::str::FromStr for PolicyHeadChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<PolicyHeadChoice, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<PolicyHeadChoice, SettingError> {
         match s {
             "auto" => Ok(PolicyHeadChoice::Auto),
             "fc" => Ok(PolicyHeadChoice::Fc),
             "conv" => Ok(PolicyHeadChoice::Conv),
-            _ => Err(format!("unknown policy head {s:?}: expected auto, fc or conv")),
+            _ => Err(SettingError::not_a_choice("unknown policy head", s, "auto, fc or conv")),
         }
     }
+}
+
+/// A network shape that cannot be built, or cannot play the game it names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArchitectureError {
+    /// `blocks`, `channels` or `value_hidden` outside its range.
+    #[error(transparent)]
+    Size(#[from] SettingError),
+    #[error("policy head conv needs a game whose moves are its board's cells; {game}'s {actions} moves are not (use fc or auto)")]
+    ConvHeadGame { game: GameSpec, actions: usize },
+    #[error(
+        "a convolutional policy head needs one move per board cell, but {game} has {actions} moves on {cells} cells"
+    )]
+    ConvHeadMoves { game: GameSpec, actions: usize, cells: usize },
+    /// The column head without an any-size network, or an any-size network with another.
+    #[error("policy head {} {} an any-size network", .head.name(), if *.any_size { "cannot be that of" } else { "needs" })]
+    AnySizeHead { head: PolicyHead, any_size: bool },
+    #[error("an any-size network plays Connect Four boards, not {0}")]
+    AnySizeGame(GameSpec),
+    /// The frame must hold the game's largest board and fit the largest Connect Four board.
+    #[error(
+        "an any-size network for {game} needs a frame of at least {}x{} and at most {}x{}, not {}x{}",
+        .least.0, .least.1, .most.0, .most.1, .frame.0, .frame.1
+    )]
+    AnySizeFrame { game: GameSpec, least: (usize, usize), most: (usize, usize), frame: (usize, usize) },
+    #[error("an any-size network has one move per column: {actions} moves on {columns} columns")]
+    AnySizeMoves { actions: usize, columns: usize },
+    #[error("an any-size network takes {least}..={most} input planes, not {planes}")]
+    AnySizePlanes { planes: usize, least: usize, most: usize },
+    /// The network's input or moves are not the game's: `network` as its sidecar says,
+    /// `encoded` as the game encodes positions today.
+    #[error(
+        "the network takes {} input planes of {}x{} and {} moves, but {game} is encoded as {} planes of {}x{} with {} moves \
+         (a checkpoint from another dojo with other input planes?)",
+        .network.0.channels, .network.0.width, .network.0.height, .network.1,
+        .encoded.0.channels, .encoded.0.width, .encoded.0.height, .encoded.1
+    )]
+    InputMismatch { game: GameSpec, network: (PlaneShape, usize), encoded: (PlaneShape, usize) },
+    /// A board larger than an any-size network's `width × height` frame.
+    #[error("{game} is larger than the {width}x{height} boards this network plays")]
+    BoardTooLarge { game: GameSpec, width: usize, height: usize },
 }
 
 /// Most hidden units [`Architecture::validate`] accepts in the value head.
@@ -176,13 +215,16 @@ impl Architecture {
 
     /// `game` as this network takes it: framed into its size when it is an any-size network
     /// (an error for a larger board), as it is otherwise.
-    pub fn frame_game(&self, game: crate::game::AnyGame) -> Result<crate::game::AnyGame, String> {
+    pub fn frame_game(&self, game: crate::game::AnyGame) -> Result<crate::game::AnyGame, ArchitectureError> {
         if !self.any_size {
             return Ok(game);
         }
         let spec = game.spec();
-        game.framed(self.width, self.height)
-            .map_err(|_| format!("{spec} is larger than the {}x{} boards this network plays", self.width, self.height))
+        game.framed(self.width, self.height).map_err(|_| ArchitectureError::BoardTooLarge {
+            game: spec,
+            width: self.width,
+            height: self.height,
+        })
     }
 
     /// The same with another policy head.
@@ -214,65 +256,47 @@ impl Architecture {
     }
 
     /// Checks sizes a user could have typed wrong.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(1..=64).contains(&self.blocks) {
-            return Err(format!("blocks = {} must be within 1..=64", self.blocks));
-        }
-        if !(1..=1024).contains(&self.channels) {
-            return Err(format!("channels = {} must be within 1..=1024", self.channels));
-        }
+    pub fn validate(&self) -> Result<(), ArchitectureError> {
+        SettingError::check((1..=64).contains(&self.blocks), "blocks", self.blocks, "within 1..=64")?;
+        SettingError::check((1..=1024).contains(&self.channels), "channels", self.channels, "within 1..=1024")?;
         // A sidecar's claim: a huge value head would make building the network panic when
         // libtorch cannot allocate it.
-        if !(1..=MAX_VALUE_HIDDEN).contains(&self.value_hidden) {
-            return Err(format!("value_hidden = {} must be within 1..={MAX_VALUE_HIDDEN}", self.value_hidden));
-        }
+        let hidden = self.value_hidden;
+        let range = format!("within 1..={MAX_VALUE_HIDDEN}");
+        SettingError::check((1..=MAX_VALUE_HIDDEN).contains(&hidden), "value_hidden", hidden, range)?;
         if self.any_size != (self.policy_head == PolicyHead::Column) {
-            return Err(format!(
-                "policy head {} {} an any-size network",
-                self.policy_head.name(),
-                if self.any_size { "cannot be that of" } else { "needs" }
-            ));
+            return Err(ArchitectureError::AnySizeHead { head: self.policy_head, any_size: self.any_size });
         }
         if self.any_size {
             return self.check_any_size();
         }
         if self.policy_head == PolicyHead::Conv && self.actions != self.height * self.width {
-            return Err(format!(
-                "a convolutional policy head needs one move per board cell, but {} has {} moves on {} cells",
-                self.game,
-                self.actions,
-                self.height * self.width
-            ));
+            return Err(ArchitectureError::ConvHeadMoves {
+                game: self.game.clone(),
+                actions: self.actions,
+                cells: self.height * self.width,
+            });
         }
         self.check_input_matches_game()
     }
 
     /// An any-size network: Connect Four, one move per column of its frame, the planes its
     /// mask reads, and a frame that holds the game's boards.
-    fn check_any_size(&self) -> Result<(), String> {
-        let Some((width, height)) = self.game.largest_board() else {
-            return Err(format!("an any-size network plays Connect Four boards, not {}", self.game));
+    fn check_any_size(&self) -> Result<(), ArchitectureError> {
+        let Some(least) = self.game.largest_board() else {
+            return Err(ArchitectureError::AnySizeGame(self.game.clone()));
         };
-        let max = (spec::C4_MAX_WIDTH as usize, spec::C4_MAX_HEIGHT as usize);
-        if self.width < width || self.height < height || self.width > max.0 || self.height > max.1 {
-            return Err(format!(
-                "an any-size network for {} needs a frame of at least {width}x{height} and at most {}x{}, not {}x{}",
-                self.game, max.0, max.1, self.width, self.height
-            ));
+        let most = (spec::C4_MAX_WIDTH as usize, spec::C4_MAX_HEIGHT as usize);
+        let frame = (self.width, self.height);
+        if frame.0 < least.0 || frame.1 < least.1 || frame.0 > most.0 || frame.1 > most.1 {
+            return Err(ArchitectureError::AnySizeFrame { game: self.game.clone(), least, most, frame });
         }
         if self.actions != self.width {
-            return Err(format!(
-                "an any-size network has one move per column: {} moves on {} columns",
-                self.actions, self.width
-            ));
+            return Err(ArchitectureError::AnySizeMoves { actions: self.actions, columns: self.width });
         }
-        if !(super::any_size::MIN_INPUT_PLANES..=connect4_planes()).contains(&self.input_channels) {
-            return Err(format!(
-                "an any-size network takes {}..={} input planes, not {}",
-                super::any_size::MIN_INPUT_PLANES,
-                connect4_planes(),
-                self.input_channels
-            ));
+        let (least, most) = (super::any_size::MIN_INPUT_PLANES, connect4_planes());
+        if !(least..=most).contains(&self.input_channels) {
+            return Err(ArchitectureError::AnySizePlanes { planes: self.input_channels, least, most });
         }
         Ok(())
     }
@@ -282,7 +306,7 @@ impl Architecture {
     /// encoding ([`Game::encode_planes`]), so a checkpoint from a build with fewer planes is
     /// fed the ones it was trained on ([`Architecture::input_tensor`]); one with more, or
     /// another board, would be fed tensors of the wrong shape and is refused.
-    fn check_input_matches_game(&self) -> Result<(), String> {
+    fn check_input_matches_game(&self) -> Result<(), ArchitectureError> {
         let Ok(start) = self.game.start() else {
             return Ok(()); // a spec that draws its board per game has no one shape to check
         };
@@ -290,19 +314,12 @@ impl Architecture {
         let ours = (self.height, self.width, self.actions);
         let game = (shape.height, shape.width, actions);
         if ours != game || self.input_channels == 0 || self.input_channels > shape.channels {
-            return Err(format!(
-                "the network takes {} input planes of {}x{} and {} moves, but {} is encoded as {} planes \
-                 of {}x{} with {} moves (a checkpoint from another dojo with other input planes?)",
-                self.input_channels,
-                self.width,
-                self.height,
-                self.actions,
-                self.game,
-                shape.channels,
-                shape.width,
-                shape.height,
-                actions
-            ));
+            let network = PlaneShape { channels: self.input_channels, height: self.height, width: self.width };
+            return Err(ArchitectureError::InputMismatch {
+                game: self.game.clone(),
+                network: (network, self.actions),
+                encoded: (shape, actions),
+            });
         }
         Ok(())
     }

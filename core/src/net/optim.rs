@@ -141,11 +141,13 @@ pub enum OptimError {
     Unexpected(String),
     #[error("optimizer state tensor {name}: {reason}")]
     Tensor { name: String, reason: String },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The causes of `Io` and `File` are in their messages and not also sources, so a
+    /// report that prints an error with its sources says each once.
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
     /// An error about a state file, with the file's path.
-    #[error("{path}: {source}")]
-    File { path: PathBuf, source: Box<OptimError> },
+    #[error("{path}: {error}")]
+    File { path: PathBuf, error: Box<OptimError> },
     #[error("{0}")]
     Torch(String),
 }

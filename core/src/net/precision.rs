@@ -14,6 +14,8 @@
 //! well here), and so do matches, gating and analysis, whose numbers are compared across
 //! runs and machines.
 
+use super::device::{DeviceError, DeviceSpec};
+use crate::util::SettingError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -47,12 +49,11 @@ impl Precision {
     }
 
     /// An error naming the problem when `device` cannot run this format.
-    pub fn check_device(self, device: tch::Device) -> Result<(), String> {
+    pub fn check_device(self, device: tch::Device) -> Result<(), DeviceError> {
         if Precision::candidates(device).contains(&self) {
             Ok(())
         } else {
-            let on = super::device::DeviceSpec::of(device);
-            Err(format!("precision {self} runs only on CUDA devices, not on {on}; use f32, bf16 or auto"))
+            Err(DeviceError::Precision { precision: self, device: DeviceSpec::of(device) })
         }
     }
 }
@@ -68,13 +69,13 @@ impl fmt::Display for Precision {
 }
 
 impl FromStr for Precision {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Self, SettingError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "f32" | "float" | "fp32" => Ok(Precision::F32),
             "bf16" | "bfloat16" => Ok(Precision::Bf16),
             "f16" | "fp16" | "half" => Ok(Precision::F16),
-            _ => Err(format!("unknown precision {s:?}: expected f32, bf16 or f16")),
+            _ => Err(SettingError::not_a_choice("unknown precision", s, "f32, bf16 or f16")),
         }
     }
 }
@@ -90,20 +91,20 @@ pub enum PrecisionChoice {
 }
 
 impl FromStr for PrecisionChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Self, SettingError> {
         if s.trim().eq_ignore_ascii_case("auto") {
             return Ok(PrecisionChoice::Auto);
         }
-        s.parse()
-            .map(PrecisionChoice::Fixed)
-            .map_err(|_| format!("unknown precision {s:?}: expected auto, f32, bf16 or f16 (f16 on CUDA only)"))
+        s.parse().map(PrecisionChoice::Fixed).map_err(|_| {
+            SettingError::not_a_choice("unknown precision", s, "auto, f32, bf16 or f16 (f16 on CUDA only)")
+        })
     }
 }
 
 impl TryFrom<String> for PrecisionChoice {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = SettingError;
+    fn try_from(s: String) -> Result<Self, SettingError> {
         s.parse()
     }
 }
@@ -140,7 +141,7 @@ mod tests {
         }
         assert_eq!(" BF16 ".parse::<PrecisionChoice>().unwrap(), PrecisionChoice::Fixed(Precision::Bf16));
         assert_eq!("AUTO".parse::<PrecisionChoice>().unwrap(), PrecisionChoice::Auto);
-        let err = "int8".parse::<PrecisionChoice>().unwrap_err();
+        let err = "int8".parse::<PrecisionChoice>().unwrap_err().to_string();
         assert_eq!(err, "unknown precision \"int8\": expected auto, f32, bf16 or f16 (f16 on CUDA only)");
     }
 
@@ -151,7 +152,7 @@ mod tests {
         assert_eq!(Precision::candidates(tch::Device::Cuda(0)).len(), 3);
         assert!(Precision::Bf16.check_device(cpu).is_ok());
         assert_eq!(
-            Precision::F16.check_device(cpu).unwrap_err(),
+            Precision::F16.check_device(cpu).unwrap_err().to_string(),
             "precision f16 runs only on CUDA devices, not on cpu; use f32, bf16 or auto"
         );
         assert!(Precision::F16.check_device(tch::Device::Cuda(1)).is_ok());

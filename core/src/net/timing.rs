@@ -6,7 +6,7 @@
 use super::folded::FoldedNetwork;
 use super::model::{Architecture, Model};
 use super::precision::Precision;
-use super::train::{Batch, TrainConfig, Trainer};
+use super::train::{Batch, TrainConfig, TrainError, Trainer};
 use std::time::{Duration, Instant};
 use tch::{Device, Tensor};
 
@@ -101,11 +101,6 @@ pub fn matmul_gflops(device: Device, precision: Precision, size: usize, budget: 
     2.0 * (n as f64).powi(3) * reps as f64 / start.elapsed().as_secs_f64() / 1e9
 }
 
-/// A training config the trainer refused, with its reason.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{0}")]
-pub struct BadTrainConfig(pub String);
-
 /// A training batch of `len` positions for `arch`: [`sample_planes`], uniform policy
 /// targets, values alternating between a win and a loss, unit weights. The learner's speed
 /// does not depend on what it learns.
@@ -122,9 +117,9 @@ pub fn sample_batch(arch: &Architecture, len: usize) -> Batch {
 /// Training steps per second of `model` (consumed: training changes it) with `config` (its
 /// batch size and optimizer): a few warm-up steps, then as many as fit `budget`. Each step
 /// reads its losses back to the host, so on CUDA every step has finished when it is counted.
-pub fn train_steps_per_s(model: Model, config: TrainConfig, budget: Duration) -> Result<f64, BadTrainConfig> {
+pub fn train_steps_per_s(model: Model, config: TrainConfig, budget: Duration) -> Result<f64, TrainError> {
     let batch = sample_batch(model.arch(), config.batch_size);
-    let mut trainer = Trainer::new(model, config).map_err(BadTrainConfig)?;
+    let mut trainer = Trainer::new(model, config)?;
     let warm = Instant::now();
     for i in 0.. {
         trainer.train_step(&batch);

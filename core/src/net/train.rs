@@ -6,7 +6,7 @@ use super::model::Model;
 use super::optim::{OptimError, Optimizer, OptimizerConfig};
 use crate::game::Game;
 use crate::record::{RecordError, SampleOptions, TrainingGame};
-use crate::util::atomic_write;
+use crate::util::{atomic_write, SettingError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use tch::{Kind, Reduction, Tensor};
@@ -45,21 +45,30 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.learning_rate > 0.0 && self.learning_rate < 10.0) {
-            return Err(format!("train.learning_rate = {} must be within (0, 10)", self.learning_rate));
-        }
-        if !(0.0..1.0).contains(&self.momentum) {
-            return Err(format!("train.momentum = {} must be within 0..1", self.momentum));
-        }
-        if !(self.weight_decay >= 0.0 && self.weight_decay < 1.0) {
-            return Err(format!("train.weight_decay = {} must be within 0..1", self.weight_decay));
-        }
+    pub fn validate(&self) -> Result<(), SettingError> {
+        let lr = self.learning_rate;
+        SettingError::check(lr > 0.0 && lr < 10.0, "train.learning_rate", lr, "within (0, 10)")?;
+        let momentum = self.momentum;
+        SettingError::check((0.0..1.0).contains(&momentum), "train.momentum", momentum, "within 0..1")?;
+        let decay = self.weight_decay;
+        SettingError::check((0.0..1.0).contains(&decay), "train.weight_decay", decay, "within 0..1")?;
         if self.batch_size == 0 {
-            return Err("train.batch_size must be at least 1".into());
+            return Err(SettingError::Zero { key: "train.batch_size" });
         }
         Ok(())
     }
+}
+
+/// Why a trainer cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A `train.*` setting outside its range.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    /// The optimizer refused its settings or could not allocate its state (its error is in
+    /// the message, not also a source, so a report does not print it twice).
+    #[error("cannot build the optimizer: {0}")]
+    Optimizer(OptimError),
 }
 
 /// A batch of training samples laid out for the network.
@@ -134,14 +143,13 @@ pub struct Trainer {
 }
 
 impl Trainer {
-    pub fn new(model: Model, config: TrainConfig) -> Result<Trainer, String> {
+    pub fn new(model: Model, config: TrainConfig) -> Result<Trainer, TrainError> {
         config.validate()?;
         let opt = match config.optimizer {
             OptimizerKind::Sgd => OptimizerConfig::sgd(config.momentum, config.weight_decay),
             OptimizerKind::Adam => OptimizerConfig::adam(config.weight_decay),
         };
-        let optimizer = Optimizer::new(&model.vs, opt, config.learning_rate)
-            .map_err(|e| format!("cannot build the optimizer: {e}"))?;
+        let optimizer = Optimizer::new(&model.vs, opt, config.learning_rate).map_err(TrainError::Optimizer)?;
         Ok(Trainer { model, config, optimizer, step: 0 })
     }
 
@@ -163,7 +171,7 @@ impl Trainer {
     /// Writes the optimizer state and `step` to `path` atomically.
     pub fn save_state(&self, path: &Path) -> Result<(), OptimError> {
         let bytes = self.state_bytes()?;
-        atomic_write(path, &bytes).map_err(|source| OptimError::Io { path: path.to_path_buf(), source })
+        atomic_write(path, &bytes).map_err(|error| OptimError::Io { path: path.to_path_buf(), error })
     }
 
     /// Restores the optimizer state and `step` from bytes written by [`Trainer::state_bytes`].
@@ -182,8 +190,8 @@ impl Trainer {
     /// Restores the optimizer state and `step` from a file written by [`Trainer::save_state`].
     /// Errors name the file; on error nothing changes.
     pub fn load_state(&mut self, path: &Path) -> Result<(), OptimError> {
-        let bytes = std::fs::read(path).map_err(|source| OptimError::Io { path: path.to_path_buf(), source })?;
-        self.load_state_bytes(&bytes).map_err(|e| OptimError::File { path: path.to_path_buf(), source: Box::new(e) })
+        let bytes = std::fs::read(path).map_err(|error| OptimError::Io { path: path.to_path_buf(), error })?;
+        self.load_state_bytes(&bytes).map_err(|e| OptimError::File { path: path.to_path_buf(), error: Box::new(e) })
     }
 
     /// One gradient step on `batch`.

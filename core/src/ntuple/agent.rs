@@ -5,7 +5,7 @@ use super::search::best_move;
 use super::TupleRules;
 use crate::game::sliding::Sliding;
 use crate::game::Action;
-use crate::search::player::Agent;
+use crate::search::player::{Agent, MoveError};
 use std::sync::Arc;
 
 /// Plays by a shared network (one copy in memory for every thread of a match) and a search
@@ -40,7 +40,7 @@ impl<R: TupleRules> Agent<Sliding<R>> for NtupleAgent<R> {
         self.choose(game).expect("a position that is not over has a move that changes the board")
     }
 
-    fn try_select_move(&mut self, game: &Sliding<R>) -> Result<Action, String> {
-        self.choose(game).ok_or_else(|| "no move changes the board".to_string())
+    fn try_select_move(&mut self, game: &Sliding<R>) -> Result<Action, MoveError> {
+        self.choose(game).ok_or(MoveError::NoMoveChangesTheBoard)
     }
 }

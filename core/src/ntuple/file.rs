@@ -18,7 +18,7 @@
 //! checksum after reading, so a wrong, truncated or corrupt file is an error naming what
 //! is wrong, never a panic or a half-loaded network.
 
-use super::layout::{Layout, MAX_TUPLES, MAX_TUPLE_LEN};
+use super::layout::{Layout, LayoutError, MAX_TUPLES, MAX_TUPLE_LEN};
 use super::network::Network;
 use super::TupleRules;
 use crate::game::GameSpec;
@@ -35,8 +35,10 @@ const FLAG_COHERENCE: u8 = 1;
 /// Why a weight file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum NtupleError {
-    #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    /// The cause is in the message and not also a source, so a report that prints an
+    /// error with its sources says it once.
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{path}: {reason}")]
     Format { path: String, reason: String },
 }
@@ -56,7 +58,7 @@ pub struct Header {
 
 impl Header {
     /// The size of a file with this header, in bytes.
-    fn file_len(&self) -> Result<u64, String> {
+    fn file_len(&self) -> Result<u64, LayoutError> {
         let weights: usize = self.layout.table_lens(self.radix)?.iter().sum();
         let tables = if self.coherence { 3 } else { 1 };
         Ok(self.header_len + 4 * (weights as u64) * tables + 4)
@@ -67,8 +69,8 @@ fn format_err(path: &Path, reason: impl Into<String>) -> NtupleError {
     NtupleError::Format { path: path.display().to_string(), reason: reason.into() }
 }
 
-fn io_err(path: &Path, source: std::io::Error) -> NtupleError {
-    NtupleError::Io { path: path.display().to_string(), source }
+fn io_err(path: &Path, error: std::io::Error) -> NtupleError {
+    NtupleError::Io { path: path.display().to_string(), error }
 }
 
 /// Writes `net` to `path` atomically (readers see the old file or the whole new one).
@@ -239,14 +241,14 @@ pub fn load<R: TupleRules>(path: &Path, keep_coherence: bool) -> Result<Network<
             format!("tables of {} slots a cell; {} tables have {}", header.radix, R::NAME, R::RADIX),
         ));
     }
-    let want = header.file_len().map_err(|e| format_err(path, e))?;
+    let want = header.file_len().map_err(|e| format_err(path, e.to_string()))?;
     if len != want {
         return Err(format_err(
             path,
             format!("the file is {len} bytes but its header describes {want} (truncated or with extra bytes)"),
         ));
     }
-    let mut net = Network::new(rules, header.layout.clone()).map_err(|e| format_err(path, e))?;
+    let mut net = Network::new(rules, header.layout.clone()).map_err(|e| format_err(path, e.to_string()))?;
     net.set_episodes(header.episodes);
     reader.f32s(net.weights_mut())?;
     if header.coherence {

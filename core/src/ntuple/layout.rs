@@ -12,6 +12,22 @@ pub const MAX_TABLE_LEN: usize = 1 << 28;
 /// Isomorphisms of the 4×4 board: 4 rotations, each with or without a mirror.
 pub const ISOMORPHISMS: usize = 8;
 
+/// A layout no network can have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("a layout has 1..={MAX_TUPLES} tuples, not {0}")]
+    TupleCount(usize),
+    #[error("tuple {tuple} has {cells} cells; a tuple has 1..={MAX_TUPLE_LEN}")]
+    TupleLen { tuple: usize, cells: usize },
+    #[error("tuple {tuple} names cell {cell}; cells are 0..16")]
+    NoSuchCell { tuple: usize, cell: u8 },
+    #[error("tuple {tuple} ({cells:?}) names a cell twice")]
+    CellTwice { tuple: usize, cells: Vec<u8> },
+    /// A table of `radix` slots a cell over `cells` cells would be over [`MAX_TABLE_LEN`].
+    #[error("tuple {tuple} ({cells} cells, {radix} slots each) needs more than {MAX_TABLE_LEN} weights")]
+    TableTooLarge { tuple: usize, cells: usize, radix: usize },
+}
+
 /// The cells (0..16, row-major, 0 top left) each tuple reads, in the order that makes its
 /// table index: the first cell is the most significant digit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,19 +50,19 @@ impl Layout {
     }
 
     /// A layout from its tuples: 1..=16 tuples of 1..=8 distinct cells in 0..16.
-    pub fn new(tuples: Vec<Vec<u8>>) -> Result<Layout, String> {
+    pub fn new(tuples: Vec<Vec<u8>>) -> Result<Layout, LayoutError> {
         if tuples.is_empty() || tuples.len() > MAX_TUPLES {
-            return Err(format!("a layout has 1..={MAX_TUPLES} tuples, not {}", tuples.len()));
+            return Err(LayoutError::TupleCount(tuples.len()));
         }
-        for (i, t) in tuples.iter().enumerate() {
+        for (tuple, t) in tuples.iter().enumerate() {
             if t.is_empty() || t.len() > MAX_TUPLE_LEN {
-                return Err(format!("tuple {i} has {} cells; a tuple has 1..={MAX_TUPLE_LEN}", t.len()));
+                return Err(LayoutError::TupleLen { tuple, cells: t.len() });
             }
-            if let Some(c) = t.iter().find(|&&c| c >= 16) {
-                return Err(format!("tuple {i} names cell {c}; cells are 0..16"));
+            if let Some(&cell) = t.iter().find(|&&c| c >= 16) {
+                return Err(LayoutError::NoSuchCell { tuple, cell });
             }
             if (1..t.len()).any(|k| t[..k].contains(&t[k])) {
-                return Err(format!("tuple {i} ({t:?}) names a cell twice"));
+                return Err(LayoutError::CellTwice { tuple, cells: t.clone() });
             }
         }
         Ok(Layout { tuples })
@@ -58,13 +74,15 @@ impl Layout {
 
     /// The number of weights of each tuple's table with `radix` slots a cell, or why it is
     /// too big.
-    pub fn table_lens(&self, radix: usize) -> Result<Vec<usize>, String> {
+    pub fn table_lens(&self, radix: usize) -> Result<Vec<usize>, LayoutError> {
         self.tuples
             .iter()
             .enumerate()
-            .map(|(i, t)| {
-                radix.checked_pow(t.len() as u32).filter(|&n| n <= MAX_TABLE_LEN).ok_or_else(|| {
-                    format!("tuple {i} ({} cells, {radix} slots each) needs more than {MAX_TABLE_LEN} weights", t.len())
+            .map(|(tuple, t)| {
+                radix.checked_pow(t.len() as u32).filter(|&n| n <= MAX_TABLE_LEN).ok_or(LayoutError::TableTooLarge {
+                    tuple,
+                    cells: t.len(),
+                    radix,
                 })
             })
             .collect()
@@ -85,7 +103,7 @@ pub(crate) struct Feature {
 ///
 /// Seed 002 rotates an index board instead of the tuple; mapping each cell through all 8
 /// isometries of the square gives the same set of cell lists (the isometries are a group).
-pub(crate) fn features(layout: &Layout, radix: usize) -> Result<(Vec<Feature>, usize), String> {
+pub(crate) fn features(layout: &Layout, radix: usize) -> Result<(Vec<Feature>, usize), LayoutError> {
     let lens = layout.table_lens(radix)?;
     let mut out = Vec::with_capacity(layout.tuples.len() * ISOMORPHISMS);
     let mut offset = 0usize;
@@ -132,10 +150,10 @@ mod tests {
             (vec![vec![1, 2, 1]], "names a cell twice"),
             (vec![vec![0; 9]], "tuple 0 has 9 cells"),
         ] {
-            let err = Layout::new(tuples).unwrap_err();
+            let err = Layout::new(tuples).unwrap_err().to_string();
             assert!(err.contains(want), "{err}");
         }
         let big = Layout::new(vec![(0..8).collect()]).unwrap();
-        assert!(big.table_lens(19).unwrap_err().contains("needs more than"));
+        assert!(big.table_lens(19).unwrap_err().to_string().contains("needs more than"));
     }
 }

@@ -2,7 +2,7 @@
 //! its tiles index, and the two ways to move it toward a target (TD(0) with a fixed rate,
 //! TCL with per-weight adaptive rates).
 
-use super::layout::{features, Feature, Layout, ISOMORPHISMS};
+use super::layout::{features, Feature, Layout, LayoutError, ISOMORPHISMS};
 use super::TupleRules;
 use crate::game::sliding::Bits;
 
@@ -42,7 +42,7 @@ impl<R: TupleRules> std::fmt::Debug for Network<R> {
 
 impl<R: TupleRules> Network<R> {
     /// A network of zero weights (the empty board and every other is worth 0).
-    pub fn new(rules: R, layout: Layout) -> Result<Network<R>, String> {
+    pub fn new(rules: R, layout: Layout) -> Result<Network<R>, LayoutError> {
         let (features, len) = features(&layout, R::RADIX)?;
         Ok(Network { rules, layout, features, weights: vec![0.0; len], coherence: None, episodes: 0 })
     }

@@ -2,6 +2,7 @@
 //! when the config file says nothing.
 
 use crate::returns::{ReturnScale, DEFAULT_MAX_RETURN};
+use crate::util::SettingError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -18,9 +19,9 @@ pub enum ForcedVisits {
 }
 
 impl FromStr for ForcedVisits {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("bad forced_visits {s:?}: expected \"off\", \"min:N\" or \"katago:K\"");
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Self, SettingError> {
+        let bad = || SettingError::not_a_choice("bad forced_visits", s, r#""off", "min:N" or "katago:K""#);
         match s.split_once(':') {
             None if s == "off" => Ok(ForcedVisits::Off),
             Some(("min", n)) => n.parse().map(ForcedVisits::Min).map_err(|_| bad()),
@@ -34,8 +35,8 @@ impl FromStr for ForcedVisits {
 }
 
 impl TryFrom<String> for ForcedVisits {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = SettingError;
+    fn try_from(s: String) -> Result<Self, SettingError> {
         s.parse()
     }
 }
@@ -69,19 +70,19 @@ pub enum SearchMode {
 }
 
 impl FromStr for SearchMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Self, SettingError> {
         match s {
             "puct" => Ok(SearchMode::Puct),
             "gumbel" => Ok(SearchMode::Gumbel),
-            _ => Err(format!("bad search mode {s:?}: expected \"puct\" or \"gumbel\"")),
+            _ => Err(SettingError::not_a_choice("bad search mode", s, r#""puct" or "gumbel""#)),
         }
     }
 }
 
 impl TryFrom<String> for SearchMode {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = SettingError;
+    fn try_from(s: String) -> Result<Self, SettingError> {
         s.parse()
     }
 }
@@ -208,43 +209,28 @@ impl SearchConfig {
     }
 
     /// Checks the values make sense, naming the first that does not.
-    pub fn validate(&self) -> Result<(), String> {
-        let unit = |name: &str, v: f32| {
-            if (0.0..=1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(format!("search.{name} = {v} must be within 0..=1"))
-            }
-        };
+    pub fn validate(&self) -> Result<(), SettingError> {
+        let unit = |key: &'static str, v: f32| SettingError::check((0.0..=1.0).contains(&v), key, v, "within 0..=1");
         if self.simulations == 0 {
-            return Err("search.simulations must be at least 1".into());
+            return Err(SettingError::Zero { key: "search.simulations" });
         }
-        if !(self.c_puct > 0.0 && self.c_puct.is_finite()) {
-            return Err(format!("search.c_puct = {} must be positive", self.c_puct));
-        }
-        if !(self.fpu_reduction >= 0.0 && self.fpu_reduction.is_finite()) {
-            return Err(format!("search.fpu_reduction = {} must be >= 0", self.fpu_reduction));
-        }
-        if !(self.dirichlet_alpha >= 0.0 && self.dirichlet_alpha.is_finite()) {
-            return Err(format!("search.dirichlet_alpha = {} must be >= 0", self.dirichlet_alpha));
-        }
+        SettingError::check(self.c_puct > 0.0 && self.c_puct.is_finite(), "search.c_puct", self.c_puct, "positive")?;
+        let fpu = self.fpu_reduction;
+        SettingError::check(fpu >= 0.0 && fpu.is_finite(), "search.fpu_reduction", fpu, ">= 0")?;
+        let alpha = self.dirichlet_alpha;
+        SettingError::check(alpha >= 0.0 && alpha.is_finite(), "search.dirichlet_alpha", alpha, ">= 0")?;
         if self.gumbel_considered == 0 {
-            return Err("search.gumbel_considered must be at least 1".into());
+            return Err(SettingError::Zero { key: "search.gumbel_considered" });
         }
-        if !(self.gumbel_c_visit >= 0.0 && self.gumbel_c_visit.is_finite()) {
-            return Err(format!("search.gumbel_c_visit = {} must be >= 0", self.gumbel_c_visit));
-        }
-        if !(self.gumbel_c_scale > 0.0 && self.gumbel_c_scale.is_finite()) {
-            return Err(format!("search.gumbel_c_scale = {} must be positive", self.gumbel_c_scale));
-        }
-        if !(self.max_return >= 1.0 && self.max_return.is_finite()) {
-            return Err(format!(
-                "search.max_return = {} must be a finite number of points, at least 1",
-                self.max_return
-            ));
-        }
-        unit("dirichlet_epsilon", self.dirichlet_epsilon)?;
-        unit("nonroot_noise_epsilon", self.nonroot_noise_epsilon)
+        let visit = self.gumbel_c_visit;
+        SettingError::check(visit >= 0.0 && visit.is_finite(), "search.gumbel_c_visit", visit, ">= 0")?;
+        let scale = self.gumbel_c_scale;
+        SettingError::check(scale > 0.0 && scale.is_finite(), "search.gumbel_c_scale", scale, "positive")?;
+        let points = self.max_return;
+        let expected = "a finite number of points, at least 1";
+        SettingError::check(points >= 1.0 && points.is_finite(), "search.max_return", points, expected)?;
+        unit("search.dirichlet_epsilon", self.dirichlet_epsilon)?;
+        unit("search.nonroot_noise_epsilon", self.nonroot_noise_epsilon)
     }
 
     /// How one-player games' returns map to the network's value ([`SearchConfig::max_return`]).
@@ -302,27 +288,26 @@ impl Default for SelfPlayConfig {
 }
 
 impl SelfPlayConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingError> {
         if self.parallel_games == 0 {
-            return Err("selfplay.parallel_games must be at least 1".into());
+            return Err(SettingError::Zero { key: "selfplay.parallel_games" });
         }
-        if !(0.0..1.0).contains(&self.resign_threshold) {
-            return Err(format!("selfplay.resign_threshold = {} must be within 0..1", self.resign_threshold));
-        }
-        if !(0.0..=1.0).contains(&self.no_resign_fraction) {
-            return Err(format!("selfplay.no_resign_fraction = {} must be within 0..=1", self.no_resign_fraction));
-        }
-        if !(self.final_temperature >= 0.0 && self.final_temperature.is_finite()) {
-            return Err(format!("selfplay.final_temperature = {} must be >= 0", self.final_temperature));
-        }
-        if !(self.full_search_fraction > 0.0 && self.full_search_fraction <= 1.0) {
-            return Err(format!(
-                "selfplay.full_search_fraction = {} must be within 0 (exclusive) and 1",
-                self.full_search_fraction
-            ));
-        }
+        let resign = self.resign_threshold;
+        SettingError::check((0.0..1.0).contains(&resign), "selfplay.resign_threshold", resign, "within 0..1")?;
+        let no_resign = self.no_resign_fraction;
+        SettingError::check(
+            (0.0..=1.0).contains(&no_resign),
+            "selfplay.no_resign_fraction",
+            no_resign,
+            "within 0..=1",
+        )?;
+        let t = self.final_temperature;
+        SettingError::check(t >= 0.0 && t.is_finite(), "selfplay.final_temperature", t, ">= 0")?;
+        let full = self.full_search_fraction;
+        let within = "within 0 (exclusive) and 1";
+        SettingError::check(full > 0.0 && full <= 1.0, "selfplay.full_search_fraction", full, within)?;
         if self.fast_simulations == 0 {
-            return Err("selfplay.fast_simulations must be at least 1".into());
+            return Err(SettingError::Zero { key: "selfplay.fast_simulations" });
         }
         Ok(())
     }
@@ -337,7 +322,7 @@ mod tests {
         assert_eq!("off".parse::<ForcedVisits>(), Ok(ForcedVisits::Off));
         assert_eq!("min:2".parse::<ForcedVisits>(), Ok(ForcedVisits::Min(2)));
         assert_eq!("katago:2".parse::<ForcedVisits>(), Ok(ForcedVisits::KataGo(2.0)));
-        assert!("katago:-1".parse::<ForcedVisits>().unwrap_err().contains("expected"));
+        assert!("katago:-1".parse::<ForcedVisits>().unwrap_err().to_string().contains("expected"));
         let json = serde_json::to_string(&SearchConfig::default()).unwrap();
         assert!(json.contains("\"forced_visits\":\"katago:2\""), "{json}");
         let back: SearchConfig = serde_json::from_str(&json).unwrap();
@@ -349,7 +334,7 @@ mod tests {
         let err = serde_json::from_str::<SearchConfig>(r#"{"c_puc": 1.0}"#).unwrap_err().to_string();
         assert!(err.contains("unknown field `c_puc`"), "{err}");
         let c = SearchConfig { dirichlet_epsilon: 1.5, ..SearchConfig::default() };
-        assert_eq!(c.validate().unwrap_err(), "search.dirichlet_epsilon = 1.5 must be within 0..=1");
+        assert_eq!(c.validate().unwrap_err().to_string(), "search.dirichlet_epsilon = 1.5 must be within 0..=1");
     }
 
     #[test]
@@ -370,9 +355,9 @@ mod tests {
         assert_eq!("gumbel".parse::<SearchMode>(), Ok(SearchMode::Gumbel));
         assert_eq!(SearchMode::Gumbel.to_string(), "gumbel");
         let c = SearchConfig { gumbel_considered: 0, ..SearchConfig::default() };
-        assert_eq!(c.validate().unwrap_err(), "search.gumbel_considered must be at least 1");
+        assert_eq!(c.validate().unwrap_err().to_string(), "search.gumbel_considered must be at least 1");
         let c = SearchConfig { gumbel_c_scale: -1.0, ..SearchConfig::default() };
-        assert_eq!(c.validate().unwrap_err(), "search.gumbel_c_scale = -1 must be positive");
+        assert_eq!(c.validate().unwrap_err().to_string(), "search.gumbel_c_scale = -1 must be positive");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The interface every move-picking player implements, and the uniform random baseline.
 
-use crate::game::{Action, Game};
+use crate::game::{Action, Game, GameSpec};
 use crate::rng::Rng;
 use rand::{seq::IndexedRandom, SeedableRng};
 
@@ -22,8 +22,30 @@ pub trait Agent<G: Game>: Send {
     /// [`Agent::select_move`] for players that can fail: an external engine that crashed,
     /// timed out or answered nonsense. The error says why, and forfeits the game in a match.
     /// Players of our own never fail.
-    fn try_select_move(&mut self, game: &G) -> Result<Action, String> {
+    fn try_select_move(&mut self, game: &G) -> Result<Action, MoveError> {
         Ok(self.select_move(game))
+    }
+}
+
+/// Why a player could not move (in a match, it forfeits the game).
+#[derive(Debug, thiserror::Error)]
+pub enum MoveError {
+    /// The board is larger than the `width × height` frame of the player's any-size network.
+    #[error("{player}: {spec} is larger than the {width}x{height} boards its network plays")]
+    BoardTooLarge { player: String, spec: GameSpec, width: usize, height: usize },
+    /// No legal move changes the board: a sliding-tile player asked to move in a lost
+    /// position.
+    #[error("no move changes the board")]
+    NoMoveChangesTheBoard,
+    /// An external engine crashed, timed out or answered nonsense; its own error says how.
+    #[error(transparent)]
+    Engine(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl MoveError {
+    /// [`MoveError::Engine`] from an engine's error (or the words of one).
+    pub fn engine(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> MoveError {
+        MoveError::Engine(error.into())
     }
 }
 

@@ -19,15 +19,37 @@ use super::chance::{ChanceConfig, ChanceSearch};
 use super::config::{SearchConfig, SearchMode, SelfPlayConfig};
 use super::evaluator::Evaluator;
 use super::puct::{HashIndex, Search, Step};
+use crate::game::GameSpec;
 use crate::game::{draw_chance_event, play_random_opening, Action, Game, Outcome, Player, ToMove};
 use crate::record::{new_game_id, GameRecord, MoveRecord, RecordOutcome};
 use crate::rng::Rng;
+use crate::util::SettingError;
 use rand::{Rng as _, RngExt, SeedableRng};
 use std::time::{Duration, Instant};
 
 /// Most floats (logits plus value) the network result cache holds before it is emptied:
 /// 64 MiB, some 2 M Connect Four results or 45 k on a 19×19 board.
 const CACHE_FLOATS: usize = 16 << 20;
+
+/// Why a self-play engine cannot start.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SelfPlayError {
+    /// A search or self-play setting out of its range.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    #[error("{spec}: self-play cannot start from a finished game")]
+    Finished { spec: GameSpec },
+    #[error(
+        "{spec}: search.mode = \"gumbel\" is for two-player games; one-player games use the chance-node search (mode \"puct\")"
+    )]
+    GumbelOnePlayer { spec: GameSpec },
+    #[error(
+        "{spec}: one-player self-play starts from the empty board (the record's start), so that it records the opening spawns"
+    )]
+    OnePlayerMidGame { spec: GameSpec },
+    #[error("{spec}: self-play needs a game between two players, or a one-player game")]
+    Players { spec: GameSpec },
+}
 
 /// The search a game runs: the PUCT graph search for two-player games, the chance-node
 /// search for one-player games.
@@ -172,7 +194,7 @@ impl<G: Game> SelfPlayEngine<G> {
         start: Box<dyn FnMut(&mut Rng) -> G + Send>,
         rng: Rng,
         max_games: Option<u64>,
-    ) -> Result<SelfPlayEngine<G>, String> {
+    ) -> Result<SelfPlayEngine<G>, SelfPlayError> {
         search.validate()?;
         play.validate()?;
         let mut engine = SelfPlayEngine {
@@ -194,27 +216,16 @@ impl<G: Game> SelfPlayEngine<G> {
             stats: EngineStats::default(),
         };
         let probe = (engine.start)(&mut engine.rng);
+        let spec = probe.spec();
         if probe.outcome().is_some() {
-            return Err(format!("{}: self-play cannot start from a finished game", probe.spec()));
+            return Err(SelfPlayError::Finished { spec });
         }
         match probe.is_one_player() {
             false if matches!(probe.to_move(), ToMove::Player(_)) => {}
-            true if engine.search.mode == SearchMode::Gumbel => {
-                return Err(format!(
-                    "{}: search.mode = \"gumbel\" is for two-player games; one-player games use the chance-node search (mode \"puct\")",
-                    probe.spec()
-                ))
-            }
+            true if engine.search.mode == SearchMode::Gumbel => return Err(SelfPlayError::GumbelOnePlayer { spec }),
             true if probe.to_move() == ToMove::Chance && probe.ply() == 0 => {}
-            true => {
-                return Err(format!(
-                    "{}: one-player self-play starts from the empty board (the record's start), so that it records the opening spawns",
-                    probe.spec()
-                ))
-            }
-            false => {
-                return Err(format!("{}: self-play needs a game between two players, or a one-player game", probe.spec()))
-            }
+            true => return Err(SelfPlayError::OnePlayerMidGame { spec }),
+            false => return Err(SelfPlayError::Players { spec }),
         }
         for _ in 0..engine.play.parallel_games {
             let slot = engine.new_slot();

@@ -128,14 +128,15 @@ fn trainer(
         (0, _) => (published, None),
         (steps, Some(rel)) => {
             let raw = checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
-            (raw.model, Some(WeightAverage::new(&published, steps as f64, state.step)?))
+            let average = WeightAverage::new(&published, steps as f64, state.step).map_err(|e| e.to_string())?;
+            (raw.model, Some(average))
         }
         (steps, None) => {
-            let average = WeightAverage::new(&published, steps as f64, state.step)?;
+            let average = WeightAverage::new(&published, steps as f64, state.step).map_err(|e| e.to_string())?;
             (published, Some(average))
         }
     };
-    let mut trainer = Trainer::new(model, config.train.clone())?;
+    let mut trainer = Trainer::new(model, config.train.clone()).map_err(|e| e.to_string())?;
     if let Some(rel) = &state.optimizer {
         trainer.load_state(&run.resolve(rel)).map_err(|e| e.to_string())?;
         if trainer.step != state.step {

@@ -1,0 +1,87 @@
+//! What a user reads when a library error reaches the command line: the library crates
+//! return typed errors, and `dojo` prints each with its sources (`{:#}`). These tests pin
+//! whole lines, so a typed error keeps the words its string had, and a cause that is part
+//! of a message is not printed a second time as its source.
+
+mod common;
+
+use common::{dojo, path};
+
+/// The `dojo: error:` line of a failed run, checked to be the only one.
+fn error_line(args: &[&str]) -> String {
+    let out = dojo(args);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("dojo: error:")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    lines[0].to_string()
+}
+
+#[test]
+fn settings_out_of_range_name_the_setting_and_its_value() {
+    assert_eq!(
+        error_line(&["bench", "selfplay", "--sims", "0", "--seconds", "1"]),
+        "dojo: error: search.simulations must be at least 1"
+    );
+    // An f32 setting prints as the user wrote it, not widened to f64's digits.
+    assert_eq!(
+        error_line(&["bench", "selfplay", "--full-search-fraction", "1.1", "--seconds", "1"]),
+        "dojo: error: selfplay.full_search_fraction = 1.1 must be within 0 (exclusive) and 1"
+    );
+    assert_eq!(
+        error_line(&["bench", "train", "--batch", "0", "--millis", "1"]),
+        "dojo: error: train.batch_size must be at least 1"
+    );
+}
+
+#[test]
+fn a_word_that_names_no_choice_lists_the_choices() {
+    let out = dojo(&["bench", "net", "--precision", "int8", "--millis", "1"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let want = "unknown precision \"int8\": expected auto, f32, bf16 or f16 (f16 on CUDA only)";
+    assert!(stderr.contains(want), "{stderr}");
+    let out = dojo(&["bench", "net", "--policy-head", "cnn", "--millis", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown policy head \"cnn\": expected auto, fc or conv"), "{stderr}");
+}
+
+#[test]
+fn an_architecture_error_keeps_its_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    let args = ["init", "--game", "connect4", "--blocks", "1", "--channels", "8", "--policy-head", "conv"];
+    assert_eq!(
+        error_line(&[&args[..], &["--out", path(&net)]].concat()),
+        "dojo: error: --policy-head: policy head conv needs a game whose moves are its board's cells; \
+         connect4:7x6's 7 moves are not (use fc or auto)"
+    );
+    let args = ["init", "--game", "connect4", "--blocks", "65", "--channels", "8", "--out", path(&net)];
+    assert_eq!(error_line(&args), "dojo: error: blocks = 65 must be within 1..=64");
+}
+
+#[test]
+fn an_io_cause_inside_a_message_is_printed_once() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let spool = dir.path().join("spool");
+    let line = error_line(&["worker", "--learner", "http://127.0.0.1:1", "--http", &addr, "--spool", path(&spool)]);
+    assert!(line.starts_with(&format!("dojo: error: cannot serve HTTP on {addr}: ")), "{line}");
+    assert_eq!(line.matches("in use").count(), 1, "{line}");
+}
+
+#[test]
+fn a_missing_file_is_named_with_its_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let cause = std::fs::read(&missing).unwrap_err().to_string();
+    assert_eq!(
+        error_line(&["bench", "net", "--model", path(&missing), "--millis", "1"]),
+        format!("dojo: error: cannot read {}.json: {cause}", missing.display())
+    );
+    assert_eq!(
+        error_line(&["ntuple", "play", "--weights", path(&missing), "--games", "1"]),
+        format!("dojo: error: {}: {cause}", missing.display())
+    );
+}
