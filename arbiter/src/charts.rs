@@ -4,8 +4,38 @@
 
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Once;
+
+/// Why a chart was not drawn. A wrapped error's text is part of the message, not also its
+/// `source()`, so that `dojo`'s `{:#}` does not print it twice.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// No panel of the chart at `path` has a point.
+    #[error("{}: nothing to plot", .path.display())]
+    NothingToPlot { path: PathBuf },
+    /// A ratings or scores chart with no player that has a value.
+    #[error("no rated player to plot")]
+    NoRatedPlayer,
+    /// The plotting library failed (its errors are generic over the backend: kept as text).
+    #[error("cannot draw {}: {error}", .path.display())]
+    Draw { path: PathBuf, error: String },
+    /// The finished PNG cannot be moved into place.
+    #[error("cannot write {}: {error}", .path.display())]
+    Write { path: PathBuf, error: std::io::Error },
+}
+
+impl ChartError {
+    /// [`ChartError::Draw`] of the chart at `path`, from the plotting library's error.
+    pub(crate) fn draw(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> ChartError + '_ {
+        move |error| ChartError::Draw { path: path.to_path_buf(), error: error.to_string() }
+    }
+
+    /// Moves the PNG written at `tmp` to `path`.
+    pub(crate) fn rename(tmp: &Path, path: &Path) -> Result<(), ChartError> {
+        std::fs::rename(tmp, path).map_err(|error| ChartError::Write { path: path.to_path_buf(), error })
+    }
+}
 
 const FONT: &[u8] = include_bytes!("../assets/DejaVuSansMono.ttf");
 /// The family name charts draw text in.
@@ -89,14 +119,14 @@ fn ranges(panel: &Panel) -> Option<(Span, Span)> {
 /// Draws `panels` stacked in one PNG at `path` (a temporary file, then renamed), sharing
 /// the x axis's description. Panels without points are left out; none with points is an
 /// error.
-pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<(), String> {
+pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<(), ChartError> {
     register();
     let drawn: Vec<(&Panel, (Span, Span))> = panels.iter().filter_map(|p| ranges(p).map(|r| (p, r))).collect();
     if drawn.is_empty() {
-        return Err(format!("{}: nothing to plot", path.display()));
+        return Err(ChartError::NothingToPlot { path: path.to_path_buf() });
     }
     let tmp = path.with_extension("tmp.png");
-    let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+    let err = ChartError::draw(path);
     {
         let height = 60 + 320 * drawn.len() as u32;
         let root = BitMapBackend::new(&tmp, (1000, height)).into_drawing_area();
@@ -146,7 +176,7 @@ pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
         }
         root.present().map_err(|e| err(&e))?;
     }
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    ChartError::rename(&tmp, path)
 }
 
 /// An axis label: few digits whatever the scale (0.00012 as 1.2e-4, 0.012, 1.5, 350, 12k).
@@ -185,7 +215,7 @@ mod tests {
         // Two panels drawn, 320 pixels each, under a 60-pixel title.
         assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 60 + 2 * 320);
         let empty = [Panel { y_desc: "x".into(), series: vec![] }];
-        assert!(draw_panels(&path, "t", "step", &empty).unwrap_err().ends_with("nothing to plot"));
+        assert!(draw_panels(&path, "t", "step", &empty).unwrap_err().to_string().ends_with("nothing to plot"));
         assert_eq!(
             (short_number(12_345.0), short_number(350.0), short_number(1.5), short_number(0.0123)),
             ("12k".into(), "350".into(), "1.5".into(), "0.012".into())

@@ -152,7 +152,8 @@ impl GateContest for TwoPlayer {
         let (make_a, make_b) = (|s| G::baseline(candidate, s), |s| G::baseline(best, s));
         let result = play_match(TwoPlayer, plan, &[&make_a, &make_b], start, &|r: &GameResult| {
             played.lock().unwrap().push(r.clone())
-        })?;
+        })
+        .map_err(|e| e.to_string())?;
         let mut results = played.into_inner().unwrap();
         results.sort_by_key(|r| r.index);
         results.truncate(result.tally.games as usize);
@@ -172,7 +173,8 @@ impl GateContest for OnePlayer {
         let scores = |player: &PlayerSpec| -> Result<Vec<GameScore>, String> {
             let played: Mutex<Vec<OnePlayerGame>> = Mutex::new(Vec::new());
             let make = |s| G::baseline(player, s);
-            play_match(OnePlayer, plan, &[&make], start, &|g| played.lock().unwrap().push(g.clone()))?;
+            play_match(OnePlayer, plan, &[&make], start, &|g| played.lock().unwrap().push(g.clone()))
+                .map_err(|e| e.to_string())?;
             let mut played = played.into_inner().unwrap();
             played.sort_by_key(|g| g.index);
             Ok(played.iter().map(|g| GameScore { score: g.score, max_tile: g.max_tile }).collect())
@@ -224,7 +226,7 @@ pub fn gate_match(
         ..settings.clone()
     };
     if let Some(sprt) = &settings.sprt {
-        sprt.validate()?;
+        sprt.validate().map_err(|e| e.to_string())?;
     }
     let a = checkpoint::read_sidecar(candidate).map_err(|e| e.to_string())?;
     let b = checkpoint::read_sidecar(best).map_err(|e| e.to_string())?;

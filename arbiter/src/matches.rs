@@ -5,7 +5,8 @@
 //! every game alone, for its scores and reach rates ([`OnePlayer`]: 2048, 2584).
 
 use crate::contest::{OnePlayer, TwoPlayer};
-use crate::openings::{Opening, Openings};
+use crate::openings::{Opening, Openings, OpeningsError};
+use crate::players::PlayerError;
 use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
 use dojo_core::ntuple::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
@@ -14,6 +15,34 @@ use rand::{Rng as _, SeedableRng};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
+
+/// Why a match cannot be played, or stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// A two-player match of a one-player game (`family`).
+    #[error("{family} is a one-player game; matches need two players")]
+    NeedsTwoPlayers { family: &'static str },
+    /// A one-player match of a game that is not one, or has no score.
+    #[error("{family} is not a one-player game with a score")]
+    NotScored { family: &'static str },
+    #[error("a one-player match has no early stop: it plays every game")]
+    EarlyStop,
+    #[error("{family} is a one-player game: its games start from their own random tiles, with no openings")]
+    OnePlayerOpenings { family: &'static str },
+    #[error("a match opens from a book or with {plies} random plies, not both")]
+    BookAndPlies { plies: usize },
+    /// A match of `game` needs `needs` players and was given `given`.
+    #[error("a match of {game} has {needs} players, not {given}")]
+    PlayerCount { game: GameSpec, needs: usize, given: usize },
+    /// The opening book does not fit the game, or an opening cannot be played.
+    #[error(transparent)]
+    Openings(#[from] OpeningsError),
+    /// A player cannot be built.
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+    #[error("the match was cancelled")]
+    Cancelled,
+}
 
 /// What a match is in each contest: who plays a game, how a game is recorded, and what the
 /// games add up to. The match itself (threads, seeds, openings, early stops) is
@@ -27,7 +56,7 @@ pub trait MatchContest: Copy + Send + Sync + 'static {
     /// The result of a whole match.
     type Result;
     /// Why this contest cannot play a match of `probe`'s game with `plan`, if it cannot.
-    fn check<G: Game + Into<AnyGame>>(probe: &G, plan: &MatchPlan<'_, Self::Game>) -> Result<(), String>;
+    fn check<G: Game + Into<AnyGame>>(probe: &G, plan: &MatchPlan<'_, Self::Game>) -> Result<(), MatchError>;
     /// Game `index` of the match, as it was `played` from a start opened by the moves
     /// `opening` (text) on the board `board`.
     fn record<G: Game + Into<AnyGame>>(index: u32, played: Played<G>, opening: String, board: String) -> Self::Game;
@@ -161,9 +190,9 @@ impl MatchContest for TwoPlayer {
     type Game = GameResult;
     type Result = MatchResult;
 
-    fn check<G: Game + Into<AnyGame>>(probe: &G, _plan: &MatchPlan<'_, GameResult>) -> Result<(), String> {
+    fn check<G: Game + Into<AnyGame>>(probe: &G, _plan: &MatchPlan<'_, GameResult>) -> Result<(), MatchError> {
         if probe.is_one_player() || probe.to_move() == ToMove::Chance || probe.outcome().is_some() {
-            return Err(format!("{} is a one-player game; matches need two players", probe.spec().family()));
+            return Err(MatchError::NeedsTwoPlayers { family: probe.spec().family() });
         }
         Ok(())
     }
@@ -263,18 +292,16 @@ impl MatchContest for OnePlayer {
     type Game = OnePlayerGame;
     type Result = OnePlayerResult;
 
-    fn check<G: Game + Into<AnyGame>>(probe: &G, plan: &MatchPlan<'_, OnePlayerGame>) -> Result<(), String> {
+    fn check<G: Game + Into<AnyGame>>(probe: &G, plan: &MatchPlan<'_, OnePlayerGame>) -> Result<(), MatchError> {
         let family = probe.spec().family();
         if !probe.is_one_player() || GameScore::of_position(&probe.clone().into()).is_none() {
-            return Err(format!("{family} is not a one-player game with a score"));
+            return Err(MatchError::NotScored { family });
         }
         if plan.enough.is_some() {
-            return Err("a one-player match has no early stop: it plays every game".into());
+            return Err(MatchError::EarlyStop);
         }
         if plan.opening_plies > 0 || plan.openings.is_some() {
-            return Err(format!(
-                "{family} is a one-player game: its games start from their own random tiles, with no openings"
-            ));
+            return Err(MatchError::OnePlayerOpenings { family });
         }
         Ok(())
     }
@@ -420,7 +447,7 @@ fn deciding_prefix<C: MatchContest>(
 }
 
 /// Makes a player of a match from a seed: its randomness, and each copy's on its thread.
-pub type MakePlayer<'a, G> = dyn Fn(u64) -> Result<Box<dyn Agent<G>>, String> + 'a;
+pub type MakePlayer<'a, G> = dyn Fn(u64) -> Result<Box<dyn Agent<G>>, PlayerError> + 'a;
 
 /// Plays a match of `contest` between `players` (as many as a game of the contest seats:
 /// A and B, or the one player). The games from one start (a pair; a single game in a
@@ -435,7 +462,7 @@ pub fn play_match<C, G, S>(
     players: &[&MakePlayer<'_, G>],
     start: S,
     on_game: &(dyn Fn(&C::Game) + Sync),
-) -> Result<C::Result, String>
+) -> Result<C::Result, MatchError>
 where
     C: MatchContest,
     G: Game + Into<AnyGame>,
@@ -443,19 +470,17 @@ where
 {
     let MatchPlan { games, threads, seed, cancel, enough, opening_plies, openings } = plan;
     let opening = match openings {
-        Some(_) if opening_plies > 0 => {
-            return Err(format!("a match opens from a book or with {opening_plies} random plies, not both"))
-        }
+        Some(_) if opening_plies > 0 => return Err(MatchError::BookAndPlies { plies: opening_plies }),
         Some(book) => Opening::Book(book),
         None => Opening::Random(opening_plies),
     };
     let probe = start(&mut Rng::seed_from_u64(start_seed(seed, 0)));
     C::check(&probe, &plan)?;
     if players.len() != C::PLAYERS {
-        return Err(format!("a match of {} has {} players, not {}", probe.spec(), C::PLAYERS, players.len()));
+        return Err(MatchError::PlayerCount { game: probe.spec(), needs: C::PLAYERS, given: players.len() });
     }
     if let Some(book) = openings {
-        book.check(&probe).map_err(|e| e.to_string())?;
+        book.check(&probe)?;
     }
     let threads = threads.clamp(1, games.max(1) as usize);
     // Player k of thread t is seeded from the thread's seed and k.
@@ -464,14 +489,14 @@ where
             let thread_seed = seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             players.iter().enumerate().map(|(k, make)| make(thread_seed ^ k as u64)).collect::<Result<Vec<_>, _>>()
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, PlayerError>>()?;
     let names: Vec<String> = seats[0].iter().map(|p| p.name()).collect();
     let per_start = C::PLAYERS as u32;
     let decided = AtomicBool::new(false);
     let next = AtomicU32::new(0);
     // The finished games, and how many first games were found not to decide the match yet.
     let results: Mutex<(Vec<C::Game>, usize)> = Mutex::new((Vec::new(), 0));
-    let errors: Mutex<Option<String>> = Mutex::new(None);
+    let errors: Mutex<Option<OpeningsError>> = Mutex::new(None);
     let clock = std::time::Instant::now();
     std::thread::scope(|scope| {
         for mut seat in seats {
@@ -491,7 +516,7 @@ where
                 let opening = match opening.open(&mut game, start_no, &mut rng) {
                     Ok(moves) => before.moves_to_text(&moves),
                     Err(e) => {
-                        *errors.lock().unwrap() = Some(e.to_string());
+                        *errors.lock().unwrap() = Some(e);
                         break;
                     }
                 };
@@ -512,10 +537,10 @@ where
     });
     let seconds = clock.elapsed().as_secs_f64();
     if let Some(e) = errors.into_inner().unwrap() {
-        return Err(e);
+        return Err(e.into());
     }
     if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-        return Err("the match was cancelled".into());
+        return Err(MatchError::Cancelled);
     }
     let (mut results, _) = results.into_inner().unwrap();
     results.sort_by_key(C::index);
@@ -547,7 +572,7 @@ mod tests {
     use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
     use dojo_core::search::player::RandomAgent;
 
-    type MakeC4 = Result<Box<dyn Agent<Connect4>>, String>;
+    type MakeC4 = Result<Box<dyn Agent<Connect4>>, PlayerError>;
 
     fn random_c4(seed: u64) -> MakeC4 {
         Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(seed))))
@@ -563,7 +588,7 @@ mod tests {
     #[test]
     fn one_player_games_are_refused() {
         use dojo_core::game::sliding::Twenty48;
-        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> {
+        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, PlayerError> {
             Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
         };
         let start = |rng: &mut Rng| {
@@ -573,7 +598,7 @@ mod tests {
             g
         };
         let err = play_match(TwoPlayer, MatchPlan::new(2, 1, 1), &[&make, &make], start, &|_| {}).unwrap_err();
-        assert_eq!(err, "2048 is a one-player game; matches need two players");
+        assert_eq!(err.to_string(), "2048 is a one-player game; matches need two players");
     }
 
     fn start_2048(rng: &mut Rng) -> dojo_core::game::sliding::Twenty48 {
@@ -583,7 +608,7 @@ mod tests {
     #[test]
     fn one_player_matches_play_the_same_games_on_any_threads_and_report_scores() {
         use dojo_core::game::sliding::Twenty48;
-        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> {
+        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, PlayerError> {
             Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
         };
         let run = |threads: usize| {
@@ -614,19 +639,22 @@ mod tests {
     #[test]
     fn one_player_matches_refuse_early_stops_and_report_cancellation() {
         use dojo_core::game::sliding::Twenty48;
-        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, String> {
+        let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, PlayerError> {
             Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
         };
         let never = |_: &[OnePlayerGame]| false;
         let plan = MatchPlan { enough: Some(&never), ..MatchPlan::new(2, 1, 1) };
-        assert!(play_match(OnePlayer, plan, &[&make], start_2048, &|_| {}).unwrap_err().contains("no early stop"));
+        assert!(play_match(OnePlayer, plan, &[&make], start_2048, &|_| {})
+            .unwrap_err()
+            .to_string()
+            .contains("no early stop"));
         let cancel = AtomicBool::new(true);
         let plan = MatchPlan { cancel: Some(&cancel), ..MatchPlan::new(4, 1, 1) };
         let err = play_match(OnePlayer, plan, &[&make], start_2048, &|_| panic!("no game is played")).unwrap_err();
-        assert_eq!(err, "the match was cancelled");
-        let failing = |_: u64| -> Result<Box<dyn Agent<Twenty48>>, String> { Err("no such player".into()) };
+        assert_eq!(err.to_string(), "the match was cancelled");
+        let failing = |_: u64| -> Result<Box<dyn Agent<Twenty48>>, PlayerError> { Err(PlayerError::SolverBoard) };
         let err = play_match(OnePlayer, MatchPlan::new(2, 2, 1), &[&failing], start_2048, &|_| {}).unwrap_err();
-        assert_eq!(err, "no such player");
+        assert_eq!(err.to_string(), PlayerError::SolverBoard.to_string());
     }
 
     #[test]
@@ -707,7 +735,7 @@ mod tests {
             panic!("no game is played")
         })
         .unwrap_err();
-        assert_eq!(err, "the match was cancelled");
+        assert_eq!(err.to_string(), "the match was cancelled");
     }
 
     #[test]

@@ -14,11 +14,12 @@ use dojo_core::game::{play_random_opening, Action, Game};
 use dojo_core::rng::Rng;
 use std::path::{Path, PathBuf};
 
-/// Why an opening book cannot be used.
+/// Why an opening book cannot be used. A wrapped error's text is part of the message and
+/// not also its `source()`, so that `dojo`'s `{:#}` does not print it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum OpeningsError {
-    #[error("cannot read the openings file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot read the openings file {path}: {error}")]
+    Read { path: PathBuf, error: std::io::Error },
     #[error("the openings file {path} holds no openings (one move sequence a line; '#' comments)")]
     Empty { path: PathBuf },
     #[error("opening {number} ({line:?}) is not a {game} opening: {reason}")]
@@ -35,7 +36,7 @@ impl Openings {
     /// Reads a book: one opening a line, `#` comments and blank lines skipped.
     pub fn load(path: &Path) -> Result<Openings, OpeningsError> {
         let text =
-            std::fs::read_to_string(path).map_err(|source| OpeningsError::Read { path: path.to_path_buf(), source })?;
+            std::fs::read_to_string(path).map_err(|error| OpeningsError::Read { path: path.to_path_buf(), error })?;
         let openings = Openings::parse(&text);
         if openings.lines.is_empty() {
             return Err(OpeningsError::Empty { path: path.to_path_buf() });

@@ -1,15 +1,16 @@
 //! Player specs (`random`, `mcts:1000`, `uct:1000`, `solver`, `ntuple:w.bin`) and building
 //! the agent a spec names for a given game.
 
-use crate::gomocup::manager::{EngineAgent, EngineConfig};
+use crate::gomocup::manager::{EngineAgent, EngineConfig, EngineError};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::Sliding;
-use dojo_core::game::{AnyGame, FromAnyGame, Game, GameSpec};
+use dojo_core::game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use dojo_core::net::agent::NetAgent;
-use dojo_core::net::checkpoint;
+use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::device::set_threads;
 use dojo_core::net::infer::NetEvaluator;
+use dojo_core::ntuple::file::NtupleError;
 use dojo_core::ntuple::{self, Network, NtupleAgent, TupleRules};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
@@ -61,6 +62,63 @@ pub enum PlayerSpec {
     /// after-state value, or `ntuple:PATH:depth=D` for an expectimax search `D` player moves
     /// deep (1 = greedy, 2 = seed 000's search).
     Ntuple { path: PathBuf, depth: u32 },
+}
+
+/// A player spec that does not parse: the spec as given, and why (`why`, in words).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad player spec {spec:?}: {why}")]
+pub struct PlayerSpecError {
+    pub spec: String,
+    pub why: String,
+}
+
+/// Why a player cannot be built, or cannot play a game. A wrapped error's text is part of
+/// the message and not also its `source()`, so that `dojo`'s `{:#}` does not print it twice.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// The solver asked to play a game that is not Connect Four (`game`, where known).
+    #[error("the solver player only plays Connect Four{}", not_game(.game))]
+    SolverGame { game: Option<GameSpec> },
+    #[error("this board is too big for the solver: it needs width × (height + 1) <= 64")]
+    SolverBoard,
+    /// A Gomocup brain asked to play a game that is not Gomoku (`game`, where known).
+    #[error("pbrain: players (Gomocup brains) only play Gomoku{}", not_game(.game))]
+    PbrainGame { game: Option<GameSpec> },
+    #[error("ntuple: players only play 2048 and 2584")]
+    NtupleGame,
+    /// The game to play cannot start.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// A network player's checkpoint cannot be read.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// An n-tuple player's weights cannot be read.
+    #[error(transparent)]
+    Ntuple(#[from] NtupleError),
+    /// An n-tuple weights file that cannot be looked at.
+    #[error("{}: {error}", .path.display())]
+    NtupleFile { path: PathBuf, error: std::io::Error },
+    #[error("{} holds n-tuple weights for {weights}, not {game}", .path.display())]
+    NtupleWeights { path: PathBuf, weights: GameSpec, game: GameSpec },
+    #[error("{}: cannot average over symmetries of {game}", .path.display())]
+    NoSymmetries { path: PathBuf, game: GameSpec },
+    /// An any-size network's frame (`frame`: width, height) is smaller than the game's
+    /// largest board (`largest`).
+    #[error(
+        "{} plays Connect Four boards up to {}x{}; {game} has boards up to {}x{}",
+        .path.display(), .frame.0, .frame.1, .largest.0, .largest.1
+    )]
+    FrameTooSmall { path: PathBuf, frame: (usize, usize), game: GameSpec, largest: (usize, usize) },
+    #[error("{} is a network for {network}, not {game}", .path.display())]
+    NetworkGame { path: PathBuf, network: GameSpec, game: GameSpec },
+    /// A brain (`spec`) that does not start, or does not answer `ABOUT`.
+    #[error("{spec}: {error}")]
+    Engine { spec: String, error: EngineError },
+}
+
+/// ", not GAME" where the game is known.
+fn not_game(game: &Option<GameSpec>) -> String {
+    game.as_ref().map(|g| format!(", not {g}")).unwrap_or_default()
 }
 
 /// A brain's time per move unless told otherwise (`--move-timeout`).
@@ -121,9 +179,9 @@ fn rollouts(text: Option<&&str>, kind: &str) -> Result<u32, String> {
 }
 
 impl FromStr for PlayerSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<PlayerSpec, String> {
-        let bad = |why: &str| format!("bad player spec {s:?}: {why}");
+    type Err = PlayerSpecError;
+    fn from_str(s: &str) -> Result<PlayerSpec, PlayerSpecError> {
+        let bad = |why: &str| PlayerSpecError { spec: s.to_string(), why: why.to_string() };
         // A brain's command is taken whole: it may hold ':' and spaces.
         if let Some(command) = s.trim().strip_prefix("pbrain:") {
             if command.trim().is_empty() {
@@ -255,11 +313,11 @@ fn mcts_config(iterations: u32) -> MctsConfig {
 
 /// Games whose baseline players the arbiter can build.
 pub trait BaselinePlayers: Game + FromAnyGame + Into<AnyGame> + Sized {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String>;
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError>;
 }
 
 /// The players every game has: random and MCTS with uniform rollouts.
-fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
+fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<G>>, PlayerError> {
     let rng = Rng::seed_from_u64(seed);
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
@@ -269,13 +327,13 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
             agent: Mcts::new(mcts_config(iterations), UniformRollout, rng),
             name: spec.to_string(),
         })),
-        PlayerSpec::Solver { .. } => Err("the solver player only plays Connect Four".into()),
-        PlayerSpec::Pbrain { .. } => Err("pbrain: players (Gomocup brains) only play Gomoku".into()),
-        PlayerSpec::Ntuple { .. } => Err("ntuple: players only play 2048 and 2584".into()),
+        PlayerSpec::Solver { .. } => Err(PlayerError::SolverGame { game: None }),
+        PlayerSpec::Pbrain { .. } => Err(PlayerError::PbrainGame { game: None }),
+        PlayerSpec::Ntuple { .. } => Err(PlayerError::NtupleGame),
         PlayerSpec::Net { ref path, sims, c_puct, average_symmetries, mode, vcf_nodes } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
-            let loaded = checkpoint::load(path, Device::Cpu, None).map_err(|e| e.to_string())?;
+            let loaded = checkpoint::load(path, Device::Cpu, None)?;
             // A one-player game's network is read with the value scale it was trained with.
             let max_return = loaded.sidecar.architecture.return_scale().max_return;
             let config = SearchConfig { c_puct, max_return, mode, vcf_nodes, ..SearchConfig::for_play(sims) };
@@ -289,7 +347,7 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
             }
             // The symmetry maps only need the board's shape: the checkpoint's game has it.
             let board = loaded.sidecar.architecture.game.start().ok().and_then(G::from_any).ok_or_else(|| {
-                format!("{}: cannot average over symmetries of {}", path.display(), loaded.sidecar.architecture.game)
+                PlayerError::NoSymmetries { path: path.clone(), game: loaded.sidecar.architecture.game.clone() }
             })?;
             Ok(Box::new(NetAgent::new(SymmetryAveraged::new(network, board), config, name, rng)))
         }
@@ -318,7 +376,7 @@ impl<G: Game, A: Agent<G>> Agent<G> for Named<A> {
 }
 
 /// Connect Four players: MCTS with seed 001's rollouts; the solver where the board fits it.
-fn connect4_baseline<B: BitWord>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Connect4<B>>>, String>
+fn connect4_baseline<B: BitWord>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Connect4<B>>>, PlayerError>
 where
     Connect4<B>: FromAnyGame,
 {
@@ -331,7 +389,7 @@ where
 }
 
 impl BaselinePlayers for Connect4<u64> {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
         match *spec {
             PlayerSpec::Solver { max_nodes } => Ok(Box::new(SolverAgent::new(max_nodes, Rng::seed_from_u64(seed)))),
             _ => connect4_baseline(spec, seed),
@@ -340,11 +398,9 @@ impl BaselinePlayers for Connect4<u64> {
 }
 
 impl BaselinePlayers for Connect4<Bits192> {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
         match *spec {
-            PlayerSpec::Solver { .. } => {
-                Err("this board is too big for the solver: it needs width × (height + 1) <= 64".into())
-            }
+            PlayerSpec::Solver { .. } => Err(PlayerError::SolverBoard),
             _ => connect4_baseline(spec, seed),
         }
     }
@@ -355,7 +411,7 @@ impl<R: TupleRules> BaselinePlayers for Sliding<R>
 where
     Sliding<R>: FromAnyGame + Into<AnyGame>,
 {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
         match spec {
             PlayerSpec::Ntuple { path, depth } => {
                 Ok(Box::new(NtupleAgent::new(shared_network::<R>(path)?, *depth, spec.to_string())))
@@ -371,8 +427,8 @@ type NetworkCache = Vec<(PathBuf, u64, Option<SystemTime>, Weak<dyn Any + Send +
 static NETWORKS: Mutex<NetworkCache> = Mutex::new(Vec::new());
 
 /// The network in `path`, shared with every other player using it now.
-pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, PlayerError> {
+    let meta = std::fs::metadata(path).map_err(|error| PlayerError::NtupleFile { path: path.to_path_buf(), error })?;
     let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
     // Held while loading, so threads asking at once load the file once.
     let mut cache = NETWORKS.lock().unwrap_or_else(|p| p.into_inner());
@@ -384,14 +440,14 @@ pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, Str
             }
         }
     }
-    let net = Arc::new(ntuple::file::load::<R>(path, false).map_err(|e| e.to_string())?);
+    let net = Arc::new(ntuple::file::load::<R>(path, false)?);
     let erased: Arc<dyn Any + Send + Sync> = net.clone();
     cache.push((key.0, key.1, key.2, Arc::downgrade(&erased)));
     Ok(net)
 }
 
 impl BaselinePlayers for Gomoku {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, String> {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
         match spec {
             PlayerSpec::Pbrain { command, move_timeout_ms } => {
                 Ok(Box::new(EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string())))
@@ -406,36 +462,38 @@ fn engine_config(command: &str, move_timeout_ms: u64) -> EngineConfig {
 }
 
 /// Checks a spec can play `game` before a long run starts (e.g. the solver on Gomoku).
-pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), String> {
+pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), PlayerError> {
     match spec {
         PlayerSpec::Solver { .. } if game.family() != "connect4" => {
-            Err(format!("the solver player only plays Connect Four, not {game}"))
+            Err(PlayerError::SolverGame { game: Some(game.clone()) })
         }
         PlayerSpec::Pbrain { command, move_timeout_ms } => {
-            let size = match game.start().map_err(|e| e.to_string())? {
+            let size = match game.start()? {
                 dojo_core::game::AnyGame::Gomoku(g) => g.size(),
-                _ => return Err(format!("pbrain: players (Gomocup brains) only play Gomoku, not {game}")),
+                _ => return Err(PlayerError::PbrainGame { game: Some(game.clone()) }),
             };
             let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string());
-            brain.about(size).map(|_| ()).map_err(|e| format!("{spec}: {e}"))
+            brain.about(size).map(|_| ()).map_err(|error| PlayerError::Engine { spec: spec.to_string(), error })
         }
         PlayerSpec::Ntuple { path, .. } => {
-            let header = ntuple::read_header(path).map_err(|e| e.to_string())?;
+            let header = ntuple::read_header(path)?;
             if header.spec.family() == game.family() {
                 Ok(())
             } else {
-                Err(format!("{} holds n-tuple weights for {}, not {game}", path.display(), header.spec))
+                Err(PlayerError::NtupleWeights { path: path.clone(), weights: header.spec, game: game.clone() })
             }
         }
         PlayerSpec::Net { path, .. } => {
-            let side = checkpoint::read_sidecar(path).map_err(|e| e.to_string())?;
+            let side = checkpoint::read_sidecar(path)?;
             let arch = &side.architecture;
             if let (Some((w, h)), Some((max_w, max_h))) = (arch.frame(), game.largest_board()) {
                 if max_w > w || max_h > h {
-                    return Err(format!(
-                        "{} plays Connect Four boards up to {w}x{h}; {game} has boards up to {max_w}x{max_h}",
-                        path.display()
-                    ));
+                    return Err(PlayerError::FrameTooSmall {
+                        path: path.clone(),
+                        frame: (w, h),
+                        game: game.clone(),
+                        largest: (max_w, max_h),
+                    });
                 }
                 return Ok(());
             }
@@ -443,7 +501,11 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), String
             if ok {
                 Ok(())
             } else {
-                Err(format!("{} is a network for {}, not {game}", path.display(), side.architecture.game))
+                Err(PlayerError::NetworkGame {
+                    path: path.clone(),
+                    network: side.architecture.game,
+                    game: game.clone(),
+                })
             }
         }
         _ => Ok(()),
@@ -544,7 +606,7 @@ mod tests {
             ("ntuple:w.bin:depth=x", "depth=D needs a whole number"),
             ("ntuple:w.bin:depth=7", "depth must be in 1..=6"),
         ] {
-            let err = bad.parse::<PlayerSpec>().unwrap_err();
+            let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(err.contains(why), "{bad}: {err}");
         }
     }

@@ -195,16 +195,28 @@ fn solve_negative_definite(h: &[Vec<f64>], g: &[f64]) -> Option<Vec<f64>> {
     (ascent > 0.0 && d.iter().all(|v| v.is_finite())).then_some(d)
 }
 
+/// Results that no ratings can be fitted to.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FitError {
+    #[error("the anchor is player {anchor}, but there are {players} players")]
+    AnchorOutOfRange { anchor: usize, players: usize },
+    #[error("results name player {player} of {players}")]
+    PlayerOutOfRange { player: usize, players: usize },
+    /// A pair's wins, draws or losses are negative (or not a number).
+    #[error("game counts must be zero or more")]
+    NegativeCount,
+}
+
 /// Fits ratings to `results` among `players` players, `anchor` fixed at `anchor_elo`.
-pub fn fit(players: usize, results: &[PairResults], anchor: usize, anchor_elo: f64) -> Result<Fit, String> {
+pub fn fit(players: usize, results: &[PairResults], anchor: usize, anchor_elo: f64) -> Result<Fit, FitError> {
     if anchor >= players {
-        return Err(format!("the anchor is player {anchor}, but there are {players} players"));
+        return Err(FitError::AnchorOutOfRange { anchor, players });
     }
     if let Some(p) = results.iter().find(|p| p.a >= players || p.b >= players) {
-        return Err(format!("results name player {} of {players}", p.a.max(p.b)));
+        return Err(FitError::PlayerOutOfRange { player: p.a.max(p.b), players });
     }
     if results.iter().any(|p| !(p.wins >= 0.0 && p.draws >= 0.0 && p.losses >= 0.0)) {
-        return Err("game counts must be zero or more".into());
+        return Err(FitError::NegativeCount);
     }
     let data = with_prior(results);
     let mut r = vec![anchor_elo; players];
@@ -348,11 +360,14 @@ mod tests {
         let fit_draws = fit(2, &results, 0, 0.0).unwrap();
         assert!(fit_draws.ratings[1].elo.abs() < 1e-3, "{fit_draws:?}");
         assert!(fit_draws.draw_elo > 300.0, "all draws mean a large draw parameter: {fit_draws:?}");
-        assert_eq!(fit(2, &results, 2, 0.0).unwrap_err(), "the anchor is player 2, but there are 2 players");
+        assert_eq!(
+            fit(2, &results, 2, 0.0).unwrap_err().to_string(),
+            "the anchor is player 2, but there are 2 players"
+        );
         let bad = [PairResults { a: 0, b: 5, ..Default::default() }];
-        assert_eq!(fit(2, &bad, 0, 0.0).unwrap_err(), "results name player 5 of 2");
+        assert_eq!(fit(2, &bad, 0, 0.0).unwrap_err().to_string(), "results name player 5 of 2");
         let negative = [PairResults { a: 0, b: 1, wins: -1.0, ..Default::default() }];
-        assert_eq!(fit(2, &negative, 0, 0.0).unwrap_err(), "game counts must be zero or more");
+        assert_eq!(fit(2, &negative, 0, 0.0).unwrap_err().to_string(), "game counts must be zero or more");
         // A player who played nobody keeps the anchor's rating with an open interval.
         let alone = fit(3, &results, 0, 0.0).unwrap();
         assert_eq!(alone.ratings[2].elo, 0.0);

@@ -107,21 +107,32 @@ impl SprtStatus {
     }
 }
 
+/// An SPRT setting that no test can run with; each names the setting and its value.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    #[error("sprt alpha = {alpha} and beta = {beta} must be within (0, 0.5)")]
+    ErrorRates { alpha: f64, beta: f64 },
+    #[error("sprt elo1 = {elo1} must be above elo0 = {elo0}")]
+    Hypotheses { elo0: f64, elo1: f64 },
+    #[error("sprt max_games = {max_games} must be even and at least 2")]
+    MaxGames { max_games: u32 },
+}
+
 impl SprtConfig {
     /// An error naming the bad setting, if any.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SprtError> {
         let rate = |x: f64| x > 0.0 && x < 0.5;
         if !rate(self.alpha) || !rate(self.beta) {
-            return Err(format!("sprt alpha = {} and beta = {} must be within (0, 0.5)", self.alpha, self.beta));
+            return Err(SprtError::ErrorRates { alpha: self.alpha, beta: self.beta });
         }
         if self.elo1.partial_cmp(&self.elo0) != Some(std::cmp::Ordering::Greater)
             || !self.elo0.is_finite()
             || !self.elo1.is_finite()
         {
-            return Err(format!("sprt elo1 = {} must be above elo0 = {}", self.elo1, self.elo0));
+            return Err(SprtError::Hypotheses { elo0: self.elo0, elo1: self.elo1 });
         }
         if self.max_games < 2 || !self.max_games.is_multiple_of(2) {
-            return Err(format!("sprt max_games = {} must be even and at least 2", self.max_games));
+            return Err(SprtError::MaxGames { max_games: self.max_games });
         }
         Ok(())
     }
@@ -225,11 +236,11 @@ mod tests {
     #[test]
     fn bad_settings_are_named() {
         let bad = SprtConfig { alpha: 0.0, ..SprtConfig::default() };
-        assert_eq!(bad.validate().unwrap_err(), "sprt alpha = 0 and beta = 0.1 must be within (0, 0.5)");
+        assert_eq!(bad.validate().unwrap_err().to_string(), "sprt alpha = 0 and beta = 0.1 must be within (0, 0.5)");
         let bad = SprtConfig { elo1: -5.0, ..SprtConfig::default() };
-        assert_eq!(bad.validate().unwrap_err(), "sprt elo1 = -5 must be above elo0 = 0");
+        assert_eq!(bad.validate().unwrap_err().to_string(), "sprt elo1 = -5 must be above elo0 = 0");
         let bad = SprtConfig { max_games: 41, ..SprtConfig::default() };
-        assert_eq!(bad.validate().unwrap_err(), "sprt max_games = 41 must be even and at least 2");
+        assert_eq!(bad.validate().unwrap_err().to_string(), "sprt max_games = 41 must be even and at least 2");
         assert!(SprtConfig::default().validate().is_ok());
     }
 

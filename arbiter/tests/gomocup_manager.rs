@@ -4,7 +4,7 @@
 
 use dojo_arbiter::contest::TwoPlayer;
 use dojo_arbiter::matches::{play_match, GameResult, MatchPlan, MatchResult};
-use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
+use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerError, PlayerSpec};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::play_random_opening;
 use dojo_core::rng::Rng;
@@ -24,7 +24,7 @@ fn fake_brain(mode: &str, log: &Path, timeout_ms: u64) -> PlayerSpec {
 /// `games` games of the brain (A) against a random player on 9x9, `opening` random plies
 /// first; the finished games in order.
 fn play(brain: &PlayerSpec, games: u32, opening: usize) -> (MatchResult, Vec<GameResult>) {
-    let random = |seed: u64| -> Result<Box<dyn Agent<Gomoku>>, String> {
+    let random = |seed: u64| -> Result<Box<dyn Agent<Gomoku>>, PlayerError> {
         Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(seed))))
     };
     let start = |rng: &mut Rng| {
@@ -145,10 +145,10 @@ fn a_brain_is_checked_before_a_match_and_specs_keep_the_whole_command() {
     assert!(matches!(&spec, PlayerSpec::Pbrain { command, move_timeout_ms: 5_000 } if command.contains("good")));
     check_player_for(&spec, &"gomoku:9".parse().unwrap()).unwrap();
     assert_eq!(log_lines(&log)[..2], ["START 9".to_string(), "INFO timeout_turn 5000".to_string()]);
-    let err = check_player_for(&spec, &"connect4".parse().unwrap()).unwrap_err();
+    let err = check_player_for(&spec, &"connect4".parse().unwrap()).unwrap_err().to_string();
     assert!(err.contains("only play Gomoku"), "{err}");
     let missing: PlayerSpec = "pbrain:/no/such/brain --flag".parse().unwrap();
-    let err = check_player_for(&missing, &"gomoku:9".parse().unwrap()).unwrap_err();
+    let err = check_player_for(&missing, &"gomoku:9".parse().unwrap()).unwrap_err().to_string();
     assert!(err.starts_with("pbrain:/no/such/brain --flag: the brain exited"), "{err}");
-    assert!("pbrain: ".parse::<PlayerSpec>().unwrap_err().contains("needs the command"));
+    assert!("pbrain: ".parse::<PlayerSpec>().unwrap_err().to_string().contains("needs the command"));
 }

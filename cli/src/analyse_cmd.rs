@@ -228,7 +228,7 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
             let mut solver = Solver::new();
             let cases = cases(&start, &lines, &file, |game, line| {
                 Ok(Some(match line {
-                    PositionLine::Labelled(l) => (l.position(&start)?, labelled_verdict(l)),
+                    PositionLine::Labelled(l) => (l.position(&start).map_err(|e| e.to_string())?, labelled_verdict(l)),
                     PositionLine::Plain(_) => (game.clone(), solver_verdict(&mut solver, game)),
                 }))
             })?;

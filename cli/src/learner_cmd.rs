@@ -105,8 +105,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
             queue_bytes: args.ingest_queue_mib.saturating_mul(1 << 20),
             ..IngestLimits::default()
         },
-    })
-    .map_err(anyhow::Error::msg)?;
+    })?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);
     if let Some(at) = handle.http_addr {
         eprintln!("dashboard: http://{at}/");
@@ -116,5 +115,5 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         std::thread::sleep(Duration::from_millis(200));
     }
     eprintln!("learner: stopping: no new games, then a checkpoint");
-    handle.stop().map_err(anyhow::Error::msg)
+    Ok(handle.stop()?)
 }

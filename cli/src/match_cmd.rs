@@ -66,9 +66,9 @@ pub struct MatchArgs {
 
 pub fn run(args: MatchArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
-    let a: PlayerSpec = args.a.parse().map_err(anyhow::Error::msg).context("--a")?;
+    let a: PlayerSpec = args.a.parse().context("--a")?;
     let a = a.with_move_timeout(args.move_timeout_ms);
-    check_player_for(&a, &spec).map_err(anyhow::Error::msg)?;
+    check_player_for(&a, &spec)?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -90,9 +90,9 @@ pub fn run(args: MatchArgs) -> Result<()> {
         let Some(b) = &args.b else {
             bail!("{spec} is a two-player game: give the opponent with --b");
         };
-        let b: PlayerSpec = b.parse().map_err(anyhow::Error::msg).context("--b")?;
+        let b: PlayerSpec = b.parse().context("--b")?;
         let b = b.with_move_timeout(args.move_timeout_ms);
-        check_player_for(&b, &spec).map_err(anyhow::Error::msg)?;
+        check_player_for(&b, &spec)?;
         players.push(b);
     }
     let openings = args.openings.as_deref().map(Openings::load).transpose()?;
@@ -160,7 +160,7 @@ fn play<C: MatchReport, G: BaselinePlayers>(
     let makers: Vec<Box<MakePlayer<'_, G>>> =
         players.iter().map(|p| Box::new(move |s| G::baseline(p, s)) as Box<MakePlayer<'_, G>>).collect();
     let makers: Vec<&MakePlayer<'_, G>> = makers.iter().map(|m| m.as_ref()).collect();
-    let result = play_match(contest, plan, &makers, start, &on_game).map_err(anyhow::Error::msg)?;
+    let result = play_match(contest, plan, &makers, start, &on_game)?;
     bar.finish_and_clear();
     let mut played = played.into_inner().unwrap();
     played.sort_by_key(C::index);

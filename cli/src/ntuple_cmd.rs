@@ -262,8 +262,7 @@ where
         &[&make],
         |rng: &mut Rng| Sliding::new_game(rules, rng),
         &on_game,
-    )
-    .map_err(anyhow::Error::msg)?;
+    )?;
     bar.finish_and_clear();
     OnePlayer::print(result, &[], spec, args.json, false)
 }

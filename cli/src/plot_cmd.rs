@@ -77,14 +77,14 @@ pub fn run(args: PlotArgs) -> Result<()> {
             },
         ];
         let path = out.join("gating.png");
-        draw_panels(&path, &format!("{name}: gating"), "candidate version", &panels).map_err(anyhow::Error::msg)?;
+        draw_panels(&path, &format!("{name}: gating"), "candidate version", &panels)?;
         written.push(path);
     }
 
     if let Some((tournament, standings)) = newest_tournament(&run)? {
         let path = out.join("elo.png");
         let title = format!("{name}: tournament {tournament}, {} games", standings.games);
-        plot::draw(&standings, &title, &path).map_err(anyhow::Error::msg)?;
+        plot::draw(&standings, &title, &path)?;
         written.push(path);
     }
     if written.is_empty() {

@@ -6,10 +6,11 @@
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use dojo_arbiter::charts::ChartError;
 use dojo_arbiter::gating::BestStore;
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
-use dojo_arbiter::tournament::standings::Ranking;
+use dojo_arbiter::tournament::standings::{Ranking, StandingsError};
 use dojo_arbiter::tournament::{
     plot, tournament_dir, Entrant, Format, Tournament, TournamentContest, TournamentDir, TournamentSpec,
 };
@@ -121,8 +122,8 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
     }
     let config = RunConfig::load(&run.config())?;
-    let dir = tournament_dir(&run.tournaments(), &args.name).map_err(anyhow::Error::msg)?;
-    let before = dir.read_spec().map_err(anyhow::Error::msg)?;
+    let dir = tournament_dir(&run.tournaments(), &args.name)?;
+    let before = dir.read_spec()?;
     let one_player = config.game.is_one_player();
     if one_player {
         refuse_two_player_options(&args, &config)?;
@@ -157,15 +158,14 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
     // Checked before anything is written: a checkpoint of another game, a brain that does
     // not start, the solver on Gomoku.
     for e in &wanted.entrants {
-        let spec: PlayerSpec = e.spec.parse().map_err(anyhow::Error::msg)?;
-        check_player_for(&spec.with_move_timeout(args.move_timeout_ms), &config.game).map_err(anyhow::Error::msg)?;
+        let spec: PlayerSpec = e.spec.parse()?;
+        check_player_for(&spec.with_move_timeout(args.move_timeout_ms), &config.game)?;
     }
     // What the tournament will be, checked before anything is written.
     let merged = match &before {
         Some(old) => old.extend(&wanted),
         None => wanted.validate().map(|()| wanted.clone()),
-    }
-    .map_err(anyhow::Error::msg)?;
+    }?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let anchor = if one_player { None } else { Some(anchor(&args, &merged)?) };
     let session = Session { args: &args, run: &run, threads, stop: &stop };
@@ -209,7 +209,7 @@ fn play<C: TournamentContest>(
     anchor: Option<&str>,
 ) -> Result<()> {
     let Session { args, run, threads, stop } = *session;
-    let mut tournament = Tournament::open(contest, dir, wanted).map_err(anyhow::Error::msg)?;
+    let mut tournament = Tournament::open(contest, dir, wanted)?;
     let to_play = tournament.to_play().len();
     let done = tournament.results.len();
     eprintln!(
@@ -228,10 +228,10 @@ fn play<C: TournamentContest>(
             bar.suspend(|| eprintln!("{note}"));
         }
     };
-    let results = tournament.play(threads, stop, &on_game).map_err(anyhow::Error::msg)?;
+    let results = tournament.play(threads, stop, &on_game)?;
     bar.finish_and_clear();
 
-    let standings = tournament.standings(anchor.map(|name| (name, args.anchor_elo))).map_err(anyhow::Error::msg)?;
+    let standings = tournament.standings(anchor.map(|name| (name, args.anchor_elo)))?;
     let (path, png) = C::standings_files(&tournament.dir);
     let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games());
     let written = Written {
@@ -294,8 +294,8 @@ struct Written {
     json: Vec<u8>,
     path: PathBuf,
     png: PathBuf,
-    drew: Result<(), String>,
-    tensorboard: Result<(), String>,
+    drew: Result<(), ChartError>,
+    tensorboard: Result<(), StandingsError>,
 }
 
 /// How much a session played.
@@ -367,7 +367,7 @@ fn entrants(args: &TournamentArgs, run: &RunPaths, config: &RunConfig, one_playe
     }
     for text in &args.players {
         let (name, spec) = split_name(text);
-        let spec: PlayerSpec = spec.parse().map_err(anyhow::Error::msg).context("--players")?;
+        let spec: PlayerSpec = spec.parse().context("--players")?;
         // A network from elsewhere is placed on the curve by its training step.
         let step = match &spec {
             PlayerSpec::Net { path, .. } => Some(checkpoint::read_sidecar(path)?.step),
@@ -411,7 +411,7 @@ fn player_name(text: &str, known: &[&Entrant]) -> Result<String> {
     if known.iter().any(|e| e.name == text) {
         return Ok(text.to_string());
     }
-    Ok(text.parse::<PlayerSpec>().map_err(anyhow::Error::msg)?.to_string())
+    Ok(text.parse::<PlayerSpec>()?.to_string())
 }
 
 /// Copies checkpoint `version` (the tournament's top one, `name`, `how` good) to

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{dojo, path};
+use common::{dojo, path, tiny_config, tiny_net};
 
 /// The `dojo: error:` line of a failed run, checked to be the only one.
 fn error_line(args: &[&str]) -> String {
@@ -84,4 +84,64 @@ fn a_missing_file_is_named_with_its_cause_once() {
         error_line(&["ntuple", "play", "--weights", path(&missing), "--games", "1"]),
         format!("dojo: error: {}: {cause}", missing.display())
     );
+}
+
+#[test]
+fn a_player_that_cannot_play_is_named_before_a_game() {
+    assert_eq!(
+        error_line(&["match", "--a", "mcts:0", "--b", "random", "--games", "2"]),
+        "dojo: error: --a: bad player spec \"mcts:0\": mcts needs at least 1 rollout"
+    );
+    assert_eq!(
+        error_line(&["match", "--game", "gomoku:9", "--a", "solver", "--b", "random", "--games", "2"]),
+        "dojo: error: the solver player only plays Connect Four, not gomoku:9"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let net = tiny_net(dir.path(), "connect4");
+    let spec = format!("net:{}", net.display());
+    assert_eq!(
+        error_line(&["match", "--game", "gomoku:9", "--a", "random", "--b", &spec, "--games", "2"]),
+        format!("dojo: error: {} is a network for connect4:7x6, not gomoku:9", net.display())
+    );
+}
+
+#[test]
+fn a_tournament_that_cannot_be_played_says_why_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.toml"), tiny_config().to_toml()).unwrap();
+    let run = path(dir.path());
+    assert_eq!(
+        error_line(&["tournament", "--run-dir", run, "--name", "a b", "--players", "random", "mcts:5"]),
+        "dojo: error: tournament name \"a b\": use letters, digits, '.', '_' and '-' only (at most 40)"
+    );
+    assert_eq!(
+        error_line(&["tournament", "--run-dir", run, "--players", "random", "random"]),
+        "dojo: error: random is in the tournament twice"
+    );
+    let players = ["--players", "random", "mcts:5", "--games-per-pair", "2", "--seed", "3", "--threads", "1"];
+    let args = [&["tournament", "--run-dir", run, "--name", "t"][..], &players[..]].concat();
+    assert!(dojo(&args).status.success());
+    let other_seed = [&args[..args.len() - 4], &["--seed", "4", "--threads", "1"][..]].concat();
+    assert_eq!(
+        error_line(&other_seed),
+        "dojo: error: this tournament was started with seed 3, not 4: rerun with the same, or name a new tournament"
+    );
+}
+
+#[test]
+fn a_learner_that_cannot_start_says_why_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tiny.toml");
+    std::fs::write(&config, tiny_config().to_toml()).unwrap();
+    let run = dir.path().join("run");
+    let learner = ["learner", "--run-dir", path(&run), "--config", path(&config)];
+    assert_eq!(
+        error_line(&[&learner[..], &["--listen", "127.0.0.1:0", "--max-streams", "0"]].concat()),
+        "dojo: error: ingest limit max_streams must be at least 1"
+    );
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let line = error_line(&[&learner[..], &["--listen", &addr]].concat());
+    assert!(line.starts_with(&format!("dojo: error: cannot listen on {addr}: ")), "{line}");
+    assert_eq!(line.matches("in use").count(), 1, "{line}");
 }

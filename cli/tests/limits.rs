@@ -5,12 +5,12 @@ mod common;
 
 use common::{random_games, tiny_config};
 use dojo_learner::ingest::IngestLimits;
-use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
+use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
 use dojo_proto::pb::GameSubmission;
 use dojo_worker::client::{self, Delivery};
 use std::time::{Duration, Instant};
 
-fn learner(dir: &std::path::Path, limits: IngestLimits) -> Result<LearnerHandle, String> {
+fn learner(dir: &std::path::Path, limits: IngestLimits) -> Result<LearnerHandle, LearnerError> {
     let mut config = tiny_config();
     config.learner.min_positions = 1_000_000;
     start_learner(LearnerOptions {
@@ -100,8 +100,10 @@ fn silent_streams_lose_their_turn_after_the_idle_deadline_and_others_are_served(
 #[test]
 fn limits_that_would_stop_every_upload_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let err = learner(tmp.path(), IngestLimits { max_streams: 0, ..IngestLimits::default() }).err().unwrap();
+    let err =
+        learner(tmp.path(), IngestLimits { max_streams: 0, ..IngestLimits::default() }).err().unwrap().to_string();
     assert_eq!(err, "ingest limit max_streams must be at least 1");
-    let err = learner(tmp.path(), IngestLimits { queue_bytes: 1000, ..IngestLimits::default() }).err().unwrap();
+    let err =
+        learner(tmp.path(), IngestLimits { queue_bytes: 1000, ..IngestLimits::default() }).err().unwrap().to_string();
     assert_eq!(err, "ingest limit queue_bytes is 1000; it must hold the largest record, 4194304 bytes");
 }

@@ -24,9 +24,9 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use dojo_core::game::{FromAnyGame, Game, GameSpec, Outcome, Player, ToMove};
+use dojo_core::game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_core::net::agent::NetAgent;
-use dojo_core::net::checkpoint;
+use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
@@ -177,42 +177,63 @@ async fn play_route(State(shared): State<Arc<Shared>>, Json(request): Json<PlayR
     let answered = tokio::task::spawn_blocking(move || play(&shared, &request.moves)).await;
     match answered {
         Ok(Ok(reply)) => Json(reply).into_response(),
-        Ok(Err(e)) => (StatusCode::BAD_REQUEST, Json(json!({ "error": e }))).into_response(),
+        Ok(Err(e)) => (StatusCode::BAD_REQUEST, Json(json!({ "error": e.to_string() }))).into_response(),
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, Json(json!({ "error": e.to_string() }))).into_response(),
     }
 }
 
+/// Why the dashboard's board cannot be answered: the moves sent, or the model to answer.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    #[error("{game} is a one-player game: there is nothing to play against")]
+    OnePlayer { game: GameSpec },
+    /// Move `number` (from 1) was sent after the game had ended.
+    #[error("move {number} comes after the game ended")]
+    AfterEnd { number: usize },
+    /// Move `number` (from 1), `text` in the game's notation, is not a legal move there.
+    #[error("move {number} ({text}) is not legal there")]
+    Illegal { number: usize, text: String },
+    #[error("a chance event is pending")]
+    ChancePending,
+    /// The run's game cannot start, or a move cannot be played.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// The model cannot be loaded.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+}
+
 /// The model's reply after `moves` (checked: an illegal move is an error naming it), with
 /// the run's best model (`models/best.*`), or its newest before any gating.
-pub fn play(shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
-    let start = shared.config.game.start().map_err(|e| e.to_string())?;
+pub fn play(shared: &Shared, moves: &[u16]) -> Result<PlayReply, PlayError> {
+    let start = shared.config.game.start()?;
     dojo_core::with_game!(start, g => play_typed(g, shared, moves))
 }
 
-fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]) -> Result<PlayReply, String> {
+fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]) -> Result<PlayReply, PlayError> {
     if game.is_one_player() {
-        return Err(format!("{} is a one-player game: there is nothing to play against", shared.config.game));
+        return Err(PlayError::OnePlayer { game: shared.config.game.clone() });
     }
     let mut legal = Vec::new();
     for (i, &action) in moves.iter().enumerate() {
         if game.outcome().is_some() {
-            return Err(format!("move {} comes after the game ended", i + 1));
+            return Err(PlayError::AfterEnd { number: i + 1 });
         }
         game.legal_actions(&mut legal);
         if !legal.contains(&action) {
-            return Err(format!("move {} ({}) is not legal there", i + 1, game.action_to_text(action)));
+            return Err(PlayError::Illegal { number: i + 1, text: game.action_to_text(action) });
         }
-        game.play(action).map_err(|e| e.to_string())?;
+        game.play(action)?;
     }
     let best = shared.run_dir.best();
     let path =
         if checkpoint::paths(&best).1.exists() { best } else { shared.run_dir.model_version(shared.newest().version) };
-    let loaded = checkpoint::load(&path, tch::Device::Cpu, None).map_err(|e| e.to_string())?;
+    let loaded = checkpoint::load(&path, tch::Device::Cpu, None)?;
     let model = format!("v{}", loaded.sidecar.version);
     let mut moves = moves.to_vec();
     let (mut reply, mut reply_text, mut value) = (None, None, None);
     if game.outcome().is_none() {
-        let ToMove::Player(_) = game.to_move() else { return Err("a chance event is pending".into()) };
+        let ToMove::Player(_) = game.to_move() else { return Err(PlayError::ChancePending) };
         let mut agent: NetAgent<G> = NetAgent::new(
             NetEvaluator::new(loaded.model),
             SearchConfig::for_play(PLAY_SIMS),
@@ -222,7 +243,7 @@ fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]
         value = Some(agent.analyse(&game).root_value().0);
         let action = agent.analysed_move();
         reply_text = Some(game.action_to_text(action));
-        game.play(action).map_err(|e| e.to_string())?;
+        game.play(action)?;
         moves.push(action);
         reply = Some(action);
     }

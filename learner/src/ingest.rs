@@ -56,9 +56,21 @@ impl Default for IngestLimits {
     }
 }
 
+/// Ingest limits that would stop every upload.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimitsError {
+    /// A count (`max_streams`, `max_batch`...) of 0.
+    #[error("ingest limit {name} must be at least 1")]
+    Zero { name: &'static str },
+    #[error("ingest limit queue_bytes is {queue_bytes}; it must hold the largest record, {max} bytes", max = MAX_RECORD_BYTES)]
+    QueueTooSmall { queue_bytes: usize },
+    #[error("ingest limit queue_bytes is {queue_bytes}; at most {} bytes", u32::MAX)]
+    QueueTooLarge { queue_bytes: usize },
+}
+
 impl IngestLimits {
     /// Refuses limits that would stop every upload.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), LimitsError> {
         let counts = [
             ("max_streams", self.max_streams as u64),
             ("max_streams_per_connection", u64::from(self.max_streams_per_connection)),
@@ -68,17 +80,14 @@ impl IngestLimits {
         ];
         for (name, n) in counts {
             if n == 0 {
-                return Err(format!("ingest limit {name} must be at least 1"));
+                return Err(LimitsError::Zero { name });
             }
         }
         if self.queue_bytes < MAX_RECORD_BYTES {
-            return Err(format!(
-                "ingest limit queue_bytes is {}; it must hold the largest record, {MAX_RECORD_BYTES} bytes",
-                self.queue_bytes
-            ));
+            return Err(LimitsError::QueueTooSmall { queue_bytes: self.queue_bytes });
         }
         if self.queue_bytes > u32::MAX as usize {
-            return Err(format!("ingest limit queue_bytes is {}; at most {} bytes", self.queue_bytes, u32::MAX));
+            return Err(LimitsError::QueueTooLarge { queue_bytes: self.queue_bytes });
         }
         Ok(())
     }

@@ -21,17 +21,17 @@ use crate::replay::ReplayBuffer;
 use crate::storage::{StorageHealth, Writer};
 use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game, Player};
-use dojo_core::net::average::WeightAverage;
+use dojo_core::net::average::{AverageError, WeightAverage};
 use dojo_core::net::checkpoint;
 use dojo_core::net::train::{Batch, Losses, Trainer};
 use dojo_core::ntuple::report::final_board;
 use dojo_core::record::boards::Boards;
-use dojo_core::record::{GameRecord, RecordOutcome, TrainingGame};
+use dojo_core::record::{GameRecord, RecordError, RecordOutcome, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
 use metrics::Metrics;
-use publisher::{saved, Publisher};
+use publisher::{saved, PublishError, Publisher};
 use schedule::SessionBound;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -200,14 +200,32 @@ impl Shared {
 }
 
 /// Reads a published version's files.
-pub fn read_published(run: &RunDir, version: u64) -> Result<Published, String> {
+pub fn read_published(run: &RunDir, version: u64) -> Result<Published, PublishError> {
     let path = run.model_version(version);
     let (weights_path, sidecar_path) = checkpoint::paths(&path);
-    let sidecar = checkpoint::read_sidecar(&path).map_err(|e| e.to_string())?;
-    let weights = std::fs::read(&weights_path).map_err(|e| format!("cannot read {}: {e}", weights_path.display()))?;
-    let sidecar_json =
-        std::fs::read_to_string(&sidecar_path).map_err(|e| format!("cannot read {}: {e}", sidecar_path.display()))?;
+    let sidecar = checkpoint::read_sidecar(&path)?;
+    let unreadable = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |error| PublishError::Read { path, error }
+    };
+    let weights = std::fs::read(&weights_path).map_err(unreadable(&weights_path))?;
+    let sidecar_json = std::fs::read_to_string(&sidecar_path).map_err(unreadable(&sidecar_path))?;
     Ok(Published { version, sha256: sidecar.sha256, sidecar_json, weights })
+}
+
+/// Why the training loop stopped before it was told to. A wrapped error's text is the
+/// message.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainingError {
+    /// The replay buffer could not draw a batch.
+    #[error(transparent)]
+    Sample(#[from] RecordError),
+    /// The weight average could not take the trained weights.
+    #[error(transparent)]
+    Average(#[from] AverageError),
+    /// The last checkpoint, on the way out, could not be written.
+    #[error(transparent)]
+    Checkpoint(#[from] PublishError),
 }
 
 /// The training thread's state: the trainer and what it trains from.
@@ -255,7 +273,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     }
 
     /// Writes a checkpoint (see [`Publisher::checkpoint`]).
-    fn checkpoint(&mut self, to: Option<&Shared>) -> Result<(), String> {
+    fn checkpoint(&mut self, to: Option<&Shared>) -> Result<(), PublishError> {
         let samples_drawn = self.buffer.samples_drawn();
         self.publisher.checkpoint(&self.trainer, self.average.as_ref(), samples_drawn, to)
     }
@@ -265,7 +283,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
     }
 
     /// Runs until the stop flag is set or `max_steps` is reached; checkpoints on the way out.
-    pub fn run(mut self, shared: Arc<Shared>) -> Result<(), String> {
+    pub fn run(mut self, shared: Arc<Shared>) -> Result<(), TrainingError> {
         let cfg = self.config.clone();
         let batch_size = cfg.train.batch_size;
         let mut batch = Batch::default();
@@ -286,11 +304,11 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 }
                 continue;
             }
-            self.buffer.sample_batch(&mut batch, batch_size, &mut self.rng).map_err(|e| e.to_string())?;
+            self.buffer.sample_batch(&mut batch, batch_size, &mut self.rng)?;
             self.trainer.set_learning_rate(self.bound.learning_rate(&cfg, self.trainer.step));
             let losses = self.trainer.train_step(&batch);
             if let Some(average) = &mut self.average {
-                average.update(&self.trainer.model).map_err(|e| e.to_string())?;
+                average.update(&self.trainer.model)?;
             }
             self.metrics.step(losses);
             shared.counters.steps.store(self.trainer.step, Ordering::Relaxed);

@@ -28,6 +28,7 @@ use dojo_core::record::{RecordError, RecordOutcome, SampleOptions, TrainingGame}
 use dojo_core::returns::ReturnScale;
 use dojo_core::rng::Rng;
 use dojo_run::config::replay::ReplayConfig;
+use dojo_run::config::ConfigError;
 use rand::{seq::IndexedRandom, RngExt};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -110,8 +111,8 @@ pub struct ReplayBuffer<G: Game> {
 impl<G: Game> ReplayBuffer<G> {
     /// An empty buffer; refuses a config that [`ReplayConfig::validate`] refuses.
     /// `return_scale` is the scale of one-player games' value targets.
-    pub fn new(config: ReplayConfig, return_scale: ReturnScale) -> Result<ReplayBuffer<G>, String> {
-        config.validate().map_err(|e| e.to_string())?;
+    pub fn new(config: ReplayConfig, return_scale: ReturnScale) -> Result<ReplayBuffer<G>, ConfigError> {
+        config.validate()?;
         Ok(ReplayBuffer {
             opts: config.sample_options(return_scale),
             window_limit: config.window_limit(0),

@@ -6,20 +6,21 @@
 //! the game log has it on disk, so nothing acknowledged can be lost), for at most the drain
 //! time; then training checkpoints and the learner exits.
 
-use crate::gamelog::GameLog;
-use crate::ingest::IngestLimits;
-use crate::learner::restore::RestoreInputs;
+use crate::gamelog::{GameLog, LogError};
+use crate::ingest::{IngestLimits, LimitsError};
+use crate::learner::restore::{RestoreError, RestoreInputs};
 use crate::learner::schedule::SessionBound;
-use crate::learner::{Counters, Shared, TrainingLoop};
+use crate::learner::{Counters, Shared, TrainingError, TrainingLoop};
 use crate::service::{check_token, LearnerService};
-use dojo_core::game::{FromAnyGame, Game};
+use dojo_core::game::{FromAnyGame, Game, GameError};
 use dojo_core::metrics::table::{BUFFER_POSITIONS, STEP};
 use dojo_core::metrics::Line;
+use dojo_core::record::RecordError;
 use dojo_core::with_game;
 use dojo_proto::pb::learner_server::{LearnerServer, SERVICE_NAME as LEARNER_SERVICE};
 use dojo_proto::MAX_MESSAGE_BYTES;
 use dojo_run::config::RunConfig;
-use dojo_run::dir::RunDir;
+use dojo_run::dir::{RunDir, RunDirError};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -67,14 +68,60 @@ impl std::fmt::Debug for TlsIdentity {
     }
 }
 
+/// Why a learner could not start, or failed while running. A wrapped error's text is part
+/// of the message and not also its `source()`, so that `dojo`'s `{:#}` does not print it
+/// twice.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnerError {
+    #[error(transparent)]
+    Limits(#[from] LimitsError),
+    /// The run directory cannot be created or reopened.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+    /// The run's game cannot start.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// The run's game has no board records replay from.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    GameLog(#[from] LogError),
+    #[error(transparent)]
+    Restore(#[from] RestoreError),
+    /// The training loop failed.
+    #[error(transparent)]
+    Training(#[from] TrainingError),
+    /// A thread (`what`: training, server) cannot be started.
+    #[error("cannot start the {what} thread: {error}")]
+    Thread { what: &'static str, error: std::io::Error },
+    /// A thread (`what`: training, server) panicked.
+    #[error("the {what} thread panicked")]
+    Panicked { what: &'static str },
+    #[error("cannot start the async runtime: {error}")]
+    Runtime { error: std::io::Error },
+    #[error("cannot listen on {addr}: {error}")]
+    Listen { addr: SocketAddr, error: std::io::Error },
+    #[error("cannot serve HTTP on {addr}: {error}")]
+    Http { addr: SocketAddr, error: std::io::Error },
+    #[error("the TLS certificate or key: {error}")]
+    Tls { error: tonic::transport::Error },
+    /// The gRPC socket's own address cannot be read.
+    #[error("{error}")]
+    Address { error: std::io::Error },
+    #[error("the server thread exited before listening")]
+    NotListening,
+    #[error("the gRPC server failed: {error}")]
+    Serve { error: tonic::transport::Error },
+}
+
 /// A running learner.
 pub struct LearnerHandle {
     pub addr: SocketAddr,
     /// Where HTTP is served, when asked for.
     pub http_addr: Option<SocketAddr>,
     pub shared: Arc<Shared>,
-    trainer: Option<JoinHandle<Result<(), String>>>,
-    server: Option<JoinHandle<Result<(), String>>>,
+    trainer: Option<JoinHandle<Result<(), TrainingError>>>,
+    server: Option<JoinHandle<Result<(), LearnerError>>>,
     shutdown: Option<tokio::sync::watch::Sender<bool>>,
 }
 
@@ -86,14 +133,16 @@ impl LearnerHandle {
 
     /// Stops taking games (the calls in flight finish), then lets the training loop
     /// checkpoint, and waits for both.
-    pub fn stop(mut self) -> Result<(), String> {
+    pub fn stop(mut self) -> Result<(), LearnerError> {
         self.shared.stop.store(true, Ordering::Relaxed);
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(true);
         }
-        let served = self.server.take().map(|s| s.join().unwrap_or_else(|_| Err("the server thread panicked".into())));
-        let trained =
-            self.trainer.take().map(|t| t.join().unwrap_or_else(|_| Err("the training thread panicked".into())));
+        let served = self.server.take().map(|s| s.join().unwrap_or(Err(LearnerError::Panicked { what: "server" })));
+        let trained = self.trainer.take().map(|t| match t.join() {
+            Ok(trained) => trained.map_err(LearnerError::from),
+            Err(_) => Err(LearnerError::Panicked { what: "training" }),
+        });
         trained.unwrap_or(Ok(()))?;
         served.unwrap_or(Ok(()))
     }
@@ -109,10 +158,10 @@ impl Drop for LearnerHandle {
 }
 
 /// Opens (or creates) the run and starts training and serving.
-pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, String> {
+pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, LearnerError> {
     opts.limits.validate()?;
     let run = RunDir::new(&opts.run_dir);
-    let (config, run_id) = run.create_or_open(opts.config.as_ref()).map_err(|e| e.to_string())?;
+    let (config, run_id) = run.create_or_open(opts.config.as_ref())?;
     let stale = run.remove_stale_temp_files();
     if stale > 0 {
         tracing::info!("removed {stale} half-written files an earlier learner left behind");
@@ -120,8 +169,8 @@ pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, String> {
     // Records replay from here (2048 and 2584: the empty board, opening spawns pending); for
     // connect4:saiblo one of its boards, which gives the type (each record has its own).
     let start = match config.game.is_random() {
-        true => config.game.probe().map_err(|e| e.to_string())?,
-        false => dojo_core::record::record_start(&config.game).map_err(|e| e.to_string())?,
+        true => config.game.probe()?,
+        false => dojo_core::record::record_start(&config.game)?,
     };
     with_game!(start, g => start_typed(g, run, config, run_id, opts))
 }
@@ -132,8 +181,8 @@ fn start_typed<G: Game + FromAnyGame>(
     config: RunConfig,
     run_id: String,
     opts: LearnerOptions,
-) -> Result<LearnerHandle, String> {
-    let (log, stored) = GameLog::open(&run.games(), config.learner.segment_bytes).map_err(|e| e.to_string())?;
+) -> Result<LearnerHandle, LearnerError> {
+    let (log, stored) = GameLog::open(&run.games(), config.learner.segment_bytes)?;
     let (tx, rx) = mpsc::channel();
     let stored_games = stored.len() as u64;
     let stored_positions: u64 = stored.iter().map(|r| r.player_moves() as u64).sum();
@@ -168,7 +217,7 @@ fn start_typed<G: Game + FromAnyGame>(
     let trainer = std::thread::Builder::new()
         .name("dojo-trainer".into())
         .spawn(move || training.run(trainer_shared))
-        .map_err(|e| format!("cannot start the training thread: {e}"))?;
+        .map_err(|error| LearnerError::Thread { what: "training", error })?;
 
     let (addr_tx, addr_rx) = mpsc::channel();
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
@@ -182,29 +231,29 @@ fn start_typed<G: Game + FromAnyGame>(
     let limits = opts.limits.clone();
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
-        .spawn(move || -> Result<(), String> {
+        .spawn(move || -> Result<(), LearnerError> {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()
                 .build()
-                .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+                .map_err(|error| LearnerError::Runtime { error })?;
+            // An error before listening goes to the starter, which returns it and never joins
+            // this thread.
             rt.block_on(async move {
                 let listener = match tokio::net::TcpListener::bind(listen).await {
                     Ok(l) => l,
-                    Err(e) => {
-                        let msg = format!("cannot listen on {listen}: {e}");
-                        let _ = addr_tx.send(Err(msg.clone()));
-                        return Err(msg);
+                    Err(error) => {
+                        let _ = addr_tx.send(Err(LearnerError::Listen { addr: listen, error }));
+                        return Ok(());
                     }
                 };
                 let http_listener = match http {
                     None => None,
                     Some(at) => match tokio::net::TcpListener::bind(at).await {
                         Ok(l) => Some(l),
-                        Err(e) => {
-                            let msg = format!("cannot serve HTTP on {at}: {e}");
-                            let _ = addr_tx.send(Err(msg.clone()));
-                            return Err(msg);
+                        Err(error) => {
+                            let _ = addr_tx.send(Err(LearnerError::Http { addr: at, error }));
+                            return Ok(());
                         }
                     },
                 };
@@ -223,14 +272,15 @@ fn start_typed<G: Game + FromAnyGame>(
                     let identity = tonic::transport::Identity::from_pem(id.cert_pem, id.key_pem);
                     match builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity)) {
                         Ok(b) => builder = b,
-                        Err(e) => {
-                            let msg = format!("the TLS certificate or key: {e}");
-                            let _ = addr_tx.send(Err(msg.clone()));
-                            return Err(msg);
+                        Err(error) => {
+                            let _ = addr_tx.send(Err(LearnerError::Tls { error }));
+                            return Ok(());
                         }
                     }
                 }
-                let _ = addr_tx.send(listener.local_addr().map(|a| (a, http_addr)).map_err(|e| e.to_string()));
+                let _ = addr_tx.send(
+                    listener.local_addr().map(|a| (a, http_addr)).map_err(|error| LearnerError::Address { error }),
+                );
                 if let Some(l) = http_listener {
                     let app = crate::http::router(http_shared);
                     let mut stop = shutdown_rx.clone();
@@ -294,7 +344,7 @@ fn start_typed<G: Game + FromAnyGame>(
                 // hang up; one that keeps its connection open must not keep the learner from
                 // exiting.
                 tokio::select! {
-                    served = serve => served.map_err(|e| format!("the gRPC server failed: {e}")),
+                    served = serve => served.map_err(|error| LearnerError::Serve { error }),
                     _ = async {
                         stopped(shutdown_rx).await;
                         tokio::time::sleep(drain).await;
@@ -302,15 +352,14 @@ fn start_typed<G: Game + FromAnyGame>(
                 }
             })
         })
-        .map_err(|e| format!("cannot start the server thread: {e}"))?;
-    let (addr, http_addr) =
-        match addr_rx.recv().map_err(|_| "the server thread exited before listening".to_string()).and_then(|r| r) {
-            Ok(addrs) => addrs,
-            Err(e) => {
-                shared.stop.store(true, Ordering::Relaxed);
-                return Err(e);
-            }
-        };
+        .map_err(|error| LearnerError::Thread { what: "server", error })?;
+    let (addr, http_addr) = match addr_rx.recv().map_err(|_| LearnerError::NotListening).and_then(|r| r) {
+        Ok(addrs) => addrs,
+        Err(e) => {
+            shared.stop.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
+    };
     Ok(LearnerHandle {
         addr,
         http_addr,

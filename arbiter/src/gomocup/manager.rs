@@ -18,7 +18,7 @@ use dojo_core::game::{Action, Game, Player, ToMove};
 use dojo_core::search::player::{Agent, MoveError};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -29,6 +29,44 @@ pub const START_ALLOWANCE: Duration = Duration::from_secs(30);
 
 /// The stderr lines of a brain kept to explain a crash.
 const STDERR_TAIL: usize = 5;
+
+/// Why a brain lost a game or could not start: each names what it did wrong. A wrapped
+/// error's text is part of the message and not also its `source()`.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("cannot start {command:?}: {error}")]
+    Spawn { command: String, error: std::io::Error },
+    /// The brain said nothing to `asked` (its first line) for `ms` milliseconds.
+    #[error("no answer to {asked} within {ms} ms")]
+    Timeout { asked: String, ms: u128 },
+    /// The brain's process exited or closed its output: its exit status where it was
+    /// reaped, and its last lines on stderr.
+    #[error("{}", crash_text(.status, .stderr_tail))]
+    Crashed { status: Option<ExitStatus>, stderr_tail: Vec<String> },
+    /// The brain answered `START n` (`start`) with something else than `OK`.
+    #[error("the brain refused {start}: {answer}")]
+    Refused { start: String, answer: String },
+    #[error("the brain is not running")]
+    NotRunning,
+    #[error("unparsable answer {answer:?} (expected x,y)")]
+    Unparsable { answer: String },
+    #[error("illegal move {x},{y}: off the {size}x{size} board")]
+    OffBoard { x: usize, y: usize, size: usize },
+    #[error("illegal move {x},{y}: the point is taken")]
+    Taken { x: usize, y: usize },
+}
+
+/// "the brain exited (exit status: 3); its stderr ended: a | b".
+fn crash_text(status: &Option<ExitStatus>, stderr_tail: &[String]) -> String {
+    let mut why = match status {
+        Some(s) => format!("the brain exited ({s})"),
+        None => "the brain closed its output".to_string(),
+    };
+    if !stderr_tail.is_empty() {
+        why.push_str(&format!("; its stderr ended: {}", stderr_tail.join(" | ")));
+    }
+    why
+}
 
 /// How an external brain is run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +95,7 @@ struct Process {
 }
 
 impl Process {
-    fn spawn(command: &str) -> Result<Process, String> {
+    fn spawn(command: &str) -> Result<Process, EngineError> {
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(format!("exec {command}"))
@@ -65,7 +103,7 @@ impl Process {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+            .map_err(|error| EngineError::Spawn { command: command.to_string(), error })?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
@@ -93,7 +131,7 @@ impl Process {
         Ok(Process { child, stdin, lines, stderr_tail })
     }
 
-    fn send(&mut self, lines: &[String]) -> Result<(), String> {
+    fn send(&mut self, lines: &[String]) -> Result<(), EngineError> {
         let mut text = lines.join("\n");
         text.push('\n');
         match self.stdin.write_all(text.as_bytes()).and_then(|()| self.stdin.flush()) {
@@ -103,7 +141,7 @@ impl Process {
     }
 
     /// The brain's next line that is not a `MESSAGE` or `DEBUG`, within `timeout`.
-    fn reply(&mut self, timeout: Duration, asked: &str) -> Result<String, String> {
+    fn reply(&mut self, timeout: Duration, asked: &str) -> Result<String, EngineError> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -116,7 +154,7 @@ impl Process {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!("no answer to {asked} within {} ms", timeout.as_millis()))
+                    return Err(EngineError::Timeout { asked: asked.to_string(), ms: timeout.as_millis() })
                 }
                 Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
             }
@@ -124,7 +162,7 @@ impl Process {
     }
 
     /// Why the brain stopped talking: its exit status and last words on stderr.
-    fn crashed(&mut self) -> String {
+    fn crashed(&mut self) -> EngineError {
         // Its stdout closed; give it a moment to be reaped.
         let deadline = Instant::now() + Duration::from_millis(500);
         let status = loop {
@@ -134,15 +172,8 @@ impl Process {
                 _ => break None,
             }
         };
-        let mut why = match status {
-            Some(s) => format!("the brain exited ({s})"),
-            None => "the brain closed its output".to_string(),
-        };
         let tail = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
-        if !tail.is_empty() {
-            why.push_str(&format!("; its stderr ended: {}", tail.iter().cloned().collect::<Vec<_>>().join(" | ")));
-        }
-        why
+        EngineError::Crashed { status, stderr_tail: tail.iter().cloned().collect() }
     }
 
     /// Asks the brain to exit (`END`), and kills it if it has not within a moment.
@@ -187,7 +218,7 @@ impl EngineAgent {
 
     /// Starts the brain for `size × size` boards and asks its `ABOUT`: checks that it runs
     /// and takes the board before a long match starts.
-    pub fn about(&mut self, size: usize) -> Result<String, String> {
+    pub fn about(&mut self, size: usize) -> Result<String, EngineError> {
         self.start_game(size)?;
         let timeout = self.config.move_timeout + self.config.grace();
         let process = self.process.as_mut().expect("started");
@@ -197,7 +228,7 @@ impl EngineAgent {
 
     /// A brain at the start of a `size × size` game: the running one after `RESTART`, or a
     /// new one.
-    fn start_game(&mut self, size: usize) -> Result<(), String> {
+    fn start_game(&mut self, size: usize) -> Result<(), EngineError> {
         let timeout = self.config.move_timeout + self.config.grace();
         if let Some(mut process) = self.process.take() {
             if self.size == Some(size) {
@@ -216,7 +247,7 @@ impl EngineAgent {
         let answer = process.reply(START_ALLOWANCE + timeout, &start)?;
         if !answer.eq_ignore_ascii_case("OK") {
             process.kill();
-            return Err(format!("the brain refused {start}: {answer}"));
+            return Err(EngineError::Refused { start, answer });
         }
         let info = [
             format!("INFO timeout_turn {}", self.config.move_timeout.as_millis()),
@@ -276,13 +307,13 @@ impl EngineAgent {
         lines
     }
 
-    fn move_in(&mut self, game: &Gomoku) -> Result<Action, String> {
+    fn move_in(&mut self, game: &Gomoku) -> Result<Action, EngineError> {
         if std::mem::take(&mut self.new_game) {
             self.start_game(game.size())?;
         }
         let ask = self.ask(game);
         let timeout = self.config.move_timeout + self.config.grace();
-        let process = self.process.as_mut().ok_or("the brain is not running")?;
+        let process = self.process.as_mut().ok_or(EngineError::NotRunning)?;
         process.send(&ask)?;
         let answer = process.reply(timeout, &ask[0])?;
         let action = parse_move(game, &answer)?;
@@ -311,17 +342,17 @@ fn new_stone(before: &Gomoku, after: &Gomoku, player: Player) -> Option<(usize, 
 
 /// The brain's answer as a legal move: `x,y` on an empty point (public for the fuzz
 /// targets in `fuzz/`).
-pub fn parse_move(game: &Gomoku, answer: &str) -> Result<Action, String> {
-    let unparsable = || format!("unparsable answer {answer:?} (expected x,y)");
+pub fn parse_move(game: &Gomoku, answer: &str) -> Result<Action, EngineError> {
+    let unparsable = || EngineError::Unparsable { answer: answer.to_string() };
     let (x, y) = answer.split_once(',').ok_or_else(unparsable)?;
     let (x, y) =
         (x.trim().parse::<usize>().map_err(|_| unparsable())?, y.trim().parse::<usize>().map_err(|_| unparsable())?);
     let n = game.size();
     if x >= n || y >= n {
-        return Err(format!("illegal move {x},{y}: off the {n}x{n} board"));
+        return Err(EngineError::OffBoard { x, y, size: n });
     }
     if game.stone(x, y).is_some() {
-        return Err(format!("illegal move {x},{y}: the point is taken"));
+        return Err(EngineError::Taken { x, y });
     }
     Ok(game.action_at(x, y))
 }

@@ -109,21 +109,29 @@ impl fmt::Display for Category {
     }
 }
 
-impl FromStr for Category {
-    type Err = String;
+/// A word that is not a Pons category (`L1R1` .. `L3R3`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("category {text:?} is not one of L1R1 .. L3R3")]
+pub struct CategoryError {
+    pub text: String,
+}
 
-    fn from_str(text: &str) -> Result<Category, String> {
+impl FromStr for Category {
+    type Err = CategoryError;
+
+    fn from_str(text: &str) -> Result<Category, CategoryError> {
+        let not_one = || CategoryError { text: text.to_string() };
         let stage = match text.get(..2) {
             Some("L1") => Stage::L1,
             Some("L2") => Stage::L2,
             Some("L3") => Stage::L3,
-            _ => return Err(format!("category {text:?} is not one of L1R1 .. L3R3")),
+            _ => return Err(not_one()),
         };
         let difficulty = match text.get(2..) {
             Some("R1") => Difficulty::R1,
             Some("R2") => Difficulty::R2,
             Some("R3") => Difficulty::R3,
-            _ => return Err(format!("category {text:?} is not one of L1R1 .. L3R3")),
+            _ => return Err(not_one()),
         };
         Ok(Category { stage, difficulty })
     }
@@ -206,7 +214,7 @@ mod tests {
         assert_eq!(names(42), ["L1R1", "L1R2", "L1R3", "L2R1", "L2R2", "L3R1"]);
         assert_eq!(names(20), ["L1R1", "L1R2", "L2R1"]);
         assert_eq!("L2R3".parse::<Category>().unwrap().to_string(), "L2R3");
-        assert_eq!("L4R1".parse::<Category>().unwrap_err(), "category \"L4R1\" is not one of L1R1 .. L3R3");
-        assert_eq!("L1R".parse::<Category>().unwrap_err(), "category \"L1R\" is not one of L1R1 .. L3R3");
+        assert_eq!("L4R1".parse::<Category>().unwrap_err().to_string(), "category \"L4R1\" is not one of L1R1 .. L3R3");
+        assert_eq!("L1R".parse::<Category>().unwrap_err().to_string(), "category \"L1R\" is not one of L1R1 .. L3R3");
     }
 }

@@ -13,10 +13,54 @@
 
 use super::category::{moves_left, Category};
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::Game;
+use dojo_core::game::{Game, GameError, GameSpec};
 use dojo_core::search::solver::Position;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What is wrong with a labelled position, or with a positions file. A wrapped error's text
+/// is part of the message and not also its `source()`, so that `dojo`'s `{:#}` does not print
+/// it twice.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelledError {
+    /// The label is for another board than the one asked for.
+    #[error("a position of {label}, not {board}")]
+    OtherBoard { label: GameSpec, board: GameSpec },
+    #[error("moves {moves:?}: {error}")]
+    Moves { moves: String, error: GameError },
+    #[error("moves {moves:?}: the game is already over")]
+    GameOver { moves: String },
+    #[error("{scores} scores for a board of {columns} columns")]
+    ScoreCount { scores: usize, columns: usize },
+    /// Column `column` (from 1) can be played but the label gives it no score.
+    #[error("column {column} is playable but has no score")]
+    Unscored { column: usize },
+    #[error("column {column} is full but has a score")]
+    FullScored { column: usize },
+    #[error("column {column}'s score {score} is outside {least}..={most}")]
+    ScoreOutOfRange { column: usize, score: i32, least: i32, most: i32 },
+    /// The score, moves left and category the scores give (`expected`) are not the line's.
+    #[error(
+        "the scores give score {}, {} moves left, category {}; the line says score {}, {} moves left, category {}",
+        .expected.0, .expected.1, .expected.2, .line.0, .line.1, .line.2
+    )]
+    Inconsistent { expected: (i32, usize, Category), line: (i32, usize, Category) },
+    /// Line `line` (from 1) starts with `{` but is not a labelled position.
+    #[error("line {line}: not a labelled position ({error})")]
+    NotLabelled { line: usize, error: serde_json::Error },
+    #[error("cannot read {}: {error}", .path.display())]
+    Read { path: PathBuf, error: std::io::Error },
+    #[error("cannot write {}: {error}", .path.display())]
+    Write { path: PathBuf, error: std::io::Error },
+    /// The file at `path` is wrong (`error` names the line).
+    #[error("{}: {error}", .path.display())]
+    InFile { path: PathBuf, error: Box<LabelledError> },
+    #[error("{} line {line}: a move string without labels", .path.display())]
+    Unlabelled { path: PathBuf, line: usize },
+    /// The label on line `line` of the file does not fit its position.
+    #[error("{} line {line}: {error}", .path.display())]
+    BadLine { path: PathBuf, line: usize, error: Box<LabelledError> },
+}
 
 /// One labelled position.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,45 +96,41 @@ impl Labelled {
     /// The position, after checking that the label fits it: the same board, legal moves to
     /// a game in progress, a score for exactly the playable columns, each within what the
     /// board allows, and the category, score and moves left that those scores give.
-    pub fn position(&self, start: &Connect4) -> Result<Connect4, String> {
+    pub fn position(&self, start: &Connect4) -> Result<Connect4, LabelledError> {
         if self.game != start.spec() {
-            return Err(format!("a position of {}, not {}", self.game, start.spec()));
+            return Err(LabelledError::OtherBoard { label: self.game.clone(), board: start.spec() });
         }
         let mut game = start.clone();
-        let actions = game.moves_from_text(&self.moves).map_err(|e| format!("moves {:?}: {e}", self.moves))?;
+        let bad_moves = |error| LabelledError::Moves { moves: self.moves.clone(), error };
+        let actions = game.moves_from_text(&self.moves).map_err(bad_moves)?;
         for a in actions {
-            game.play(a).map_err(|e| format!("moves {:?}: {e}", self.moves))?;
+            game.play(a).map_err(bad_moves)?;
         }
         if game.outcome().is_some() {
-            return Err(format!("moves {:?}: the game is already over", self.moves));
+            return Err(LabelledError::GameOver { moves: self.moves.clone() });
         }
         if self.scores.len() != game.width() {
-            return Err(format!("{} scores for a board of {} columns", self.scores.len(), game.width()));
+            return Err(LabelledError::ScoreCount { scores: self.scores.len(), columns: game.width() });
         }
         let pos = Position::from_game(&game);
         // A win now scores the most; nothing loses faster than the opponent's next disc.
         let (most, least) = (pos.win_now_score(), -((pos.cells() - pos.moves_played()) as i32) / 2);
         for (col, score) in self.scores.iter().enumerate() {
             match (pos.can_play(col), score) {
-                (true, None) => return Err(format!("column {} is playable but has no score", col + 1)),
-                (false, Some(_)) => return Err(format!("column {} is full but has a score", col + 1)),
-                (true, Some(s)) if !(least..=most).contains(s) => {
-                    return Err(format!("column {}'s score {s} is outside {least}..={most}", col + 1))
+                (true, None) => return Err(LabelledError::Unscored { column: col + 1 }),
+                (false, Some(_)) => return Err(LabelledError::FullScored { column: col + 1 }),
+                (true, Some(score)) if !(least..=most).contains(score) => {
+                    return Err(LabelledError::ScoreOutOfRange { column: col + 1, score: *score, least, most })
                 }
                 _ => {}
             }
         }
         let expected = Labelled::new(&game, self.moves.clone(), self.scores.clone());
         if (expected.score, expected.moves_left, expected.category) != (self.score, self.moves_left, self.category) {
-            return Err(format!(
-                "the scores give score {}, {} moves left, category {}; the line says score {}, {} moves left, category {}",
-                expected.score,
-                expected.moves_left,
-                expected.category,
-                self.score,
-                self.moves_left,
-                self.category
-            ));
+            return Err(LabelledError::Inconsistent {
+                expected: (expected.score, expected.moves_left, expected.category),
+                line: (self.score, self.moves_left, self.category),
+            });
         }
         Ok(game)
     }
@@ -106,7 +146,7 @@ pub enum PositionLine {
 
 /// The positions of a file's text, with their 1-based line numbers; blank lines are
 /// skipped. A line that starts with `{` must be a whole labelled position.
-pub fn parse_lines(text: &str) -> Result<Vec<(usize, PositionLine)>, String> {
+pub fn parse_lines(text: &str) -> Result<Vec<(usize, PositionLine)>, LabelledError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -115,7 +155,7 @@ pub fn parse_lines(text: &str) -> Result<Vec<(usize, PositionLine)>, String> {
         }
         let parsed = if line.starts_with('{') {
             let labelled =
-                serde_json::from_str(line).map_err(|e| format!("line {}: not a labelled position ({e})", i + 1))?;
+                serde_json::from_str(line).map_err(|error| LabelledError::NotLabelled { line: i + 1, error })?;
             PositionLine::Labelled(labelled)
         } else {
             PositionLine::Plain(line.to_string())
@@ -127,14 +167,20 @@ pub fn parse_lines(text: &str) -> Result<Vec<(usize, PositionLine)>, String> {
 
 /// A labelled positions file's positions, each checked against `start`'s board; errors
 /// name the file and the line.
-pub fn read_labelled(path: &Path, start: &Connect4) -> Result<Vec<(Connect4, Labelled)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn read_labelled(path: &Path, start: &Connect4) -> Result<Vec<(Connect4, Labelled)>, LabelledError> {
+    let path_buf = || path.to_path_buf();
+    let text = std::fs::read_to_string(path).map_err(|error| LabelledError::Read { path: path_buf(), error })?;
     let mut out = Vec::new();
-    for (line, parsed) in parse_lines(&text).map_err(|e| format!("{}: {e}", path.display()))? {
+    let lines = parse_lines(&text).map_err(|e| LabelledError::InFile { path: path_buf(), error: Box::new(e) })?;
+    for (line, parsed) in lines {
         let PositionLine::Labelled(labelled) = parsed else {
-            return Err(format!("{} line {line}: a move string without labels", path.display()));
+            return Err(LabelledError::Unlabelled { path: path_buf(), line });
         };
-        let game = labelled.position(start).map_err(|e| format!("{} line {line}: {e}", path.display()))?;
+        let game = labelled.position(start).map_err(|e| LabelledError::BadLine {
+            path: path_buf(),
+            line,
+            error: Box::new(e),
+        })?;
         out.push((game, labelled));
     }
     Ok(out)
@@ -151,9 +197,9 @@ pub fn to_text(positions: &[Labelled]) -> String {
 }
 
 /// Writes `positions` to `path` atomically (a crash leaves the old file or the new one).
-pub fn write_labelled(path: &Path, positions: &[Labelled]) -> Result<(), String> {
+pub fn write_labelled(path: &Path, positions: &[Labelled]) -> Result<(), LabelledError> {
     dojo_core::util::atomic_write(path, to_text(positions).as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(|error| LabelledError::Write { path: path.to_path_buf(), error })
 }
 
 #[cfg(test)]
@@ -200,7 +246,7 @@ mod tests {
         let wrong = |edit: &dyn Fn(&mut Labelled)| {
             let mut l = example();
             edit(&mut l);
-            l.position(&start).unwrap_err()
+            l.position(&start).unwrap_err().to_string()
         };
         assert_eq!(
             wrong(&|l| {
@@ -222,18 +268,18 @@ mod tests {
         );
         let full = position("111111");
         let mut l = Labelled::new(&full, "111111".into(), vec![Some(0); 7]);
-        assert_eq!(l.position(&start).unwrap_err(), "column 1 is full but has a score");
+        assert_eq!(l.position(&start).unwrap_err().to_string(), "column 1 is full but has a score");
         l.scores[0] = None;
         l.position(&start).unwrap();
 
-        let err = parse_lines("4453\n{\"moves\":\"4\"}\n").unwrap_err();
+        let err = parse_lines("4453\n{\"moves\":\"4\"}\n").unwrap_err().to_string();
         assert!(err.starts_with("line 2: not a labelled position (missing field"), "{err}");
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("p.jsonl");
         std::fs::write(&file, format!("{}\n44\n", to_text(&[example()]).trim_end())).unwrap();
-        let err = read_labelled(&file, &start).unwrap_err();
+        let err = read_labelled(&file, &start).unwrap_err().to_string();
         assert_eq!(err, format!("{} line 2: a move string without labels", file.display()));
-        let err = read_labelled(&dir.path().join("none.jsonl"), &start).unwrap_err();
+        let err = read_labelled(&dir.path().join("none.jsonl"), &start).unwrap_err().to_string();
         assert!(err.starts_with("cannot read "), "{err}");
     }
 }

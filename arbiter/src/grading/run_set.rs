@@ -4,10 +4,10 @@
 
 use super::draw::{draw_positions, DrawSettings, Drawn};
 use super::grade::{grade, labelled_verdict, Case, ErrorRate, Mover};
-use super::labelled::{read_labelled, write_labelled};
+use super::labelled::{read_labelled, write_labelled, LabelledError};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::net::agent::NetAgent;
-use dojo_core::net::checkpoint;
+use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
@@ -17,6 +17,20 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Why a run's benchmark cannot be read, written or graded on. A wrapped error's text is the
+/// message (or part of it, and not also the `source()`).
+#[derive(Debug, thiserror::Error)]
+pub enum BenchmarkError {
+    /// The set's file cannot be read or written, or a position in it is wrong.
+    #[error(transparent)]
+    Labelled(#[from] LabelledError),
+    #[error("cannot create {}: {error}", .path.display())]
+    CreateDir { path: PathBuf, error: std::io::Error },
+    /// The checkpoint to grade cannot be loaded.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+}
 
 /// The seed of every run's benchmark draw.
 pub const BENCHMARK_SEED: u64 = 23;
@@ -44,7 +58,7 @@ pub fn load_or_make(
     run: &RunPaths,
     start: &Connect4,
     settings: &GradeSettings,
-) -> Result<(Vec<Case<Connect4>>, Option<Drawn>), String> {
+) -> Result<(Vec<Case<Connect4>>, Option<Drawn>), BenchmarkError> {
     let path = benchmark_path(run);
     if path.exists() {
         let read = read_labelled(&path, start)?;
@@ -58,14 +72,14 @@ pub fn load_or_make(
     };
     let drawn = draw_positions(start, &draw, |_| {});
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|error| BenchmarkError::CreateDir { path: dir.to_path_buf(), error })?;
     }
     write_labelled(&path, &drawn.positions)?;
     let cases = drawn
         .positions
         .iter()
         .map(|l| Ok(Case { game: l.position(start)?, verdict: Some(labelled_verdict(l)) }))
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, LabelledError>>()?;
     Ok((cases, Some(drawn)))
 }
 
@@ -108,9 +122,9 @@ impl VersionGrade {
 
 /// Grades the checkpoint at `path` (on the CPU) on `cases`: its raw policy, and its search
 /// at `sims` playouts.
-pub fn grade_checkpoint(path: &Path, cases: &[Case<Connect4>], sims: u32) -> Result<VersionGrade, String> {
+pub fn grade_checkpoint(path: &Path, cases: &[Case<Connect4>], sims: u32) -> Result<VersionGrade, BenchmarkError> {
     let started = Instant::now();
-    let loaded = checkpoint::load(path, tch::Device::Cpu, None).map_err(|e| e.to_string())?;
+    let loaded = checkpoint::load(path, tch::Device::Cpu, None)?;
     let name = path.display().to_string();
     let mut agent: NetAgent<Connect4> =
         NetAgent::new(NetEvaluator::new(loaded.model), SearchConfig::for_play(sims), name, Rng::seed_from_u64(0));

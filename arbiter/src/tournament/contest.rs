@@ -14,8 +14,8 @@
 //!   identically, and differences between players are not differences of luck in which
 //!   games they drew. Standings are mean scores.
 
-use super::standings::{score_standings, standings, Ranking, ScoreStandings, Standings};
-use super::{file_safe, fnv1a, Format, TournamentDir, TournamentSpec};
+use super::standings::{score_standings, standings, Ranking, ScoreStandings, Standings, StandingsError};
+use super::{file_safe, fnv1a, Format, TournamentDir, TournamentError, TournamentSpec};
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::matches::{MatchContest, Played};
 use dojo_core::game::{AnyGame, Game, Player, ToMove};
@@ -36,7 +36,7 @@ pub trait TournamentContest: MatchContest {
     type Standings: Ranking;
 
     /// Why `spec` is not a tournament of this contest (its game is of the other kind).
-    fn check_game(spec: &TournamentSpec) -> Result<(), String>;
+    fn check_game(spec: &TournamentSpec) -> Result<(), TournamentError>;
     /// Every game, in the order they are played: everyone's first ones first, so a
     /// tournament cut short has measured everyone evenly.
     fn schedule(spec: &TournamentSpec) -> Vec<Self::Key>;
@@ -78,7 +78,7 @@ pub trait TournamentContest: MatchContest {
         spec: &TournamentSpec,
         results: &[Self::Line],
         anchor: Option<(&str, f64)>,
-    ) -> Result<Self::Standings, String>;
+    ) -> Result<Self::Standings, StandingsError>;
 }
 
 /// A game of a two-player tournament: the `game`-th of the pairing of A and B (A moves
@@ -114,12 +114,9 @@ impl TournamentContest for TwoPlayer {
     type Line = GameLine;
     type Standings = Standings;
 
-    fn check_game(spec: &TournamentSpec) -> Result<(), String> {
+    fn check_game(spec: &TournamentSpec) -> Result<(), TournamentError> {
         if spec.game_spec()?.is_one_player() {
-            return Err(format!(
-                "{} is a one-player game: its tournament is a Tournament<OnePlayer>, ranked by mean score",
-                spec.game
-            ));
+            return Err(TournamentError::NotTwoPlayer { game: spec.game.clone() });
         }
         Ok(())
     }
@@ -243,8 +240,8 @@ impl TournamentContest for TwoPlayer {
         spec: &TournamentSpec,
         results: &[GameLine],
         anchor: Option<(&str, f64)>,
-    ) -> Result<Standings, String> {
-        let (anchor, anchor_elo) = anchor.ok_or("a two-player tournament's ratings need an anchor player")?;
+    ) -> Result<Standings, StandingsError> {
+        let (anchor, anchor_elo) = anchor.ok_or(StandingsError::NoAnchor)?;
         let rated = standings(&spec.game, &spec.entrants, results, anchor, anchor_elo)?;
         Ok(match &spec.format {
             Format::Gauntlet { reference } => rated.with_gauntlet(&spec.entrants, reference, results),
@@ -306,9 +303,9 @@ impl TournamentContest for OnePlayer {
     type Line = ScoreLine;
     type Standings = ScoreStandings;
 
-    fn check_game(spec: &TournamentSpec) -> Result<(), String> {
+    fn check_game(spec: &TournamentSpec) -> Result<(), TournamentError> {
         if !spec.game_spec()?.is_one_player() {
-            return Err(format!("{} is a two-player game: its tournament is a Tournament<TwoPlayer>", spec.game));
+            return Err(TournamentError::NotOnePlayer { game: spec.game.clone() });
         }
         Ok(())
     }
@@ -406,7 +403,7 @@ impl TournamentContest for OnePlayer {
         spec: &TournamentSpec,
         results: &[ScoreLine],
         _anchor: Option<(&str, f64)>,
-    ) -> Result<ScoreStandings, String> {
+    ) -> Result<ScoreStandings, StandingsError> {
         score_standings(spec, results)
     }
 }

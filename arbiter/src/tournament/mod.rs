@@ -25,6 +25,7 @@
 //! a run) plays only the new pairings (one-player: the new players' games).
 
 pub mod contest;
+mod error;
 pub mod gauntlet;
 pub mod plot;
 pub mod standings;
@@ -32,10 +33,11 @@ pub mod standings;
 mod test_games;
 
 pub use contest::{game_seed, GameKey, GameLine, OnePlayerKey, ScoreLine, TournamentContest};
+pub use error::TournamentError;
 
 use crate::matches::play_game;
 use crate::openings::{Opening, Openings};
-use crate::players::{BaselinePlayers, PlayerSpec, DEFAULT_MOVE_TIMEOUT_MS};
+use crate::players::{BaselinePlayers, PlayerSpec, PlayerSpecError, DEFAULT_MOVE_TIMEOUT_MS};
 use dojo_core::game::GameSpec;
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
@@ -134,55 +136,51 @@ impl TournamentSpec {
     /// Checks the spec can be played: an even number of games, two players or more, unique
     /// names, parseable specs, a reference that plays. A one-player game's tournament needs
     /// a game or more per player, one player or more, no gauntlet and no openings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), TournamentError> {
         if self.game_spec()?.is_one_player() {
             return self.validate_one_player();
         }
         if self.games_per_pair == 0 || !self.games_per_pair.is_multiple_of(2) {
-            return Err(format!(
-                "games per pairing must be even and at least 2 (pairs from one opening), not {}",
-                self.games_per_pair
-            ));
+            return Err(TournamentError::GamesPerPair { games: self.games_per_pair });
         }
         if self.entrants.len() < 2 {
-            return Err(format!("a tournament needs two players or more, not {}", self.entrants.len()));
+            return Err(TournamentError::TooFewPlayers { players: self.entrants.len() });
         }
         let names = self.check_entrants()?;
         if let Format::Gauntlet { reference } = &self.format {
             if reference.is_empty() {
-                return Err("a gauntlet needs a reference player or more".into());
+                return Err(TournamentError::NoReference);
             }
             let mut seen = HashSet::new();
             for r in reference {
                 if !names.contains(r.as_str()) {
-                    return Err(format!("the gauntlet's reference {r} is not one of the players"));
+                    return Err(TournamentError::ReferenceNotPlaying { name: r.clone() });
                 }
                 if !seen.insert(r.as_str()) {
-                    return Err(format!("{r} is a reference of the gauntlet twice"));
+                    return Err(TournamentError::ReferenceTwice { name: r.clone() });
                 }
             }
             if seen.len() == names.len() {
-                return Err("every player is a reference of the gauntlet: name a player to play them".into());
+                return Err(TournamentError::OnlyReferences);
             }
         }
         self.check_openings()
     }
 
     /// The openings, where there is a book: not with random plies too, and each one legal.
-    fn check_openings(&self) -> Result<(), String> {
+    fn check_openings(&self) -> Result<(), TournamentError> {
         if self.openings.is_empty() {
             return Ok(());
         }
         if self.opening_plies != 0 {
-            return Err(format!(
-                "a tournament opens from a book of openings or with random plies, not both ({} plies given)",
-                self.opening_plies
-            ));
+            return Err(TournamentError::BookAndPlies { plies: self.opening_plies });
         }
-        let game: GameSpec = self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))?;
-        let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| format!("{game}: {e}"))?;
+        let game = self.game_spec()?;
+        let probe = game
+            .new_game(&mut Rng::seed_from_u64(0))
+            .map_err(|error| TournamentError::GameStart { game: game.clone(), error })?;
         let book = self.book();
-        dojo_core::with_game!(probe, g => book.check(&g)).map_err(|e| e.to_string())
+        Ok(dojo_core::with_game!(probe, g => book.check(&g))?)
     }
 
     /// The book of openings (empty: random plies open the pairs).
@@ -190,40 +188,31 @@ impl TournamentSpec {
         Openings { lines: self.openings.clone() }
     }
 
-    fn validate_one_player(&self) -> Result<(), String> {
+    fn validate_one_player(&self) -> Result<(), TournamentError> {
         if self.games_per_pair == 0 {
-            return Err("a one-player tournament needs at least 1 game per player".into());
+            return Err(TournamentError::NoGames);
         }
         if self.entrants.is_empty() {
-            return Err("a tournament needs a player or more".into());
+            return Err(TournamentError::NoPlayers);
         }
         if let Format::Gauntlet { .. } = self.format {
-            return Err(format!(
-                "{} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --mode gauntlet)",
-                self.game
-            ));
+            return Err(TournamentError::OnePlayerGauntlet { game: self.game.clone() });
         }
         if self.opening_plies != 0 {
-            return Err(format!(
-                "{} is a one-player game: its games start from their own random tiles, with no opening plies (not {})",
-                self.game, self.opening_plies
-            ));
+            return Err(TournamentError::OnePlayerPlies { game: self.game.clone(), plies: self.opening_plies });
         }
         if !self.openings.is_empty() {
-            return Err(format!(
-                "{} is a one-player game: its games start from their own random tiles, with no book of openings",
-                self.game
-            ));
+            return Err(TournamentError::OnePlayerBook { game: self.game.clone() });
         }
         self.check_entrants().map(|_| ())
     }
 
     /// Unique names and parseable specs; the names.
-    fn check_entrants(&self) -> Result<HashSet<&str>, String> {
+    fn check_entrants(&self) -> Result<HashSet<&str>, TournamentError> {
         let mut names = HashSet::new();
         for e in &self.entrants {
             if !names.insert(e.name.as_str()) {
-                return Err(format!("{} is in the tournament twice", e.name));
+                return Err(TournamentError::Twice { name: e.name.clone() });
             }
             e.spec.parse::<PlayerSpec>()?;
         }
@@ -232,8 +221,8 @@ impl TournamentSpec {
 
     /// The tournament's game. A one-player game's (2048, 2584) is played by a
     /// `Tournament<OnePlayer>` and ranked by mean score ([`standings::ScoreStandings`]).
-    pub fn game_spec(&self) -> Result<GameSpec, String> {
-        self.game.parse().map_err(|e| format!("game {:?}: {e}", self.game))
+    pub fn game_spec(&self) -> Result<GameSpec, TournamentError> {
+        self.game.parse().map_err(|error| TournamentError::Game { game: self.game.clone(), error })
     }
 
     /// The pairings (entrant indices; the first is A), in entrant order.
@@ -255,10 +244,8 @@ impl TournamentSpec {
     /// This tournament, extended by `more`: players not in it are added (after its own),
     /// and the games per pairing become `more`'s. Everything that decides the games already
     /// played (game, format, openings, seed) must be the same, and a name must keep its spec.
-    pub fn extend(&self, more: &TournamentSpec) -> Result<TournamentSpec, String> {
-        let differs = |what: &str, was: String, now: String| {
-            Err(format!("this tournament was started with {what} {was}, not {now}: rerun with the same, or name a new tournament"))
-        };
+    pub fn extend(&self, more: &TournamentSpec) -> Result<TournamentSpec, TournamentError> {
+        let differs = |what: &'static str, was: String, now: String| Err(TournamentError::Differs { what, was, now });
         if more.game != self.game {
             return differs("game", self.game.clone(), more.game.clone());
         }
@@ -272,17 +259,7 @@ impl TournamentSpec {
             return differs("seed", self.seed.to_string(), more.seed.to_string());
         }
         if more.openings != self.openings {
-            return Err(format!(
-                "this tournament was started with {}, not these {}: rerun with the same, or name a new tournament",
-                match self.openings.len() {
-                    0 => "random openings".to_string(),
-                    n => format!("another book of openings ({n})"),
-                },
-                match more.openings.len() {
-                    0 => "random openings".to_string(),
-                    n => format!("{n} openings"),
-                }
-            ));
+            return Err(TournamentError::OtherOpenings { was: self.openings.len(), now: more.openings.len() });
         }
         // The games played stand whatever the clock was; new ones get the clock asked for.
         let mut merged = TournamentSpec {
@@ -293,7 +270,11 @@ impl TournamentSpec {
         for e in &more.entrants {
             match self.entrants.iter().find(|old| old.name == e.name) {
                 Some(old) if old.spec != e.spec => {
-                    return Err(format!("player {} was {} in this tournament, not {}", e.name, old.spec, e.spec))
+                    return Err(TournamentError::Respecified {
+                        name: e.name.clone(),
+                        was: old.spec.clone(),
+                        now: e.spec.clone(),
+                    })
                 }
                 Some(_) => {}
                 None => merged.entrants.push(e.clone()),
@@ -340,21 +321,21 @@ impl TournamentDir {
         self.root.join("tournament.lock")
     }
 
-    pub fn read_spec(&self) -> Result<Option<TournamentSpec>, String> {
+    pub fn read_spec(&self) -> Result<Option<TournamentSpec>, TournamentError> {
         match std::fs::read(self.spec()) {
-            Ok(bytes) => {
-                serde_json::from_slice(&bytes).map(Some).map_err(|e| format!("{}: {e}", self.spec().display()))
-            }
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|error| TournamentError::Spec { path: self.spec(), error }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("cannot read {}: {e}", self.spec().display())),
+            Err(e) => Err(TournamentError::io("read", self.spec())(e)),
         }
     }
 
     /// The finished games of a tournament of `contest`, each once (a game written twice
     /// counts once).
-    pub fn read_results<C: TournamentContest>(&self, _contest: C) -> Result<Vec<C::Line>, String> {
+    pub fn read_results<C: TournamentContest>(&self, _contest: C) -> Result<Vec<C::Line>, TournamentError> {
         let mut seen = HashSet::new();
-        let lines: Vec<C::Line> = journal::read(&self.results()).map_err(|e| e.to_string())?;
+        let lines: Vec<C::Line> = journal::read(&self.results())?;
         Ok(lines.into_iter().filter(|l| seen.insert(C::key(l).clone())).collect())
     }
 }
@@ -362,19 +343,17 @@ impl TournamentDir {
 /// Validates `spec`, locks `dir` against a second process, and writes the spec it holds
 /// now: `spec`, or the one there extended by it. A line of `results.jsonl` that a kill cut
 /// short is ended, so the next game gets a line of its own.
-fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(TournamentSpec, std::fs::File), String> {
+fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(TournamentSpec, std::fs::File), TournamentError> {
     spec.validate()?;
-    std::fs::create_dir_all(dir.games()).map_err(|e| format!("cannot create {}: {e}", dir.games().display()))?;
-    let lock = journal::lock_exclusive(&dir.lock(), "another dojo tournament is playing this tournament")
-        .map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir.games()).map_err(TournamentError::io("create", dir.games()))?;
+    let lock = journal::lock_exclusive(&dir.lock(), "another dojo tournament is playing this tournament")?;
     let spec = match dir.read_spec()? {
         Some(old) => old.extend(spec)?,
         None => spec.clone(),
     };
     let json = serde_json::to_vec_pretty(&spec).expect("a tournament spec serialises");
-    dojo_core::util::atomic_write(&dir.spec(), &json)
-        .map_err(|e| format!("cannot write {}: {e}", dir.spec().display()))?;
-    journal::end_partial_line(&dir.results()).map_err(|e| e.to_string())?;
+    dojo_core::util::atomic_write(&dir.spec(), &json).map_err(TournamentError::io("write", dir.spec()))?;
+    journal::end_partial_line(&dir.results())?;
     Ok((spec, lock))
 }
 
@@ -390,7 +369,7 @@ pub struct Tournament<C: TournamentContest> {
 impl<C: TournamentContest> Tournament<C> {
     /// Creates the tournament `spec` in `dir`, or reopens the one there extended by it
     /// (see [`TournamentSpec::extend`]). Its game must be one of `contest`'s.
-    pub fn open(contest: C, dir: TournamentDir, spec: &TournamentSpec) -> Result<Tournament<C>, String> {
+    pub fn open(contest: C, dir: TournamentDir, spec: &TournamentSpec) -> Result<Tournament<C>, TournamentError> {
         C::check_game(spec)?;
         let (spec, lock) = open_folder(&dir, spec)?;
         let results = dir.read_results(contest)?;
@@ -416,17 +395,17 @@ impl<C: TournamentContest> Tournament<C> {
         threads: usize,
         cancel: &AtomicBool,
         on_game: &(dyn Fn(&C::Line) + Sync),
-    ) -> Result<Vec<C::Line>, String> {
+    ) -> Result<Vec<C::Line>, TournamentError> {
         let game = self.spec.game_spec()?;
-        let probe = game.new_game(&mut Rng::seed_from_u64(0)).map_err(|e| e.to_string())?;
+        let probe = game.new_game(&mut Rng::seed_from_u64(0))?;
         let played = dojo_core::with_game!(probe, g => self.play_typed(g, &game, threads, cancel, on_game))?;
         self.results.extend(played);
         Ok(self.results.clone())
     }
 
     /// The standings after every finished game; ratings have `anchor` (a name) at its Elo.
-    pub fn standings(&self, anchor: Option<(&str, f64)>) -> Result<C::Standings, String> {
-        C::standings(&self.spec, &self.results, anchor)
+    pub fn standings(&self, anchor: Option<(&str, f64)>) -> Result<C::Standings, TournamentError> {
+        Ok(C::standings(&self.spec, &self.results, anchor)?)
     }
 
     fn play_typed<G: BaselinePlayers>(
@@ -436,14 +415,14 @@ impl<C: TournamentContest> Tournament<C> {
         threads: usize,
         cancel: &AtomicBool,
         on_game: &(dyn Fn(&C::Line) + Sync),
-    ) -> Result<Vec<C::Line>, String> {
+    ) -> Result<Vec<C::Line>, TournamentError> {
         let keys = self.to_play();
         let specs: HashMap<&str, PlayerSpec> = self
             .spec
             .entrants
             .iter()
             .map(|e| Ok((e.name.as_str(), e.spec.parse::<PlayerSpec>()?.with_move_timeout(self.spec.move_timeout_ms))))
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, PlayerSpecError>>()?;
         let results = self.dir.results();
         // Each thread builds a player the first time it needs it, and keeps it.
         play_keys(
@@ -465,27 +444,26 @@ impl<C: TournamentContest> Tournament<C> {
         game: &GameSpec,
         specs: &HashMap<&str, PlayerSpec>,
         agents: &mut HashMap<String, Box<dyn Agent<G>>>,
-    ) -> Result<C::Line, String> {
+    ) -> Result<C::Line, TournamentError> {
         let started = std::time::Instant::now();
         let names = C::players(key);
         for &name in &names {
             if !agents.contains_key(name) {
-                let spec = specs.get(name).ok_or_else(|| format!("{name} is not a player"))?;
-                let agent = G::baseline(spec, 0).map_err(|e| format!("{name}: {e}"))?;
+                let spec = specs.get(name).ok_or_else(|| TournamentError::NotAPlayer { name: name.to_string() })?;
+                let agent =
+                    G::baseline(spec, 0).map_err(|error| TournamentError::Player { name: name.to_string(), error })?;
                 agents.insert(name.to_string(), agent);
             }
         }
         let mut rng = Rng::seed_from_u64(C::seed(&self.spec, key));
-        let mut start = G::from_any(game.new_game(&mut rng).map_err(|e| e.to_string())?)
-            .expect("every game of a spec has the probe's type");
+        let mut start = G::from_any(game.new_game(&mut rng)?).expect("every game of a spec has the probe's type");
         let before = start.clone();
         let book = (!self.spec.openings.is_empty()).then(|| self.spec.book());
         let opening = match &book {
             Some(book) => Opening::Book(book),
             None => Opening::Random(self.spec.opening_plies as usize),
         }
-        .open(&mut start, C::start_number(key), &mut rng)
-        .map_err(|e| e.to_string())?;
+        .open(&mut start, C::start_number(key), &mut rng)?;
         let opening = before.moves_to_text(&opening);
         let first = C::first(key, &start);
         let mut players: Vec<Box<dyn Agent<G>>> =
@@ -499,8 +477,7 @@ impl<C: TournamentContest> Tournament<C> {
         let line = C::line(key, &played, first, opening, started.elapsed().as_secs_f64());
         let (name, text) = C::game_text(&self.spec, &line, &start, &played);
         let path = self.dir.games().join(format!("{name}.txt"));
-        dojo_core::util::atomic_write(&path, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        dojo_core::util::atomic_write(&path, text.as_bytes()).map_err(TournamentError::io("write", path.clone()))?;
         Ok(line)
     }
 }
@@ -522,9 +499,9 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The path of tournament `name` in the run at `run_root`.
-pub fn tournament_dir(tournaments: &Path, name: &str) -> Result<TournamentDir, String> {
+pub fn tournament_dir(tournaments: &Path, name: &str) -> Result<TournamentDir, TournamentError> {
     if name.is_empty() || file_safe(name) != name {
-        return Err(format!("tournament name {name:?}: use letters, digits, '.', '_' and '-' only (at most 40)"));
+        return Err(TournamentError::Name { name: name.to_string() });
     }
     Ok(TournamentDir::new(tournaments.join(name)))
 }
@@ -540,12 +517,12 @@ pub(crate) fn play_keys<K: Sync, S, L: Serialize + Send>(
     cancel: &AtomicBool,
     results: &Path,
     new_state: impl Fn() -> S + Sync,
-    play_one: impl Fn(&K, &mut S) -> Result<L, String> + Sync,
+    play_one: impl Fn(&K, &mut S) -> Result<L, TournamentError> + Sync,
     on_game: &(dyn Fn(&L) + Sync),
-) -> Result<Vec<L>, String> {
+) -> Result<Vec<L>, TournamentError> {
     let next = AtomicUsize::new(0);
     let played = Mutex::new(Vec::new());
-    let error: Mutex<Option<String>> = Mutex::new(None);
+    let error: Mutex<Option<TournamentError>> = Mutex::new(None);
     let stop = || cancel.load(Ordering::Relaxed) || error.lock().unwrap().is_some();
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, keys.len().max(1)) {
@@ -554,7 +531,7 @@ pub(crate) fn play_keys<K: Sync, S, L: Serialize + Send>(
                 while !stop() {
                     let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
                     let line = play_one(key, &mut state).and_then(|line| {
-                        journal::append(results, &line).map_err(|e| e.to_string())?;
+                        journal::append(results, &line)?;
                         Ok(line)
                     });
                     match line {
@@ -636,11 +613,11 @@ mod tests {
         let names: Vec<&str> = merged.entrants.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["random", "mcts:10", "mcts:20"]);
         assert_eq!(merged.games_per_pair, 4);
-        let err = old.extend(&TournamentSpec { seed: 10, ..old.clone() }).unwrap_err();
+        let err = old.extend(&TournamentSpec { seed: 10, ..old.clone() }).unwrap_err().to_string();
         assert!(err.starts_with("this tournament was started with seed 9, not 10"), "{err}");
         let mut renamed = old.clone();
         renamed.entrants[0].spec = "mcts:3".into();
-        let err = old.extend(&renamed).unwrap_err();
+        let err = old.extend(&renamed).unwrap_err().to_string();
         assert_eq!(err, "player random was random in this tournament, not mcts:3");
     }
 
@@ -653,7 +630,7 @@ mod tests {
             (spec(&["random", "alphago"], Format::RoundRobin, 2), "bad player spec \"alphago\""),
             (spec(&["random", "mcts:9"], Format::Gauntlet { reference: vec!["x".into()] }, 2), "reference x is not"),
         ] {
-            let err = bad.validate().unwrap_err();
+            let err = bad.validate().unwrap_err().to_string();
             assert!(err.contains(why), "{err}");
         }
     }
@@ -675,7 +652,7 @@ mod tests {
             assert_eq!(serde_json::to_string(&back).unwrap(), text);
         }
         let all = spec(&["mcts:1", "mcts:2"], Format::Gauntlet { reference: refs }, 2);
-        assert!(all.validate().unwrap_err().starts_with("every player is a reference"));
+        assert!(all.validate().unwrap_err().to_string().starts_with("every player is a reference"));
     }
 
     #[test]
@@ -686,16 +663,16 @@ mod tests {
             ..spec(&["random", "mcts:10"], Format::RoundRobin, 4)
         };
         c4(&["4 4", "3"], 0).validate().unwrap();
-        let err = c4(&["4 4"], 2).validate().unwrap_err();
+        let err = c4(&["4 4"], 2).validate().unwrap_err().to_string();
         assert!(err.starts_with("a tournament opens from a book of openings or with random plies, not both"), "{err}");
-        let err = c4(&["4 9"], 0).validate().unwrap_err();
+        let err = c4(&["4 9"], 0).validate().unwrap_err().to_string();
         assert!(err.starts_with("opening 1 (\"4 9\") is not a connect4:7x6 opening"), "{err}");
-        let err = c4(&["4 4"], 0).extend(&c4(&["3", "2"], 0)).unwrap_err();
+        let err = c4(&["4 4"], 0).extend(&c4(&["3", "2"], 0)).unwrap_err().to_string();
         assert!(
             err.starts_with("this tournament was started with another book of openings (1), not these 2 openings"),
             "{err}"
         );
-        let err = c4(&[], 0).extend(&c4(&["3"], 0)).unwrap_err();
+        let err = c4(&[], 0).extend(&c4(&["3"], 0)).unwrap_err().to_string();
         assert!(err.starts_with("this tournament was started with random openings, not these 1 openings"), "{err}");
     }
 
@@ -760,12 +737,13 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let c4 =
             TournamentSpec { game: "connect4".into(), games_per_pair: 2, ..spec_2048(names(&["random", "mcts:5"]), 2) };
-        let err = Tournament::open(OnePlayer, TournamentDir::new(tmp.path().join("a")), &c4).err().unwrap();
+        let err = Tournament::open(OnePlayer, TournamentDir::new(tmp.path().join("a")), &c4).err().unwrap().to_string();
         assert_eq!(err, "connect4 is a two-player game: its tournament is a Tournament<TwoPlayer>");
         let err =
             Tournament::open(TwoPlayer, TournamentDir::new(tmp.path().join("b")), &spec_2048(names(&["random"]), 2))
                 .err()
-                .unwrap();
+                .unwrap()
+                .to_string();
         assert_eq!(err, "2048 is a one-player game: its tournament is a Tournament<OnePlayer>, ranked by mean score");
         assert_ne!(game_seed(1, 0), game_seed(1, 1));
         assert_ne!(game_seed(1, 0), game_seed(2, 0));

@@ -5,7 +5,7 @@
 //! curve has fixed reference points.
 
 use super::standings::Ranking;
-use crate::charts::{register, FONT_NAME};
+use crate::charts::{register, ChartError, FONT_NAME};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -33,7 +33,7 @@ struct Curve<'a> {
 
 /// Draws `standings` (ratings, or a one-player tournament's mean scores) to a PNG at
 /// `path` (written to a temporary file, then renamed).
-pub fn draw<R: Ranking>(standings: &R, title: &str, path: &Path) -> Result<(), String> {
+pub fn draw<R: Ranking>(standings: &R, title: &str, path: &Path) -> Result<(), ChartError> {
     let points = standings.points();
     let curve = Curve {
         y_desc: standings.axis(),
@@ -48,11 +48,11 @@ pub fn draw<R: Ranking>(standings: &R, title: &str, path: &Path) -> Result<(), S
     draw_curve(&curve, title, path)
 }
 
-fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), String> {
+fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), ChartError> {
     register();
     let Curve { y_desc, checkpoints, references, min_margin } = curve;
     if checkpoints.is_empty() && references.is_empty() {
-        return Err("no rated player to plot".into());
+        return Err(ChartError::NoRatedPlayer);
     }
     let mut sorted = checkpoints.clone();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -70,7 +70,7 @@ fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), String>
     let tmp = path.with_extension("png.tmp.png");
     {
         let root = BitMapBackend::new(&tmp, (WIDTH, HEIGHT)).into_drawing_area();
-        let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+        let err = ChartError::draw(path);
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, (FONT_NAME, 22))
@@ -127,7 +127,7 @@ fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), String>
             .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;
     }
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    ChartError::rename(&tmp, path)
 }
 
 #[cfg(test)]
@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), HEIGHT);
         assert!(!dir.path().join("ratings.png.tmp.png").exists());
         let empty = Standings { players: vec![], ..standings };
-        assert_eq!(draw(&empty, "x", &path).unwrap_err(), "no rated player to plot");
+        assert_eq!(draw(&empty, "x", &path).unwrap_err().to_string(), "no rated player to plot");
     }
 
     #[test]
@@ -215,6 +215,6 @@ mod tests {
         assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), WIDTH);
         let unplayed =
             ScoreStandings { players: vec![ScoreStanding { mean: None, ..standings.players[0].clone() }], ..standings };
-        assert_eq!(draw(&unplayed, "x", &path).unwrap_err(), "no rated player to plot");
+        assert_eq!(draw(&unplayed, "x", &path).unwrap_err().to_string(), "no rated player to plot");
     }
 }

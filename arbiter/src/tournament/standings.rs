@@ -20,12 +20,34 @@
 use super::gauntlet::{gauntlet_lines, GauntletLine};
 use super::{Entrant, GameLine, ScoreLine, TournamentSpec};
 use crate::matches::Tally;
-use crate::rating::{fit, PairResults};
-use dojo_core::game::GameSpec;
+use crate::rating::{fit, FitError, PairResults};
+use dojo_core::game::{GameError, GameSpec};
 use dojo_core::ntuple::report::{reach_tiles, GameScore, ScoreReport};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why standings cannot be made, or sent to TensorBoard. A wrapped error's text is part of
+/// the message and not also its `source()`, so that `dojo`'s `{:#}` does not print it twice.
+#[derive(Debug, thiserror::Error)]
+pub enum StandingsError {
+    #[error("a two-player tournament's ratings need an anchor player")]
+    NoAnchor,
+    #[error("the anchor {anchor} is not one of the players")]
+    AnchorNotPlayer { anchor: String },
+    /// The results cannot be fitted.
+    #[error(transparent)]
+    Fit(#[from] FitError),
+    /// The tournament's game (`game`, as written) does not parse.
+    #[error("game {game:?}: {error}")]
+    Game { game: String, error: GameError },
+    /// TensorBoard's event file in `dir` cannot be written.
+    #[error("{}: {error}", .dir.display())]
+    TensorBoard { dir: PathBuf, error: std::io::Error },
+    /// An old event file cannot be removed.
+    #[error("cannot remove {}: {error}", .path.display())]
+    Remove { path: PathBuf, error: std::io::Error },
+}
 
 /// One player's place in standings: the measure it is ranked by (a rating, a mean score)
 /// and its 95% interval (None: no games yet; an end None: unbounded that way).
@@ -68,7 +90,7 @@ pub trait Ranking: Serialize {
     /// folder of this tournament's own (`tournament/MEASURE` with each point's own scalars,
     /// and each fixed player's measure as a flat line `tournament/MEASURE_of/NAME`): the
     /// folder's old files are replaced, so the curve is these standings', once.
-    fn to_tensorboard(&self, dir: &Path) -> Result<(), String> {
+    fn to_tensorboard(&self, dir: &Path) -> Result<(), StandingsError> {
         clear_tensorboard(dir)?;
         let all = self.points();
         let mut points: Vec<&Point<'_>> = all.iter().filter(|p| p.player.step.is_some() && p.value.is_some()).collect();
@@ -79,25 +101,25 @@ pub trait Ranking: Serialize {
             .filter_map(|p| Some((format!("tournament/{}_of/{}", Self::MEASURE, p.player.name), p.value?)))
             .collect();
         let measure = format!("tournament/{}", Self::MEASURE);
-        let mut writer =
-            dojo_proto::tensorboard::EventWriter::create(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let failed = |error| StandingsError::TensorBoard { dir: dir.to_path_buf(), error };
+        let mut writer = dojo_proto::tensorboard::EventWriter::create(dir).map_err(failed)?;
         for p in points {
             let (Some(step), Some(value)) = (p.player.step, p.value) else { continue };
             let mut scalars: Vec<(&str, f64)> = vec![(measure.as_str(), value)];
             scalars.extend(p.scalars.iter().map(|(tag, v)| (tag.as_str(), *v)));
             scalars.extend(references.iter().map(|(tag, v)| (tag.as_str(), *v)));
-            writer.scalars(step as i64, &scalars).map_err(|e| format!("{}: {e}", dir.display()))?;
+            writer.scalars(step as i64, &scalars).map_err(failed)?;
         }
-        writer.flush().map_err(|e| format!("{}: {e}", dir.display()))
+        writer.flush().map_err(failed)
     }
 }
 
 /// Removes the TensorBoard event files in `dir`, so standings written there next are the
 /// only curve (a tournament's folder holds its latest standings, not their history).
-fn clear_tensorboard(dir: &Path) -> Result<(), String> {
+fn clear_tensorboard(dir: &Path) -> Result<(), StandingsError> {
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("events.out.tfevents.")) {
-            std::fs::remove_file(e.path()).map_err(|err| format!("cannot remove {}: {err}", e.path().display()))?;
+            std::fs::remove_file(e.path()).map_err(|error| StandingsError::Remove { path: e.path(), error })?;
         }
     }
     Ok(())
@@ -153,9 +175,10 @@ pub fn standings(
     results: &[GameLine],
     anchor: &str,
     anchor_elo: f64,
-) -> Result<Standings, String> {
+) -> Result<Standings, StandingsError> {
     let index: HashMap<&str, usize> = entrants.iter().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
-    let anchor_index = *index.get(anchor).ok_or_else(|| format!("the anchor {anchor} is not one of the players"))?;
+    let anchor_index =
+        *index.get(anchor).ok_or_else(|| StandingsError::AnchorNotPlayer { anchor: anchor.to_string() })?;
     let mut tallies = vec![Tally::default(); entrants.len()];
     let mut forfeits = vec![0u32; entrants.len()];
     let mut pairs: HashMap<(usize, usize), PairResults> = HashMap::new();
@@ -360,8 +383,8 @@ pub struct ScoreStandings {
 }
 
 /// The standings of `spec`'s players after `results`.
-pub fn score_standings(spec: &TournamentSpec, results: &[ScoreLine]) -> Result<ScoreStandings, String> {
-    let game: GameSpec = spec.game.parse().map_err(|e| format!("game {:?}: {e}", spec.game))?;
+pub fn score_standings(spec: &TournamentSpec, results: &[ScoreLine]) -> Result<ScoreStandings, StandingsError> {
+    let game: GameSpec = spec.game.parse().map_err(|error| StandingsError::Game { game: spec.game.clone(), error })?;
     let index: HashMap<&str, usize> = spec.entrants.iter().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
     let mut games: Vec<Vec<&ScoreLine>> = vec![Vec::new(); spec.entrants.len()];
     for line in results.iter().filter(|l| l.key.game < spec.games_per_pair) {
@@ -526,7 +549,7 @@ mod tests {
         assert!(table.contains("(anchor)"), "{table}");
         assert!(table.contains("13 games; random anchored at 0"), "{table}");
         let err = standings("connect4", &entrants, &results, "mcts:1000", 0.0).unwrap_err();
-        assert_eq!(err, "the anchor mcts:1000 is not one of the players");
+        assert_eq!(err.to_string(), "the anchor mcts:1000 is not one of the players");
     }
 
     #[test]

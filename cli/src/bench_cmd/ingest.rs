@@ -96,8 +96,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
         device: tch::Device::Cpu,
         tls: None,
         limits: Default::default(),
-    })
-    .map_err(anyhow::Error::msg)?;
+    })?;
     let mut rng = Rng::seed_from_u64(1);
     let start = Connect4::<u64>::standard();
     let per_client = match args.rate {
@@ -141,7 +140,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
     let secs = t0.elapsed().as_secs_f64();
     let stored = handle.shared.counters.games.load(std::sync::atomic::Ordering::Relaxed);
     let fsyncs = handle.shared.log.lock().expect("log lock").syncs() - syncs_before;
-    handle.stop().map_err(anyhow::Error::msg)?;
+    handle.stop()?;
     let _ = std::fs::remove_dir_all(&dir);
     if stored as usize != total {
         bail!("the learner stored {stored} of {total} games");

@@ -16,6 +16,7 @@ use dojo_core::record::GameRecord;
 use dojo_proto::tensorboard::EventWriter;
 use dojo_run::dir::RunDir;
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -35,6 +36,15 @@ impl Window {
     }
 }
 
+/// `metrics.jsonl` cannot be opened. Its cause is part of the message, not also its
+/// `source()`.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot open {}: {error}", .path.display())]
+pub struct MetricsError {
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
+
 pub struct Metrics {
     spec: GameSpec,
     /// Whether the game ends in a score (one-player): then the window's games are scored.
@@ -47,12 +57,12 @@ pub struct Metrics {
 
 impl Metrics {
     /// Appends to the run's `metrics.jsonl` and starts this session's TensorBoard file.
-    pub fn open(run: &RunDir, spec: &GameSpec) -> Result<Metrics, String> {
+    pub fn open(run: &RunDir, spec: &GameSpec) -> Result<Metrics, MetricsError> {
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(run.metrics())
-            .map_err(|e| format!("cannot open {}: {e}", run.metrics().display()))?;
+            .map_err(|error| MetricsError { path: run.metrics(), error })?;
         let tensorboard = EventWriter::create(&run.tensorboard("learner"))
             .map_err(|e| tracing::warn!("no TensorBoard events: {}: {e}", run.tensorboard("learner").display()))
             .ok();

@@ -6,10 +6,33 @@
 use super::{read_published, Shared};
 use crate::storage::Writer;
 use dojo_core::net::average::WeightAverage;
-use dojo_core::net::checkpoint;
+use dojo_core::net::checkpoint::{self, CheckpointError};
+use dojo_core::net::optim::OptimError;
 use dojo_core::net::train::Trainer;
-use dojo_run::dir::{RunDir, RunState};
+use dojo_run::dir::{RunDir, RunDirError, RunState};
+use std::path::PathBuf;
 use std::sync::Arc;
+
+/// What can go wrong writing a model version or a checkpoint, or reading a version back. A
+/// wrapped error's text is part of the message and not also its `source()`, so that `dojo`'s
+/// `{:#}` does not print it twice.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// A version's or the trained weights' files cannot be written or read.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error("cannot update models/latest.json: {error}")]
+    Latest { error: std::io::Error },
+    /// A published version's weights or sidecar cannot be read back.
+    #[error("cannot read {}: {error}", .path.display())]
+    Read { path: PathBuf, error: std::io::Error },
+    /// The optimizer state cannot be written.
+    #[error(transparent)]
+    Optimizer(#[from] OptimError),
+    /// `state.json` cannot be written.
+    #[error(transparent)]
+    State(#[from] RunDirError),
+}
 
 pub struct Publisher {
     run: RunDir,
@@ -36,18 +59,16 @@ impl Publisher {
         trainer: &Trainer,
         average: Option<&WeightAverage>,
         to: Option<&Shared>,
-    ) -> Result<(), String> {
+    ) -> Result<(), PublishError> {
         let run = &self.run;
         let version = self.version + 1;
         let path = run.model_version(version);
         let parent = (self.version > 0).then(|| run.model_version(self.version));
         let model = average.map_or(&trainer.model, |a| a.model());
-        let sidecar =
-            checkpoint::save(model, &path, trainer.step, version, parent.as_deref()).map_err(|e| e.to_string())?;
+        let sidecar = checkpoint::save(model, &path, trainer.step, version, parent.as_deref())?;
         // Atomic: a gatekeeper polls this file while versions come several a second.
         let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
-        dojo_core::util::atomic_write(&run.latest(), &json)
-            .map_err(|e| format!("cannot update models/latest.json: {e}"))?;
+        dojo_core::util::atomic_write(&run.latest(), &json).map_err(|error| PublishError::Latest { error })?;
         self.version = version;
         self.announce(to)
     }
@@ -61,17 +82,17 @@ impl Publisher {
         average: Option<&WeightAverage>,
         samples_drawn: u64,
         to: Option<&Shared>,
-    ) -> Result<(), String> {
+    ) -> Result<(), PublishError> {
         if checkpoint::read_sidecar(&self.run.model_version(self.version)).map(|s| s.step).ok() != Some(trainer.step) {
             self.publish(trainer, average, to)?;
         }
         let run = &self.run;
         let optim = run.optimizer_state(self.version);
-        trainer.save_state(&optim).map_err(|e| e.to_string())?;
+        trainer.save_state(&optim)?;
         let train_model = match average {
             Some(_) => {
                 let path = run.train_weights(self.version);
-                checkpoint::save(&trainer.model, &path, trainer.step, self.version, None).map_err(|e| e.to_string())?;
+                checkpoint::save(&trainer.model, &path, trainer.step, self.version, None)?;
                 Some(run.relative(&path))
             }
             None => None,
@@ -84,7 +105,7 @@ impl Publisher {
             samples_drawn,
             train_model,
         };
-        run.write_state(&state).map_err(|e| e.to_string())?;
+        run.write_state(&state)?;
         self.prune();
         Ok(())
     }
@@ -95,7 +116,7 @@ impl Publisher {
     }
 
     /// Makes the newest version the one the service streams.
-    fn announce(&self, to: Option<&Shared>) -> Result<(), String> {
+    fn announce(&self, to: Option<&Shared>) -> Result<(), PublishError> {
         if let Some(shared) = to {
             let published = read_published(&self.run, self.version)?;
             shared.telemetry.published(published.version);
@@ -123,14 +144,14 @@ impl Publisher {
 
 /// Reports how a write of models or checkpoints went to the storage health (which `/readyz`
 /// and `/metrics` show); true when it worked.
-pub fn saved(shared: &Shared, result: Result<(), String>) -> bool {
+pub fn saved(shared: &Shared, result: Result<(), PublishError>) -> bool {
     match result {
         Ok(()) => {
             shared.storage.recovered(Writer::Checkpoints);
             true
         }
         Err(e) => {
-            shared.storage.failed(Writer::Checkpoints, &e);
+            shared.storage.failed(Writer::Checkpoints, &e.to_string());
             false
         }
     }

@@ -3,22 +3,70 @@
 //! checked against the run's config so that a run keeps its network's shape and meaning; a
 //! new run publishes its random network as version 1, so workers can start at once.
 
-use super::metrics::Metrics;
-use super::publisher::Publisher;
+use super::metrics::{Metrics, MetricsError};
+use super::publisher::{PublishError, Publisher};
 use super::schedule::SessionBound;
 use super::{read_published, Published, TrainingLoop};
 use crate::replay::ReplayBuffer;
-use dojo_core::game::{FromAnyGame, Game};
-use dojo_core::net::average::WeightAverage;
-use dojo_core::net::checkpoint;
+use dojo_core::game::{FromAnyGame, Game, GameError};
+use dojo_core::net::average::{AverageError, WeightAverage};
+use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::Model;
-use dojo_core::net::train::Trainer;
+use dojo_core::net::optim::OptimError;
+use dojo_core::net::train::{TrainError, Trainer};
 use dojo_core::record::boards::Boards;
-use dojo_core::record::{GameRecord, TrainingGame};
-use dojo_run::config::RunConfig;
-use dojo_run::dir::{RunDir, RunState};
+use dojo_core::record::{GameRecord, RecordError, TrainingGame};
+use dojo_run::config::{ConfigError, RunConfig};
+use dojo_run::dir::{RunDir, RunDirError, RunState};
 use std::sync::mpsc::Receiver;
+
+/// Why a run's training loop cannot be restored: a file of the run cannot be read, or the
+/// config asks for a network other than the run's. A wrapped error's text is the message.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    /// `state.json` cannot be read.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+    /// A checkpoint `state.json` names cannot be loaded.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The config's network, or its replay settings, cannot be built.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The run's boards cannot be drawn for the network's frame.
+    #[error(transparent)]
+    Boards(#[from] GameError),
+    #[error(
+        "the run's network was trained with search.max_return = {trained}, but the config says {config}: value targets would change their meaning mid-run"
+    )]
+    MaxReturnChanged { trained: u64, config: f64 },
+    /// The network is (or is not) an any-size network, and the config asks otherwise.
+    #[error(
+        "the run's network is {}an any-size network, but the config {}: a run keeps its network's shape",
+        if *.network_any_size { "" } else { "not " },
+        if *.network_any_size { "does not ask for one (net.any_size)" } else { "asks for one" }
+    )]
+    AnySizeChanged { network_any_size: bool },
+    #[error(transparent)]
+    Average(#[from] AverageError),
+    #[error(transparent)]
+    Trainer(#[from] TrainError),
+    /// The optimizer state cannot be read.
+    #[error(transparent)]
+    Optimizer(#[from] OptimError),
+    /// The optimizer state is of another step than `state.json`'s.
+    #[error("{file} is the optimizer state of step {optimizer_step}, but state.json says step {state_step}")]
+    OptimizerStep { file: String, optimizer_step: u64, state_step: u64 },
+    /// A stored game cannot go into the replay buffer.
+    #[error(transparent)]
+    Replay(#[from] RecordError),
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
+    /// A new run's first version cannot be written, or the newest read back.
+    #[error(transparent)]
+    Publish(#[from] PublishError),
+}
 
 /// What [`TrainingLoop::restore`] needs.
 pub struct RestoreInputs<G: Game> {
@@ -36,19 +84,16 @@ pub struct RestoreInputs<G: Game> {
 impl<G: Game + FromAnyGame> TrainingLoop<G> {
     /// Restores (or creates) the model, optimizer and replay buffer of the run. Returns the
     /// loop, the newest published model and the stored games that could not be replayed.
-    pub fn restore(inputs: RestoreInputs<G>) -> Result<(TrainingLoop<G>, Published, Vec<GameRecord>), String> {
+    pub fn restore(inputs: RestoreInputs<G>) -> Result<(TrainingLoop<G>, Published, Vec<GameRecord>), RestoreError> {
         let RestoreInputs { run, config, start, stored, incoming, bound, device } = inputs;
         set_threads(config.learner.threads);
-        let state = run.read_state().map_err(|e| e.to_string())?;
+        let state = run.read_state()?;
         let (model, version) = network(&run, &config, &state, &start, device)?;
         // Every record replays from its own board, framed as the network takes it.
-        let boards = Boards::new(&config.game, start, model.arch().frame()).map_err(|e| e.to_string())?;
+        let boards = Boards::new(&config.game, start, model.arch().frame())?;
         if let Some(trained) = model.arch().max_return {
             if trained as f64 != config.search.max_return {
-                return Err(format!(
-                    "the run's network was trained with search.max_return = {trained}, but the config says {}: value targets would change their meaning mid-run",
-                    config.search.max_return
-                ));
+                return Err(RestoreError::MaxReturnChanged { trained, config: config.search.max_return });
             }
         }
         let (trainer, average) = trainer(&run, &config, &state, model, device)?;
@@ -56,7 +101,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let mut rejected = Vec::new();
         for record in stored {
             match boards.of_record(&record).and_then(|start| TrainingGame::new(record.clone(), start)) {
-                Ok(game) => buffer.add(game).map_err(|e| e.to_string())?,
+                Ok(game) => buffer.add(game)?,
                 Err(_) => rejected.push(record),
             }
         }
@@ -95,20 +140,16 @@ fn network<G: Game>(
     state: &RunState,
     start: &G,
     device: tch::Device,
-) -> Result<(Model, u64), String> {
+) -> Result<(Model, u64), RestoreError> {
     let (model, version) = match &state.model {
         Some(rel) => {
-            let loaded = checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
+            let loaded = checkpoint::load(&run.resolve(rel), device, Some(&config.game))?;
             (loaded.model, state.version)
         }
-        None => (Model::new(config.architecture(start).map_err(|e| e.to_string())?, device), 0),
+        None => (Model::new(config.architecture(start)?, device), 0),
     };
     if model.arch().any_size != config.any_size() {
-        return Err(format!(
-            "the run's network is {}an any-size network, but the config {}: a run keeps its network's shape",
-            if model.arch().any_size { "" } else { "not " },
-            if config.any_size() { "asks for one" } else { "does not ask for one (net.any_size)" }
-        ));
+        return Err(RestoreError::AnySizeChanged { network_any_size: model.arch().any_size });
     }
     Ok((model, version))
 }
@@ -121,29 +162,30 @@ fn trainer(
     state: &RunState,
     published: Model,
     device: tch::Device,
-) -> Result<(Trainer, Option<WeightAverage>), String> {
+) -> Result<(Trainer, Option<WeightAverage>), RestoreError> {
     // With weight averaging, the published versions are the average and the weights
     // being trained are checkpointed beside the optimizer state.
     let (model, average) = match (config.learner.weight_average_steps, &state.train_model) {
         (0, _) => (published, None),
         (steps, Some(rel)) => {
-            let raw = checkpoint::load(&run.resolve(rel), device, Some(&config.game)).map_err(|e| e.to_string())?;
-            let average = WeightAverage::new(&published, steps as f64, state.step).map_err(|e| e.to_string())?;
+            let raw = checkpoint::load(&run.resolve(rel), device, Some(&config.game))?;
+            let average = WeightAverage::new(&published, steps as f64, state.step)?;
             (raw.model, Some(average))
         }
         (steps, None) => {
-            let average = WeightAverage::new(&published, steps as f64, state.step).map_err(|e| e.to_string())?;
+            let average = WeightAverage::new(&published, steps as f64, state.step)?;
             (published, Some(average))
         }
     };
-    let mut trainer = Trainer::new(model, config.train.clone()).map_err(|e| e.to_string())?;
+    let mut trainer = Trainer::new(model, config.train.clone())?;
     if let Some(rel) = &state.optimizer {
-        trainer.load_state(&run.resolve(rel)).map_err(|e| e.to_string())?;
+        trainer.load_state(&run.resolve(rel))?;
         if trainer.step != state.step {
-            return Err(format!(
-                "{rel} is the optimizer state of step {}, but state.json says step {}",
-                trainer.step, state.step
-            ));
+            return Err(RestoreError::OptimizerStep {
+                file: rel.clone(),
+                optimizer_step: trainer.step,
+                state_step: state.step,
+            });
         }
     }
     trainer.step = state.step;
