@@ -37,11 +37,18 @@ pub enum MatchError {
     /// The opening book does not fit the game, or an opening cannot be played.
     #[error(transparent)]
     Openings(#[from] OpeningsError),
-    /// A player cannot be built.
+    /// A player cannot be built (boxed: a player's error is large, a match's is returned
+    /// often).
     #[error(transparent)]
-    Player(#[from] PlayerError),
+    Player(Box<PlayerError>),
     #[error("the match was cancelled")]
     Cancelled,
+}
+
+impl From<PlayerError> for MatchError {
+    fn from(error: PlayerError) -> MatchError {
+        MatchError::Player(Box::new(error))
+    }
 }
 
 /// What a match is in each contest: who plays a game, how a game is recorded, and what the

@@ -89,9 +89,10 @@ pub enum PlayerError {
     /// The game to play cannot start.
     #[error(transparent)]
     Game(#[from] GameError),
-    /// A network player's checkpoint cannot be read.
+    /// A network player's checkpoint cannot be read (boxed: a checkpoint's error is large,
+    /// and building a player returns this often).
     #[error(transparent)]
-    Checkpoint(#[from] CheckpointError),
+    Checkpoint(Box<CheckpointError>),
     /// An n-tuple player's weights cannot be read.
     #[error(transparent)]
     Ntuple(#[from] NtupleError),
@@ -114,6 +115,12 @@ pub enum PlayerError {
     /// A brain (`spec`) that does not start, or does not answer `ABOUT`.
     #[error("{spec}: {error}")]
     Engine { spec: String, error: EngineError },
+}
+
+impl From<CheckpointError> for PlayerError {
+    fn from(error: CheckpointError) -> PlayerError {
+        PlayerError::Checkpoint(Box::new(error))
+    }
 }
 
 /// ", not GAME" where the game is known.

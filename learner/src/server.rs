@@ -86,8 +86,9 @@ pub enum LearnerError {
     Record(#[from] RecordError),
     #[error(transparent)]
     GameLog(#[from] LogError),
+    /// Boxed: a restore's error is large, and a learner's is returned often.
     #[error(transparent)]
-    Restore(#[from] RestoreError),
+    Restore(Box<RestoreError>),
     /// The training loop failed.
     #[error(transparent)]
     Training(#[from] TrainingError),
@@ -112,6 +113,12 @@ pub enum LearnerError {
     NotListening,
     #[error("the gRPC server failed: {error}")]
     Serve { error: tonic::transport::Error },
+}
+
+impl From<RestoreError> for LearnerError {
+    fn from(error: RestoreError) -> LearnerError {
+        LearnerError::Restore(Box::new(error))
+    }
 }
 
 /// A running learner.

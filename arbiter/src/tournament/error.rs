@@ -88,9 +88,9 @@ pub enum TournamentError {
     Journal(#[from] JournalError),
     #[error("{name} is not a player")]
     NotAPlayer { name: String },
-    /// Player `name` cannot be built.
+    /// Player `name` cannot be built (boxed: a player's error is large).
     #[error("{name}: {error}")]
-    Player { name: String, error: PlayerError },
+    Player { name: String, error: Box<PlayerError> },
     #[error(transparent)]
     Standings(#[from] StandingsError),
     #[error("tournament name {name:?}: use letters, digits, '.', '_' and '-' only (at most 40)")]

@@ -450,8 +450,8 @@ impl<C: TournamentContest> Tournament<C> {
         for &name in &names {
             if !agents.contains_key(name) {
                 let spec = specs.get(name).ok_or_else(|| TournamentError::NotAPlayer { name: name.to_string() })?;
-                let agent =
-                    G::baseline(spec, 0).map_err(|error| TournamentError::Player { name: name.to_string(), error })?;
+                let agent = G::baseline(spec, 0)
+                    .map_err(|error| TournamentError::Player { name: name.to_string(), error: Box::new(error) })?;
                 agents.insert(name.to_string(), agent);
             }
         }
