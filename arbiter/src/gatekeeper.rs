@@ -43,7 +43,8 @@ pub enum GatekeeperError {
 #[error("gating v{version}: {error}")]
 pub struct GateFailed {
     pub version: u64,
-    pub error: GatekeeperError,
+    /// Boxed: a failed gate is rare, and the error large.
+    pub error: Box<GatekeeperError>,
 }
 
 /// One line of `gating.jsonl`.
@@ -226,7 +227,7 @@ impl Gatekeeper {
     /// and promotes a winner. `cancel` stops the match between games (an error, nothing
     /// recorded).
     pub fn gate(&mut self, version: u64, cancel: Option<&AtomicBool>) -> Result<GateRecord, GateFailed> {
-        self.gate_version(version, cancel).map_err(|error| GateFailed { version, error })
+        self.gate_version(version, cancel).map_err(|error| GateFailed { version, error: Box::new(error) })
     }
 
     fn gate_version(&mut self, version: u64, cancel: Option<&AtomicBool>) -> Result<GateRecord, GatekeeperError> {
