@@ -1,20 +1,51 @@
 //! The run's gatekeeper: gates newly published versions against the best one, keeps
 //! `models/best.*` and appends every decision to `gating.jsonl`. `dojo train` runs it on a
 //! thread beside the learner; `dojo gate` runs it on its own (a cluster's arbiter, where
-//! the run directory is). One gatekeeper per run: it holds `gating.lock` while it lives.
+//! the run directory is); both through [`crate::watch`]. How it gates comes from the run's
+//! config ([`GatePolicy::from_run`]). One gatekeeper per run: it holds `gating.lock` while
+//! it lives ([`BestKeeper`]).
 
-use crate::gating::{gate_match, BestStore, GateSettings, ScoreComparison};
+use crate::gating::{gate_match, GateError, GateSettings, ScoreComparison};
 use crate::grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, GradeSettings, VersionGrade};
 use crate::grading::Case;
-use crate::sprt::SprtStatus;
+use crate::promotion::{BestError, BestKeeper, Promoter};
+use crate::sprt::{SprtConfig, SprtStatus};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::AnyGame;
-use dojo_core::net::checkpoint;
+use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_proto::tensorboard::EventWriter;
-use dojo_run::journal;
+use dojo_run::config::{GateMode, RunConfig};
+use dojo_run::journal::{self, JournalError};
 use dojo_run::paths::RunPaths;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
+
+/// What keeps the gatekeeper from opening, or from recording a gate. Each variant says its
+/// cause in its own message.
+#[derive(Debug, thiserror::Error)]
+pub enum GatekeeperError {
+    /// The gating lock (another process holds it) or `gating.jsonl`.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The best network cannot be read or repaired.
+    #[error(transparent)]
+    Best(#[from] BestError),
+    /// The match.
+    #[error(transparent)]
+    Gate(#[from] GateError),
+    /// Copying the winner to the best.
+    #[error(transparent)]
+    Promote(#[from] CheckpointError),
+}
+
+/// A gate of `version` that did not finish: "gating v12: the match was cancelled".
+#[derive(Debug, thiserror::Error)]
+#[error("gating v{version}: {error}")]
+pub struct GateFailed {
+    pub version: u64,
+    /// Boxed: a failed gate is rare, and the error large.
+    pub error: Box<GatekeeperError>,
+}
 
 /// One line of `gating.jsonl`.
 ///
@@ -101,6 +132,38 @@ pub struct GatePolicy {
     pub grade: Option<GradeSettings>,
 }
 
+impl GatePolicy {
+    /// How `run` gates: its `[gating]` section, both sides searching as the run's
+    /// self-play does (`search.mode`, `search.vcf_nodes`), `threads` games at once.
+    pub fn from_run(run: &RunConfig, threads: usize) -> GatePolicy {
+        let config = &run.gating;
+        let sprt = (config.mode == GateMode::Sprt).then_some(SprtConfig {
+            elo0: config.sprt.elo0,
+            elo1: config.sprt.elo1,
+            alpha: config.sprt.alpha,
+            beta: config.sprt.beta,
+            max_games: config.games,
+        });
+        let settings = GateSettings {
+            games: config.games,
+            sprt,
+            simulations: config.simulations,
+            opening_plies: config.opening_plies,
+            average_symmetries: config.average_symmetries,
+            mode: run.search.mode,
+            vcf_nodes: run.search.vcf_nodes,
+            threads: threads.max(1),
+        };
+        let grade = (config.grade_positions > 0).then(|| GradeSettings {
+            per_category: config.grade_positions as usize,
+            sims: config.grade_sims.unwrap_or(config.simulations),
+            budget_nodes: config.grade_budget_nodes,
+            total_nodes: config.grade_total_nodes,
+        });
+        GatePolicy { settings, promote_score: config.promote_score, grade }
+    }
+}
+
 /// The run's benchmark, once the first gate to grade has loaded or drawn it.
 enum Benchmark {
     NotLoaded,
@@ -112,27 +175,22 @@ enum Benchmark {
 pub struct Gatekeeper {
     run: RunPaths,
     policy: GatePolicy,
-    best: BestStore,
+    /// The run's best, and the gating lock, held while the gatekeeper lives.
+    keeper: BestKeeper,
     best_version: Option<u64>,
     last_gated: u64,
     /// Decisions for TensorBoard (`RUN/tensorboard/gating/`), at the candidate's step.
     tensorboard: Option<EventWriter>,
     benchmark: Benchmark,
-    _lock: std::fs::File,
 }
 
 impl Gatekeeper {
     /// Takes the run's gating lock and reads where gating stands (repairing a best copy
     /// that a crash cut short).
-    pub fn open(run: &RunPaths, policy: &GatePolicy) -> Result<Gatekeeper, String> {
-        let lock = journal::lock_exclusive(
-            &run.gating_lock(),
-            "another process (dojo train or dojo gate, or dojo tournament --choose-best) is gating this run",
-        )
-        .map_err(|e| e.to_string())?;
-        journal::end_partial_line(&run.gating_log()).map_err(|e| e.to_string())?;
-        let best = BestStore::new(run.best());
-        let best_version = best.current()?.map(|s| s.version);
+    pub fn open(run: &RunPaths, policy: &GatePolicy) -> Result<Gatekeeper, GatekeeperError> {
+        let keeper = BestKeeper::lock(run, Promoter::Gatekeeper)?;
+        journal::end_partial_line(&run.gating_log())?;
+        let best_version = keeper.best().current()?.map(|s| s.version);
         let last_gated = read_records(run)?.iter().map(|r| r.candidate).max().or(best_version).unwrap_or(0);
         let tensorboard = EventWriter::create(&run.tensorboard("gating"))
             .map_err(|e| tracing::warn!("no TensorBoard events for gating: {e}"))
@@ -140,12 +198,11 @@ impl Gatekeeper {
         Ok(Gatekeeper {
             run: run.clone(),
             policy: policy.clone(),
-            best,
+            keeper,
             best_version,
             last_gated,
             tensorboard,
             benchmark: Benchmark::NotLoaded,
-            _lock: lock,
         })
     }
 
@@ -169,10 +226,14 @@ impl Gatekeeper {
     /// Gates `version` against the best (or makes it the first best), records the decision
     /// and promotes a winner. `cancel` stops the match between games (an error, nothing
     /// recorded).
-    pub fn gate(&mut self, version: u64, cancel: Option<&AtomicBool>) -> Result<GateRecord, String> {
+    pub fn gate(&mut self, version: u64, cancel: Option<&AtomicBool>) -> Result<GateRecord, GateFailed> {
+        self.gate_version(version, cancel).map_err(|error| GateFailed { version, error: Box::new(error) })
+    }
+
+    fn gate_version(&mut self, version: u64, cancel: Option<&AtomicBool>) -> Result<GateRecord, GatekeeperError> {
         let started = std::time::Instant::now();
         let candidate = self.run.model_version(version);
-        let best = self.best.current()?.map(|s| s.version);
+        let best = self.keeper.best().current()?.map(|s| s.version);
         let mut record = GateRecord {
             unix_ms: dojo_core::util::now_unix_ms(),
             candidate: version,
@@ -190,7 +251,7 @@ impl Gatekeeper {
         };
         if best.is_some() {
             // The seed is the version: a gating decision can be replayed exactly.
-            let gate = gate_match(&candidate, self.best.path(), &self.policy.settings, version, cancel)?;
+            let gate = gate_match(&candidate, self.keeper.best().path(), &self.policy.settings, version, cancel)?;
             let t = &gate.result.tally;
             (record.games, record.wins, record.draws, record.losses) = (t.games, t.wins, t.draws, t.losses);
             record.score = gate.result.score;
@@ -202,13 +263,13 @@ impl Gatekeeper {
         // Promoted first, graded after: the promotion copies the candidate, and the learner
         // may prune the version itself while grading takes its seconds.
         if record.promoted {
-            self.best.promote(&candidate)?;
+            self.keeper.promote(version)?;
             self.best_version = Some(version);
         }
-        let graded = if record.promoted { self.best.path().to_path_buf() } else { candidate.clone() };
+        let graded = if record.promoted { self.keeper.best().path().to_path_buf() } else { candidate.clone() };
         record.grade = self.grade(&graded);
         self.last_gated = version;
-        journal::append(&self.run.gating_log(), &record).map_err(|e| e.to_string())?;
+        journal::append(&self.run.gating_log(), &record)?;
         self.tensorboard_record(&record, &graded);
         Ok(record)
     }
@@ -312,13 +373,13 @@ impl Gatekeeper {
 }
 
 /// The newest published version of a run (from `models/latest.json`).
-pub fn newest_version(run: &RunPaths) -> Result<u64, String> {
-    checkpoint::read_sidecar(&run.latest()).map(|s| s.version).map_err(|e| e.to_string())
+pub fn newest_version(run: &RunPaths) -> Result<u64, CheckpointError> {
+    checkpoint::read_sidecar(&run.latest()).map(|s| s.version)
 }
 
 /// Every decision in `gating.jsonl`; a line cut short by a crash is skipped.
-pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, String> {
-    journal::read(&run.gating_log()).map_err(|e| e.to_string())
+pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, JournalError> {
+    journal::read(&run.gating_log())
 }
 
 #[cfg(test)]
@@ -326,6 +387,56 @@ mod tests {
     use super::*;
     use dojo_core::game::GameSpec;
     use dojo_core::ntuple::report::GameScore;
+
+    #[test]
+    fn a_run_config_gates_as_its_gating_section_and_its_search_say() {
+        use dojo_core::search::config::SearchMode;
+        // The defaults: a fixed match of 40 games, graded on 50 positions a category at
+        // the match's playouts.
+        let mut run = RunConfig::default();
+        let policy = GatePolicy::from_run(&run, 3);
+        let fixed = GateSettings {
+            games: 40,
+            sprt: None,
+            simulations: 100,
+            opening_plies: 4,
+            average_symmetries: false,
+            mode: SearchMode::Puct,
+            vcf_nodes: 0,
+            threads: 3,
+        };
+        assert_eq!(policy.settings, fixed);
+        assert_eq!(policy.promote_score, 0.55);
+        let grade = GradeSettings { per_category: 50, sims: 100, budget_nodes: 200_000, total_nodes: 100_000_000 };
+        assert_eq!(policy.grade, Some(grade.clone()));
+
+        // An SPRT with the run's hypotheses, stopping at the run's games; its own grading
+        // playouts; the run's search on both sides; at least one thread.
+        run.gating.mode = GateMode::Sprt;
+        run.gating.games = 200;
+        run.gating.sprt.elo1 = 30.0;
+        run.gating.grade_sims = Some(7);
+        run.gating.promote_score = 0.6;
+        run.search.mode = SearchMode::Gumbel;
+        run.search.vcf_nodes = 500;
+        let policy = GatePolicy::from_run(&run, 0);
+        let sprt = SprtConfig { elo0: 0.0, elo1: 30.0, alpha: 0.05, beta: 0.1, max_games: 200 };
+        let settings = GateSettings {
+            games: 200,
+            sprt: Some(sprt),
+            mode: SearchMode::Gumbel,
+            vcf_nodes: 500,
+            threads: 1,
+            ..fixed
+        };
+        assert_eq!(policy.settings, settings);
+        assert_eq!((policy.promote_score, policy.grade), (0.6, Some(GradeSettings { sims: 7, ..grade })));
+        assert!(policy.settings.describe().starts_with("SPRT [0, 30], up to 200 games"));
+
+        // No grading.
+        run.gating.grade_positions = 0;
+        assert_eq!(GatePolicy::from_run(&run, 1).grade, None);
+    }
 
     #[test]
     fn one_player_records_keep_the_two_player_fields_and_describe_mean_scores() {

@@ -21,24 +21,48 @@
 //!   record.
 //!
 //! [`gate_players`] plays either, through the contest's [`GateContest`]. The best network
-//! is a copy of the winning checkpoint at a fixed path, so it outlives the pruning of old
-//! versions and scripts can always find it.
+//! is a copy of the winning checkpoint at a fixed path ([`crate::promotion`]), so it
+//! outlives the pruning of old versions and scripts can always find it.
 
 use crate::contest::{OnePlayer, TwoPlayer};
-use crate::matches::{play_match, Decides, GameResult, MatchContest, MatchPlan, MatchResult, OnePlayerGame, Tally};
+use crate::matches::{play_match, Decides, GameResult, MatchContest, MatchError, MatchPlan, MatchResult, OnePlayerGame, Tally};
 use crate::players::{BaselinePlayers, PlayerSpec};
-use crate::sprt::{Pentanomial, SprtConfig, SprtStatus, Verdict};
+use crate::sprt::{Pentanomial, SprtConfig, SprtError, SprtStatus, Verdict};
 use crate::with_contest;
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint::{self, Sidecar};
+use dojo_core::game::{GameError, GameSpec};
+use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::ntuple::report::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchMode, PLAY_C_PUCT};
-use dojo_core::util::{atomic_write, sha256_hex};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
+
+/// Why a gate was not played to its end. Each variant's message is the whole story, with
+/// no `source()` repeating it.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// The match stopped: cancelled ("the match was cancelled"), or a player could not be
+    /// built or made a bad move. (The match engine's words.)
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// The run's SPRT settings cannot be tested.
+    #[error(transparent)]
+    Sprt(#[from] SprtError),
+    /// A side's checkpoint cannot be read.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The two networks play different games.
+    #[error("{} is a network for {game} but {} is one for {best_game}", .candidate.display(), .best.display())]
+    OtherGames { candidate: PathBuf, game: GameSpec, best: PathBuf, best_game: GameSpec },
+    /// The game spec cannot start a game.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// A one-player gate got unequal numbers of games from its two sides.
+    #[error("a one-player gate compares games in pairs: {candidate} candidate games and {best} of the best")]
+    Unpaired { candidate: usize, best: usize },
+}
 
 /// How a gating match is played.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,7 +138,7 @@ impl GateResult {
 /// test that decides between them.
 pub trait GateContest: MatchContest {
     /// Plays `gate`.
-    fn gate<G: BaselinePlayers>(gate: Gate<'_, G>) -> Result<GateResult, String>;
+    fn gate<G: BaselinePlayers>(gate: Gate<'_, G>) -> Result<GateResult, GateError>;
 }
 
 /// A gate to play: `candidate` against `best`, players of `game` whose positions `start`
@@ -132,7 +156,7 @@ pub struct Gate<'a, G> {
 
 /// A match between the two, stopped as soon as the SPRT (where there is one) decides.
 impl GateContest for TwoPlayer {
-    fn gate<G: BaselinePlayers>(gate: Gate<'_, G>) -> Result<GateResult, String> {
+    fn gate<G: BaselinePlayers>(gate: Gate<'_, G>) -> Result<GateResult, GateError> {
         let Gate { candidate, best, start, settings, seed, cancel, .. } = gate;
         let sprt = settings.sprt;
         let decided = |results: &[GameResult]| {
@@ -153,7 +177,7 @@ impl GateContest for TwoPlayer {
         let result = play_match(TwoPlayer, plan, &[&make_a, &make_b], start, &|r: &GameResult| {
             played.lock().unwrap().push(r.clone())
         })
-        .map_err(|e| e.to_string())?;
+        ?;
         let mut results = played.into_inner().unwrap();
         results.sort_by_key(|r| r.index);
         results.truncate(result.tally.games as usize);
@@ -165,16 +189,16 @@ impl GateContest for TwoPlayer {
 /// Each side's games alone on the same seeds, compared by mean score; the pairs of games
 /// stand in for the match.
 impl GateContest for OnePlayer {
-    fn gate<G: BaselinePlayers>(gate: Gate<'_, G>) -> Result<GateResult, String> {
+    fn gate<G: BaselinePlayers>(gate: Gate<'_, G>) -> Result<GateResult, GateError> {
         let Gate { game, candidate, best, start, settings, seed, cancel } = gate;
         let plan = MatchPlan { cancel, ..MatchPlan::new(settings.games, settings.threads, seed) };
         // Game i of both sides has the same seed: a one-player match's games depend on
         // their index and the plan's seed alone.
-        let scores = |player: &PlayerSpec| -> Result<Vec<GameScore>, String> {
+        let scores = |player: &PlayerSpec| -> Result<Vec<GameScore>, GateError> {
             let played: Mutex<Vec<OnePlayerGame>> = Mutex::new(Vec::new());
             let make = |s| G::baseline(player, s);
             play_match(OnePlayer, plan, &[&make], start, &|g| played.lock().unwrap().push(g.clone()))
-                .map_err(|e| e.to_string())?;
+                ?;
             let mut played = played.into_inner().unwrap();
             played.sort_by_key(|g| g.index);
             Ok(played.iter().map(|g| GameScore { score: g.score, max_tile: g.max_tile }).collect())
@@ -219,25 +243,25 @@ pub fn gate_match(
     settings: &GateSettings,
     seed: u64,
     cancel: Option<&AtomicBool>,
-) -> Result<GateResult, String> {
+) -> Result<GateResult, GateError> {
     // The test's game limit is the match's.
     let settings = &GateSettings {
         sprt: settings.sprt.map(|c| SprtConfig { max_games: settings.games, ..c }),
         ..settings.clone()
     };
     if let Some(sprt) = &settings.sprt {
-        sprt.validate().map_err(|e| e.to_string())?;
+        sprt.validate()?;
     }
-    let a = checkpoint::read_sidecar(candidate).map_err(|e| e.to_string())?;
-    let b = checkpoint::read_sidecar(best).map_err(|e| e.to_string())?;
+    let a = checkpoint::read_sidecar(candidate)?;
+    let b = checkpoint::read_sidecar(best)?;
     let game = a.architecture.game.clone();
     if b.architecture.game != game {
-        return Err(format!(
-            "{} is a network for {game} but {} is one for {}",
-            candidate.display(),
-            best.display(),
-            b.architecture.game
-        ));
+        return Err(GateError::OtherGames {
+            candidate: candidate.to_path_buf(),
+            game,
+            best: best.to_path_buf(),
+            best_game: b.architecture.game,
+        });
     }
     let (a, b) = (gate_player(candidate, settings), gate_player(best, settings));
     with_contest!(game, contest => gate_players(contest, &game, &a, &b, settings, seed, cancel))
@@ -252,8 +276,8 @@ pub fn gate_players<C: GateContest>(
     settings: &GateSettings,
     seed: u64,
     cancel: Option<&AtomicBool>,
-) -> Result<GateResult, String> {
-    let probe = game.probe().map_err(|e| e.to_string())?;
+) -> Result<GateResult, GateError> {
+    let probe = game.probe()?;
     dojo_core::with_game!(probe, g => gate_typed::<C, _>(g, game, candidate, best, settings, seed, cancel))
 }
 
@@ -265,7 +289,7 @@ fn gate_typed<C: GateContest, G: BaselinePlayers>(
     settings: &GateSettings,
     seed: u64,
     cancel: Option<&AtomicBool>,
-) -> Result<GateResult, String> {
+) -> Result<GateResult, GateError> {
     let start = |rng: &mut Rng| {
         let any = game.new_game(rng).expect("the probe game started");
         G::from_any(any).expect("every game of a spec has the probe's type")
@@ -344,13 +368,9 @@ pub struct ScoreComparison {
 
 impl ScoreComparison {
     /// Compares `candidate`'s games with `best`'s, game `i` with game `i`.
-    pub fn new(game: &GameSpec, candidate: &[GameScore], best: &[GameScore]) -> Result<ScoreComparison, String> {
+    pub fn new(game: &GameSpec, candidate: &[GameScore], best: &[GameScore]) -> Result<ScoreComparison, GateError> {
         if candidate.len() != best.len() || candidate.is_empty() {
-            return Err(format!(
-                "a one-player gate compares games in pairs: {} candidate games and {} of the best",
-                candidate.len(),
-                best.len()
-            ));
+            return Err(GateError::Unpaired { candidate: candidate.len(), best: best.len() });
         }
         let diffs: Vec<f64> = candidate.iter().zip(best).map(|(c, b)| c.score as f64 - b.score as f64).collect();
         let n = diffs.len() as f64;
@@ -404,79 +424,6 @@ impl ScoreComparison {
             self.lower,
             if self.sprt_skipped { "; fixed games (the SPRT does not apply to scores)" } else { "" }
         )
-    }
-}
-
-/// The best network of a run: a checkpoint at a fixed path (`DIR/best.safetensors` and
-/// `DIR/best.json`), where `DIR` also holds the versions it is copied from.
-pub struct BestStore {
-    path: PathBuf,
-}
-
-impl BestStore {
-    pub fn new(path: impl Into<PathBuf>) -> BestStore {
-        BestStore { path: path.into() }
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The best network's sidecar, or `None` before the first promotion. A copy cut short
-    /// (new weights under the old sidecar: the weights are written first) is repaired from
-    /// the version whose sidecar matches the weights; a best that cannot be repaired is
-    /// removed, so the next gate starts afresh, and the versions themselves are untouched.
-    pub fn current(&self) -> Result<Option<Sidecar>, String> {
-        let (weights_path, sidecar_path) = checkpoint::paths(&self.path);
-        if !weights_path.exists() && !sidecar_path.exists() {
-            return Ok(None);
-        }
-        let err = match checkpoint::read_verified(&self.path) {
-            Ok((sidecar, _)) => return Ok(Some(sidecar)),
-            Err(e) => e,
-        };
-        if let Some(sidecar) = self.matching_version()? {
-            let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
-            atomic_write(&sidecar_path, &json).map_err(|e| format!("cannot repair {}: {e}", sidecar_path.display()))?;
-            tracing::warn!("{err}; repaired from version {}", sidecar.version);
-            return Ok(Some(sidecar));
-        }
-        tracing::warn!("{err}; no version matches its weights, so the best is gated afresh");
-        for path in [&sidecar_path, &weights_path] {
-            match std::fs::remove_file(path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(format!("cannot remove {}: {e}", path.display())),
-            }
-        }
-        Ok(None)
-    }
-
-    /// The sidecar, among the other checkpoints beside the best, of the weights the best
-    /// holds now.
-    fn matching_version(&self) -> Result<Option<Sidecar>, String> {
-        let (weights_path, sidecar_path) = checkpoint::paths(&self.path);
-        let Ok(weights) = std::fs::read(&weights_path) else { return Ok(None) };
-        let sha = sha256_hex(&weights);
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path == sidecar_path || path.extension().and_then(|e| e.to_str()) != Some("json") {
-                continue;
-            }
-            if let Ok(sidecar) = checkpoint::read_sidecar(&path) {
-                if sidecar.sha256 == sha {
-                    return Ok(Some(sidecar));
-                }
-            }
-        }
-        Ok(None)
-    }
-
-    /// Makes the checkpoint at `candidate` the best (checked, then copied atomically).
-    pub fn promote(&self, candidate: &Path) -> Result<Sidecar, String> {
-        checkpoint::copy(candidate, &self.path).map_err(|e| e.to_string())
     }
 }
 
@@ -551,7 +498,7 @@ mod tests {
             "mean score 10.0 vs 8.0, difference +2.0; higher in 1, equal in 0, lower in 0 games"
         );
 
-        let err = ScoreComparison::new(&spec, &games(&[1, 2]), &games(&[1])).unwrap_err();
+        let err = ScoreComparison::new(&spec, &games(&[1, 2]), &games(&[1])).unwrap_err().to_string();
         assert!(err.contains("2 candidate games and 1 of the best"), "{err}");
         assert!(ScoreComparison::new(&spec, &[], &[]).is_err());
     }
@@ -582,7 +529,7 @@ mod tests {
         let c = gate(&uct, &random, None).unwrap();
         assert!(c.promotes() && c.candidate.mean > c.best.mean, "{c:?}");
         let cancel = AtomicBool::new(true);
-        let err = gate(&uct, &random, Some(&cancel)).unwrap_err();
+        let err = gate(&uct, &random, Some(&cancel)).unwrap_err().to_string();
         assert_eq!(err, "the match was cancelled");
     }
 }

@@ -9,6 +9,8 @@ pub mod grading;
 pub mod matches;
 pub mod openings;
 pub mod players;
+pub mod promotion;
 pub mod rating;
 pub mod sprt;
 pub mod tournament;
+pub mod watch;

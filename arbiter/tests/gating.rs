@@ -1,6 +1,7 @@
 //! Gating matches and the best-network store (tiny random networks, one libtorch thread).
 
-use dojo_arbiter::gating::{gate_match, BestStore, GateSettings};
+use dojo_arbiter::gating::{gate_match, GateSettings};
+use dojo_arbiter::promotion::BestStore;
 use dojo_arbiter::sprt::{SprtConfig, Verdict};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::gomoku::Gomoku;
@@ -81,7 +82,7 @@ fn networks_of_different_games_are_not_gated() {
     let g9 = dir.path().join("g9.safetensors");
     let arch = Architecture::for_game(&Gomoku::new(9).unwrap(), 1, 8);
     checkpoint::save(&Model::new(arch, Device::Cpu), &g9, 0, 0, None).unwrap();
-    let err = gate_match(&c4, &g9, &settings(2), 1, None).unwrap_err();
+    let err = gate_match(&c4, &g9, &settings(2), 1, None).unwrap_err().to_string();
     assert!(err.contains("is a network for connect4:7x6 but") && err.ends_with("is one for gomoku:9"), "{err}");
 }
 

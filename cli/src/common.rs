@@ -3,10 +3,6 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_arbiter::gatekeeper::GatePolicy;
-use dojo_arbiter::gating::GateSettings;
-use dojo_arbiter::grading::run_set::GradeSettings;
-use dojo_arbiter::sprt::SprtConfig;
 use dojo_core::game::{AnyGame, Game, GameSpec};
 use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
@@ -14,7 +10,6 @@ use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use dojo_core::net::precision::{Precision, PrecisionChoice};
 use dojo_core::returns::DEFAULT_MAX_RETURN;
 use dojo_core::with_game;
-use dojo_run::config::{GateMode, RunConfig};
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
@@ -152,36 +147,6 @@ pub fn progress(len: u64, what: &str) -> Progress {
     );
     let last_line = bar.is_hidden().then(|| Mutex::new(Instant::now()));
     Progress { bar, what: what.to_string(), last_line }
-}
-
-/// How a run gates (its `[gating]` section, with the run's search mode), on `threads`
-/// threads.
-pub fn gate_policy(run: &RunConfig, threads: usize) -> GatePolicy {
-    let config = &run.gating;
-    let sprt = (config.mode == GateMode::Sprt).then_some(SprtConfig {
-        elo0: config.sprt.elo0,
-        elo1: config.sprt.elo1,
-        alpha: config.sprt.alpha,
-        beta: config.sprt.beta,
-        max_games: config.games,
-    });
-    let settings = GateSettings {
-        games: config.games,
-        sprt,
-        simulations: config.simulations,
-        opening_plies: config.opening_plies,
-        average_symmetries: config.average_symmetries,
-        mode: run.search.mode,
-        vcf_nodes: run.search.vcf_nodes,
-        threads: threads.max(1),
-    };
-    let grade = (config.grade_positions > 0).then(|| GradeSettings {
-        per_category: config.grade_positions as usize,
-        sims: config.grade_sims.unwrap_or(config.simulations),
-        budget_nodes: config.grade_budget_nodes,
-        total_nodes: config.grade_total_nodes,
-    });
-    GatePolicy { settings, promote_score: config.promote_score, grade }
 }
 
 /// `--http ADDR` as an address (none when not given).

@@ -3,10 +3,10 @@
 //! `dojo train` does the same on a thread of its own. One-player games (2048, 2584) compare
 //! mean scores on the same seeds instead of playing a match (`dojo_arbiter::gating`).
 
-use crate::common::gate_policy;
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_arbiter::gatekeeper::{newest_version, Gatekeeper};
+use dojo_arbiter::gatekeeper::{newest_version, GatePolicy, Gatekeeper};
+use dojo_arbiter::watch::{watch, Event, Schedule, Watch};
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
 use std::path::PathBuf;
@@ -48,55 +48,24 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     }
     let config = RunConfig::load(&run.config())?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut keeper = Gatekeeper::open(&run, &gate_policy(&config, threads)).map_err(anyhow::Error::msg)?;
-    let every = args.every.unwrap_or(config.gating.every_versions).max(1);
-    let mut last_error = None;
-    loop {
-        let newest = match newest_version(&run) {
-            Ok(v) => {
-                last_error = None;
-                v
-            }
-            // Watching, an unreadable models/latest.json (a learner of an older dojo
-            // rewriting it in place, a volume hiccup) is tried again, not fatal.
-            Err(e) if args.watch => {
-                if last_error.as_ref() != Some(&e) {
-                    eprintln!("gate: {e}; trying again every second");
-                }
-                last_error = Some(e);
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_secs(1));
-                continue;
-            }
-            Err(e) => bail!(e),
-        };
-        // Once: the newest, unless it has been gated already. Watching: every `every`.
-        let due = if args.watch { keeper.due(newest, every) } else { newest > keeper.last_gated() };
-        if due && keeper.prepare() {
-            continue;
-        }
-        if due {
-            eprintln!("gating v{newest} ({})...", keeper.policy().settings.describe_for(&config.game));
-            match keeper.gate(newest, Some(&stop)) {
-                Ok(record) => println!("{}", record.describe()),
-                Err(_) if stop.load(Ordering::Relaxed) => break,
-                // Watching, a version pruned before it was read is passed over.
-                Err(e) if args.watch => {
-                    eprintln!("gating v{newest}: {e}");
-                    keeper.skip(newest);
-                }
-                Err(e) => bail!("gating v{newest}: {e}"),
-            }
-        } else if !args.watch {
-            let best = keeper.best_version().map_or("none".to_string(), |v| format!("v{v}"));
+    let mut keeper = Gatekeeper::open(&run, &GatePolicy::from_run(&config, threads))?;
+    // Once: the newest, unless it has been gated already. Watching: every `every`.
+    let schedule = if args.watch {
+        Schedule::Every(args.every.unwrap_or(config.gating.every_versions).max(1))
+    } else {
+        Schedule::Once
+    };
+    let gate = keeper.policy().settings.describe_for(&config.game);
+    let mut say = |event: Event<'_>| match event {
+        Event::Unreadable(e) => eprintln!("gate: {e}; trying again every second"),
+        Event::Gating(version) => eprintln!("gating v{version} ({gate})..."),
+        Event::Gated { record, .. } => println!("{}", record.describe()),
+        Event::Failed(e) => eprintln!("{e}"),
+        Event::AlreadyGated { newest, best } => {
+            let best = best.map_or("none".to_string(), |v| format!("v{v}"));
             println!("v{newest} has been gated already; the best is {best}");
         }
-        if !args.watch || stop.load(Ordering::Relaxed) {
-            break;
-        }
-        std::thread::sleep(Duration::from_secs(1));
-    }
-    Ok(())
+    };
+    let options = Watch { schedule, poll: Duration::from_secs(1), stop: &stop };
+    Ok(watch(&mut keeper, &|| newest_version(&run), &options, &mut say)?)
 }

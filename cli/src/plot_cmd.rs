@@ -57,8 +57,7 @@ pub fn run(args: PlotArgs) -> Result<()> {
         }
     }
 
-    let gates: Vec<_> =
-        read_records(&run).map_err(anyhow::Error::msg)?.into_iter().filter(|r| r.best.is_some()).collect();
+    let gates: Vec<_> = read_records(&run)?.into_iter().filter(|r| r.best.is_some()).collect();
     if !gates.is_empty() {
         let points = |promoted: bool| -> Vec<(f64, f64)> {
             gates.iter().filter(|r| r.promoted == promoted).map(|r| (r.candidate as f64, r.score)).collect()

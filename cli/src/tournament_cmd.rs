@@ -7,9 +7,9 @@ use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use dojo_arbiter::charts::ChartError;
-use dojo_arbiter::gating::BestStore;
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, PlayerSpec};
+use dojo_arbiter::promotion::{self, Promoter};
 use dojo_arbiter::tournament::standings::{Ranking, StandingsError};
 use dojo_arbiter::tournament::{
     plot, tournament_dir, Entrant, Format, Tournament, TournamentContest, TournamentDir, TournamentSpec,
@@ -17,7 +17,6 @@ use dojo_arbiter::tournament::{
 use dojo_arbiter::with_contest;
 use dojo_core::net::checkpoint;
 use dojo_run::config::RunConfig;
-use dojo_run::journal;
 use dojo_run::paths::RunPaths;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -414,15 +413,11 @@ fn player_name(text: &str, known: &[&Entrant]) -> Result<String> {
     Ok(text.parse::<PlayerSpec>()?.to_string())
 }
 
-/// Copies checkpoint `version` (the tournament's top one, `name`, `how` good) to
-/// `RUN/models/best.*`, holding the run's gating lock so no gatekeeper writes it at the
-/// same time.
+/// Makes checkpoint `version` (the tournament's top one, `name`, `how` good) the run's
+/// best, as gating promotes (under the run's gating lock, so no gatekeeper writes it at the
+/// same time).
 fn choose_best(run: &RunPaths, version: u64, name: &str, how: &str) -> Result<()> {
-    let _lock = journal::lock_exclusive(
-        &run.gating_lock(),
-        "dojo train or dojo gate is gating this run: stop it to choose the best by tournament",
-    )?;
-    let sidecar = BestStore::new(run.best()).promote(&run.model_version(version)).map_err(anyhow::Error::msg)?;
+    let sidecar = promotion::promote(run, Promoter::Tournament, version)?;
     println!("{name} ({how}) is now {} (step {})", run.best().display(), sidecar.step);
     Ok(())
 }

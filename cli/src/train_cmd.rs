@@ -2,11 +2,11 @@
 //! beside it, a progress line, clean stop on Ctrl-C (workers flush, the learner
 //! checkpoints), and resumption when run again with the same run directory.
 
-use crate::common::gate_policy;
 use crate::duration::parse_duration;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dojo_arbiter::gatekeeper::Gatekeeper;
+use dojo_arbiter::gatekeeper::{GatePolicy, Gatekeeper};
+use dojo_arbiter::watch::{watch, Event, Schedule, Watch};
 use dojo_core::game::GameSpec;
 use dojo_core::net::device::DeviceSpec;
 use dojo_learner::learner::Shared;
@@ -144,25 +144,20 @@ fn spawn_gating(
     let best = Arc::new(AtomicU64::new(keeper.best_version().unwrap_or(0)));
     let shown = best.clone();
     let thread = std::thread::Builder::new().name("gating".into()).spawn(move || {
-        while !stop.load(Ordering::Relaxed) {
-            let mut newest = shared.newest().version;
-            if keeper.due(newest, every) {
-                if keeper.prepare() {
-                    newest = shared.newest().version;
-                }
-                match keeper.gate(newest, Some(&stop)) {
-                    Ok(record) => {
-                        shown.store(keeper.best_version().unwrap_or(0), Ordering::Relaxed);
-                        let _ = say.send(record.describe());
-                    }
-                    Err(_) if stop.load(Ordering::Relaxed) => break,
-                    Err(e) => {
-                        let _ = say.send(format!("gating v{newest}: {e}"));
-                        keeper.skip(newest);
-                    }
-                }
+        let options = Watch { schedule: Schedule::Every(every), poll: Duration::from_millis(500), stop: &stop };
+        let mut tell = |event: Event<'_>| match event {
+            Event::Gated { record, best } => {
+                shown.store(best.unwrap_or(0), Ordering::Relaxed);
+                let _ = say.send(record.describe());
             }
-            std::thread::sleep(Duration::from_millis(500));
+            Event::Failed(e) => {
+                let _ = say.send(e.to_string());
+            }
+            Event::Unreadable(_) | Event::Gating(_) | Event::AlreadyGated { .. } => {}
+        };
+        // Watching returns no error: a version that fails is passed over, and said.
+        if let Err(e) = watch(&mut keeper, &|| Ok(shared.newest().version), &options, &mut tell) {
+            let _ = say.send(e.to_string());
         }
         keeper
     })?;
@@ -244,7 +239,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
     // say `dojo gate --watch`), it trains without and says why.
     let keeper = match cfg.gating.every_versions {
         0 => None,
-        _ => Gatekeeper::open(&run, &gate_policy(&cfg, 1)).map_err(|e| eprintln!("not gating: {e}")).ok(),
+        _ => Gatekeeper::open(&run, &GatePolicy::from_run(&cfg, 1)).map_err(|e| eprintln!("not gating: {e}")).ok(),
     };
     let gating = keeper.and_then(|keeper| {
         spawn_gating(keeper, cfg.gating.every_versions, handle.shared.clone(), gate_stop.clone(), say)
@@ -366,7 +361,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
             eprintln!("gating the final version v{version} ({})...", keeper.policy().settings.describe());
             match keeper.gate(version, Some(&stop)) {
                 Ok(record) => eprintln!("{}", record.describe()),
-                Err(e) => eprintln!("gating v{version}: {e}"),
+                Err(e) => eprintln!("{e}"),
             }
         }
         if keeper.best_version().is_some() {
