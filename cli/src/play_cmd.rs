@@ -92,7 +92,7 @@ fn play<G: Game + FromAnyGame>(
         let ToMove::Player(mover) = game.to_move() else { bail!("{spec} has chance events: not a board game to play") };
         if mover != human {
             let search = model.analyse(&game);
-            let (value, proven) = search.root_value();
+            let (value, proven) = (search.root_value(), search.proven());
             let mut children = search.root_children();
             children.sort_by_key(|c| std::cmp::Reverse(c.visits));
             let total: u32 = children.iter().map(|c| c.visits).sum::<u32>().max(1);

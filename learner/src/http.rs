@@ -219,7 +219,7 @@ fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]
             model.clone(),
             Rng::seed_from_u64(moves.len() as u64),
         );
-        value = Some(agent.analyse(&game).root_value().0);
+        value = Some(agent.analyse(&game).root_value());
         let action = agent.analysed_move();
         reply_text = Some(game.action_to_text(action));
         game.play(action).map_err(|e| e.to_string())?;

@@ -1,23 +1,21 @@
-//! A network-guided player for matches and analysis: the PUCT graph search with the
-//! network (the chance-node search in one-player games), no noise, most-visited move; or,
-//! with `search.mode = "gumbel"`, the same graph searched by sequential halving without
-//! Gumbel noise, playing the move it ends on.
+//! A network-guided player for matches and analysis: the search's one entry point
+//! ([`Searcher`]: the PUCT graph search, or the chance-node search in one-player games)
+//! with the network, no noise, most-visited move; or, with `search.mode = "gumbel"`, the
+//! same graph searched by sequential halving without Gumbel noise, playing the move it
+//! ends on.
 
 use crate::game::{Action, Game};
 use crate::rng::Rng;
-use crate::search::chance::{ChanceConfig, ChanceSearch};
 use crate::search::config::SearchConfig;
 use crate::search::evaluator::Evaluator;
 use crate::search::player::{Agent, MoveError};
-use crate::search::puct::Search;
+use crate::search::searcher::Searcher;
 use rand::SeedableRng;
 use std::time::Instant;
 
 pub struct NetAgent<G: Game> {
-    search: Search<G>,
-    /// The search of one-player games (2048, 2584), reading values with the config's
-    /// `max_return`.
-    chance: ChanceSearch<G>,
+    /// One-player games' values are read with the config's `max_return`.
+    search: Searcher<G>,
     evaluator: Box<dyn Evaluator>,
     name: String,
     /// An any-size network's frame: every position is searched framed into it.
@@ -28,8 +26,7 @@ impl<G: Game> NetAgent<G> {
     /// `evaluator` is the network, alone or wrapped (e.g. in
     /// [`crate::search::evaluator::SymmetryAveraged`]).
     pub fn new(evaluator: impl Evaluator + 'static, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
-        let chance = ChanceSearch::new(config.clone(), ChanceConfig::for_search(&config), false, rng.clone());
-        NetAgent { search: Search::new(config, false, rng), chance, evaluator: Box::new(evaluator), name, frame: None }
+        NetAgent { search: Searcher::new(config, false, rng), evaluator: Box::new(evaluator), name, frame: None }
     }
 
     /// The same, for an any-size network ([`super::model::Architecture::frame`]): positions
@@ -64,7 +61,7 @@ impl<G: Game> NetAgent<G> {
     }
 
     /// Searches `game` and returns the search for inspection (root children, value).
-    pub fn analyse(&mut self, game: &G) -> &Search<G> {
+    pub fn analyse(&mut self, game: &G) -> &Searcher<G> {
         let game = self.framed_or_panic(game);
         self.search.set_root(&game);
         let sims = self.search.config().simulations;
@@ -90,21 +87,6 @@ impl<G: Game> NetAgent<G> {
         let go_on = |evaluations: u32| !evaluations.is_multiple_of(CHUNK) || Instant::now() < deadline;
         self.search.search_while(&mut self.evaluator, max_playouts.max(1), go_on);
         self.search.choose_move(0.0)
-    }
-
-    /// A one-player game's move: the chance-node search, one leaf evaluated at a time.
-    fn select_chance_move(&mut self, game: &G) -> Action {
-        let mut planes = vec![0.0; game.plane_shape().len()];
-        let mut value = [0.0f32];
-        let evaluator = &mut self.evaluator;
-        self.chance.set_root(game);
-        let sims = self.chance.config().simulations;
-        self.chance.search_with(sims, |leaf, logits| {
-            leaf.encode_planes(&mut planes);
-            evaluator.evaluate(&planes, 1, logits, &mut value);
-            value[0]
-        });
-        self.chance.choose_move(0.0)
     }
 
     /// Playouts of the last search.
@@ -136,13 +118,9 @@ impl<G: Game> Agent<G> for NetAgent<G> {
     fn new_game(&mut self, seed: u64) {
         self.search.clear();
         self.search.reseed(Rng::seed_from_u64(seed));
-        self.chance.reseed(Rng::seed_from_u64(seed));
     }
 
     fn select_move(&mut self, game: &G) -> Action {
-        if game.is_one_player() {
-            return self.select_chance_move(game);
-        }
         self.analyse(game);
         self.search.choose_move(0.0)
     }
