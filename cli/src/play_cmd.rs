@@ -69,7 +69,7 @@ fn play<G: Game + FromAnyGame>(
         "dojo play: {spec}, you are {} ({}); the model searches {} playouts a move. Moves in the game's notation (e.g. {}); 'quit' ends.",
         side_name(human),
         if human == Player::First { "moving first" } else { "moving second" },
-        args.search.sims,
+        args.search.config()?.simulations,
         example_move(&game),
     )?;
     let stdin = std::io::stdin();

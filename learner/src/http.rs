@@ -27,7 +27,6 @@ use axum::{Json, Router};
 use dojo_core::game::{FromAnyGame, Game, GameSpec, Outcome, Player, ToMove};
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
-use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use rand::SeedableRng;
@@ -213,12 +212,10 @@ fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]
     let (mut reply, mut reply_text, mut value) = (None, None, None);
     if game.outcome().is_none() {
         let ToMove::Player(_) = game.to_move() else { return Err("a chance event is pending".into()) };
-        let mut agent: NetAgent<G> = NetAgent::new(
-            NetEvaluator::new(loaded.model),
-            SearchConfig::for_play(PLAY_SIMS),
-            model.clone(),
-            Rng::seed_from_u64(moves.len() as u64),
-        );
+        let search = SearchConfig::for_play(PLAY_SIMS);
+        let rng = Rng::seed_from_u64(moves.len() as u64);
+        let mut agent: NetAgent<G> =
+            NetAgent::from_checkpoint(&path, loaded, search, false, model.clone(), rng).map_err(|e| e.to_string())?;
         value = Some(agent.analyse(&game).root_value());
         let action = agent.analysed_move();
         reply_text = Some(game.action_to_text(action));

@@ -8,7 +8,6 @@ use super::labelled::{read_labelled, write_labelled};
 use dojo_core::game::connect4::Connect4;
 use dojo_core::net::agent::NetAgent;
 use dojo_core::net::checkpoint;
-use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use dojo_run::paths::RunPaths;
@@ -112,8 +111,10 @@ pub fn grade_checkpoint(path: &Path, cases: &[Case<Connect4>], sims: u32) -> Res
     let started = Instant::now();
     let loaded = checkpoint::load(path, tch::Device::Cpu, None).map_err(|e| e.to_string())?;
     let name = path.display().to_string();
+    let search = SearchConfig::for_play(sims);
     let mut agent: NetAgent<Connect4> =
-        NetAgent::new(NetEvaluator::new(loaded.model), SearchConfig::for_play(sims), name, Rng::seed_from_u64(0));
+        NetAgent::from_checkpoint(path, loaded, search, false, name, Rng::seed_from_u64(0))
+            .map_err(|e| e.to_string())?;
     let grades = grade(cases, &mut agent, &[Mover::Policy, Mover::Search], sims, || {});
     Ok(VersionGrade {
         positions: cases.len() as u32,

@@ -4,14 +4,25 @@
 //! same graph searched by sequential halving without Gumbel noise, playing the move it
 //! ends on.
 
-use crate::game::{Action, Game};
+use super::checkpoint::Loaded;
+use super::infer::NetEvaluator;
+use crate::game::{Action, FromAnyGame, Game, GameSpec};
 use crate::rng::Rng;
 use crate::search::config::SearchConfig;
-use crate::search::evaluator::Evaluator;
+use crate::search::evaluator::{Evaluator, SymmetryAveraged};
 use crate::search::player::{Agent, MoveError};
 use crate::search::searcher::Searcher;
 use rand::SeedableRng;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Why a network player cannot be built from its checkpoint.
+#[derive(Debug, thiserror::Error)]
+pub enum NetPlayerError {
+    /// The checkpoint's game has no board of the player's game type to average over.
+    #[error("{}: cannot average over symmetries of {game}", .path.display())]
+    Symmetries { path: PathBuf, game: GameSpec },
+}
 
 pub struct NetAgent<G: Game> {
     /// One-player games' values are read with the config's `max_return`.
@@ -107,6 +118,44 @@ impl<G: Game> NetAgent<G> {
         game.legal_actions(&mut legal);
         let best = legal.into_iter().max_by(|&a, &b| logits[a as usize].total_cmp(&logits[b as usize]));
         best.expect("a position that is not over has a legal move")
+    }
+}
+
+impl<G: Game + FromAnyGame> NetAgent<G> {
+    /// The one way a network player is built from a checkpoint: `loaded` (read from
+    /// `path`, on the device and with the game checks its caller wants) searching with
+    /// `search`, its evaluations averaged over the board's symmetries or not. A one-player
+    /// game's network is read with the value scale it was trained with unless `search`
+    /// names another `max_return`; an any-size network is framed and plays without
+    /// averaging (a blocked cell off the middle leaves a board without a mirror).
+    pub fn from_checkpoint(
+        path: &Path,
+        loaded: Loaded,
+        mut search: SearchConfig,
+        average_symmetries: bool,
+        name: String,
+        rng: Rng,
+    ) -> Result<NetAgent<G>, NetPlayerError> {
+        let architecture = &loaded.sidecar.architecture;
+        if search.max_return == SearchConfig::default().max_return {
+            search.max_return = architecture.return_scale().max_return;
+        }
+        let frame = architecture.frame();
+        if frame.is_some() && average_symmetries {
+            tracing::info!("an any-size network plays without symmetry averaging");
+        }
+        if !average_symmetries || frame.is_some() {
+            let network = NetEvaluator::new(loaded.model);
+            return Ok(NetAgent::new(network, search, name, rng).with_frame(frame));
+        }
+        // The symmetry maps only need the board's shape: the checkpoint's game has it.
+        let board =
+            architecture.game.start().ok().and_then(G::from_any).ok_or_else(|| NetPlayerError::Symmetries {
+                path: path.to_path_buf(),
+                game: architecture.game.clone(),
+            })?;
+        let network = NetEvaluator::new(loaded.model);
+        Ok(NetAgent::new(SymmetryAveraged::new(network, board), search, name, rng))
     }
 }
 
