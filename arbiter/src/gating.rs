@@ -33,7 +33,7 @@ use dojo_core::game::{GameError, GameSpec};
 use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::ntuple::report::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchMode, PLAY_C_PUCT};
+use dojo_core::search::config::{SearchConfig, SearchMode};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -299,14 +299,12 @@ fn gate_typed<C: GateContest, G: BaselinePlayers>(
 
 /// The network player of a gate (both sides play alike).
 fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
-    PlayerSpec::Net {
-        path: path.to_path_buf(),
-        sims: settings.simulations,
-        c_puct: PLAY_C_PUCT,
-        average_symmetries: settings.average_symmetries,
+    let search = SearchConfig {
         mode: settings.mode,
         vcf_nodes: settings.vcf_nodes,
-    }
+        ..SearchConfig::for_play(settings.simulations)
+    };
+    PlayerSpec::Net { path: path.to_path_buf(), average_symmetries: settings.average_symmetries, search }
 }
 
 /// The normal distribution's 97.5% point: 95% intervals.

@@ -6,18 +6,17 @@ use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::Sliding;
 use dojo_core::game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
-use dojo_core::net::agent::NetAgent;
+use dojo_core::net::agent::{NetAgent, NetPlayerError};
 use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::net::device::set_threads;
-use dojo_core::net::infer::NetEvaluator;
 use dojo_core::ntuple::file::NtupleError;
 use dojo_core::ntuple::{self, Network, NtupleAgent, TupleRules};
 use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
-use dojo_core::search::evaluator::SymmetryAveraged;
+use dojo_core::search::config::{SearchConfig, SearchMode};
 use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_core::search::player::{Agent, MoveError, RandomAgent};
 use dojo_core::search::solver_agent::SolverAgent;
+use dojo_core::util::SettingError;
 use rand::SeedableRng;
 use std::any::Any;
 use std::fmt;
@@ -45,7 +44,10 @@ pub enum PlayerSpec {
     /// `:cpuct=X`, `:noavg`, `:mode=gumbel` (Gumbel AlphaZero's search, without noise:
     /// sequential halving over `sims` simulations) and `:vcf=N` (threat-space search of N
     /// nodes at every expanded position, `search.vcf_nodes`; 0, the default, is off), e.g.
-    /// `net:PATH:sims=400:cpuct=1.5`.
+    /// `net:PATH:sims=400:cpuct=1.5`; and any other search setting by its name in the
+    /// config's `[search]` section, `:KEY=VALUE` ([`SearchConfig::KEYS`], e.g.
+    /// `:fpu_reduction=0.1`). The search starts from [`SearchConfig::for_play`] with
+    /// [`DEFAULT_NET_SIMS`] playouts.
     ///
     /// By default every evaluation is averaged over the board's symmetries (KataGo's
     /// symmetry averaging, at k times the network cost: 2 for Connect Four, 8 for Gomoku):
@@ -53,7 +55,7 @@ pub enum PlayerSpec {
     /// mean plays stronger at the same playouts (Connect Four, 30-minute networks, 200
     /// playouts against `mcts:1000`: 84.8% → 88.7% of 600 games, and 88.5% → 92.2% with
     /// `cpuct=1.0`). `:noavg` evaluates the board as it stands (`:avg` is accepted too).
-    Net { path: PathBuf, sims: u32, c_puct: f32, average_symmetries: bool, mode: SearchMode, vcf_nodes: u32 },
+    Net { path: PathBuf, average_symmetries: bool, search: SearchConfig },
     /// An external Gomoku brain over the Gomocup protocol: `pbrain:COMMAND` (the rest of
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
     /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
@@ -101,8 +103,9 @@ pub enum PlayerError {
     NtupleFile { path: PathBuf, error: std::io::Error },
     #[error("{} holds n-tuple weights for {weights}, not {game}", .path.display())]
     NtupleWeights { path: PathBuf, weights: GameSpec, game: GameSpec },
-    #[error("{}: cannot average over symmetries of {game}", .path.display())]
-    NoSymmetries { path: PathBuf, game: GameSpec },
+    /// A network player that cannot be built from its checkpoint.
+    #[error(transparent)]
+    NetPlayer(#[from] NetPlayerError),
     /// An any-size network's frame (`frame`: width, height) is smaller than the game's
     /// largest board (`largest`).
     #[error(
@@ -141,14 +144,7 @@ pub const MAX_NTUPLE_DEPTH: u32 = 6;
 impl PlayerSpec {
     /// A network player with the default options and `sims` playouts.
     pub fn net(path: impl Into<PathBuf>, sims: u32) -> PlayerSpec {
-        PlayerSpec::Net {
-            path: path.into(),
-            sims,
-            c_puct: PLAY_C_PUCT,
-            average_symmetries: true,
-            mode: SearchMode::Puct,
-            vcf_nodes: 0,
-        }
+        PlayerSpec::Net { path: path.into(), average_symmetries: true, search: SearchConfig::for_play(sims) }
     }
 
     /// Whether the player answers a position with the same move every time: a network's
@@ -185,6 +181,27 @@ fn rollouts(text: Option<&&str>, kind: &str) -> Result<u32, String> {
     Ok(n)
 }
 
+/// The short names `net:` specs have for search settings, and the settings they name.
+const NET_OPTIONS: [(&str, &str); 4] =
+    [("sims", "simulations"), ("cpuct", "c_puct"), ("mode", "mode"), ("vcf", "vcf_nodes")];
+
+/// The search setting a `net:` option names: its short name's, or its own.
+fn net_option_setting(key: &str) -> &str {
+    NET_OPTIONS.iter().find(|(short, _)| *short == key).map_or(key, |(_, name)| name)
+}
+
+/// Why a `net:` option's value is refused: in the words each short name has always had,
+/// else as the settings table says it.
+fn net_option_error(key: &str, value: &str, error: SettingError) -> String {
+    match key {
+        "sims" => "sims=N needs a number".into(),
+        "cpuct" => "cpuct=X needs a number".into(),
+        "vcf" => "vcf=N needs a number of nodes (0 = off)".into(),
+        "mode" => value.parse::<SearchMode>().err().map_or_else(|| error.to_string(), |e| e.to_string()),
+        _ => error.to_string(),
+    }
+}
+
 impl FromStr for PlayerSpec {
     type Err = PlayerSpecError;
     fn from_str(s: &str) -> Result<PlayerSpec, PlayerSpecError> {
@@ -214,35 +231,31 @@ impl FromStr for PlayerSpec {
             ["net", rest @ ..] if !rest.is_empty() => {
                 // The path may itself contain ':'; only trailing options are options.
                 let mut path = rest;
-                let (mut sims, mut c_puct, mut average_symmetries) = (DEFAULT_NET_SIMS, PLAY_C_PUCT, true);
-                let mut mode = SearchMode::Puct;
-                let mut vcf_nodes = 0;
+                let mut search = SearchConfig::for_play(DEFAULT_NET_SIMS);
+                let mut average_symmetries = true;
                 while let Some((last, before)) = path.split_last() {
                     if before.is_empty() {
                         break;
-                    } else if let Some(n) = last.strip_prefix("sims=") {
-                        sims = n.parse::<u32>().map_err(|_| bad("sims=N needs a number"))?;
-                    } else if let Some(x) = last.strip_prefix("cpuct=") {
-                        c_puct = x.parse::<f32>().map_err(|_| bad("cpuct=X needs a number"))?;
-                    } else if let Some(n) = last.strip_prefix("vcf=") {
-                        vcf_nodes = n.parse::<u32>().map_err(|_| bad("vcf=N needs a number of nodes (0 = off)"))?;
-                    } else if let Some(m) = last.strip_prefix("mode=") {
-                        mode = m.parse::<SearchMode>().map_err(|e| bad(&e.to_string()))?;
                     } else if *last == "avg" || *last == "noavg" {
                         average_symmetries = *last == "avg";
+                    } else if let Some((key, value)) = last.split_once('=') {
+                        // A name no setting has is part of the path, as it always was.
+                        let Ok(setting) = SearchConfig::key(net_option_setting(key)) else { break };
+                        setting.set(&mut search, value).map_err(|e| bad(&net_option_error(key, value, e)))?;
                     } else {
                         break;
                     }
                     path = before;
                 }
-                if sims == 0 {
+                if search.simulations == 0 {
                     return Err(bad("sims must be at least 1"));
                 }
-                if !(c_puct > 0.0 && c_puct.is_finite()) {
+                if !(search.c_puct > 0.0 && search.c_puct.is_finite()) {
                     return Err(bad("cpuct must be a positive number"));
                 }
+                search.validate().map_err(|e| bad(&e.to_string()))?;
                 let path = PathBuf::from(path.join(":"));
-                Ok(PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode, vcf_nodes })
+                Ok(PlayerSpec::Net { path, average_symmetries, search })
             }
             ["ntuple", rest @ ..] if !rest.is_empty() => {
                 // The path may itself contain ':'; only a trailing depth=D is an option.
@@ -283,22 +296,33 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Uct { iterations } => write!(f, "uct:{iterations}"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
-            PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode, vcf_nodes } => {
+            PlayerSpec::Net { path, average_symmetries, search } => {
                 write!(f, "net:{}", path.display())?;
-                if *sims != DEFAULT_NET_SIMS {
-                    write!(f, ":sims={sims}")?;
-                }
-                if *c_puct != PLAY_C_PUCT {
-                    write!(f, ":cpuct={c_puct}")?;
+                // Settings that differ from a spec's default, short names first in the order
+                // specs have always been printed (tournaments and gating journals name
+                // players by this text), then the others by their own names.
+                let base = SearchConfig::for_play(DEFAULT_NET_SIMS);
+                let differs = |name: &str| {
+                    let key = SearchConfig::key(name).expect("a setting of the table");
+                    (key.value(search) != key.value(&base)).then(|| key.value(search))
+                };
+                for (short, name) in &NET_OPTIONS[..2] {
+                    if let Some(value) = differs(name) {
+                        write!(f, ":{short}={value}")?;
+                    }
                 }
                 if !*average_symmetries {
                     write!(f, ":noavg")?;
                 }
-                if *mode != SearchMode::Puct {
-                    write!(f, ":mode={mode}")?;
+                for (short, name) in &NET_OPTIONS[2..] {
+                    if let Some(value) = differs(name) {
+                        write!(f, ":{short}={value}")?;
+                    }
                 }
-                if *vcf_nodes != 0 {
-                    write!(f, ":vcf={vcf_nodes}")?;
+                for key in SearchConfig::KEYS.iter().filter(|k| NET_OPTIONS.iter().all(|(_, name)| *name != k.name)) {
+                    if let Some(value) = differs(key.name) {
+                        write!(f, ":{}={value}", key.name)?;
+                    }
                 }
                 Ok(())
             }
@@ -337,26 +361,13 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
         PlayerSpec::Solver { .. } => Err(PlayerError::SolverGame { game: None }),
         PlayerSpec::Pbrain { .. } => Err(PlayerError::PbrainGame { game: None }),
         PlayerSpec::Ntuple { .. } => Err(PlayerError::NtupleGame),
-        PlayerSpec::Net { ref path, sims, c_puct, average_symmetries, mode, vcf_nodes } => {
+        PlayerSpec::Net { ref path, average_symmetries, ref search } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
             let loaded = checkpoint::load(path, Device::Cpu, None)?;
-            // A one-player game's network is read with the value scale it was trained with.
-            let max_return = loaded.sidecar.architecture.return_scale().max_return;
-            let config = SearchConfig { c_puct, max_return, mode, vcf_nodes, ..SearchConfig::for_play(sims) };
-            let frame = loaded.sidecar.architecture.frame();
-            let network = NetEvaluator::new(loaded.model);
             let name = spec.to_string();
-            // An any-size network plays boards whose symmetries differ from board to board
-            // (a blocked cell off the middle has none): it plays without averaging.
-            if !average_symmetries || frame.is_some() {
-                return Ok(Box::new(NetAgent::new(network, config, name, rng).with_frame(frame)));
-            }
-            // The symmetry maps only need the board's shape: the checkpoint's game has it.
-            let board = loaded.sidecar.architecture.game.start().ok().and_then(G::from_any).ok_or_else(|| {
-                PlayerError::NoSymmetries { path: path.clone(), game: loaded.sidecar.architecture.game.clone() }
-            })?;
-            Ok(Box::new(NetAgent::new(SymmetryAveraged::new(network, board), config, name, rng)))
+            let agent = NetAgent::from_checkpoint(path, loaded, search.clone(), average_symmetries, name, rng)?;
+            Ok(Box::new(agent))
         }
     }
 }
@@ -554,11 +565,13 @@ mod tests {
             "net:x.json".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::Net {
                 path: PathBuf::from("x.json"),
-                sims: 200,
-                c_puct: 1.0,
                 average_symmetries: true,
-                mode: SearchMode::Puct,
-                vcf_nodes: 0
+                search: SearchConfig {
+                    simulations: 200,
+                    c_puct: 1.0,
+                    mode: SearchMode::Puct,
+                    ..SearchConfig::for_play(200)
+                }
             }
         );
         // `:avg` (the default) is still accepted and prints as nothing.
@@ -568,11 +581,8 @@ mod tests {
             "net:a:b:noavg:cpuct=2.5:sims=9".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::Net {
                 path: PathBuf::from("a:b"),
-                sims: 9,
-                c_puct: 2.5,
                 average_symmetries: false,
-                mode: SearchMode::Puct,
-                vcf_nodes: 0
+                search: SearchConfig { c_puct: 2.5, ..SearchConfig::for_play(9) }
             }
         );
         // The search mode: Gumbel in any position among the options; puct prints as nothing.
@@ -580,11 +590,8 @@ mod tests {
             "net:a:mode=gumbel:sims=32".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::Net {
                 path: PathBuf::from("a"),
-                sims: 32,
-                c_puct: 1.0,
                 average_symmetries: true,
-                mode: SearchMode::Gumbel,
-                vcf_nodes: 0
+                search: SearchConfig { mode: SearchMode::Gumbel, ..SearchConfig::for_play(32) }
             }
         );
         assert_eq!("net:x.json:mode=puct".parse::<PlayerSpec>().unwrap().to_string(), "net:x.json");
@@ -616,6 +623,30 @@ mod tests {
             let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(err.contains(why), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn net_specs_set_any_search_setting_by_its_config_name() {
+        let spec: PlayerSpec = "net:a:b.json:fpu_reduction=0.1:sims=64:tactics=false:c_puct=2".parse().unwrap();
+        let search = SearchConfig { fpu_reduction: 0.1, tactics: false, c_puct: 2.0, ..SearchConfig::for_play(64) };
+        assert_eq!(spec, PlayerSpec::Net { path: PathBuf::from("a:b.json"), average_symmetries: true, search });
+        // Printed with the short names first, then the others in the table's order.
+        assert_eq!(spec.to_string(), "net:a:b.json:sims=64:cpuct=2:fpu_reduction=0.1:tactics=false");
+        assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
+        // A setting's own name and its short name are one setting.
+        assert_eq!("net:x:simulations=7:vcf_nodes=9".parse::<PlayerSpec>().unwrap().to_string(), "net:x:sims=7:vcf=9");
+        for (bad, why) in [
+            ("net:x:fpu_reduction=lots", r#"search.fpu_reduction = "lots": expected a number"#),
+            ("net:x:forced_visits=some", r#"search.forced_visits = "some": expected "off", "min:N" or "katago:K""#),
+            ("net:x:dirichlet_epsilon=2", "search.dirichlet_epsilon = 2 must be within 0..=1"),
+            ("net:x:simulations=0", "sims must be at least 1"),
+        ] {
+            let err = bad.parse::<PlayerSpec>().unwrap_err();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+        // A name that no setting has stays part of the path.
+        let PlayerSpec::Net { path, .. } = "net:runs/x=1:sims=5".parse::<PlayerSpec>().unwrap() else { panic!() };
+        assert_eq!(path, PathBuf::from("runs/x=1"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use dojo_core::game::Game;
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::set_threads;
 use dojo_core::net::model::{Architecture, Model};
-use dojo_core::search::config::SearchMode;
+use dojo_core::search::config::{SearchConfig, SearchMode};
 use tch::Device;
 
 type C4 = Connect4<u64>;
@@ -48,14 +48,7 @@ fn the_default_network_player_averages_over_the_mirror_so_mirrored_positions_get
         let (pick, mirror_pick) = picks(&averaged, moves);
         let expected = char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();
         assert_eq!(mirror_pick, expected, "{moves}: {pick} but {mirror_pick} in the mirror image");
-        let raw = PlayerSpec::Net {
-            path: path.clone(),
-            sims: 64,
-            c_puct: 1.0,
-            average_symmetries: false,
-            mode: SearchMode::Puct,
-            vcf_nodes: 0,
-        };
+        let raw = PlayerSpec::Net { path: path.clone(), average_symmetries: false, search: SearchConfig::for_play(64) };
         let (pick, mirror_pick) = picks(&raw, moves);
         raw_differs |= mirror_pick != char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();
     }
@@ -64,7 +57,7 @@ fn the_default_network_player_averages_over_the_mirror_so_mirrored_positions_get
     assert!(raw_differs, "the raw network played mirrored moves everywhere: the test proves nothing");
     // The Gumbel search plays without noise: mirrored too.
     let gumbel: PlayerSpec = format!("net:{}:sims=16:mode=gumbel", path.display()).parse().unwrap();
-    assert!(matches!(gumbel, PlayerSpec::Net { mode: SearchMode::Gumbel, .. }));
+    assert!(matches!(gumbel, PlayerSpec::Net { search: SearchConfig { mode: SearchMode::Gumbel, .. }, .. }));
     for moves in ["1", "12", "1123", "2234", "33122", "612"] {
         let (pick, mirror_pick) = picks(&gumbel, moves);
         let expected = char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();

@@ -12,16 +12,14 @@ use dojo_arbiter::grading::labelled::{parse_lines, to_text as labelled_text};
 use dojo_arbiter::grading::{Case, ErrorRate, Grade, Mover, PositionLine, Verdict};
 use dojo_arbiter::players::PlayerSpec;
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{AnyGame, Game, GameSpec, Outcome, ToMove};
+use dojo_core::game::{AnyGame, FromAnyGame, Game, GameSpec, Outcome, ToMove};
 use dojo_core::net::agent::NetAgent;
-use dojo_core::net::infer::NetEvaluator;
 use dojo_core::record::read_records;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
-use dojo_core::search::evaluator::SymmetryAveraged;
 use dojo_core::search::player::Agent;
 use dojo_core::search::solver::Solver;
-use dojo_core::util::atomic_write;
+use dojo_core::util::{atomic_write, SettingError};
 use dojo_core::with_game;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{RngExt, SeedableRng};
@@ -46,16 +44,23 @@ pub struct PlayArgs {
     /// expanded position (`search.vcf_nodes`); 0 = off.
     #[arg(long, default_value_t = 0)]
     pub vcf_nodes: u32,
+    /// Any search setting by its name in a run config's `[search]` section, e.g.
+    /// `--set search.fpu_reduction=0.1` (repeatable; after the flags above, so it wins).
+    #[arg(long = "set", value_name = "search.KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 impl PlayArgs {
-    pub fn config(&self) -> SearchConfig {
-        SearchConfig {
+    /// The search the flags describe, checked as a config file's would be.
+    pub fn config(&self) -> Result<SearchConfig, SettingError> {
+        let mut config = SearchConfig {
             c_puct: self.c_puct,
             mode: self.mode,
             vcf_nodes: self.vcf_nodes,
             ..SearchConfig::for_play(self.sims)
-        }
+        };
+        config.apply(&self.set)?;
+        Ok(config)
     }
 }
 
@@ -78,7 +83,7 @@ pub struct BestMoveArgs {
 }
 
 /// A network player for `game` from a checkpoint (no noise, temperature 0).
-pub fn net_agent<G: Game>(
+pub fn net_agent<G: Game + FromAnyGame>(
     model: &Path,
     spec: &GameSpec,
     start: &G,
@@ -91,26 +96,11 @@ pub fn net_agent<G: Game>(
     // (An unreadable sidecar is reported by the load below.)
     let any_size = dojo_core::net::checkpoint::read_sidecar(model).is_ok_and(|s| s.architecture.any_size);
     let loaded = load_checkpoint(model, device, (!any_size).then_some(spec))?;
-    let frame = loaded.sidecar.architecture.frame();
-    let network = NetEvaluator::new(loaded.model);
-    let (config, rng) = (search.config(), Rng::seed_from_u64(0));
-    let (path, sims, c_puct, mode) = (model.to_path_buf(), search.sims, search.c_puct, search.mode);
-    let vcf_nodes = search.vcf_nodes;
-    let name = PlayerSpec::Net { path, sims, c_puct, average_symmetries, mode, vcf_nodes }.to_string();
-    if frame.is_some() {
-        // Boards with a blocked cell off the middle have no mirror: it plays without.
-        if average_symmetries {
-            tracing::info!("an any-size network plays without symmetry averaging");
-        }
-        let agent = NetAgent::new(network, config, name, rng).with_frame(frame);
-        agent.check_board(start)?;
-        return Ok(agent);
-    }
-    Ok(if average_symmetries {
-        NetAgent::new(SymmetryAveraged::new(network, start.clone()), config, name, rng)
-    } else {
-        NetAgent::new(network, config, name, rng)
-    })
+    let config = search.config()?;
+    let name = PlayerSpec::Net { path: model.to_path_buf(), average_symmetries, search: config.clone() }.to_string();
+    let agent = NetAgent::from_checkpoint(model, loaded, config, average_symmetries, name, Rng::seed_from_u64(0))?;
+    agent.check_board(start)?;
+    Ok(agent)
 }
 
 /// Plays `moves` (text) from `start`; the position must not be over.
@@ -132,7 +122,12 @@ pub fn run_bestmove(args: BestMoveArgs) -> Result<()> {
     with_game!(start, g => bestmove_typed(g, &spec, &args, device))
 }
 
-fn bestmove_typed<G: Game>(start: G, spec: &GameSpec, args: &BestMoveArgs, device: tch::Device) -> Result<()> {
+fn bestmove_typed<G: Game + FromAnyGame>(
+    start: G,
+    spec: &GameSpec,
+    args: &BestMoveArgs,
+    device: tch::Device,
+) -> Result<()> {
     let mut agent: NetAgent<G> = net_agent(&args.model, spec, &start, &args.search, args.average_symmetries, device)?;
     let mut out = std::io::stdout().lock();
     let mut failures = 0;
@@ -286,7 +281,7 @@ fn cases<G: Game>(
     Ok(out)
 }
 
-fn eval_typed<G: Game>(
+fn eval_typed<G: Game + FromAnyGame>(
     start: G,
     spec: &GameSpec,
     args: &EvalArgs,
@@ -296,7 +291,8 @@ fn eval_typed<G: Game>(
     let mut agent: NetAgent<G> = net_agent(&args.model, spec, &start, &args.search, args.average_symmetries, device)?;
     let bar = progress(cases.len() as u64, "positions");
     bar.set_prefix("eval");
-    let grades = grade(cases, &mut agent, &args.movers(), args.search.sims, || bar.inc(1));
+    let sims = args.search.config()?.simulations;
+    let grades = grade(cases, &mut agent, &args.movers(), sims, || bar.inc(1));
     bar.finish_and_clear();
     Ok(grades)
 }

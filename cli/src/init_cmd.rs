@@ -1,6 +1,7 @@
 //! `dojo init`: a randomly initialised network for a game, saved as a checkpoint.
 
 use crate::common::{new_architecture, DeviceArgs};
+use crate::settings::RunConfigArgs;
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
@@ -8,21 +9,25 @@ use dojo_core::net::checkpoint;
 use dojo_core::net::model::{Model, PolicyHeadChoice};
 use std::path::PathBuf;
 
+/// Every default is the run config's `game` and `[net]` section (`--config`, else the
+/// built-in one: `dojo config` prints it).
 #[derive(Args)]
 pub struct InitArgs {
-    /// Game the network plays (connect4, connect4:WxH, gomoku:N).
-    #[arg(long, default_value = "connect4")]
-    game: String,
-    /// Residual blocks in the trunk.
-    #[arg(long, default_value_t = 5)]
-    blocks: usize,
-    /// Filters per convolution.
-    #[arg(long, default_value_t = 64)]
-    channels: usize,
+    /// Game the network plays (connect4, connect4:WxH, gomoku:N) (default: game).
+    #[arg(long)]
+    game: Option<String>,
+    /// Residual blocks in the trunk (default: net.blocks).
+    #[arg(long)]
+    blocks: Option<usize>,
+    /// Filters per convolution (default: net.channels).
+    #[arg(long)]
+    channels: Option<usize>,
     /// Policy head: auto (convolutional where the moves are the board's cells, as in
-    /// Gomoku; linear otherwise), fc or conv.
-    #[arg(long, default_value = "auto")]
-    policy_head: PolicyHeadChoice,
+    /// Gomoku; linear otherwise), fc or conv (default: net.policy_head).
+    #[arg(long)]
+    policy_head: Option<PolicyHeadChoice>,
+    #[command(flatten)]
+    run_config: RunConfigArgs,
     /// Checkpoint to write (NAME.safetensors + NAME.json).
     #[arg(long)]
     out: PathBuf,
@@ -35,8 +40,14 @@ pub struct InitArgs {
 
 pub fn run(args: InitArgs) -> Result<()> {
     let device = args.device.init()?;
-    let spec: GameSpec = args.game.parse().context("--game")?;
-    let arch = new_architecture(&spec, args.blocks, args.channels, args.policy_head)?;
+    let config = args.run_config.load()?;
+    let spec: GameSpec = match &args.game {
+        Some(game) => game.parse().context("--game")?,
+        None => config.game,
+    };
+    let blocks = args.blocks.unwrap_or(config.net.blocks);
+    let channels = args.channels.unwrap_or(config.net.channels);
+    let arch = new_architecture(&spec, blocks, channels, args.policy_head.unwrap_or(config.net.policy_head))?;
     if let Some(seed) = args.seed {
         tch::manual_seed(seed);
     }
@@ -45,8 +56,8 @@ pub fn run(args: InitArgs) -> Result<()> {
     println!(
         "wrote {} ({} blocks x {} channels, {} policy head, for {}, sha256 {})",
         checkpoint::paths(&args.out).0.display(),
-        args.blocks,
-        args.channels,
+        blocks,
+        channels,
         model.arch().policy_head.name(),
         spec,
         &sidecar.sha256[..12]

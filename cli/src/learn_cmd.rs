@@ -1,15 +1,15 @@
 //! `dojo learn`: trains a checkpoint on self-play records offline.
 
 use crate::common::{load_checkpoint, progress, record_start_of, DeviceArgs};
+use crate::settings::RunConfigArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_core::game::{FromAnyGame, Game};
 use dojo_core::net::checkpoint::{self, read_sidecar};
-use dojo_core::net::train::{Batch, OptimizerKind, TrainConfig, Trainer};
+use dojo_core::net::train::{Batch, OptimizerKind, Trainer};
 use dojo_core::record::{read_records, SampleOptions, TrainingGame};
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
-use dojo_run::config::replay::ReplayConfig;
 use rand::{seq::IndexedRandom, SeedableRng};
 use std::path::PathBuf;
 
@@ -27,27 +27,32 @@ pub struct LearnArgs {
     /// Checkpoint to write.
     #[arg(long)]
     out: PathBuf,
-    /// Positions per batch.
-    #[arg(long, default_value_t = 256)]
-    batch: usize,
-    #[arg(long, value_enum, default_value = "adam")]
-    optimizer: OptimizerArg,
-    /// Learning rate (default: 1e-3 for Adam, 0.02 for SGD).
+    #[command(flatten)]
+    run_config: RunConfigArgs,
+    /// Positions per batch (default: train.batch_size).
+    #[arg(long)]
+    batch: Option<usize>,
+    /// The update rule (default: train.optimizer).
+    #[arg(long, value_enum)]
+    optimizer: Option<OptimizerArg>,
+    /// Learning rate (default: train.learning_rate; with an --optimizer other than the
+    /// config's, 1e-3 for Adam and 0.02 for SGD).
     #[arg(long)]
     lr: Option<f64>,
-    /// L2 regularisation (weight decay).
-    #[arg(long, default_value_t = 1e-4)]
-    weight_decay: f64,
-    /// AlphaFive's late-position weighting factor (e.g. 0.94); 0 = off.
-    #[arg(long, default_value_t = 0.0)]
-    late_factor: f32,
-    /// Train without random symmetries.
+    /// L2 regularisation, weight decay (default: train.weight_decay).
+    #[arg(long)]
+    weight_decay: Option<f64>,
+    /// AlphaFive's late-position weighting factor (e.g. 0.94); 0 = off (default:
+    /// replay.late_position_factor).
+    #[arg(long)]
+    late_factor: Option<f32>,
+    /// Train without random symmetries (default: replay.augment).
     #[arg(long)]
     no_augment: bool,
     /// Weight of the search's root value in the value target, (1 - w)·result + w·root
-    /// value; 0 trains on game results alone.
-    #[arg(long, default_value_t = ReplayConfig::default().search_value_weight)]
-    search_value_weight: f32,
+    /// value; 0 trains on game results alone (default: replay.search_value_weight).
+    #[arg(long)]
+    search_value_weight: Option<f32>,
     #[arg(long)]
     seed: Option<u64>,
     #[command(flatten)]
@@ -86,27 +91,35 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
     if index.is_empty() {
         bail!("the records hold no trainable positions");
     }
-    let (optimizer, default_lr) = match args.optimizer {
-        OptimizerArg::Sgd => (OptimizerKind::Sgd, 0.02),
-        OptimizerArg::Adam => (OptimizerKind::Adam, 1e-3),
-    };
-    let config = TrainConfig {
-        optimizer,
-        learning_rate: args.lr.unwrap_or(default_lr),
-        weight_decay: args.weight_decay,
-        batch_size: args.batch,
-        ..TrainConfig::default()
-    };
-    if !(0.0..=1.0).contains(&args.search_value_weight) {
-        bail!("--search-value-weight {} must be within 0..=1", args.search_value_weight);
+    let run = args.run_config.load()?;
+    let mut config = run.train;
+    if let Some(choice) = args.optimizer {
+        let (optimizer, default_lr) = match choice {
+            OptimizerArg::Sgd => (OptimizerKind::Sgd, 0.02),
+            OptimizerArg::Adam => (OptimizerKind::Adam, 1e-3),
+        };
+        // The config's learning rate is for the config's optimizer.
+        if optimizer != config.optimizer {
+            config.learning_rate = default_lr;
+        }
+        config.optimizer = optimizer;
     }
+    config.learning_rate = args.lr.unwrap_or(config.learning_rate);
+    config.weight_decay = args.weight_decay.unwrap_or(config.weight_decay);
+    config.batch_size = args.batch.unwrap_or(config.batch_size);
+    let search_value_weight = args.search_value_weight.unwrap_or(run.replay.search_value_weight);
+    if !(0.0..=1.0).contains(&search_value_weight) {
+        bail!("--search-value-weight {search_value_weight} must be within 0..=1");
+    }
+    let late_factor = args.late_factor.unwrap_or(run.replay.late_position_factor);
     let opts = SampleOptions {
-        late_weight: (args.late_factor > 0.0).then_some(args.late_factor),
-        augment: !args.no_augment,
-        search_value_weight: args.search_value_weight,
+        late_weight: (late_factor > 0.0).then_some(late_factor),
+        augment: run.replay.augment && !args.no_augment,
+        search_value_weight,
         // A checkpoint of a one-player game names the scale it was trained with.
         return_scale: loaded.sidecar.architecture.return_scale(),
     };
+    let batch_size = config.batch_size;
     let start_step = loaded.sidecar.step;
     let version = loaded.sidecar.version;
     let mut trainer = Trainer::new(loaded.model, config)?;
@@ -118,7 +131,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Dev
     let mut window = (0.0, 0.0, 0.0, 0u32);
     for step in 0..args.steps {
         batch.clear();
-        for _ in 0..args.batch {
+        for _ in 0..batch_size {
             let (g, p) = *index.choose(&mut rng).expect("a non-empty list");
             let game = &games[g as usize];
             let sym = game.pick_symmetry(&mut rng, &opts);

@@ -17,6 +17,7 @@ mod pbrain_cmd;
 mod play_cmd;
 mod plot_cmd;
 mod selfplay_cmd;
+mod settings;
 mod solve_cmd;
 mod tournament_cmd;
 mod train_cmd;

@@ -69,7 +69,7 @@ fn play<G: Game + FromAnyGame>(
         "dojo play: {spec}, you are {} ({}); the model searches {} playouts a move. Moves in the game's notation (e.g. {}); 'quit' ends.",
         side_name(human),
         if human == Player::First { "moving first" } else { "moving second" },
-        args.search.sims,
+        args.search.config()?.simulations,
         example_move(&game),
     )?;
     let stdin = std::io::stdin();
@@ -92,7 +92,7 @@ fn play<G: Game + FromAnyGame>(
         let ToMove::Player(mover) = game.to_move() else { bail!("{spec} has chance events: not a board game to play") };
         if mover != human {
             let search = model.analyse(&game);
-            let (value, proven) = search.root_value();
+            let (value, proven) = (search.root_value(), search.proven());
             let mut children = search.root_children();
             children.sort_by_key(|c| std::cmp::Reverse(c.visits));
             let total: u32 = children.iter().map(|c| c.visits).sum::<u32>().max(1);

@@ -1,6 +1,7 @@
 //! `dojo selfplay`: plays games with a checkpoint and the batched PUCT search, writes records.
 
 use crate::common::{load_checkpoint, progress, record_start_of, DeviceArgs, PrecisionArgs};
+use crate::settings::RunConfigArgs;
 use anyhow::Result;
 use clap::Args;
 use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
@@ -17,6 +18,8 @@ use rand::SeedableRng;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Every search and self-play default is the run config's (`--config`, else the built-in
+/// one); the flags below set one setting each, and `--set` any other.
 #[derive(Args)]
 pub struct SelfPlayArgs {
     /// Checkpoint to play with.
@@ -29,29 +32,34 @@ pub struct SelfPlayArgs {
     #[arg(long)]
     out: PathBuf,
     #[command(flatten)]
+    run_config: RunConfigArgs,
+    #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
     precision: PrecisionArgs,
-    /// Games played at once (the network batch is this wide).
-    #[arg(long, default_value_t = SelfPlayConfig::default().parallel_games)]
-    parallel: usize,
-    /// Plies played at temperature 1 at the start of each game.
-    #[arg(long, default_value_t = 8)]
-    temperature_moves: u32,
-    /// Resign below this value (0 = never).
-    #[arg(long, default_value_t = 0.0)]
-    resign_threshold: f32,
+    /// Games played at once (the network batch is this wide) (default: selfplay.parallel_games).
+    #[arg(long)]
+    parallel: Option<usize>,
+    /// Plies played at temperature 1 at the start of each game (default:
+    /// selfplay.temperature_moves).
+    #[arg(long)]
+    temperature_moves: Option<u32>,
+    /// Resign below this value (0 = never) (default: selfplay.resign_threshold).
+    #[arg(long)]
+    resign_threshold: Option<f32>,
     /// Playout cap randomisation: share of moves given the full search (--sims) and kept as
-    /// training targets; the rest get --fast-sims without noise and are not trained on.
-    #[arg(long, default_value_t = SelfPlayConfig::default().full_search_fraction)]
-    full_search_fraction: f32,
-    /// Playouts of the fast searches (see --full-search-fraction).
-    #[arg(long, default_value_t = SelfPlayConfig::default().fast_simulations)]
-    fast_sims: u32,
+    /// training targets; the rest get --fast-sims without noise and are not trained on
+    /// (default: selfplay.full_search_fraction).
+    #[arg(long)]
+    full_search_fraction: Option<f32>,
+    /// Playouts of the fast searches (see --full-search-fraction) (default:
+    /// selfplay.fast_simulations).
+    #[arg(long)]
+    fast_sims: Option<u32>,
     /// Each game opens with 0..=N uniformly random moves (not trained on), so the network
-    /// meets openings its own play avoids; 0 = off.
-    #[arg(long, default_value_t = SelfPlayConfig::default().random_opening_plies)]
-    random_opening_plies: u32,
+    /// meets openings its own play avoids; 0 = off (default: selfplay.random_opening_plies).
+    #[arg(long)]
+    random_opening_plies: Option<u32>,
     /// Seed (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
@@ -59,37 +67,57 @@ pub struct SelfPlayArgs {
     device: DeviceArgs,
 }
 
-/// Search settings shared by the commands that search with a network.
+/// Search settings of self-play, each a flag for one key of the run config's `[search]`
+/// section (default: the run config's).
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
-    /// Playouts per move.
-    #[arg(long, default_value_t = 200)]
-    pub sims: u32,
-    /// PUCT exploration constant.
-    #[arg(long, default_value_t = SearchConfig::default().c_puct)]
-    pub c_puct: f32,
-    /// Forced root visits in self-play: off, min:N (AlphaFive: min:2) or katago:K.
-    #[arg(long, default_value = "katago:2")]
-    pub forced_visits: ForcedVisits,
-    /// AlphaFive's non-root Dirichlet noise weight (0 = off).
-    #[arg(long, default_value_t = 0.0)]
-    pub nonroot_noise: f32,
+    /// Playouts per move (default: search.simulations).
+    #[arg(long)]
+    pub sims: Option<u32>,
+    /// PUCT exploration constant (default: search.c_puct).
+    #[arg(long)]
+    pub c_puct: Option<f32>,
+    /// Forced root visits in self-play: off, min:N (AlphaFive: min:2) or katago:K (default:
+    /// search.forced_visits).
+    #[arg(long)]
+    pub forced_visits: Option<ForcedVisits>,
+    /// AlphaFive's non-root Dirichlet noise weight, 0 = off (default:
+    /// search.nonroot_noise_epsilon).
+    #[arg(long)]
+    pub nonroot_noise: Option<f32>,
     /// Threat-space search (Gomoku's VCF prover) of at most this many nodes at every
-    /// expanded position (`search.vcf_nodes`); 0 = off.
-    #[arg(long, default_value_t = 0)]
-    pub vcf_nodes: u32,
+    /// expanded position, 0 = off (default: search.vcf_nodes).
+    #[arg(long)]
+    pub vcf_nodes: Option<u32>,
 }
 
 impl SearchArgs {
-    pub fn config(&self) -> SearchConfig {
-        SearchConfig {
-            simulations: self.sims,
-            c_puct: self.c_puct,
-            forced_visits: self.forced_visits,
-            nonroot_noise_epsilon: self.nonroot_noise,
-            vcf_nodes: self.vcf_nodes,
-            ..SearchConfig::default()
-        }
+    /// Sets the settings given as flags in `search`.
+    fn apply(&self, search: &mut SearchConfig) {
+        set(&mut search.simulations, self.sims);
+        set(&mut search.c_puct, self.c_puct);
+        set(&mut search.forced_visits, self.forced_visits);
+        set(&mut search.nonroot_noise_epsilon, self.nonroot_noise);
+        set(&mut search.vcf_nodes, self.vcf_nodes);
+    }
+}
+
+impl SelfPlayArgs {
+    /// Sets the self-play settings given as flags in `play`.
+    fn apply(&self, play: &mut SelfPlayConfig) {
+        set(&mut play.parallel_games, self.parallel);
+        set(&mut play.temperature_moves, self.temperature_moves);
+        set(&mut play.resign_threshold, self.resign_threshold);
+        set(&mut play.full_search_fraction, self.full_search_fraction);
+        set(&mut play.fast_simulations, self.fast_sims);
+        set(&mut play.random_opening_plies, self.random_opening_plies);
+    }
+}
+
+/// A flag's value where it was given.
+fn set<T>(setting: &mut T, flag: Option<T>) {
+    if let Some(value) = flag {
+        *setting = value;
     }
 }
 
@@ -103,15 +131,11 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
 fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayArgs, device: tch::Device) -> Result<()> {
     let loaded = load_checkpoint(&args.model, device, Some(spec))?;
     let version = loaded.sidecar.version;
-    let play = SelfPlayConfig {
-        parallel_games: args.parallel.min(args.games.max(1) as usize),
-        temperature_moves: args.temperature_moves,
-        resign_threshold: args.resign_threshold,
-        full_search_fraction: args.full_search_fraction,
-        fast_simulations: args.fast_sims,
-        random_opening_plies: args.random_opening_plies,
-        ..SelfPlayConfig::default()
-    };
+    let mut config = args.run_config.load()?;
+    args.search.apply(&mut config.search);
+    args.apply(&mut config.selfplay);
+    let mut play = config.selfplay;
+    play.parallel_games = play.parallel_games.min(args.games.max(1) as usize);
     let precision = args.precision.choose(&loaded.model, play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(loaded.model, precision);
     let seed = args.seed.unwrap_or_else(rand::random);
@@ -119,8 +143,7 @@ fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayAr
         let start = start.clone();
         Box::new(move |_: &mut Rng| start.clone())
     };
-    let mut engine =
-        SelfPlayEngine::new(args.search.config(), play, starter, Rng::seed_from_u64(seed), Some(args.games))?;
+    let mut engine = SelfPlayEngine::new(config.search, play, starter, Rng::seed_from_u64(seed), Some(args.games))?;
     engine.set_model_version(version);
     let bar = progress(args.games, "games");
     bar.set_prefix("selfplay");

@@ -5,17 +5,7 @@
 
 mod common;
 
-use common::{dojo, path, tiny_config, tiny_net};
-
-/// The `dojo: error:` line of a failed run, checked to be the only one.
-fn error_line(args: &[&str]) -> String {
-    let out = dojo(args);
-    assert!(!out.status.success(), "{args:?} succeeded");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("dojo: error:")).collect();
-    assert_eq!(lines.len(), 1, "{stderr}");
-    lines[0].to_string()
-}
+use common::{dojo, error_line, path, tiny_config, tiny_net};
 
 #[test]
 fn settings_out_of_range_name_the_setting_and_its_value() {

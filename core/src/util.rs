@@ -76,6 +76,16 @@ pub enum SettingError {
     /// precision", "bad search mode"), `expected` lists the choices.
     #[error("{what} {text:?}: expected {expected}")]
     NotAChoice { what: &'static str, text: String, expected: &'static str },
+    /// A setting given as text (`--set search.c_puct=fast`, `net:PATH:c_puct=fast`) whose
+    /// text is not a value of its type: `expected` says what would be.
+    #[error("{key} = {text:?}: expected {expected}")]
+    BadValue { key: &'static str, text: String, expected: &'static str },
+    /// A setting's name that no table holds: `known` lists the names it does hold.
+    #[error("unknown setting {key:?}: expected one of {known}")]
+    UnknownKey { key: String, known: String },
+    /// A `KEY=VALUE` assignment without its `=`.
+    #[error("{text:?}: expected KEY=VALUE")]
+    NotAnAssignment { text: String },
 }
 
 impl SettingError {

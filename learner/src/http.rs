@@ -25,9 +25,8 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use dojo_core::game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
-use dojo_core::net::agent::NetAgent;
+use dojo_core::net::agent::{NetAgent, NetPlayerError};
 use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use rand::SeedableRng;
@@ -201,6 +200,9 @@ pub enum PlayError {
     /// The model cannot be loaded.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// The model cannot play (its search settings or this board).
+    #[error(transparent)]
+    NetPlayer(#[from] NetPlayerError),
 }
 
 /// The model's reply after `moves` (checked: an illegal move is an error naming it), with
@@ -234,13 +236,11 @@ fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]
     let (mut reply, mut reply_text, mut value) = (None, None, None);
     if game.outcome().is_none() {
         let ToMove::Player(_) = game.to_move() else { return Err(PlayError::ChancePending) };
-        let mut agent: NetAgent<G> = NetAgent::new(
-            NetEvaluator::new(loaded.model),
-            SearchConfig::for_play(PLAY_SIMS),
-            model.clone(),
-            Rng::seed_from_u64(moves.len() as u64),
-        );
-        value = Some(agent.analyse(&game).root_value().0);
+        let search = SearchConfig::for_play(PLAY_SIMS);
+        let rng = Rng::seed_from_u64(moves.len() as u64);
+        let mut agent: NetAgent<G> =
+            NetAgent::from_checkpoint(&path, loaded, search, false, model.clone(), rng)?;
+        value = Some(agent.analyse(&game).root_value());
         let action = agent.analysed_move();
         reply_text = Some(game.action_to_text(action));
         game.play(action)?;

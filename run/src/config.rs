@@ -11,7 +11,7 @@ use dojo_core::game::GameSpec;
 use dojo_core::net::model::{Architecture, PolicyHeadChoice};
 use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::net::train::TrainConfig;
-use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
+use dojo_core::search::config::{split_assignment, SearchConfig, SelfPlayConfig};
 use replay::ReplayConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -326,6 +326,51 @@ impl RunConfig {
             .map_err(|error| ConfigError::InFile { path: path.to_path_buf(), error: Box::new(error) })
     }
 
+    /// The config in `path`, or the defaults where there is none: what an offline command
+    /// (`dojo init`, `selfplay`, `learn`) takes its defaults from.
+    pub fn load_or_default(path: Option<&Path>) -> Result<RunConfig, ConfigError> {
+        path.map_or_else(|| Ok(RunConfig::default()), RunConfig::load)
+    }
+
+    /// Applies `--set` assignments, `SECTION.KEY=VALUE` each (`game=VALUE` for the game), in
+    /// order, then checks the whole config as a file's is checked. A search setting is read
+    /// through [`SearchConfig::KEYS`]; any other as the TOML value a config file would hold
+    /// there (a word that is no TOML value is a string), so a key no section has is refused
+    /// as a file's would be.
+    pub fn apply<S: AsRef<str>>(&mut self, assignments: &[S]) -> Result<(), ConfigError> {
+        for assignment in assignments {
+            self.set(assignment.as_ref())?;
+        }
+        self.validate()
+    }
+
+    /// One assignment of [`RunConfig::apply`], not yet checked against the others.
+    fn set(&mut self, assignment: &str) -> Result<(), ConfigError> {
+        let (key, text) = split_assignment(assignment).map_err(ConfigError::core)?;
+        if let Some(name) = key.strip_prefix("search.") {
+            return self.search.set(name, text).map_err(ConfigError::core);
+        }
+        let value = toml::from_str::<toml::Table>(&format!("value = {text}"))
+            .ok()
+            .and_then(|mut t| t.remove("value"))
+            .unwrap_or_else(|| toml::Value::String(text.to_string()));
+        let mut config = toml::Table::try_from(&*self).expect("the config serialises");
+        let refused = |error: String| ConfigError::Setting { assignment: assignment.to_string(), error };
+        match key.split_once('.') {
+            None => {
+                config.insert(key.to_string(), value);
+            }
+            Some((section, name)) => match config.entry(section).or_insert_with(|| toml::Table::new().into()) {
+                toml::Value::Table(table) => {
+                    table.insert(name.to_string(), value);
+                }
+                _ => return Err(refused(format!("{section} is a setting, not a section"))),
+            },
+        }
+        *self = toml::Value::Table(config).try_into().map_err(|e: toml::de::Error| refused(e.message().to_string()))?;
+        Ok(())
+    }
+
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).expect("the config serialises")
     }
@@ -429,6 +474,32 @@ impl RunConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_assignments_reach_every_section_and_are_checked_as_a_file_is() {
+        let mut c = RunConfig::default();
+        c.apply(&["search.c_puct=2", "selfplay.parallel_games=8", "net.blocks=5", "train.learning_rate=0.01"]).unwrap();
+        c.apply(&["game=gomoku:9", "selfplay.final_temperature=1", "search.forced_visits=min:2"]).unwrap();
+        assert_eq!((c.search.c_puct, c.selfplay.parallel_games, c.net.blocks), (2.0, 8, 5));
+        assert_eq!((c.train.learning_rate, c.selfplay.final_temperature), (0.01, 1.0));
+        assert_eq!(c.game, "gomoku:9".parse().unwrap());
+        assert_eq!(c.search.forced_visits.to_string(), "min:2");
+        // A key left out of the file when it holds its default can be set too.
+        c.apply(&["net.input_planes=1"]).unwrap();
+        assert_eq!(c.net.input_planes, 1);
+        let err = |text: &str| RunConfig::default().apply(&[text]).unwrap_err().to_string();
+        assert!(
+            err("selfplay.parallel_gams=1").contains("unknown field `parallel_gams`"),
+            "{}",
+            err("selfplay.parallel_gams=1")
+        );
+        assert!(err("selfplay.parallel_games=many").starts_with("--set selfplay.parallel_games=many: "));
+        assert!(err("nets.blocks=1").contains("unknown field `nets`"), "{}", err("nets.blocks=1"));
+        assert_eq!(err("search.c_puct=fast"), r#"search.c_puct = "fast": expected a number"#);
+        assert!(err("search.c_puc=1").starts_with(r#"unknown setting "c_puc": expected one of simulations"#));
+        assert_eq!(err("selfplay.parallel_games=0"), "selfplay.parallel_games must be at least 1");
+        assert_eq!(err("net.blocks"), r#""net.blocks": expected KEY=VALUE"#);
+    }
 
     #[test]
     fn one_player_games_get_a_gate_that_fits_their_long_games() {

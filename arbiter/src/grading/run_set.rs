@@ -6,9 +6,8 @@ use super::draw::{draw_positions, DrawSettings, Drawn};
 use super::grade::{grade, labelled_verdict, Case, ErrorRate, Mover};
 use super::labelled::{read_labelled, write_labelled, LabelledError};
 use dojo_core::game::connect4::Connect4;
-use dojo_core::net::agent::NetAgent;
+use dojo_core::net::agent::{NetAgent, NetPlayerError};
 use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::net::infer::NetEvaluator;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::SearchConfig;
 use dojo_run::paths::RunPaths;
@@ -30,6 +29,9 @@ pub enum BenchmarkError {
     /// The checkpoint to grade cannot be loaded.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// The checkpoint's network cannot play (its search settings or board).
+    #[error(transparent)]
+    NetPlayer(#[from] NetPlayerError),
 }
 
 /// The seed of every run's benchmark draw.
@@ -126,8 +128,9 @@ pub fn grade_checkpoint(path: &Path, cases: &[Case<Connect4>], sims: u32) -> Res
     let started = Instant::now();
     let loaded = checkpoint::load(path, tch::Device::Cpu, None)?;
     let name = path.display().to_string();
+    let search = SearchConfig::for_play(sims);
     let mut agent: NetAgent<Connect4> =
-        NetAgent::new(NetEvaluator::new(loaded.model), SearchConfig::for_play(sims), name, Rng::seed_from_u64(0));
+        NetAgent::from_checkpoint(path, loaded, search, false, name, Rng::seed_from_u64(0))?;
     let grades = grade(cases, &mut agent, &[Mover::Policy, Mover::Search], sims, || {});
     Ok(VersionGrade {
         positions: cases.len() as u32,

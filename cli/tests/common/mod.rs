@@ -44,6 +44,16 @@ pub fn stdout_of(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
+/// The `dojo: error:` line of a failed run, checked to be the only one.
+pub fn error_line(args: &[&str]) -> String {
+    let out = dojo(args);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("dojo: error:")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    lines[0].to_string()
+}
+
 /// A path as the `&str` an argument list wants.
 pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()

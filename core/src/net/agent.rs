@@ -1,23 +1,32 @@
-//! A network-guided player for matches and analysis: the PUCT graph search with the
-//! network (the chance-node search in one-player games), no noise, most-visited move; or,
-//! with `search.mode = "gumbel"`, the same graph searched by sequential halving without
-//! Gumbel noise, playing the move it ends on.
+//! A network-guided player for matches and analysis: the search's one entry point
+//! ([`Searcher`]: the PUCT graph search, or the chance-node search in one-player games)
+//! with the network, no noise, most-visited move; or, with `search.mode = "gumbel"`, the
+//! same graph searched by sequential halving without Gumbel noise, playing the move it
+//! ends on.
 
-use crate::game::{Action, Game};
+use super::checkpoint::Loaded;
+use super::infer::NetEvaluator;
+use crate::game::{Action, FromAnyGame, Game, GameSpec};
 use crate::rng::Rng;
-use crate::search::chance::{ChanceConfig, ChanceSearch};
 use crate::search::config::SearchConfig;
-use crate::search::evaluator::Evaluator;
+use crate::search::evaluator::{Evaluator, SymmetryAveraged};
 use crate::search::player::{Agent, MoveError};
-use crate::search::puct::Search;
+use crate::search::searcher::Searcher;
 use rand::SeedableRng;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// Why a network player cannot be built from its checkpoint.
+#[derive(Debug, thiserror::Error)]
+pub enum NetPlayerError {
+    /// The checkpoint's game has no board of the player's game type to average over.
+    #[error("{}: cannot average over symmetries of {game}", .path.display())]
+    Symmetries { path: PathBuf, game: GameSpec },
+}
+
 pub struct NetAgent<G: Game> {
-    search: Search<G>,
-    /// The search of one-player games (2048, 2584), reading values with the config's
-    /// `max_return`.
-    chance: ChanceSearch<G>,
+    /// One-player games' values are read with the config's `max_return`.
+    search: Searcher<G>,
     evaluator: Box<dyn Evaluator>,
     name: String,
     /// An any-size network's frame: every position is searched framed into it.
@@ -28,8 +37,7 @@ impl<G: Game> NetAgent<G> {
     /// `evaluator` is the network, alone or wrapped (e.g. in
     /// [`crate::search::evaluator::SymmetryAveraged`]).
     pub fn new(evaluator: impl Evaluator + 'static, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
-        let chance = ChanceSearch::new(config.clone(), ChanceConfig::for_search(&config), false, rng.clone());
-        NetAgent { search: Search::new(config, false, rng), chance, evaluator: Box::new(evaluator), name, frame: None }
+        NetAgent { search: Searcher::new(config, false, rng), evaluator: Box::new(evaluator), name, frame: None }
     }
 
     /// The same, for an any-size network ([`super::model::Architecture::frame`]): positions
@@ -64,7 +72,7 @@ impl<G: Game> NetAgent<G> {
     }
 
     /// Searches `game` and returns the search for inspection (root children, value).
-    pub fn analyse(&mut self, game: &G) -> &Search<G> {
+    pub fn analyse(&mut self, game: &G) -> &Searcher<G> {
         let game = self.framed_or_panic(game);
         self.search.set_root(&game);
         let sims = self.search.config().simulations;
@@ -92,21 +100,6 @@ impl<G: Game> NetAgent<G> {
         self.search.choose_move(0.0)
     }
 
-    /// A one-player game's move: the chance-node search, one leaf evaluated at a time.
-    fn select_chance_move(&mut self, game: &G) -> Action {
-        let mut planes = vec![0.0; game.plane_shape().len()];
-        let mut value = [0.0f32];
-        let evaluator = &mut self.evaluator;
-        self.chance.set_root(game);
-        let sims = self.chance.config().simulations;
-        self.chance.search_with(sims, |leaf, logits| {
-            leaf.encode_planes(&mut planes);
-            evaluator.evaluate(&planes, 1, logits, &mut value);
-            value[0]
-        });
-        self.chance.choose_move(0.0)
-    }
-
     /// Playouts of the last search.
     pub fn playouts(&self) -> u32 {
         self.search.playouts()
@@ -128,6 +121,44 @@ impl<G: Game> NetAgent<G> {
     }
 }
 
+impl<G: Game + FromAnyGame> NetAgent<G> {
+    /// The one way a network player is built from a checkpoint: `loaded` (read from
+    /// `path`, on the device and with the game checks its caller wants) searching with
+    /// `search`, its evaluations averaged over the board's symmetries or not. A one-player
+    /// game's network is read with the value scale it was trained with unless `search`
+    /// names another `max_return`; an any-size network is framed and plays without
+    /// averaging (a blocked cell off the middle leaves a board without a mirror).
+    pub fn from_checkpoint(
+        path: &Path,
+        loaded: Loaded,
+        mut search: SearchConfig,
+        average_symmetries: bool,
+        name: String,
+        rng: Rng,
+    ) -> Result<NetAgent<G>, NetPlayerError> {
+        let architecture = &loaded.sidecar.architecture;
+        if search.max_return == SearchConfig::default().max_return {
+            search.max_return = architecture.return_scale().max_return;
+        }
+        let frame = architecture.frame();
+        if frame.is_some() && average_symmetries {
+            tracing::info!("an any-size network plays without symmetry averaging");
+        }
+        if !average_symmetries || frame.is_some() {
+            let network = NetEvaluator::new(loaded.model);
+            return Ok(NetAgent::new(network, search, name, rng).with_frame(frame));
+        }
+        // The symmetry maps only need the board's shape: the checkpoint's game has it.
+        let board =
+            architecture.game.start().ok().and_then(G::from_any).ok_or_else(|| NetPlayerError::Symmetries {
+                path: path.to_path_buf(),
+                game: architecture.game.clone(),
+            })?;
+        let network = NetEvaluator::new(loaded.model);
+        Ok(NetAgent::new(SymmetryAveraged::new(network, board), search, name, rng))
+    }
+}
+
 impl<G: Game> Agent<G> for NetAgent<G> {
     fn name(&self) -> String {
         self.name.clone()
@@ -136,13 +167,9 @@ impl<G: Game> Agent<G> for NetAgent<G> {
     fn new_game(&mut self, seed: u64) {
         self.search.clear();
         self.search.reseed(Rng::seed_from_u64(seed));
-        self.chance.reseed(Rng::seed_from_u64(seed));
     }
 
     fn select_move(&mut self, game: &G) -> Action {
-        if game.is_one_player() {
-            return self.select_chance_move(game);
-        }
         self.analyse(game);
         self.search.choose_move(0.0)
     }

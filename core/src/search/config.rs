@@ -185,6 +185,142 @@ impl Default for SearchConfig {
     }
 }
 
+/// One search setting as text: its name (the `[search]` section's key, a `net:PATH:KEY=VALUE`
+/// option, `--set search.KEY=VALUE`), how it is read from text and printed, and a line of
+/// help. Every front end reads [`SearchConfig::KEYS`], so a new setting is a field of
+/// [`SearchConfig`] and a row of the table below, and nothing else.
+pub struct SearchKey {
+    pub name: &'static str,
+    pub help: &'static str,
+    get: fn(&SearchConfig) -> String,
+    set: fn(&mut SearchConfig, &str) -> Result<(), SettingError>,
+}
+
+impl SearchKey {
+    /// The setting's value in `config`, as text that [`SearchKey::set`] reads back.
+    pub fn value(&self, config: &SearchConfig) -> String {
+        (self.get)(config)
+    }
+
+    /// Sets the setting in `config` from `text`; text of the wrong type names the setting
+    /// and the text. Ranges are [`SearchConfig::validate`]'s to check.
+    pub fn set(&self, config: &mut SearchConfig, text: &str) -> Result<(), SettingError> {
+        (self.set)(config, text)
+    }
+}
+
+/// A setting's type as text: what [`SearchKey`] parses and prints, and the words for what
+/// it takes when a text is none of it.
+trait SettingText: FromStr + fmt::Display {
+    const EXPECTED: &'static str;
+}
+
+impl SettingText for u32 {
+    const EXPECTED: &'static str = "a whole number";
+}
+
+impl SettingText for f32 {
+    const EXPECTED: &'static str = "a number";
+}
+
+impl SettingText for f64 {
+    const EXPECTED: &'static str = "a number";
+}
+
+impl SettingText for bool {
+    const EXPECTED: &'static str = "true or false";
+}
+
+impl SettingText for SearchMode {
+    const EXPECTED: &'static str = r#""puct" or "gumbel""#;
+}
+
+impl SettingText for ForcedVisits {
+    const EXPECTED: &'static str = r#""off", "min:N" or "katago:K""#;
+}
+
+fn parse_setting<T: SettingText>(key: &'static str, text: &str) -> Result<T, SettingError> {
+    text.trim().parse().map_err(|_| SettingError::BadValue { key, text: text.to_string(), expected: T::EXPECTED })
+}
+
+/// The table's rows: each field's name, read and printed through its type's `FromStr` and
+/// `Display` (which serde's text of the enums uses too), and its help line.
+macro_rules! search_keys {
+    ($($field:ident: $help:literal,)*) => {
+        const SEARCH_KEYS: &[SearchKey] = &[$(SearchKey {
+            name: stringify!($field),
+            help: $help,
+            get: |config| config.$field.to_string(),
+            set: |config, text| {
+                config.$field = parse_setting(concat!("search.", stringify!($field)), text)?;
+                Ok(())
+            },
+        },)*];
+    };
+}
+
+search_keys! {
+    simulations: "playouts per move (Gumbel mode: simulations spread by sequential halving)",
+    mode: "the search: puct (AlphaZero) or gumbel (Gumbel AlphaZero, for 16-64 simulations)",
+    gumbel_considered: "Gumbel mode: root moves Gumbel-top-k samples",
+    gumbel_c_visit: "Gumbel mode: c_visit of sigma",
+    gumbel_c_scale: "Gumbel mode: c_scale of sigma",
+    c_puct: "PUCT's exploration constant",
+    fpu_reduction: "first-play urgency: unvisited moves valued at the parent's Q minus this",
+    dirichlet_epsilon: "self-play: weight of Dirichlet noise in the root priors",
+    dirichlet_alpha: "self-play: Dirichlet alpha (0: 10 / legal moves)",
+    nonroot_noise_epsilon: "self-play: AlphaFive's noise at non-root nodes (0 = off)",
+    forced_visits: "self-play: forced root visits: off, min:N or katago:K",
+    prune_forced: "self-play: remove forced visits from the policy target",
+    reuse_tree: "keep the searched subgraph below the move played",
+    tactics: "one-ply lookahead at every expanded position",
+    two_step_kills: "with tactics: two plies deeper (double threats)",
+    vcf_nodes: "threat-space search (Gomoku's VCF) of at most this many nodes per position (0 = off)",
+    max_return: "one-player games: the return the network's value 1 stands for",
+}
+
+impl SearchConfig {
+    /// Every search setting, in the order the struct declares them.
+    pub const KEYS: &'static [SearchKey] = SEARCH_KEYS;
+
+    /// The setting called `name` (without `search.`); an unknown name's error lists them all.
+    pub fn key(name: &str) -> Result<&'static SearchKey, SettingError> {
+        Self::KEYS.iter().find(|k| k.name == name).ok_or_else(|| SettingError::UnknownKey {
+            key: name.to_string(),
+            known: Self::KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Sets the setting `name` from `text` (see [`SearchKey::set`]).
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), SettingError> {
+        Self::key(name)?.set(self, text)
+    }
+
+    /// `--set` assignments, `search.KEY=VALUE` each, applied in order and then checked as a
+    /// config file is ([`SearchConfig::validate`]).
+    pub fn apply<S: AsRef<str>>(&mut self, assignments: &[S]) -> Result<(), SettingError> {
+        for assignment in assignments {
+            let (key, value) = split_assignment(assignment.as_ref())?;
+            match key.strip_prefix("search.") {
+                Some(name) => self.set(name, value)?,
+                None => {
+                    let known = Self::KEYS.iter().map(|k| format!("search.{}", k.name)).collect::<Vec<_>>();
+                    return Err(SettingError::UnknownKey { key: key.to_string(), known: known.join(", ") });
+                }
+            }
+        }
+        self.validate()
+    }
+}
+
+/// `KEY=VALUE` as its key and value, each trimmed.
+pub fn split_assignment(text: &str) -> Result<(&str, &str), SettingError> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => Ok((key.trim(), value.trim())),
+        _ => Err(SettingError::NotAnAssignment { text: text.to_string() }),
+    }
+}
+
 /// PUCT's exploration constant when a network plays rather than trains (matches, gating,
 /// `dojo eval`): self-play explores through its noise and forced visits as well and keeps
 /// `search.c_puct`, but a player after the best move does better exploring less. Measured
@@ -358,6 +494,79 @@ mod tests {
         assert_eq!(c.validate().unwrap_err().to_string(), "search.gumbel_considered must be at least 1");
         let c = SearchConfig { gumbel_c_scale: -1.0, ..SearchConfig::default() };
         assert_eq!(c.validate().unwrap_err().to_string(), "search.gumbel_c_scale = -1 must be positive");
+    }
+
+    #[test]
+    fn every_search_setting_has_one_row_that_round_trips_its_text() {
+        // The table and the struct name the same settings, in the same order.
+        let json = serde_json::to_value(SearchConfig::default()).unwrap();
+        let fields: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut names: Vec<&str> = SearchConfig::KEYS.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        let mut sorted = fields.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+        // Text to value to text, for a value other than the default.
+        let texts = [
+            ("simulations", "37"),
+            ("mode", "gumbel"),
+            ("gumbel_considered", "4"),
+            ("gumbel_c_visit", "25.5"),
+            ("gumbel_c_scale", "0.3"),
+            ("c_puct", "2.25"),
+            ("fpu_reduction", "0"),
+            ("dirichlet_epsilon", "0.1"),
+            ("dirichlet_alpha", "0.3"),
+            ("nonroot_noise_epsilon", "0.05"),
+            ("forced_visits", "min:2"),
+            ("prune_forced", "false"),
+            ("reuse_tree", "false"),
+            ("tactics", "false"),
+            ("two_step_kills", "false"),
+            ("vcf_nodes", "1000"),
+            ("max_return", "123456"),
+        ];
+        assert_eq!(texts.len(), SearchConfig::KEYS.len());
+        let mut config = SearchConfig::default();
+        for (name, text) in texts {
+            let key = SearchConfig::key(name).unwrap();
+            assert_ne!(key.value(&config), text, "{name}: pick a value that is not the default");
+            key.set(&mut config, text).unwrap();
+            assert_eq!(key.value(&config), text, "{name}");
+            assert!(!key.help.is_empty());
+        }
+        config.validate().unwrap();
+        // Every field changed: the table reaches them all.
+        let changed = serde_json::to_value(&config).unwrap();
+        for field in fields {
+            assert_ne!(changed[field], json[field], "{field}");
+        }
+    }
+
+    #[test]
+    fn a_setting_in_text_names_the_key_and_the_bad_value() {
+        let mut c = SearchConfig::default();
+        let err = c.set("c_puct", "fast").unwrap_err();
+        assert_eq!(err.to_string(), r#"search.c_puct = "fast": expected a number"#);
+        let err = c.set("mode", "alphabeta").unwrap_err();
+        assert_eq!(err.to_string(), r#"search.mode = "alphabeta": expected "puct" or "gumbel""#);
+        let err = c.set("simulations", "-3").unwrap_err();
+        assert_eq!(err.to_string(), r#"search.simulations = "-3": expected a whole number"#);
+        let err = c.set("c_puc", "1").unwrap_err().to_string();
+        assert!(err.starts_with(r#"unknown setting "c_puc": expected one of simulations, mode, "#), "{err}");
+        assert!(err.ends_with("vcf_nodes, max_return"), "{err}");
+        assert_eq!(c, SearchConfig::default(), "a refused setting changes nothing");
+        // --set's assignments: the section named, then checked as a config file is.
+        c.apply(&["search.simulations=64", "search.mode = gumbel"]).unwrap();
+        assert_eq!((c.simulations, c.mode), (64, SearchMode::Gumbel));
+        let err = c.apply(&["selfplay.parallel_games=3"]).unwrap_err().to_string();
+        assert!(err.starts_with(r#"unknown setting "selfplay.parallel_games": expected one of search.simulations, "#));
+        assert_eq!(
+            c.apply(&["search.simulations"]).unwrap_err().to_string(),
+            r#""search.simulations": expected KEY=VALUE"#
+        );
+        let err = c.apply(&["search.simulations=0"]).unwrap_err().to_string();
+        assert_eq!(err, "search.simulations must be at least 1");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Search: players that pick moves. Baselines (uniform random, pure MCTS with rollouts, the
 //! exact Connect Four solver), the network-guided PUCT graph search, and its counterpart with
-//! chance nodes for one-player games (2048, 2584).
+//! chance nodes for one-player games (2048, 2584), both reached through one entry point
+//! ([`searcher::Searcher`]).
 
 pub mod chance;
 pub mod config;
@@ -9,6 +10,7 @@ pub mod gumbel;
 pub mod mcts;
 pub mod player;
 pub mod puct;
+pub mod searcher;
 pub mod selfplay;
 pub mod solver;
 pub mod solver_agent;

@@ -10,15 +10,16 @@
 //! With playout cap randomisation (KataGo) only a random share of moves gets the full,
 //! exploring search and becomes a training target; the rest are fast searches.
 //!
-//! Two-player games run the PUCT graph search ([`Search`]); one-player games with tile
-//! spawns (2048, 2584) run the chance-node search ([`ChanceSearch`]). Those start from the
+//! Every game is searched through the search's one entry point ([`Searcher`]): two-player
+//! games run the PUCT graph search, one-player games with tile spawns (2048, 2584) the
+//! chance-node search. Those start from the
 //! empty board and the engine draws every spawn itself, recording it as a chance event, so
 //! the record holds the whole game ([`GameRecord::start`]).
 
-use super::chance::{ChanceConfig, ChanceSearch};
 use super::config::{SearchConfig, SearchMode, SelfPlayConfig};
 use super::evaluator::Evaluator;
-use super::puct::{HashIndex, Search, Step};
+use super::puct::{HashIndex, Step};
+use super::searcher::Searcher;
 use crate::game::GameSpec;
 use crate::game::{draw_chance_event, play_random_opening, Action, Game, Outcome, Player, ToMove};
 use crate::record::{new_game_id, GameRecord, MoveRecord, RecordOutcome};
@@ -49,87 +50,6 @@ pub enum SelfPlayError {
     OnePlayerMidGame { spec: GameSpec },
     #[error("{spec}: self-play needs a game between two players, or a one-player game")]
     Players { spec: GameSpec },
-}
-
-/// The search a game runs: the PUCT graph search for two-player games, the chance-node
-/// search for one-player games.
-enum Searcher<G: Game> {
-    Puct(Search<G>),
-    Chance(ChanceSearch<G>),
-}
-
-impl<G: Game> Searcher<G> {
-    /// A search rooted at `game`; `explore` mixes in self-play's noise.
-    fn new(config: &SearchConfig, game: &G, explore: bool, rng: Rng) -> Searcher<G> {
-        if game.is_one_player() {
-            let mut search = ChanceSearch::new(config.clone(), ChanceConfig::for_search(config), explore, rng);
-            search.set_root(game);
-            Searcher::Chance(search)
-        } else {
-            let mut search = Search::new(config.clone(), explore, rng);
-            search.set_root(game);
-            Searcher::Puct(search)
-        }
-    }
-
-    fn run(&mut self, budget: u32) -> Step {
-        match self {
-            Searcher::Puct(s) => s.run(budget),
-            Searcher::Chance(s) => s.run(budget),
-        }
-    }
-
-    fn leaf(&self) -> &G {
-        match self {
-            Searcher::Puct(s) => s.leaf(),
-            Searcher::Chance(s) => s.leaf(),
-        }
-    }
-
-    fn deliver(&mut self, logits: &[f32], value: f32) {
-        match self {
-            Searcher::Puct(s) => s.deliver(logits, value),
-            Searcher::Chance(s) => s.deliver(logits, value),
-        }
-    }
-
-    /// The root's value as the network states it: the mover's expected result, or a
-    /// one-player game's scaled return still to come.
-    fn root_value(&self) -> f32 {
-        match self {
-            Searcher::Puct(s) => s.root_value().0,
-            Searcher::Chance(s) => s.root_value(),
-        }
-    }
-
-    fn choose_move(&mut self, temperature: f32) -> Action {
-        match self {
-            Searcher::Puct(s) => s.choose_move(temperature),
-            Searcher::Chance(s) => s.choose_move(temperature),
-        }
-    }
-
-    fn policy_target(&self) -> Vec<(Action, f32)> {
-        match self {
-            Searcher::Puct(s) => s.policy_target(),
-            Searcher::Chance(s) => s.policy_target(),
-        }
-    }
-
-    /// Moves the root on to `game` (after the move played and its spawns), keeping what
-    /// the graph search can reuse; `explore` as in [`Searcher::new`].
-    fn advance(&mut self, game: &G, explore: bool) {
-        match self {
-            Searcher::Puct(s) => {
-                s.set_exploration(explore);
-                s.advance(game);
-            }
-            Searcher::Chance(s) => {
-                s.set_exploration(explore);
-                s.set_root(game);
-            }
-        }
-    }
 }
 
 struct Slot<G: Game> {
@@ -273,7 +193,8 @@ impl<G: Game> SelfPlayEngine<G> {
         self.play_random_opening(&mut game, &mut record);
         draw_chance_events(&mut game, &mut self.rng, &mut self.outcomes, &mut record.moves);
         let full_search = self.draw_full_search();
-        let search = Searcher::new(&self.search, &game, full_search, Rng::seed_from_u64(self.rng.next_u64()));
+        let mut search = Searcher::new(self.search.clone(), full_search, Rng::seed_from_u64(self.rng.next_u64()));
+        search.set_root(&game);
         let no_resign = self.play.resign_threshold > 0.0 && self.rng.random::<f32>() < self.play.no_resign_fraction;
         Some(Slot { game, search, record, no_resign, low_streak: [0; 2], full_search })
     }

@@ -46,6 +46,10 @@ pub enum ConfigError {
     /// A network setting (`net.policy_head`, `net.input_planes = 3`) core refused.
     #[error("{setting}: {error}")]
     Net { setting: String, error: CoreError },
+    /// A `--set SECTION.KEY=VALUE` whose key no section has or whose value is not of the
+    /// key's type, in TOML's words.
+    #[error("--set {assignment}: {error}")]
+    Setting { assignment: String, error: String },
     /// A game or section core refused (`game`, `search`, `selfplay`, `train`, the network).
     #[error("{error}")]
     Core { error: CoreError },

@@ -1,0 +1,31 @@
+//! `--config FILE` and `--set SECTION.KEY=VALUE` for the offline commands (`dojo init`,
+//! `selfplay`, `learn`): the run config they take every default from, the same file and
+//! the same keys a run uses (`dojo config` prints the defaults).
+
+use anyhow::Result;
+use clap::Args;
+use dojo_run::config::RunConfig;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct RunConfigArgs {
+    /// A run config file whose settings are this command's defaults (default: the built-in
+    /// defaults, as `dojo config` prints them).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A setting of the run config, e.g. `search.c_puct=2` or `selfplay.parallel_games=8`
+    /// (repeatable; over the file's; a flag naming the same setting wins).
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl RunConfigArgs {
+    /// The run config: the file's (or the defaults), then the `--set` assignments, checked
+    /// as a file is. The command then sets what its own flags name (a flag wins over
+    /// `--set`), and checks those as it always has.
+    pub fn load(&self) -> Result<RunConfig> {
+        let mut config = RunConfig::load_or_default(self.config.as_deref())?;
+        config.apply(&self.set)?;
+        Ok(config)
+    }
+}
