@@ -1,11 +1,13 @@
 //! Arbiter: matches between players, gating, tournaments and ratings.
 
+pub mod bench;
 pub mod charts;
 pub mod contest;
 pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;
 pub mod grading;
+pub mod match_report;
 pub mod matches;
 pub mod openings;
 pub mod players;

@@ -9,20 +9,19 @@ use clap::Args;
 use dojo_arbiter::grading::draw::{draw_positions, DrawSettings};
 use dojo_arbiter::grading::grade::{grade, labelled_verdict, solver_verdict, tactic_verdict};
 use dojo_arbiter::grading::labelled::{parse_lines, to_text as labelled_text};
+use dojo_arbiter::grading::positions::{no_immediate_win, positions_from_games, random_positions, PositionRange};
 use dojo_arbiter::grading::{Case, ErrorRate, Grade, Mover, PositionLine, Verdict};
 use dojo_arbiter::players::PlayerSpec;
 use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{AnyGame, FromAnyGame, Game, GameSpec, Outcome, ToMove};
+use dojo_core::game::{AnyGame, FromAnyGame, Game, GameSpec};
 use dojo_core::net::agent::NetAgent;
-use dojo_core::record::read_records;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
 use dojo_core::search::player::Agent;
 use dojo_core::search::solver::Solver;
 use dojo_core::util::{atomic_write, SettingError};
 use dojo_core::with_game;
-use rand::seq::{IndexedRandom, SliceRandom};
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use serde::Serialize;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -410,90 +409,24 @@ pub fn run_positions(args: PositionsArgs) -> Result<()> {
     with_game!(start, g => positions_typed(g, &args, no_immediate_win))
 }
 
-/// The side to move cannot win with its next move.
-fn no_immediate_win<G: Game>(game: &G) -> bool {
-    let ToMove::Player(me) = game.to_move() else { return false };
-    let mut legal = Vec::new();
-    game.legal_actions(&mut legal);
-    !legal.iter().any(|&a| {
-        let mut g = game.clone();
-        g.play_unchecked(a);
-        g.outcome() == Some(Outcome::Win(me))
-    })
-}
-
 fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) -> bool) -> Result<()> {
-    if !args.from_games.is_empty() {
-        return positions_from_games(start, args, keep);
-    }
-    let mut rng = Rng::seed_from_u64(args.seed);
-    let mut seen = std::collections::HashSet::new();
-    let mut out = String::new();
-    let mut legal = Vec::new();
-    let mut attempts = 0usize;
-    while seen.len() < args.count {
-        attempts += 1;
-        if attempts > args.count * 1000 {
-            bail!("found only {} distinct positions with {}..={} moves", seen.len(), args.min_moves, args.max_moves);
+    let range =
+        PositionRange { count: args.count, min_moves: args.min_moves, max_moves: args.max_moves, seed: args.seed };
+    let lines = if args.from_games.is_empty() {
+        random_positions(&start, range, keep)?
+    } else {
+        let lines = positions_from_games(&start, &args.from_games, range, keep)?;
+        if lines.len() < args.count {
+            eprintln!(
+                "found only {} distinct positions with {}..={} moves",
+                lines.len(),
+                args.min_moves,
+                args.max_moves
+            );
         }
-        let target = rng.random_range(args.min_moves..=args.max_moves);
-        let mut game = start.clone();
-        let mut moves = Vec::new();
-        while moves.len() < target && game.outcome().is_none() {
-            game.legal_actions(&mut legal);
-            let a = *legal.choose(&mut rng).expect("a non-empty list");
-            game.play_unchecked(a);
-            moves.push(a);
-        }
-        if moves.len() < target || game.outcome().is_some() {
-            continue;
-        }
-        if !matches!(game.to_move(), ToMove::Player(_)) {
-            bail!("{}: positions are for two-player games", game.spec());
-        }
-        if !keep(&game) || !seen.insert(game.hash()) {
-            continue;
-        }
-        out.push_str(&game.moves_to_text(&moves));
-        out.push('\n');
-    }
-    emit(args, &out)
-}
-
-/// `dojo positions --from-games`: every distinct position of the recorded games within the
-/// move range that `keep` accepts, `count` of them drawn at random (all, if fewer).
-fn positions_from_games<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) -> bool) -> Result<()> {
-    let spec = start.spec();
-    let mut seen = std::collections::HashSet::new();
-    let mut found = Vec::new();
-    for path in &args.from_games {
-        let records = read_records(path).with_context(|| format!("reading {}", path.display()))?;
-        for (i, record) in records.into_iter().enumerate() {
-            if record.spec != spec {
-                bail!("{}: game {} is a game of {}, not {spec}", path.display(), i + 1, record.spec);
-            }
-            let mut game = start.clone();
-            let mut moves = Vec::new();
-            for m in &record.moves {
-                let at = moves.len();
-                if (args.min_moves..=args.max_moves).contains(&at) && keep(&game) && seen.insert(game.hash()) {
-                    found.push(game.moves_to_text(&moves));
-                }
-                if at >= args.max_moves {
-                    break;
-                }
-                game.play(m.action)
-                    .map_err(|e| anyhow::anyhow!("{}: game {}: move {}: {e}", path.display(), i + 1, at + 1))?;
-                moves.push(m.action);
-            }
-        }
-    }
-    let mut rng = Rng::seed_from_u64(args.seed);
-    found.shuffle(&mut rng);
-    if found.len() < args.count {
-        eprintln!("found only {} distinct positions with {}..={} moves", found.len(), args.min_moves, args.max_moves);
-    }
-    let out: String = found.iter().take(args.count).map(|line| format!("{line}\n")).collect();
+        lines
+    };
+    let out: String = lines.iter().map(|line| format!("{line}\n")).collect();
     emit(args, &out)
 }
 

@@ -17,8 +17,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint::read_sidecar;
-use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
-use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_core::net::model::{Model, PolicyHeadChoice};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -90,27 +89,4 @@ impl NetChoice {
         let arch = new_architecture(&spec, self.blocks, self.channels, self.policy_head)?;
         Ok((spec, Model::new(arch, device)))
     }
-}
-
-/// The precisions a benchmark times: every one the device runs, or the one named.
-fn precisions(choice: PrecisionChoice, device: tch::Device) -> Result<Vec<Precision>> {
-    match choice {
-        PrecisionChoice::Auto => Ok(Precision::candidates(device).to_vec()),
-        PrecisionChoice::Fixed(p) => {
-            p.check_device(device)?;
-            Ok(vec![p])
-        }
-    }
-}
-
-/// A short description of a network for report headers.
-fn describe(spec: &GameSpec, arch: &Architecture) -> String {
-    format!(
-        "{}x{} net ({} policy head, {} input planes) for {spec}, {:.2} MFLOP per position",
-        arch.blocks,
-        arch.channels,
-        arch.policy_head.name(),
-        arch.input_channels,
-        arch.flops_per_eval() / 1e6
-    )
 }

@@ -4,10 +4,8 @@
 use crate::common::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
-use dojo_arbiter::matches::{
-    play_match, GameResult, MakePlayer, MatchContest, MatchPlan, MatchResult, OnePlayerGame, OnePlayerResult, Tally,
-};
+use dojo_arbiter::match_report::{forfeits, MatchReport, Rendered};
+use dojo_arbiter::matches::{play_match, MakePlayer, MatchPlan};
 use dojo_arbiter::openings::Openings;
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerSpec};
 use dojo_arbiter::with_contest;
@@ -15,7 +13,6 @@ use dojo_core::game::GameSpec;
 use dojo_core::rng::Rng;
 use dojo_core::with_game;
 use rand::SeedableRng;
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 #[derive(Args)]
@@ -164,147 +161,24 @@ fn play<C: MatchReport, G: BaselinePlayers>(
     bar.finish_and_clear();
     let mut played = played.into_inner().unwrap();
     played.sort_by_key(C::index);
-    let mut forfeits: Vec<String> =
-        played.iter().filter_map(|g| Some(format!("game {}: {}", C::index(g) + 1, C::forfeit(g)?))).collect();
-    forfeits.sort();
-    for f in &forfeits {
+    for f in forfeits::<C>(&played) {
         eprintln!("forfeit: {f}");
     }
-    C::print(result, &played, spec, args.json, args.verbose)
+    print_report::<C>(result, &played, spec, args.json, args.verbose)
 }
 
-/// How `dojo match` shows a match of each contest.
-pub trait MatchReport: MatchContest {
-    /// The progress bar's message after the games `played` so far (the newest last).
-    fn progress(played: &[Self::Game]) -> String;
-    /// Why a game was forfeited, if it was.
-    fn forfeit(game: &Self::Game) -> Option<&str>;
-    /// Prints the match of `spec` as `result` and its games (in order) say: with `verbose`
-    /// every game too; with `json` one JSON object.
-    fn print(result: Self::Result, games: &[Self::Game], spec: &GameSpec, json: bool, verbose: bool) -> Result<()>;
-}
-
-/// Games, the score with its interval and Elo, and for a random spec (connect4:saiblo) the
-/// results board size by board size.
-impl MatchReport for TwoPlayer {
-    fn progress(played: &[GameResult]) -> String {
-        let mut t = Tally::default();
-        played.iter().for_each(|r| t.add(r.result));
-        format!("(A: {}-{}-{})", t.wins, t.draws, t.losses)
+/// Prints a match's report (and its note on stderr).
+pub fn print_report<C: MatchReport>(
+    result: C::Result,
+    played: &[C::Game],
+    spec: &GameSpec,
+    json: bool,
+    verbose: bool,
+) -> Result<()> {
+    let Rendered { out, note } = C::render(result, played, spec, json, verbose)?;
+    print!("{out}");
+    if let Some(note) = note {
+        eprintln!("{note}");
     }
-
-    fn forfeit(game: &GameResult) -> Option<&str> {
-        game.forfeit.as_deref()
-    }
-
-    fn print(result: MatchResult, games: &[GameResult], spec: &GameSpec, json: bool, verbose: bool) -> Result<()> {
-        // Name the spec the user asked for (a random one like connect4:saiblo, not the first board).
-        let result = MatchResult { game: spec.to_string(), ..result };
-        let mut by_size = BTreeMap::<(usize, usize), Tally>::new();
-        if spec.is_random() {
-            for r in games {
-                if let Some(size) = r.board.parse::<GameSpec>().ok().and_then(|b| b.largest_board()) {
-                    by_size.entry(size).or_default().add(r.result);
-                }
-            }
-        }
-        let size_name = |(w, h): (usize, usize)| format!("{w}x{h}");
-        if json {
-            let mut value = serde_json::to_value(&result)?;
-            if verbose {
-                value["games_played"] = serde_json::to_value(games)?;
-            }
-            if !by_size.is_empty() {
-                let sizes: serde_json::Map<String, serde_json::Value> = by_size
-                    .iter()
-                    .map(|(&size, t)| {
-                        let mut v = serde_json::to_value(t).expect("a tally serialises");
-                        v["score"] = serde_json::json!(t.score());
-                        (size_name(size), v)
-                    })
-                    .collect();
-                value["by_board_size"] = serde_json::Value::Object(sizes);
-            }
-            println!("{value}");
-            return Ok(());
-        }
-        for r in games.iter().filter(|_| verbose) {
-            let first = if r.a_first { "A" } else { "B" };
-            // The opening's moves, in brackets, then the players'.
-            let opening = if r.opening.is_empty() { String::new() } else { format!("[{}] ", r.opening) };
-            println!("game {:>4}: {first} first, A {:>2}  {opening}{}", r.index + 1, r.result, r.moves);
-            if let Some(why) = &r.forfeit {
-                println!("           {why}");
-            }
-        }
-        println!("{}", result.summary());
-        if !by_size.is_empty() {
-            println!("by board size (width x height; A's wins-draws-losses):");
-            for (&size, t) in &by_size {
-                println!(
-                    "  {:>5}: {:>4} games, {}-{}-{}, score {:.1}%",
-                    size_name(size),
-                    t.games,
-                    t.wins,
-                    t.draws,
-                    t.losses,
-                    100.0 * t.score()
-                );
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The player's scores and reach rates, and how fast it played (on stderr).
-impl MatchReport for OnePlayer {
-    fn progress(played: &[OnePlayerGame]) -> String {
-        played.last().map_or(String::new(), |g| format!("(last score {})", g.score))
-    }
-
-    fn forfeit(game: &OnePlayerGame) -> Option<&str> {
-        game.forfeit.as_deref()
-    }
-
-    fn print(
-        result: OnePlayerResult,
-        games: &[OnePlayerGame],
-        spec: &GameSpec,
-        json: bool,
-        verbose: bool,
-    ) -> Result<()> {
-        let result = OnePlayerResult { game: spec.to_string(), ..result };
-        let games = if verbose { games } else { &[] };
-        if json {
-            let mut value = serde_json::to_value(&result)?;
-            if !games.is_empty() {
-                value["games_played"] = serde_json::to_value(games)?;
-            }
-            println!("{value}");
-        } else {
-            for g in games {
-                println!(
-                    "game {:>4}: score {:>7}, max tile {:>6}, {} moves  {}",
-                    g.index + 1,
-                    g.score,
-                    g.max_tile,
-                    g.plies,
-                    g.moves
-                );
-                if let Some(why) = &g.forfeit {
-                    println!("           {why}");
-                }
-            }
-            print!("{}", result.summary());
-        }
-        let seconds = result.seconds;
-        eprintln!(
-            "{} games, {} moves in {seconds:.1} s: {:.3} s a game, {:.0} moves/s (all threads)",
-            result.report.games,
-            result.total_moves,
-            seconds / result.report.games.max(1) as f64,
-            result.total_moves as f64 / seconds.max(1e-9)
-        );
-        Ok(())
-    }
+    Ok(())
 }

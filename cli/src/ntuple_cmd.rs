@@ -3,7 +3,7 @@
 //! `play` plays games with trained weights, greedy or with expectimax.
 
 use crate::common::progress;
-use crate::match_cmd::MatchReport;
+use crate::match_cmd::print_report;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use dojo_arbiter::contest::OnePlayer;
@@ -185,7 +185,7 @@ fn train_typed<R: TupleRules>(rules: R, spec: &GameSpec, args: &TrainArgs, stop:
         }
         bar.finish_and_clear();
         let seconds = clock.elapsed().as_secs_f64();
-        print_report(spec, net.episodes(), &games, moves, seconds);
+        print_training_report(spec, net.episodes(), &games, moves, seconds);
         if let Some(w) = net.non_finite_weight() {
             // Saving would overwrite the last good weights with useless ones.
             bail!(
@@ -215,7 +215,7 @@ fn train_typed<R: TupleRules>(rules: R, spec: &GameSpec, args: &TrainArgs, stop:
 }
 
 /// One training report: the episode, the speed, and the reach-rate table of `games`.
-fn print_report(spec: &GameSpec, episode: u64, games: &[GameScore], moves: u64, seconds: f64) {
+fn print_training_report(spec: &GameSpec, episode: u64, games: &[GameScore], moves: u64, seconds: f64) {
     let report = ScoreReport::new(spec, games);
     println!(
         "episode {episode}: {} ({:.0} moves/s, {:.1} s)\n{}",
@@ -264,5 +264,5 @@ where
         &on_game,
     )?;
     bar.finish_and_clear();
-    OnePlayer::print(result, &[], spec, args.json, false)
+    print_report::<OnePlayer>(result, &[], spec, args.json, false)
 }

@@ -7,6 +7,7 @@ pub mod category;
 pub mod draw;
 pub mod grade;
 pub mod labelled;
+pub mod positions;
 pub mod run_set;
 
 pub use category::{Category, Difficulty, Stage};

@@ -2,15 +2,12 @@
 //! against the same weights in f32 on the CPU, on fixed positions of the game. Fails (exit
 //! status 1) when a format is outside its tolerance (see `dojo_core::net::agreement`).
 
-use super::{describe, precisions, NetChoice};
+use super::NetChoice;
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_core::net::agreement::{compare_with_cpu, fixed_positions, Agreement};
-use dojo_core::net::device::DeviceSpec;
+use dojo_core::net::bench::{agree::compare, precisions};
 use dojo_core::net::precision::PrecisionChoice;
-use dojo_core::with_game;
-use serde::Serialize;
 
 #[derive(Args)]
 pub struct AgreeArgs {
@@ -32,14 +29,6 @@ pub struct AgreeArgs {
     json: bool,
 }
 
-#[derive(Serialize)]
-struct AgreeReport {
-    network: String,
-    device: String,
-    agreements: Vec<Agreement>,
-    all_agree: bool,
-}
-
 pub fn run(args: AgreeArgs) -> Result<()> {
     if args.positions == 0 {
         bail!("--positions must be at least 1");
@@ -48,30 +37,11 @@ pub fn run(args: AgreeArgs) -> Result<()> {
     let (spec, model) = args.net.load(device)?;
     let precisions = precisions(args.precision, device)?;
     let start = crate::common::record_start_of(&spec)?;
-    let planes = with_game!(&start, g => fixed_positions(g, args.positions, args.seed));
-    let agreements = compare_with_cpu(&model, &precisions, &planes, args.positions)?;
-    let report = AgreeReport {
-        network: describe(&spec, model.arch()),
-        device: DeviceSpec::of(device).to_string(),
-        all_agree: agreements.iter().all(|a| a.agrees),
-        agreements,
-    };
+    let report = compare(&start, &spec, &model, &precisions, args.positions, args.seed)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        println!("{}", report.network);
-        println!("{} against cpu f32 on {} fixed positions", report.device, args.positions);
-        println!("{:<9} {:>16} {:>14} {:>10}  ", "precision", "max policy diff", "max value diff", "tolerance");
-        for a in &report.agreements {
-            println!(
-                "{:<9} {:>16.2e} {:>14.2e} {:>10.0e}  {}",
-                a.precision.to_string(),
-                a.max_policy_diff,
-                a.max_value_diff,
-                a.tolerance,
-                if a.agrees { "ok" } else { "OUTSIDE TOLERANCE" }
-            );
-        }
+        print!("{report}");
     }
     if !report.all_agree {
         bail!("the outputs on {} differ from the CPU's beyond the tolerance", report.device);

@@ -6,6 +6,7 @@ pub mod allocator;
 pub mod any_size;
 pub mod autotune;
 pub mod average;
+pub mod bench;
 pub mod checkpoint;
 pub mod device;
 pub mod folded;
