@@ -38,7 +38,7 @@ pub struct SearchRow {
 /// Measures `start` (a position of `spec`) for `budget` each: searches of `sims` playouts
 /// and `mcts:sims` moves.
 pub fn measure_search(start: &AnyGame, spec: &GameSpec, sims: u32, budget: Duration) -> Result<SearchRow, PlayerError> {
-    with_game!(start, g => measure(g.clone(), spec, sims, budget))
+    with_game!(start.clone(), g => measure(g, spec, sims, budget))
 }
 
 /// The table's header line for `mcts:sims`.
@@ -70,7 +70,12 @@ impl fmt::Display for SearchRow {
     }
 }
 
-fn measure<G: BaselinePlayers>(start: G, spec: &GameSpec, sims: u32, budget: Duration) -> Result<SearchRow, PlayerError> {
+fn measure<G: BaselinePlayers>(
+    start: G,
+    spec: &GameSpec,
+    sims: u32,
+    budget: Duration,
+) -> Result<SearchRow, PlayerError> {
     let (playouts_per_s, moves_per_s) = random_playouts(&start, budget);
     // One-player games start with their tiles still to spawn: search from after them.
     let mut root = start.clone();

@@ -25,7 +25,9 @@
 //! outlives the pruning of old versions and scripts can always find it.
 
 use crate::contest::{OnePlayer, TwoPlayer};
-use crate::matches::{play_match, Decides, GameResult, MatchContest, MatchError, MatchPlan, MatchResult, OnePlayerGame, Tally};
+use crate::matches::{
+    play_match, Decides, GameResult, MatchContest, MatchError, MatchPlan, MatchResult, OnePlayerGame, Tally,
+};
 use crate::players::{BaselinePlayers, PlayerSpec};
 use crate::sprt::{Pentanomial, SprtConfig, SprtError, SprtStatus, Verdict};
 use crate::with_contest;
@@ -176,8 +178,7 @@ impl GateContest for TwoPlayer {
         let (make_a, make_b) = (|s| G::baseline(candidate, s), |s| G::baseline(best, s));
         let result = play_match(TwoPlayer, plan, &[&make_a, &make_b], start, &|r: &GameResult| {
             played.lock().unwrap().push(r.clone())
-        })
-        ?;
+        })?;
         let mut results = played.into_inner().unwrap();
         results.sort_by_key(|r| r.index);
         results.truncate(result.tally.games as usize);
@@ -197,8 +198,7 @@ impl GateContest for OnePlayer {
         let scores = |player: &PlayerSpec| -> Result<Vec<GameScore>, GateError> {
             let played: Mutex<Vec<OnePlayerGame>> = Mutex::new(Vec::new());
             let make = |s| G::baseline(player, s);
-            play_match(OnePlayer, plan, &[&make], start, &|g| played.lock().unwrap().push(g.clone()))
-                ?;
+            play_match(OnePlayer, plan, &[&make], start, &|g| played.lock().unwrap().push(g.clone()))?;
             let mut played = played.into_inner().unwrap();
             played.sort_by_key(|g| g.index);
             Ok(played.iter().map(|g| GameScore { score: g.score, max_tile: g.max_tile }).collect())

@@ -642,7 +642,7 @@ mod tests {
             ("net:x:simulations=0", "sims must be at least 1"),
         ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err();
-            assert!(err.contains(why), "{bad}: {err}");
+            assert!(err.to_string().contains(why), "{bad}: {err}");
         }
         // A name that no setting has stays part of the path.
         let PlayerSpec::Net { path, .. } = "net:runs/x=1:sims=5".parse::<PlayerSpec>().unwrap() else { panic!() };

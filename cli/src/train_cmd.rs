@@ -202,8 +202,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         device,
         tls: None,
         limits: Default::default(),
-    })
-    .map_err(anyhow::Error::msg)?;
+    })?;
     let cfg = handle.shared.config.clone();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = args.workers.unwrap_or_else(|| cfg.worker_count(cores));
@@ -343,7 +342,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         }
     }
     let shared = handle.shared.clone();
-    handle.stop().map_err(anyhow::Error::msg)?;
+    handle.stop()?;
     // Read after the stop: the final checkpoint may have published one more version.
     let version = shared.newest().version;
     let steps = shared.counters.steps.load(Ordering::Relaxed);

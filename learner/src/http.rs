@@ -238,8 +238,7 @@ fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]
         let ToMove::Player(_) = game.to_move() else { return Err(PlayError::ChancePending) };
         let search = SearchConfig::for_play(PLAY_SIMS);
         let rng = Rng::seed_from_u64(moves.len() as u64);
-        let mut agent: NetAgent<G> =
-            NetAgent::from_checkpoint(&path, loaded, search, false, model.clone(), rng)?;
+        let mut agent: NetAgent<G> = NetAgent::from_checkpoint(&path, loaded, search, false, model.clone(), rng)?;
         value = Some(agent.analyse(&game).root_value());
         let action = agent.analysed_move();
         reply_text = Some(game.action_to_text(action));
