@@ -22,6 +22,18 @@ pub fn forfeits<C: MatchReport>(played: &[C::Game]) -> Vec<String> {
     forfeits
 }
 
+/// The whole game of a line that [`MatchReport::render`] printed for a two-player game with
+/// `verbose` ("game    3: A first, A -1  [44] 5312"): the opening's moves and the players'
+/// together, as the game reads them ("445312"); None for any other line.
+pub fn game_of_line(line: &str) -> Option<String> {
+    let rest = line.trim().strip_prefix("game ")?;
+    let (_, after_colon) = rest.split_once(':')?;
+    // "A first, A R" (R right-aligned, so maybe after two spaces), two spaces, then
+    // "[opening] moves" with single spaces only.
+    let (_, moves) = after_colon.rsplit_once("  ")?;
+    Some(moves.chars().filter(|c| !matches!(c, '[' | ']' | ' ')).collect())
+}
+
 /// How `dojo match` shows a match of each contest.
 pub trait MatchReport: MatchContest {
     /// The progress bar's message after the games `played` so far (the newest last).
@@ -170,5 +182,15 @@ impl MatchReport for OnePlayer {
             result.total_moves as f64 / seconds.max(1e-9)
         );
         Ok(Rendered { out, note: Some(note) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_verbose_game_line_reads_back_as_the_whole_game() {
+        assert_eq!(super::game_of_line("game    3: A first, A -1  [44] 5312").as_deref(), Some("445312"));
+        assert_eq!(super::game_of_line("game   12: B first, A  1  4453").as_deref(), Some("4453"));
+        assert_eq!(super::game_of_line("A: 50-2-48 of 100"), None);
     }
 }

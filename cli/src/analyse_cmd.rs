@@ -7,10 +7,11 @@ use crate::common::{load_checkpoint, progress, DeviceArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::grading::draw::{draw_positions, DrawSettings};
-use dojo_arbiter::grading::grade::{grade, labelled_verdict, solver_verdict, tactic_verdict};
-use dojo_arbiter::grading::labelled::{parse_lines, to_text as labelled_text};
+use dojo_arbiter::grading::grade::{self, grade};
+use dojo_arbiter::grading::judge::{judge_file, position_after, Judged};
+use dojo_arbiter::grading::labelled::to_text as labelled_text;
 use dojo_arbiter::grading::positions::{no_immediate_win, positions_from_games, random_positions, PositionRange};
-use dojo_arbiter::grading::{Case, ErrorRate, Grade, Mover, PositionLine, Verdict};
+use dojo_arbiter::grading::{Case, Grade, Mover};
 use dojo_arbiter::players::PlayerSpec;
 use dojo_core::game::connect4::Connect4;
 use dojo_core::game::{AnyGame, FromAnyGame, Game, GameSpec};
@@ -18,7 +19,6 @@ use dojo_core::net::agent::NetAgent;
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
 use dojo_core::search::player::Agent;
-use dojo_core::search::solver::Solver;
 use dojo_core::util::{atomic_write, SettingError};
 use dojo_core::with_game;
 use rand::SeedableRng;
@@ -102,18 +102,6 @@ pub fn net_agent<G: Game + FromAnyGame>(
     Ok(agent)
 }
 
-/// Plays `moves` (text) from `start`; the position must not be over.
-fn position_from_text<G: Game>(start: &G, moves: &str) -> Result<G> {
-    let mut game = start.clone();
-    for action in game.moves_from_text(moves)? {
-        game.play(action)?;
-    }
-    if game.outcome().is_some() {
-        bail!("position {moves:?} is already over");
-    }
-    Ok(game)
-}
-
 pub fn run_bestmove(args: BestMoveArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec: GameSpec = args.game.parse().context("--game")?;
@@ -132,7 +120,7 @@ fn bestmove_typed<G: Game + FromAnyGame>(
     let mut failures = 0;
     for (number, line) in std::io::stdin().lock().lines().enumerate() {
         let line = line.context("reading stdin")?;
-        match position_from_text(&start, line.trim()) {
+        match position_after(&start, line.trim()) {
             Ok(game) => {
                 let action = agent.select_move(&game);
                 writeln!(out, "{}", game.action_to_text(action))?;
@@ -216,28 +204,13 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
     let text =
         std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
     let file = args.positions.display().to_string();
-    let lines = parse_lines(&text).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
-    let grades = match spec.start()? {
-        AnyGame::Connect4(start) => {
-            let mut solver = Solver::new();
-            let cases = cases(&start, &lines, &file, |game, line| {
-                Ok(Some(match line {
-                    PositionLine::Labelled(l) => (l.position(&start).map_err(|e| e.to_string())?, labelled_verdict(l)),
-                    PositionLine::Plain(_) => (game.clone(), solver_verdict(&mut solver, game)),
-                }))
-            })?;
-            eval_typed(start, &spec, &args, &cases, device)?
-        }
-        AnyGame::Gomoku(start) => {
-            let cases = cases(&start, &lines, &file, |game, line| match line {
-                PositionLine::Labelled(_) => Err("labelled positions are Connect Four's".into()),
-                PositionLine::Plain(_) => Ok(tactic_verdict(game).map(|v| (game.clone(), v))),
-            })?;
-            eval_typed(start, &spec, &args, &cases, device)?
-        }
-        _ => bail!(
-            "dojo eval judges Connect Four (width × (height + 1) <= 64, by the solver) and Gomoku (by one-move tactics), not {spec}"
-        ),
+    let bar = progress(text.lines().filter(|l| !l.trim().is_empty()).count() as u64, "positions");
+    bar.set_prefix("judging");
+    let judged = judge_file(&spec, &text, &file, || bar.inc(1))?;
+    bar.finish_and_clear();
+    let grades = match judged {
+        Judged::Connect4(start, cases) => eval_typed(start, &spec, &args, &cases, device)?,
+        Judged::Gomoku(start, cases) => eval_typed(start, &spec, &args, &cases, device)?,
     };
     let model = args.model.display().to_string();
     if args.json {
@@ -246,38 +219,8 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
         }
         return Ok(());
     }
-    print!("{}", grade_table(&model, &grades));
+    print!("{}", grade::table(&model, &grades));
     Ok(())
-}
-
-/// The positions of a file's lines with their verdicts. `judge` gets the position a plain
-/// line reaches (labelled lines: the start, as it checks them itself) and returns the
-/// position and its verdict, None for nothing to judge.
-fn cases<G: Game>(
-    start: &G,
-    lines: &[(usize, PositionLine)],
-    file: &str,
-    mut judge: impl FnMut(&G, &PositionLine) -> Result<Option<(G, Verdict)>, String>,
-) -> Result<Vec<Case<G>>> {
-    let bar = progress(lines.len() as u64, "positions");
-    bar.set_prefix("judging");
-    let mut out = Vec::with_capacity(lines.len());
-    for (number, line) in lines {
-        bar.inc(1);
-        let game = match line {
-            PositionLine::Plain(moves) => {
-                position_from_text(start, moves).with_context(|| format!("{file} line {number}"))?
-            }
-            PositionLine::Labelled(_) => start.clone(),
-        };
-        let judged = judge(&game, line).map_err(|e| anyhow::anyhow!("{file} line {number}: {e}"))?;
-        out.push(match judged {
-            Some((game, verdict)) => Case { game, verdict: Some(verdict) },
-            None => Case { game, verdict: None },
-        });
-    }
-    bar.finish_and_clear();
-    Ok(out)
 }
 
 fn eval_typed<G: Game + FromAnyGame>(
@@ -294,52 +237,6 @@ fn eval_typed<G: Game + FromAnyGame>(
     let grades = grade(cases, &mut agent, &args.movers(), sims, || bar.inc(1));
     bar.finish_and_clear();
     Ok(grades)
-}
-
-/// The grades as a table: one row per Pons category (labelled files) or per disc count, one
-/// column per mover.
-fn grade_table(model: &str, grades: &[Grade]) -> String {
-    let mut text = String::new();
-    let header = |g: &Grade| match g.mover {
-        Mover::Policy => "policy".to_string(),
-        Mover::Search => format!("search@{}", g.sims),
-    };
-    let first = &grades[0];
-    let overall: Vec<String> = grades.iter().map(|g| format!("{} {:.1}%", header(g), 100.0 * g.overall.rate)).collect();
-    text.push_str(&format!(
-        "{model}: {} of {} positions not optimal (a move whose win/draw/loss class is below the best){}\n",
-        overall.join(", "),
-        first.overall.positions,
-        if first.skipped > 0 { format!(" ({} without a tactic skipped)", first.skipped) } else { String::new() }
-    ));
-    let rows: Vec<(String, Vec<&ErrorRate>)> = if !first.by_category.is_empty() {
-        first.by_category.keys().map(|c| (c.to_string(), grades.iter().map(|g| &g.by_category[c]).collect())).collect()
-    } else if !first.by_kind.is_empty() {
-        first.by_kind.keys().map(|k| (k.to_string(), grades.iter().map(|g| &g.by_kind[k]).collect())).collect()
-    } else {
-        first.by_discs.keys().map(|d| (d.to_string(), grades.iter().map(|g| &g.by_discs[d]).collect())).collect()
-    };
-    let group = if !first.by_category.is_empty() {
-        "category"
-    } else if !first.by_kind.is_empty() {
-        "kind"
-    } else {
-        "discs"
-    };
-    text.push_str(&format!("{group:>8}  positions"));
-    for g in grades {
-        text.push_str(&format!("  {:>14}", header(g)));
-    }
-    text.push('\n');
-    let all = ("all".to_string(), grades.iter().map(|g| &g.overall).collect());
-    for (name, rates) in rows.iter().chain(std::iter::once(&all)) {
-        text.push_str(&format!("{name:>8}  {:>9}", rates[0].positions));
-        for r in rates {
-            text.push_str(&format!("  {:>5.1}% ({:>4})", 100.0 * r.rate, r.errors));
-        }
-        text.push('\n');
-    }
-    text
 }
 
 #[derive(Args)]

@@ -1,16 +1,16 @@
-//! `dojo learn`: trains a checkpoint on self-play records offline.
+//! `dojo learn`: trains a checkpoint on self-play records offline, through the learner's
+//! replay buffer and training step (`dojo_learner::offline`).
 
-use crate::common::{load_checkpoint, progress, record_start_of, DeviceArgs};
+use crate::common::{progress, record_start_of, DeviceArgs, Progress};
 use crate::settings::RunConfigArgs;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use dojo_core::game::{FromAnyGame, Game};
 use dojo_core::net::checkpoint::{self, read_sidecar};
-use dojo_core::net::train::{Batch, OptimizerKind, Trainer};
-use dojo_core::record::{read_records, SampleOptions, TrainingGame};
-use dojo_core::rng::Rng;
+use dojo_core::net::train::{Losses, OptimizerKind};
 use dojo_core::with_game;
-use rand::{seq::IndexedRandom, SeedableRng};
+use dojo_learner::offline::{self, Loaded, Observer, Offline};
+use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -21,7 +21,8 @@ pub struct LearnArgs {
     /// Records files (from `dojo selfplay`).
     #[arg(long, num_args = 1.., required = true)]
     games: Vec<PathBuf>,
-    /// Training steps (batches).
+    /// Training steps (batches), drawn as a run's learner draws them from its replay buffer
+    /// (`[replay]`: the window, outcome balancing, late-position weights, augmentation).
     #[arg(long)]
     steps: u64,
     /// Checkpoint to write.
@@ -69,96 +70,100 @@ pub fn run(args: LearnArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.init)?.architecture.game;
     let start = record_start_of(&spec)?;
-    with_game!(start, g => run_typed(g, &args, device))
+    let config = config(&args)?;
+    with_game!(start, g => learn_typed(g, &args, &config, device))
 }
 
-fn run_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, device: tch::Device) -> Result<()> {
-    let spec = start.spec();
-    let loaded = load_checkpoint(&args.init, device, Some(&spec))?;
-    let mut games: Vec<TrainingGame<G>> = Vec::new();
-    for path in &args.games {
-        for (i, record) in read_records(path)?.into_iter().enumerate() {
-            if record.spec != spec {
-                bail!("{} game {}: played on {}, but the network is for {}", path.display(), i + 1, record.spec, spec);
-            }
-            let game = TrainingGame::new(record, start.clone())
-                .with_context(|| format!("{} game {}", path.display(), i + 1))?;
-            games.push(game);
-        }
-    }
-    let index: Vec<(u32, u32)> =
-        games.iter().enumerate().flat_map(|(g, t)| (0..t.len() as u32).map(move |p| (g as u32, p))).collect();
-    if index.is_empty() {
-        bail!("the records hold no trainable positions");
-    }
-    let run = args.run_config.load()?;
-    let mut config = run.train;
+/// The run config with the flags' settings in it.
+fn config(args: &LearnArgs) -> Result<RunConfig> {
+    let mut run = args.run_config.load()?;
+    let train = &mut run.train;
     if let Some(choice) = args.optimizer {
         let (optimizer, default_lr) = match choice {
             OptimizerArg::Sgd => (OptimizerKind::Sgd, 0.02),
             OptimizerArg::Adam => (OptimizerKind::Adam, 1e-3),
         };
         // The config's learning rate is for the config's optimizer.
-        if optimizer != config.optimizer {
-            config.learning_rate = default_lr;
+        if optimizer != train.optimizer {
+            train.learning_rate = default_lr;
         }
-        config.optimizer = optimizer;
+        train.optimizer = optimizer;
     }
-    config.learning_rate = args.lr.unwrap_or(config.learning_rate);
-    config.weight_decay = args.weight_decay.unwrap_or(config.weight_decay);
-    config.batch_size = args.batch.unwrap_or(config.batch_size);
-    let search_value_weight = args.search_value_weight.unwrap_or(run.replay.search_value_weight);
-    if !(0.0..=1.0).contains(&search_value_weight) {
-        bail!("--search-value-weight {search_value_weight} must be within 0..=1");
+    train.learning_rate = args.lr.unwrap_or(train.learning_rate);
+    train.weight_decay = args.weight_decay.unwrap_or(train.weight_decay);
+    train.batch_size = args.batch.unwrap_or(train.batch_size);
+    let replay = &mut run.replay;
+    replay.search_value_weight = args.search_value_weight.unwrap_or(replay.search_value_weight);
+    if !(0.0..=1.0).contains(&replay.search_value_weight) {
+        bail!("--search-value-weight {} must be within 0..=1", replay.search_value_weight);
     }
-    let late_factor = args.late_factor.unwrap_or(run.replay.late_position_factor);
-    let opts = SampleOptions {
-        late_weight: (late_factor > 0.0).then_some(late_factor),
-        augment: run.replay.augment && !args.no_augment,
-        search_value_weight,
-        // A checkpoint of a one-player game names the scale it was trained with.
-        return_scale: loaded.sidecar.architecture.return_scale(),
+    replay.late_position_factor = args.late_factor.unwrap_or(replay.late_position_factor);
+    replay.augment &= !args.no_augment;
+    Ok(run)
+}
+
+fn learn_typed<G: Game + FromAnyGame>(
+    start: G,
+    args: &LearnArgs,
+    config: &RunConfig,
+    device: tch::Device,
+) -> Result<()> {
+    let job = Offline {
+        init: &args.init,
+        out: &args.out,
+        games: &args.games,
+        steps: args.steps,
+        config,
+        seed: args.seed.unwrap_or_else(rand::random),
+        device,
     };
-    let batch_size = config.batch_size;
-    let start_step = loaded.sidecar.step;
-    let version = loaded.sidecar.version;
-    let mut trainer = Trainer::new(loaded.model, config)?;
-    let mut rng = Rng::seed_from_u64(args.seed.unwrap_or_else(rand::random));
-    eprintln!("training on {} positions from {} games", index.len(), games.len());
     let bar = progress(args.steps, "steps");
     bar.set_prefix("learn");
-    let mut batch = Batch::default();
-    let mut window = (0.0, 0.0, 0.0, 0u32);
-    for step in 0..args.steps {
-        batch.clear();
-        for _ in 0..batch_size {
-            let (g, p) = *index.choose(&mut rng).expect("a non-empty list");
-            let game = &games[g as usize];
-            let sym = game.pick_symmetry(&mut rng, &opts);
-            batch.push(game, p as usize, sym, &opts)?;
-        }
-        let l = trainer.train_step(&batch);
-        window = (window.0 + l.policy, window.1 + l.value, window.2 + l.entropy, window.3 + 1);
-        if (step + 1) % 50 == 0 || step + 1 == args.steps {
-            let n = f64::from(window.3);
+    let mut shown = Shown { bar, every: 50, last: args.steps, window: Vec::new() };
+    let sidecar = offline::learn(start, &job, &mut shown)?;
+    shown.bar.finish_and_clear();
+    println!("wrote {} (step {})", checkpoint::paths(&args.out).0.display(), sidecar.step);
+    Ok(())
+}
+
+/// Offline training shown: a progress bar, and the mean losses every 50 steps.
+struct Shown {
+    bar: Progress,
+    every: u64,
+    /// The number of steps asked for (the last one reports too).
+    last: u64,
+    window: Vec<Losses>,
+}
+
+impl Observer for Shown {
+    fn loaded(&mut self, loaded: &Loaded) {
+        let window = if loaded.in_window < loaded.positions {
+            format!(" (the replay window holds the newest {})", loaded.in_window)
+        } else {
+            String::new()
+        };
+        eprintln!("training on {} positions from {} games{window}", loaded.positions, loaded.games);
+    }
+
+    fn step(&mut self, step: u64, losses: &Losses) {
+        self.window.push(*losses);
+        let done = self.bar.position() + 1;
+        if done.is_multiple_of(self.every) || done == self.last {
+            let n = self.window.len() as f64;
+            let mean = |f: fn(&Losses) -> f64| self.window.iter().map(f).sum::<f64>() / n;
             let line = format!(
-                "step {:>6}: policy {:.4}  value {:.4}  entropy {:.3}",
-                start_step + step + 1,
-                window.0 / n,
-                window.1 / n,
-                window.2 / n
+                "step {step:>6}: policy {:.4}  value {:.4}  entropy {:.3}",
+                mean(|l| l.policy),
+                mean(|l| l.value),
+                mean(|l| l.entropy)
             );
-            if bar.is_hidden() {
+            if self.bar.is_hidden() {
                 eprintln!("{line}");
             } else {
-                bar.println(line);
+                self.bar.println(line);
             }
-            window = (0.0, 0.0, 0.0, 0);
+            self.window.clear();
         }
-        bar.inc(1);
+        self.bar.inc(1);
     }
-    bar.finish_and_clear();
-    let side = checkpoint::save(&trainer.model, &args.out, start_step + args.steps, version, Some(&args.init))?;
-    println!("wrote {} (step {})", checkpoint::paths(&args.out).0.display(), side.step);
-    Ok(())
 }

@@ -2,7 +2,7 @@
 //! learns weights by self-play (TD(0) or TCL) and prints the reach-rate table as it goes;
 //! `play` plays games with trained weights, greedy or with expectimax.
 
-use crate::common::progress;
+use crate::common::{progress, Progress};
 use crate::match_cmd::print_report;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -11,14 +11,13 @@ use dojo_arbiter::matches::{play_match, MatchPlan, OnePlayerGame};
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec, MAX_NTUPLE_DEPTH};
 use dojo_core::game::sliding::{Rules2048, Rules2584, Sliding};
 use dojo_core::game::{FromAnyGame, GameSpec};
-use dojo_core::ntuple::file::{load, read_header, save};
-use dojo_core::ntuple::{GameScore, Layout, Method, Network, ScoreReport, Trainer, TupleRules};
+use dojo_core::ntuple::file::read_header;
+use dojo_core::ntuple::session::{self, Block, Observer, Opened, Schedule};
+use dojo_core::ntuple::{GameScore, Method, ScoreReport, TupleRules};
 use dojo_core::rng::Rng;
-use rand::SeedableRng;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 #[derive(Args)]
 pub struct NtupleArgs {
@@ -111,107 +110,79 @@ fn train(args: TrainArgs, stop: &AtomicBool) -> Result<()> {
     }
 }
 
-/// The network to train: the one in `out` when it exists (and is for this game), else a
-/// new one; None when the file has seen `episodes` already. Says on stderr what it did.
-fn start_network<R: TupleRules>(
-    rules: R,
-    spec: &GameSpec,
-    out: Option<&Path>,
-    tcl: bool,
-    episodes: u64,
-) -> Result<Option<Network<R>>> {
-    let method = if tcl { "TCL" } else { "TD(0)" };
-    let Some(path) = out.filter(|p| p.exists()) else {
-        let mut net = Network::new(rules, Layout::seed002())?;
-        if tcl {
-            net.start_coherence();
-        }
-        eprintln!("new {spec} network: 4 6-tuples × 8 isomorphisms, {} weights, {method}", net.len());
-        return Ok(Some(net));
-    };
-    // The header alone says whether the file fits, before hundreds of MiB are read.
-    let header = read_header(path)?;
-    if header.spec != *spec {
-        bail!(
-            "{} holds n-tuple weights for {}, not {spec}: train it with --game {} or choose another --out",
-            path.display(),
-            header.spec,
-            header.spec
-        );
-    }
-    if header.episodes >= episodes {
-        eprintln!(
-            "{} has seen {} episodes already (--episodes {episodes}): nothing to do",
-            path.display(),
-            header.episodes
-        );
-        return Ok(None);
-    }
-    let net = load::<R>(path, tcl)?;
-    eprintln!("resuming from {}: {} episodes trained, going on with {method}", path.display(), net.episodes());
-    match (tcl, header.coherence) {
-        (true, false) => eprintln!("the file has no TCL accumulators: every weight starts again at rate 1"),
-        (false, true) => eprintln!("dropping the file's TCL accumulators: plain TD(0) needs none"),
-        _ => {}
-    }
-    Ok(Some(net))
-}
-
 fn train_typed<R: TupleRules>(rules: R, spec: &GameSpec, args: &TrainArgs, stop: &AtomicBool) -> Result<()> {
     let out = args.out.as_deref();
-    let Some(mut net) = start_network(rules, spec, out, args.tcl, args.episodes)? else {
-        return Ok(());
+    let method = if args.tcl { "TCL" } else { "TD(0)" };
+    let mut net = match session::open(rules, spec, out, args.tcl, args.episodes)? {
+        Opened::New(net) => {
+            eprintln!("new {spec} network: 4 6-tuples × 8 isomorphisms, {} weights, {method}", net.len());
+            net
+        }
+        Opened::Resumed { net, had_coherence } => {
+            let path = out.expect("resumed from --out").display();
+            eprintln!("resuming from {path}: {} episodes trained, going on with {method}", net.episodes());
+            match (args.tcl, had_coherence) {
+                (true, false) => eprintln!("the file has no TCL accumulators: every weight starts again at rate 1"),
+                (false, true) => eprintln!("dropping the file's TCL accumulators: plain TD(0) needs none"),
+                _ => {}
+            }
+            net
+        }
+        Opened::Finished { episodes } => {
+            let path = out.expect("finished by --out").display();
+            eprintln!("{path} has seen {episodes} episodes already (--episodes {}): nothing to do", args.episodes);
+            return Ok(());
+        }
     };
     if out.is_none() {
         eprintln!("no --out: the weights will not be saved");
     }
-    let seed = args.seed.unwrap_or_else(rand::random);
-    // A resumed run draws other spawns than the run it continues, from the same --seed.
-    let rng = Rng::seed_from_u64(seed ^ net.episodes().wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let method = if args.tcl { Method::Tcl } else { Method::Td };
-    let mut trainer = Trainer::new(method, args.alpha, rng);
-    let k = args.report_every;
-    while net.episodes() < args.episodes {
-        // Reports fall on multiples of --report-every, counted over the file's whole life.
-        let end = ((net.episodes() / k + 1) * k).min(args.episodes);
-        let bar = progress(end - net.episodes(), "episodes");
-        bar.set_prefix(format!("{spec} {}", if args.tcl { "TCL" } else { "TD" }));
-        let (mut games, mut moves, clock) = (Vec::new(), 0u64, Instant::now());
-        while net.episodes() < end && !stop.load(Ordering::Relaxed) {
-            let e = trainer.episode(&mut net);
-            games.push(e.game_score());
-            moves += u64::from(e.moves);
-            bar.inc(1);
-        }
-        bar.finish_and_clear();
-        let seconds = clock.elapsed().as_secs_f64();
-        print_training_report(spec, net.episodes(), &games, moves, seconds);
-        if let Some(w) = net.non_finite_weight() {
-            // Saving would overwrite the last good weights with useless ones.
-            bail!(
-                "training diverged at episode {}: weight {w} is not a finite number; lower --alpha{}",
-                net.episodes(),
-                match out {
-                    Some(path) if path.exists() => " (the weight file keeps its last saved weights)",
-                    _ => " (nothing was saved)",
-                }
-            );
-        }
-        if let Some(path) = out {
-            save(&net, path)?;
-        }
-        if stop.load(Ordering::Relaxed) {
-            match out {
-                Some(path) => eprintln!("stopped at episode {}; saved {}", net.episodes(), path.display()),
-                None => eprintln!("stopped at episode {}", net.episodes()),
-            }
-            return Ok(());
-        }
-    }
-    if let Some(path) = out {
-        eprintln!("saved {} ({} episodes)", path.display(), net.episodes());
+    let schedule = Schedule {
+        until: args.episodes,
+        report_every: args.report_every,
+        method: if args.tcl { Method::Tcl } else { Method::Td },
+        alpha: args.alpha,
+        seed: args.seed.unwrap_or_else(rand::random),
+        out,
+    };
+    let prefix = format!("{spec} {}", if args.tcl { "TCL" } else { "TD" });
+    let mut shown = Shown { spec, prefix, bar: None };
+    let stopped = session::train(&mut net, &schedule, stop, &mut shown)?;
+    match (stopped, out) {
+        (true, Some(path)) => eprintln!("stopped at episode {}; saved {}", net.episodes(), path.display()),
+        (true, None) => eprintln!("stopped at episode {}", net.episodes()),
+        (false, Some(path)) => eprintln!("saved {} ({} episodes)", path.display(), net.episodes()),
+        (false, None) => {}
     }
     Ok(())
+}
+
+/// A training session shown: a progress bar per block, a report after it.
+struct Shown<'a> {
+    spec: &'a GameSpec,
+    prefix: String,
+    bar: Option<Progress>,
+}
+
+impl Observer for Shown<'_> {
+    fn block(&mut self, episodes: u64) {
+        let bar = progress(episodes, "episodes");
+        bar.set_prefix(self.prefix.clone());
+        self.bar = Some(bar);
+    }
+
+    fn episode(&mut self, _score: &GameScore) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    fn report(&mut self, block: &Block) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        print_training_report(self.spec, block.episode, &block.games, block.moves, block.seconds);
+    }
 }
 
 /// One training report: the episode, the speed, and the reach-rate table of `games`.

@@ -131,7 +131,7 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
 fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayArgs, device: tch::Device) -> Result<()> {
     let loaded = load_checkpoint(&args.model, device, Some(spec))?;
     let version = loaded.sidecar.version;
-    let mut config = args.run_config.load()?;
+    let mut config = args.run_config.load_for(spec)?;
     args.search.apply(&mut config.search);
     args.apply(&mut config.selfplay);
     let mut play = config.selfplay;

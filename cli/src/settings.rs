@@ -4,6 +4,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use dojo_core::game::GameSpec;
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 
@@ -24,7 +25,13 @@ impl RunConfigArgs {
     /// as a file is. The command then sets what its own flags name (a flag wins over
     /// `--set`), and checks those as it always has.
     pub fn load(&self) -> Result<RunConfig> {
-        let mut config = RunConfig::load_or_default(self.config.as_deref())?;
+        self.load_for(&RunConfig::default().game)
+    }
+
+    /// [`RunConfigArgs::load`], with a new run of `game`'s defaults where no file is given
+    /// (the search and self-play settings differ by game).
+    pub fn load_for(&self, game: &GameSpec) -> Result<RunConfig> {
+        let mut config = RunConfig::load_or_default(self.config.as_deref(), game)?;
         config.apply(&self.set)?;
         Ok(config)
     }

@@ -17,7 +17,7 @@ pub mod restore;
 pub mod schedule;
 
 use crate::gamelog::{Appended, GameLog, LogError};
-use crate::replay::ReplayBuffer;
+use crate::replay::{train_step, ReplayBuffer};
 use crate::storage::{StorageHealth, Writer};
 use crate::telemetry::Telemetry;
 use dojo_core::game::{FromAnyGame, Game, Player};
@@ -304,9 +304,8 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
                 }
                 continue;
             }
-            self.buffer.sample_batch(&mut batch, batch_size, &mut self.rng)?;
             self.trainer.set_learning_rate(self.bound.learning_rate(&cfg, self.trainer.step));
-            let losses = self.trainer.train_step(&batch);
+            let losses = train_step(&mut self.trainer, &mut self.buffer, &mut batch, batch_size, &mut self.rng)?;
             if let Some(average) = &mut self.average {
                 average.update(&self.trainer.model)?;
             }

@@ -23,7 +23,7 @@
 //! game order, appended on add and trimmed at the front on eviction, so adds need no rebuild.
 
 use dojo_core::game::{Game, Player};
-use dojo_core::net::train::Batch;
+use dojo_core::net::train::{Batch, Losses, Trainer};
 use dojo_core::record::{RecordError, RecordOutcome, SampleOptions, TrainingGame};
 use dojo_core::returns::ReturnScale;
 use dojo_core::rng::Rng;
@@ -324,6 +324,19 @@ impl<G: Game> ReplayBuffer<G> {
             samples_drawn: self.samples_drawn,
         }
     }
+}
+
+/// One training step from the buffer: a batch of `size` drawn as the buffer draws, one
+/// update of `trainer`. The learner's loop and offline training (`dojo learn`) share it.
+pub fn train_step<G: Game>(
+    trainer: &mut Trainer,
+    buffer: &mut ReplayBuffer<G>,
+    batch: &mut Batch,
+    size: usize,
+    rng: &mut Rng,
+) -> Result<Losses, RecordError> {
+    buffer.sample_batch(batch, size, rng)?;
+    Ok(trainer.train_step(batch))
 }
 
 #[cfg(test)]

@@ -127,7 +127,8 @@ impl RunDir {
                 .map_err(|error| RunDirError::RunId { root: self.root.clone(), error })?;
             return Ok((config.cloned().unwrap_or(stored), run_id.trim().to_string()));
         }
-        let config = config.cloned().unwrap_or_default();
+        // A new run with no config gets a new Connect Four run's defaults, as `dojo train` gives.
+        let config = config.cloned().unwrap_or_else(|| RunConfig::for_game(RunConfig::default().game));
         config.validate()?;
         for dir in [self.root.clone(), self.games(), self.models(), self.checkpoints(), self.logs()] {
             std::fs::create_dir_all(&dir).map_err(io_error("create", &dir))?;

@@ -191,6 +191,52 @@ pub fn grade<G: Game>(
     grades
 }
 
+/// The grades as a table: one row per Pons category (labelled files) or per disc count, one
+/// column per mover.
+pub fn table(model: &str, grades: &[Grade]) -> String {
+    let mut text = String::new();
+    let header = |g: &Grade| match g.mover {
+        Mover::Policy => "policy".to_string(),
+        Mover::Search => format!("search@{}", g.sims),
+    };
+    let first = &grades[0];
+    let overall: Vec<String> = grades.iter().map(|g| format!("{} {:.1}%", header(g), 100.0 * g.overall.rate)).collect();
+    text.push_str(&format!(
+        "{model}: {} of {} positions not optimal (a move whose win/draw/loss class is below the best){}\n",
+        overall.join(", "),
+        first.overall.positions,
+        if first.skipped > 0 { format!(" ({} without a tactic skipped)", first.skipped) } else { String::new() }
+    ));
+    let rows: Vec<(String, Vec<&ErrorRate>)> = if !first.by_category.is_empty() {
+        first.by_category.keys().map(|c| (c.to_string(), grades.iter().map(|g| &g.by_category[c]).collect())).collect()
+    } else if !first.by_kind.is_empty() {
+        first.by_kind.keys().map(|k| (k.to_string(), grades.iter().map(|g| &g.by_kind[k]).collect())).collect()
+    } else {
+        first.by_discs.keys().map(|d| (d.to_string(), grades.iter().map(|g| &g.by_discs[d]).collect())).collect()
+    };
+    let group = if !first.by_category.is_empty() {
+        "category"
+    } else if !first.by_kind.is_empty() {
+        "kind"
+    } else {
+        "discs"
+    };
+    text.push_str(&format!("{group:>8}  positions"));
+    for g in grades {
+        text.push_str(&format!("  {:>14}", header(g)));
+    }
+    text.push('\n');
+    let all = ("all".to_string(), grades.iter().map(|g| &g.overall).collect());
+    for (name, rates) in rows.iter().chain(std::iter::once(&all)) {
+        text.push_str(&format!("{name:>8}  {:>9}", rates[0].positions));
+        for r in rates {
+            text.push_str(&format!("  {:>5.1}% ({:>4})", 100.0 * r.rate, r.errors));
+        }
+        text.push('\n');
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

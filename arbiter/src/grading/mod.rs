@@ -6,6 +6,7 @@
 pub mod category;
 pub mod draw;
 pub mod grade;
+pub mod judge;
 pub mod labelled;
 pub mod positions;
 pub mod run_set;

@@ -8,7 +8,11 @@
 use super::standings::StandingsError;
 use crate::openings::OpeningsError;
 use crate::players::{PlayerError, PlayerSpecError};
+use crate::promotion::PromoteError;
 use dojo_core::game::{GameError, GameSpec};
+use dojo_core::net::checkpoint::CheckpointError;
+use dojo_run::config::ConfigError;
+use dojo_run::dir::RunDirError;
 use dojo_run::journal::JournalError;
 use std::path::PathBuf;
 
@@ -95,6 +99,46 @@ pub enum TournamentError {
     Standings(#[from] StandingsError),
     #[error("tournament name {name:?}: use letters, digits, '.', '_' and '-' only (at most 40)")]
     Name { name: String },
+    // What a session on a run (`session::plan`) refuses, in the command's words.
+    #[error("{} is not a run directory (no config.toml)", .path.display())]
+    NotARun { path: PathBuf },
+    #[error(transparent)]
+    RunConfig(#[from] ConfigError),
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error("--mode gauntlet needs --reference SPEC")]
+    GauntletWithoutReference,
+    #[error("--reference is for --mode gauntlet")]
+    ReferenceWithoutGauntlet,
+    #[error("--every-nth-version must be at least 1")]
+    EveryNthZero,
+    #[error("{} has no published versions yet", .models.display())]
+    NoVersions { models: PathBuf },
+    #[error(
+        "no players: name the run's checkpoints with --every-nth-version K and others with --players (e.g. --players random mcts:200 mcts:1000), game {game}"
+    )]
+    NoEntrants { game: String },
+    #[error("--players: {error}")]
+    BadPlayer { text: String, error: PlayerSpecError },
+    #[error("the anchor {anchor} is not one of the players")]
+    AnchorNotPlaying { anchor: String },
+    #[error(
+        "{game} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --mode gauntlet and --reference)"
+    )]
+    OnePlayerReference { game: String },
+    #[error(
+        "{game} is a one-player game: players are ranked by mean score, with no ratings to anchor (leave out --anchor)"
+    )]
+    OnePlayerAnchor { game: String },
+    /// `--choose-best` where no checkpoint of the run `none` (was rated, scored).
+    #[error("--choose-best: no checkpoint of the run {none}")]
+    NoBest { none: &'static str },
+    #[error(transparent)]
+    Promote(#[from] PromoteError),
+    #[error("cannot write the standings as JSON: {error}")]
+    Json { error: serde_json::Error },
 }
 
 impl TournamentError {

@@ -28,6 +28,7 @@ pub mod contest;
 mod error;
 pub mod gauntlet;
 pub mod plot;
+pub mod session;
 pub mod standings;
 #[cfg(test)]
 mod test_games;

@@ -95,6 +95,8 @@ pub fn set_threads(threads: usize) {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         super::allocator::keep_freed_memory();
+        // Threads started from here on inherit it (see `denormals`).
+        super::denormals::flush_to_zero();
         let n = threads.max(1) as i32;
         tch::set_num_interop_threads(n);
         tch::set_num_threads(n);

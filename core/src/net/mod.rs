@@ -8,6 +8,7 @@ pub mod autotune;
 pub mod average;
 pub mod bench;
 pub mod checkpoint;
+pub mod denormals;
 pub mod device;
 pub mod folded;
 pub mod infer;

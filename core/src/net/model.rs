@@ -551,6 +551,7 @@ pub(crate) fn infer_with(
     value: &mut [f32],
     forward: impl FnOnce(&Tensor) -> (Tensor, Tensor),
 ) {
+    super::denormals::flush_to_zero();
     let xs = a.input_tensor(planes, batch).to_device(device);
     let (p, v) = tch::no_grad(|| forward(&xs));
     let p = p.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();

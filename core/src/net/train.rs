@@ -196,6 +196,7 @@ impl Trainer {
 
     /// One gradient step on `batch`.
     pub fn train_step(&mut self, batch: &Batch) -> Losses {
+        super::denormals::flush_to_zero();
         let arch = self.model.arch().clone();
         let n = batch.len as i64;
         let device = self.model.device();

@@ -11,6 +11,8 @@
 //! - [`agent`]: the network as an [`Agent`](crate::search::player::Agent) for matches.
 //! - [`report`]: score statistics and seed 002's reach-rate table, for any player of a
 //!   sliding game.
+//! - [`session`]: a training session (resume from a weight file, report and save in
+//!   blocks, stop cleanly), as `dojo ntuple train` runs it.
 //!
 //! Everything is generic over the sliding engine's [`Rules`]: one code path serves 2048
 //! (4-bit cells in a `u64`) and 2584 (5-bit cells in a `u128`).
@@ -22,6 +24,7 @@ pub mod learn;
 pub mod network;
 pub mod report;
 pub mod search;
+pub mod session;
 
 pub use agent::NtupleAgent;
 pub use file::{read_header, Header, NtupleError};

@@ -8,6 +8,7 @@ pub mod config;
 pub mod evaluator;
 pub mod gumbel;
 pub mod mcts;
+pub mod mistakes;
 pub mod player;
 pub mod puct;
 pub mod searcher;

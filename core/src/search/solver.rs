@@ -666,6 +666,11 @@ impl Solver {
         self.run(pos, true, u64::MAX).expect("an unlimited search always finishes")
     }
 
+    /// Like [`Solver::solve_weak`], but gives up (`None`) after searching `max_nodes` nodes.
+    pub fn solve_weak_with_budget(&mut self, pos: &Position, max_nodes: u64) -> Option<i32> {
+        self.run(pos, true, max_nodes)
+    }
+
     /// Like [`Solver::solve`], but gives up (`None`) after searching `max_nodes` nodes. What
     /// it learnt stays in the table, so a retry with a bigger budget resumes cheaper.
     pub fn solve_with_budget(&mut self, pos: &Position, max_nodes: u64) -> Option<i32> {

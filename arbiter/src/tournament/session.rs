@@ -1,0 +1,294 @@
+//! A tournament on a run, as `dojo tournament` plays it: [`plan`] turns what the user asked
+//! for (a [`Request`]) into the tournament to open (players from the run's checkpoints and
+//! named specs, the format, openings, games and seed carried over from the tournament
+//! already in its folder, the anchor), checking everything before a file is written;
+//! [`play`] plays the games left, writes the standings (JSON, plot, TensorBoard) and, asked
+//! to, makes the best checkpoint the run's best. The command only parses and prints.
+
+use super::plot;
+use super::standings::{Ranking, StandingsError};
+use super::{
+    tournament_dir, Entrant, Format, Tournament, TournamentContest, TournamentDir, TournamentError, TournamentSpec,
+};
+use crate::charts::ChartError;
+use crate::openings::Openings;
+use crate::players::{check_player_for, PlayerSpec};
+use crate::promotion::{self, Promoter};
+use dojo_core::net::checkpoint;
+use dojo_run::config::RunConfig;
+use dojo_run::paths::RunPaths;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// How the players meet, as asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatChoice {
+    /// Every pairing of players.
+    RoundRobin,
+    /// Every player against the references only.
+    Gauntlet,
+}
+
+/// What the user asked for; `None` keeps the tournament's own setting (or the default).
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub name: String,
+    /// Players besides the run's checkpoints, `NAME=SPEC` or a spec.
+    pub players: Vec<String>,
+    /// The run's versions divisible by K play, and the newest.
+    pub every_nth_version: Option<u64>,
+    pub newest_version: bool,
+    /// Playouts per move of the run's checkpoints.
+    pub sims: u32,
+    pub games_per_pair: Option<u32>,
+    pub format: Option<FormatChoice>,
+    /// The gauntlet's references (specs or names), weakest first.
+    pub reference: Vec<String>,
+    pub opening_plies: Option<u32>,
+    pub openings: Option<PathBuf>,
+    pub seed: Option<u64>,
+    pub anchor: Option<String>,
+    pub anchor_elo: f64,
+    pub move_timeout_ms: u64,
+}
+
+/// A tournament ready to open: checked, nothing written yet.
+pub struct Plan {
+    pub name: String,
+    pub run: RunPaths,
+    pub config: RunConfig,
+    pub dir: TournamentDir,
+    /// What this session asks for (the folder's tournament extended by it is what plays).
+    pub wanted: TournamentSpec,
+    /// The player whose rating is fixed, and its rating (two-player games only).
+    pub anchor: Option<(String, f64)>,
+}
+
+/// Checks `request` against the run in `run_dir` and the tournament already in its folder.
+pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, TournamentError> {
+    let run = RunPaths::new(run_dir);
+    if !run.exists() {
+        return Err(TournamentError::NotARun { path: run_dir.to_path_buf() });
+    }
+    let config = RunConfig::load(&run.config())?;
+    let dir = tournament_dir(&run.tournaments(), &request.name)?;
+    let before = dir.read_spec()?;
+    let one_player = config.game.is_one_player();
+    if one_player {
+        refuse_two_player_options(request, &config)?;
+    }
+    let entrants = entrants(request, &run, &config, one_player)?;
+    let known: Vec<&Entrant> = entrants.iter().chain(before.iter().flat_map(|b| &b.entrants)).collect();
+    let references =
+        request.reference.iter().map(|r| player_name(r, &known)).collect::<Result<Vec<_>, TournamentError>>()?;
+    let format = match (request.format, references.is_empty(), &before) {
+        (Some(FormatChoice::Gauntlet), false, _) => Format::Gauntlet { reference: references },
+        (Some(FormatChoice::Gauntlet), true, _) => return Err(TournamentError::GauntletWithoutReference),
+        (Some(FormatChoice::RoundRobin), false, _) | (None, false, None) => {
+            return Err(TournamentError::ReferenceWithoutGauntlet)
+        }
+        (Some(FormatChoice::RoundRobin), true, _) | (None, true, None) => Format::RoundRobin,
+        (None, _, Some(old)) => old.format.clone(),
+    };
+    let openings = match &request.openings {
+        Some(path) => Openings::load(path)?.lines,
+        None => before.as_ref().map(|b| b.openings.clone()).unwrap_or_default(),
+    };
+    let default_plies = if one_player || !openings.is_empty() { 0 } else { 4 };
+    let wanted = TournamentSpec {
+        game: config.game.to_string(),
+        format,
+        games_per_pair: request.games_per_pair.or(before.as_ref().map(|b| b.games_per_pair)).unwrap_or(10),
+        opening_plies: request.opening_plies.or(before.as_ref().map(|b| b.opening_plies)).unwrap_or(default_plies),
+        openings,
+        seed: request.seed.or(before.as_ref().map(|b| b.seed)).unwrap_or_else(rand::random),
+        move_timeout_ms: request.move_timeout_ms,
+        entrants,
+    };
+    // A checkpoint of another game, a brain that does not start, the solver on Gomoku.
+    for e in &wanted.entrants {
+        let spec: PlayerSpec = e.spec.parse()?;
+        check_player_for(&spec.with_move_timeout(request.move_timeout_ms), &config.game)
+            .map_err(|error| TournamentError::Player { name: e.name.clone(), error: Box::new(error) })?;
+    }
+    let merged = match &before {
+        Some(old) => old.extend(&wanted)?,
+        None => wanted.validate().map(|()| wanted.clone())?,
+    };
+    let anchor = if one_player { None } else { Some((anchor(request, &merged)?, request.anchor_elo)) };
+    Ok(Plan { name: request.name.clone(), run, config, dir, wanted, anchor })
+}
+
+/// What a session did, for the command to print.
+pub struct Session<S> {
+    pub standings: S,
+    /// Games this session played, and finished games in all.
+    pub played: usize,
+    pub total: usize,
+    /// Games still to play (after an interruption).
+    pub left: usize,
+    /// The standings' JSON file and plot (or why there is no plot).
+    pub path: PathBuf,
+    pub png: PathBuf,
+    pub drew: Result<(), ChartError>,
+    pub tensorboard: Result<(), StandingsError>,
+}
+
+/// Opens the planned tournament, tells `on_open` its folder, spec and games left, plays
+/// them on `threads` threads (each to `on_game`), stops between games once `stop` is set,
+/// and writes the standings.
+pub fn play<C: TournamentContest>(
+    contest: C,
+    plan: Plan,
+    threads: usize,
+    stop: &AtomicBool,
+    on_open: impl FnOnce(&Tournament<C>, usize),
+    on_game: &(dyn Fn(&C::Line) + Sync),
+) -> Result<Session<C::Standings>, TournamentError> {
+    let Plan { name, run, dir, wanted, anchor, .. } = plan;
+    let mut tournament = Tournament::open(contest, dir, &wanted)?;
+    let done = tournament.results.len();
+    on_open(&tournament, tournament.to_play().len());
+    let results = tournament.play(threads, stop, on_game)?;
+    let standings = tournament.standings(anchor.as_ref().map(|(name, elo)| (name.as_str(), *elo)))?;
+    let (path, png) = C::standings_files(&tournament.dir);
+    let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games());
+    let json = serde_json::to_vec_pretty(&standings).map_err(|error| TournamentError::Json { error })?;
+    dojo_core::util::atomic_write(&path, &json).map_err(TournamentError::io("write", path.clone()))?;
+    let drew = plot::draw(&standings, &title, &png);
+    let tensorboard = standings.to_tensorboard(&run.tensorboard(&format!("tournament-{name}")));
+    let left = tournament.to_play().len();
+    Ok(Session { played: results.len() - done, total: results.len(), left, standings, path, png, drew, tensorboard })
+}
+
+/// `--choose-best`: makes the session's best checkpoint the run's best (as gating promotes,
+/// under the run's gating lock), unless the session was interrupted. Returns what to say:
+/// "v12 (+35 Elo) is now RUN/models/best.safetensors (step 600)".
+pub fn choose_best<S: Ranking>(run_dir: &std::path::Path, session: &Session<S>) -> Result<String, TournamentError> {
+    let run = RunPaths::new(run_dir);
+    let best = session.standings.best_checkpoint().ok_or(TournamentError::NoBest { none: S::RANKED })?;
+    let version = best.player.version.expect("best_checkpoint has a version");
+    let sidecar = promotion::promote(&run, Promoter::Tournament, version)?;
+    let how = S::merit(best.value.unwrap_or(0.0));
+    Ok(format!("{} ({how}) is now {} (step {})", best.player.name, run.best().display(), sidecar.step))
+}
+
+/// The player whose rating is fixed: the request's anchor, else mcts:1000 or random where
+/// one plays, else the first player.
+fn anchor(request: &Request, merged: &TournamentSpec) -> Result<String, TournamentError> {
+    let plays = |name: &str| merged.entrants.iter().any(|e| e.name == name);
+    let known: Vec<&Entrant> = merged.entrants.iter().collect();
+    let anchor = match &request.anchor {
+        Some(a) => player_name(a, &known)?,
+        None => ["mcts:1000", "random"]
+            .into_iter()
+            .find(|n| plays(n))
+            .map_or_else(|| merged.entrants[0].name.clone(), str::to_string),
+    };
+    if !plays(&anchor) {
+        return Err(TournamentError::AnchorNotPlaying { anchor });
+    }
+    Ok(anchor)
+}
+
+/// Options that only two-player tournaments have, refused for a one-player game's.
+fn refuse_two_player_options(request: &Request, config: &RunConfig) -> Result<(), TournamentError> {
+    let game = config.game.family().to_string();
+    if request.format == Some(FormatChoice::Gauntlet) || !request.reference.is_empty() {
+        return Err(TournamentError::OnePlayerReference { game });
+    }
+    if request.anchor.is_some() {
+        return Err(TournamentError::OnePlayerAnchor { game });
+    }
+    Ok(())
+}
+
+/// The players: the run's chosen checkpoints, then the request's players.
+fn entrants(
+    request: &Request,
+    run: &RunPaths,
+    config: &RunConfig,
+    one_player: bool,
+) -> Result<Vec<Entrant>, TournamentError> {
+    let mut entrants = Vec::new();
+    if request.every_nth_version.is_some() || request.newest_version {
+        if request.every_nth_version == Some(0) {
+            return Err(TournamentError::EveryNthZero);
+        }
+        entrants = checkpoints(request, run, one_player)?;
+    }
+    for text in &request.players {
+        let (name, spec) = split_name(text);
+        let spec: PlayerSpec =
+            spec.parse().map_err(|error| TournamentError::BadPlayer { text: text.clone(), error })?;
+        // A network from elsewhere is placed on the curve by its training step.
+        let step = match &spec {
+            PlayerSpec::Net { path, .. } => Some(checkpoint::read_sidecar(path)?.step),
+            _ => None,
+        };
+        let name = name.map_or_else(|| spec.to_string(), str::to_string);
+        entrants.push(Entrant { name, spec: spec.to_string(), version: None, step });
+    }
+    if entrants.is_empty() {
+        return Err(TournamentError::NoEntrants { game: config.game.to_string() });
+    }
+    Ok(entrants)
+}
+
+/// The run's checkpoints that play: every K-th version and the newest, named by absolute
+/// path so the tournament plays from anywhere.
+fn checkpoints(request: &Request, run: &RunPaths, one_player: bool) -> Result<Vec<Entrant>, TournamentError> {
+    let every = |v: u64| request.every_nth_version.is_some_and(|k| v.is_multiple_of(k));
+    let versions = run.versions()?;
+    let newest = versions.last().copied();
+    let root = std::fs::canonicalize(&run.root).map_err(TournamentError::io("read", run.root.clone()))?;
+    let run_abs = RunPaths::new(root);
+    let mut entrants = Vec::new();
+    for v in versions.into_iter().filter(|&v| every(v) || Some(v) == newest) {
+        let path = run_abs.model_version(v);
+        let sidecar = checkpoint::read_sidecar(&path)?;
+        let mut spec = PlayerSpec::net(&path, request.sims);
+        if let PlayerSpec::Net { average_symmetries, .. } = &mut spec {
+            *average_symmetries = !one_player;
+        }
+        entrants.push(Entrant {
+            name: format!("v{v}"),
+            spec: spec.to_string(),
+            version: Some(v),
+            step: Some(sidecar.step),
+        });
+    }
+    if entrants.is_empty() {
+        return Err(TournamentError::NoVersions { models: run.models() });
+    }
+    Ok(entrants)
+}
+
+/// `NAME=SPEC` split into its name and spec; anything else is a spec alone. A name is
+/// letters, digits, '.', '_' and '-', so a spec's own '=' (`net:CKPT:sims=200`, an
+/// engine's `env X=1`) follows a ':' or a space and never reads as a name.
+fn split_name(text: &str) -> (Option<&str>, &str) {
+    match text.split_once('=') {
+        Some((name, spec))
+            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) =>
+        {
+            (Some(name), spec)
+        }
+        _ => (None, text),
+    }
+}
+
+/// A player's name as the tournament knows it, from what was typed: a version (`v12`), a
+/// player's name (`rapfi-1000`), `NAME=SPEC`, or a spec.
+fn player_name(text: &str, known: &[&Entrant]) -> Result<String, TournamentError> {
+    if let Some(v) = text.strip_prefix('v').and_then(|v| v.parse::<u64>().ok()) {
+        return Ok(format!("v{v}"));
+    }
+    if let (Some(name), _) = split_name(text) {
+        return Ok(name.to_string());
+    }
+    if known.iter().any(|e| e.name == text) {
+        return Ok(text.to_string());
+    }
+    Ok(text.parse::<PlayerSpec>()?.to_string())
+}
