@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dojo, path, stdout_of};
+use common::{path, stdout_of};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -21,21 +21,7 @@ fn play(args: &[&str], input: &str) -> String {
 }
 
 fn connect4_net(dir: &std::path::Path) -> std::path::PathBuf {
-    let ckpt = dir.join("c4");
-    stdout_of(&dojo(&[
-        "init",
-        "--game",
-        "connect4",
-        "--blocks",
-        "1",
-        "--channels",
-        "8",
-        "--seed",
-        "1",
-        "--out",
-        path(&ckpt),
-    ]));
-    ckpt
+    common::seeded_tiny_net(dir, "connect4", 1)
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dojo, dojo_with_input, error_line, path, stdout_of, tiny_net};
+use common::{dojo, dojo_with_input, error_line, path, seeded_tiny_net, stdout_of, tiny_net};
 use dojo_core::record::{read_records, GameRecord};
 
 /// The records of a two-game Connect Four `dojo selfplay` with `extra` arguments, every
@@ -32,20 +32,7 @@ fn wide_targets(records: &[GameRecord]) -> (f64, bool) {
 fn selfplay_takes_any_search_and_selfplay_setting_through_set() {
     let dir = tempfile::tempdir().unwrap();
     // Seeded weights: how wide a 2-playout search's targets are depends on the priors.
-    let net = dir.path().join("net");
-    stdout_of(&dojo(&[
-        "init",
-        "--game",
-        "connect4",
-        "--blocks",
-        "1",
-        "--channels",
-        "8",
-        "--seed",
-        "5",
-        "--out",
-        path(&net),
-    ]));
+    let net = seeded_tiny_net(dir.path(), "connect4", 5);
     // Connect Four self-plays by Gumbel AlphaZero unless told otherwise (`dojo config`).
     let (wide, all_trained) = wide_targets(&selfplay(dir.path(), &net, "default.rec", &[]));
     assert!(wide > 0.7, "Connect Four's default search is Gumbel's: {wide}");

@@ -56,14 +56,23 @@ pub fn judge_file(spec: &GameSpec, text: &str, file: &str, mut tick: impl FnMut(
     }
 }
 
+/// Why a line's moves give no position to judge.
+#[derive(Debug, thiserror::Error)]
+pub enum PositionError {
+    #[error(transparent)]
+    Game(#[from] GameError),
+    #[error("position {moves:?} is already over")]
+    Over { moves: String },
+}
+
 /// The position `moves` (text) reaches from `start`; it must not be over.
-pub fn position_after<G: Game>(start: &G, moves: &str) -> Result<G, String> {
+pub fn position_after<G: Game>(start: &G, moves: &str) -> Result<G, PositionError> {
     let mut game = start.clone();
-    for action in game.moves_from_text(moves).map_err(|e| e.to_string())? {
-        game.play(action).map_err(|e| e.to_string())?;
+    for action in game.moves_from_text(moves)? {
+        game.play(action)?;
     }
     if game.outcome().is_some() {
-        return Err(format!("position {moves:?} is already over"));
+        return Err(PositionError::Over { moves: moves.to_string() });
     }
     Ok(game)
 }
@@ -83,7 +92,7 @@ fn cases<G: Game>(
     for (number, line) in lines {
         tick();
         let game = match line {
-            PositionLine::Plain(moves) => position_after(start, moves).map_err(at(*number))?,
+            PositionLine::Plain(moves) => position_after(start, moves).map_err(|e| at(*number)(e.to_string()))?,
             PositionLine::Labelled(_) => start.clone(),
         };
         out.push(match judge(&game, line).map_err(at(*number))? {

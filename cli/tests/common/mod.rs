@@ -67,6 +67,26 @@ pub fn tiny_net(dir: &Path, game: &str) -> PathBuf {
     net
 }
 
+/// [`tiny_net`] with weights drawn from `seed`: for tests whose assertions depend on them.
+pub fn seeded_tiny_net(dir: &Path, game: &str, seed: u32) -> PathBuf {
+    let net = dir.join(format!("net-{seed}"));
+    let seed = seed.to_string();
+    stdout_of(&dojo(&[
+        "init",
+        "--game",
+        game,
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--seed",
+        &seed,
+        "--out",
+        path(&net),
+    ]));
+    net
+}
+
 /// A run of a 1×8 network with 8-playout searches that trains and publishes within seconds.
 pub fn tiny_config() -> RunConfig {
     let mut c = RunConfig::default();
