@@ -147,11 +147,9 @@ impl GatePolicy {
         let settings = GateSettings {
             games: config.games,
             sprt,
-            simulations: config.simulations,
+            search: run.search.as_player(config.simulations),
             opening_plies: config.opening_plies,
             average_symmetries: config.average_symmetries,
-            mode: run.search.mode,
-            vcf_nodes: run.search.vcf_nodes,
             threads: threads.max(1),
         };
         let grade = (config.grade_positions > 0).then(|| GradeSettings {
@@ -390,7 +388,7 @@ mod tests {
 
     #[test]
     fn a_run_config_gates_as_its_gating_section_and_its_search_say() {
-        use dojo_core::search::config::SearchMode;
+        use dojo_core::search::config::{SearchConfig, SearchMode};
         // The defaults: a fixed match of 40 games, graded on 50 positions a category at
         // the match's playouts.
         let mut run = RunConfig::default();
@@ -398,11 +396,9 @@ mod tests {
         let fixed = GateSettings {
             games: 40,
             sprt: None,
-            simulations: 100,
+            search: SearchConfig::for_play(100),
             opening_plies: 4,
             average_symmetries: false,
-            mode: SearchMode::Puct,
-            vcf_nodes: 0,
             threads: 3,
         };
         assert_eq!(policy.settings, fixed);
@@ -424,8 +420,7 @@ mod tests {
         let settings = GateSettings {
             games: 200,
             sprt: Some(sprt),
-            mode: SearchMode::Gumbel,
-            vcf_nodes: 500,
+            search: SearchConfig { mode: SearchMode::Gumbel, vcf_nodes: 500, ..SearchConfig::for_play(100) },
             threads: 1,
             ..fixed
         };

@@ -35,7 +35,7 @@ use dojo_core::game::{GameError, GameSpec};
 use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::ntuple::report::{GameScore, ScoreReport};
 use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchConfig, SearchMode};
+use dojo_core::search::config::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -75,18 +75,16 @@ pub struct GateSettings {
     /// Stop as soon as this test decides (its `max_games` is `games`); None: play them all.
     /// One-player games play them all regardless (the test is about game results).
     pub sprt: Option<SprtConfig>,
-    /// Playouts per move for both sides.
-    pub simulations: u32,
+    /// Both sides' search: the run's own ([`SearchConfig::as_player`] of its `[search]` at
+    /// `gating.simulations` playouts), so a Gumbel run's versions are judged as they play,
+    /// with its threat-space search and whatever else the run searches with. One-player
+    /// games always play the chance-node search.
+    pub search: SearchConfig,
     /// Random moves opening each pair of games (none in one-player games: their random
     /// tiles open them).
     pub opening_plies: u32,
     /// Both sides average the network over the board's symmetries.
     pub average_symmetries: bool,
-    /// Both sides' search: the run's own (`search.mode`), so a Gumbel run's versions are
-    /// judged as they play. One-player games always play the chance-node search.
-    pub mode: SearchMode,
-    /// Both sides' threat-space search: the run's own (`search.vcf_nodes`, 0 = off).
-    pub vcf_nodes: u32,
     /// Threads playing games at once (one libtorch thread each).
     pub threads: usize,
 }
@@ -299,11 +297,7 @@ fn gate_typed<C: GateContest, G: BaselinePlayers>(
 
 /// The network player of a gate (both sides play alike).
 fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
-    let search = SearchConfig {
-        mode: settings.mode,
-        vcf_nodes: settings.vcf_nodes,
-        ..SearchConfig::for_play(settings.simulations)
-    };
+    let search = settings.search.clone();
     PlayerSpec::Net { path: path.to_path_buf(), average_symmetries: settings.average_symmetries, search }
 }
 
@@ -428,26 +422,37 @@ impl ScoreComparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_core::search::config::SearchMode;
 
     #[test]
     fn both_sides_of_a_gate_search_as_the_run_does() {
+        // A Gumbel run's self-play search, exploring as self-play does.
+        let run = SearchConfig {
+            mode: SearchMode::Gumbel,
+            nonroot_noise_epsilon: 0.1,
+            forced_visits: dojo_core::search::config::ForcedVisits::Min(2),
+            c_puct: 2.5,
+            ..SearchConfig::default()
+        };
         let settings = GateSettings {
             games: 2,
             sprt: None,
-            simulations: 32,
+            search: run.as_player(32),
             opening_plies: 4,
             average_symmetries: false,
-            mode: SearchMode::Gumbel,
-            vcf_nodes: 0,
             threads: 1,
         };
         let player = gate_player(Path::new("v2.safetensors"), &settings);
         assert_eq!(player.to_string(), "net:v2.safetensors:sims=32:noavg:mode=gumbel");
-        let puct = GateSettings { mode: SearchMode::Puct, average_symmetries: true, ..settings };
+        let puct = SearchConfig { mode: SearchMode::Puct, ..run.clone() };
+        let puct = GateSettings { search: puct.as_player(32), average_symmetries: true, ..settings };
         assert_eq!(gate_player(Path::new("v2.safetensors"), &puct).to_string(), "net:v2.safetensors:sims=32");
-        // The run's threat-space search too.
-        let vcf = GateSettings { vcf_nodes: 500, ..puct };
-        assert_eq!(gate_player(Path::new("v2.safetensors"), &vcf).to_string(), "net:v2.safetensors:sims=32:vcf=500");
+        // The run's threat-space search too, and any other setting that is not self-play's.
+        let more = SearchConfig { vcf_nodes: 500, fpu_reduction: 0.3, tactics: false, ..run };
+        let more = GateSettings { search: more.as_player(32), ..puct };
+        let player = gate_player(Path::new("v2.safetensors"), &more).to_string();
+        assert!(player.contains(":vcf=500") && player.contains("fpu_reduction=0.3"), "{player}");
+        assert!(player.contains("tactics=false") && player.contains("mode=gumbel"), "{player}");
     }
 
     fn games(scores: &[u64]) -> Vec<GameScore> {
@@ -506,11 +511,9 @@ mod tests {
         let settings = GateSettings {
             games: 6,
             sprt: Some(crate::sprt::SprtConfig { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1, max_games: 6 }),
-            simulations: 1,
+            search: SearchConfig::for_play(1),
             opening_plies: 4,
             average_symmetries: false,
-            mode: Default::default(),
-            vcf_nodes: 0,
             threads: 2,
         };
         let (uct, mcts, random) =

@@ -115,6 +115,11 @@ pub enum PlayerError {
     FrameTooSmall { path: PathBuf, frame: (usize, usize), game: GameSpec, largest: (usize, usize) },
     #[error("{} is a network for {network}, not {game}", .path.display())]
     NetworkGame { path: PathBuf, network: GameSpec, game: GameSpec },
+    /// A board a network cannot play (outside an any-size network's frame).
+    #[error(transparent)]
+    Board(#[from] MoveError),
+    #[error("{spec} is not a network player (net:CHECKPOINT)")]
+    NotNet { spec: String },
     /// A brain (`spec`) that does not start, or does not answer `ABOUT`.
     #[error("{spec}: {error}")]
     Engine { spec: String, error: EngineError },
@@ -361,15 +366,37 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
         PlayerSpec::Solver { .. } => Err(PlayerError::SolverGame { game: None }),
         PlayerSpec::Pbrain { .. } => Err(PlayerError::PbrainGame { game: None }),
         PlayerSpec::Ntuple { .. } => Err(PlayerError::NtupleGame),
-        PlayerSpec::Net { ref path, average_symmetries, ref search } => {
+        PlayerSpec::Net { .. } => {
             // Matches run players on several threads: one libtorch thread each.
             set_threads(1);
-            let loaded = checkpoint::load(path, Device::Cpu, None)?;
-            let name = spec.to_string();
-            let agent = NetAgent::from_checkpoint(path, loaded, search.clone(), average_symmetries, name, rng)?;
-            Ok(Box::new(agent))
+            Ok(Box::new(net_player(spec, seed, Device::Cpu, None)?))
         }
     }
+}
+
+/// The network player a `net:` spec names, on `device`: the one place a network player is
+/// built. With `game` (its spec and a position), the checkpoint is checked against it: an
+/// any-size network plays every board its frame holds, any other network only its own game.
+pub fn net_player<G: Game + FromAnyGame>(
+    spec: &PlayerSpec,
+    seed: u64,
+    device: Device,
+    game: Option<(&GameSpec, &G)>,
+) -> Result<NetAgent<G>, PlayerError> {
+    let PlayerSpec::Net { path, average_symmetries, search } = spec else {
+        return Err(PlayerError::NotNet { spec: spec.to_string() });
+    };
+    // (An unreadable sidecar is reported by the load below.)
+    let any_size = checkpoint::read_sidecar(path).is_ok_and(|s| s.architecture.any_size);
+    let expect = game.map(|g| g.0).filter(|_| !any_size);
+    let loaded = checkpoint::load(path, device, expect)?;
+    let name = spec.to_string();
+    let rng = Rng::seed_from_u64(seed);
+    let agent = NetAgent::from_checkpoint(path, loaded, search.clone(), *average_symmetries, name, rng)?;
+    if let Some((_, position)) = game {
+        agent.check_board(position)?;
+    }
+    Ok(agent)
 }
 
 /// An agent under another name (the name its spec was written with).

@@ -104,11 +104,9 @@ fn a_one_player_gate_plays_the_games_it_played_before() {
     let settings = GateSettings {
         games: 4,
         sprt: None,
-        simulations: 1,
+        search: dojo_core::search::config::SearchConfig::for_play(1),
         opening_plies: 0,
         average_symmetries: false,
-        mode: Default::default(),
-        vcf_nodes: 0,
         threads: 2,
     };
     let (uct, random) = (PlayerSpec::Uct { iterations: 8 }, PlayerSpec::Random);

@@ -31,11 +31,9 @@ fn settings(games: u32) -> GateSettings {
     GateSettings {
         games,
         sprt: None,
-        simulations: 16,
+        search: dojo_core::search::config::SearchConfig::for_play(16),
         opening_plies: 4,
         average_symmetries: true,
-        mode: Default::default(),
-        vcf_nodes: 0,
         threads: 1,
     }
 }

@@ -1,29 +1,22 @@
 //! `dojo bestmove`, `dojo eval` and `dojo positions`: what a network plays in given
-//! positions, and how often that is a game-theoretic mistake by the solver's verdict. The
-//! judging (verdicts, Pons categories, drawing labelled sets, error rates) lives in
-//! `dojo_arbiter::grading`; this module parses arguments and prints.
+//! positions, and how often that is a game-theoretic mistake by the solver's verdict
+//! (`dojo_program::analyse`; the judging is `dojo_arbiter::grading`'s). This module parses
+//! arguments and prints.
 
-use crate::common::{load_checkpoint, progress, DeviceArgs};
-use anyhow::{bail, Context, Result};
+use crate::common::{progress, DeviceArgs, Progress};
+use anyhow::{Context, Result};
 use clap::Args;
-use dojo_arbiter::grading::draw::{draw_positions, DrawSettings};
-use dojo_arbiter::grading::grade::{self, grade};
-use dojo_arbiter::grading::judge::{judge_file, position_after, Judged};
-use dojo_arbiter::grading::labelled::to_text as labelled_text;
-use dojo_arbiter::grading::positions::{no_immediate_win, positions_from_games, random_positions, PositionRange};
-use dojo_arbiter::grading::{Case, Grade, Mover};
+use dojo_arbiter::grading::draw::DrawSettings;
+use dojo_arbiter::grading::grade;
+use dojo_arbiter::grading::positions::PositionRange;
+use dojo_arbiter::grading::{Grade, Mover};
 use dojo_arbiter::players::PlayerSpec;
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{AnyGame, FromAnyGame, Game, GameSpec};
-use dojo_core::net::agent::NetAgent;
-use dojo_core::rng::Rng;
+use dojo_core::game::GameSpec;
 use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
-use dojo_core::search::player::Agent;
 use dojo_core::util::{atomic_write, SettingError};
-use dojo_core::with_game;
-use rand::SeedableRng;
+use dojo_program::analyse::{self, EvalProgress, PositionsKind, PositionsRequest};
 use serde::Serialize;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// How a network searches when it plays (not self-play: no noise, no forced visits).
@@ -61,13 +54,16 @@ impl PlayArgs {
         config.apply(&self.set)?;
         Ok(config)
     }
+
+    /// The network player `model` searching as the flags say.
+    pub fn player(&self, model: &Path, average_symmetries: bool) -> Result<PlayerSpec> {
+        Ok(PlayerSpec::Net { path: model.to_path_buf(), average_symmetries, search: self.config()? })
+    }
 }
 
+/// A network that plays: its checkpoint, how it searches, and where it runs.
 #[derive(Args)]
-pub struct BestMoveArgs {
-    /// Game (must match the checkpoint's).
-    #[arg(long, default_value = "connect4")]
-    game: String,
+pub struct NetPlayerArgs {
     /// Checkpoint to play with.
     #[arg(long)]
     model: PathBuf,
@@ -81,62 +77,26 @@ pub struct BestMoveArgs {
     device: DeviceArgs,
 }
 
-/// A network player for `game` from a checkpoint (no noise, temperature 0).
-pub fn net_agent<G: Game + FromAnyGame>(
-    model: &Path,
-    spec: &GameSpec,
-    start: &G,
-    search: &PlayArgs,
-    average_symmetries: bool,
-    device: tch::Device,
-) -> Result<NetAgent<G>> {
-    // An any-size network plays every Connect Four board its frame holds; any other network
-    // only its own game.
-    // (An unreadable sidecar is reported by the load below.)
-    let any_size = dojo_core::net::checkpoint::read_sidecar(model).is_ok_and(|s| s.architecture.any_size);
-    let loaded = load_checkpoint(model, device, (!any_size).then_some(spec))?;
-    let config = search.config()?;
-    let name = PlayerSpec::Net { path: model.to_path_buf(), average_symmetries, search: config.clone() }.to_string();
-    let agent = NetAgent::from_checkpoint(model, loaded, config, average_symmetries, name, Rng::seed_from_u64(0))?;
-    agent.check_board(start)?;
-    Ok(agent)
+impl NetPlayerArgs {
+    /// The player and its device (libtorch's threads set).
+    fn player(&self) -> Result<(PlayerSpec, tch::Device)> {
+        Ok((self.search.player(&self.model, self.average_symmetries)?, self.device.init()?))
+    }
+}
+
+#[derive(Args)]
+pub struct BestMoveArgs {
+    /// Game (must match the checkpoint's).
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    #[command(flatten)]
+    net: NetPlayerArgs,
 }
 
 pub fn run_bestmove(args: BestMoveArgs) -> Result<()> {
-    let device = args.device.init()?;
     let spec: GameSpec = args.game.parse().context("--game")?;
-    let start = spec.start()?;
-    with_game!(start, g => bestmove_typed(g, &spec, &args, device))
-}
-
-fn bestmove_typed<G: Game + FromAnyGame>(
-    start: G,
-    spec: &GameSpec,
-    args: &BestMoveArgs,
-    device: tch::Device,
-) -> Result<()> {
-    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &start, &args.search, args.average_symmetries, device)?;
-    let mut out = std::io::stdout().lock();
-    let mut failures = 0;
-    for (number, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.context("reading stdin")?;
-        match position_after(&start, line.trim()) {
-            Ok(game) => {
-                let action = agent.select_move(&game);
-                writeln!(out, "{}", game.action_to_text(action))?;
-            }
-            Err(e) => {
-                failures += 1;
-                eprintln!("dojo bestmove: line {}: {e:#}", number + 1);
-                writeln!(out, "error: {e:#}")?;
-            }
-        }
-        out.flush()?;
-    }
-    if failures > 0 {
-        bail!("{failures} position(s) could not be read (see the errors above)");
-    }
-    Ok(())
+    let (player, device) = args.net.player()?;
+    Ok(analyse::bestmove(&spec, &player, device, std::io::stdin().lock(), std::io::stdout().lock())?)
 }
 
 #[derive(Args)]
@@ -145,9 +105,6 @@ pub struct EvalArgs {
     /// one-move tactics: make five, or block the opponent's only five).
     #[arg(long, default_value = "connect4")]
     game: String,
-    /// Checkpoint to evaluate.
-    #[arg(long)]
-    model: PathBuf,
     /// Positions file: one move string per line (e.g. from `dojo positions`), or labelled
     /// positions from `dojo positions --pons` (graded per Pons category from their stored
     /// scores, no solver needed).
@@ -163,14 +120,8 @@ pub struct EvalArgs {
     /// Print one JSON object per mover (one a line) instead of a table.
     #[arg(long)]
     json: bool,
-    /// Average every network evaluation over the board's symmetries (k times the network
-    /// cost: 2 for Connect Four, 8 for Gomoku).
-    #[arg(long)]
-    average_symmetries: bool,
     #[command(flatten)]
-    search: PlayArgs,
-    #[command(flatten)]
-    device: DeviceArgs,
+    net: NetPlayerArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -199,20 +150,17 @@ struct EvalReport<'a> {
 }
 
 pub fn run_eval(args: EvalArgs) -> Result<()> {
-    let device = args.device.init()?;
     let spec: GameSpec = args.game.parse().context("--game")?;
+    let (player, device) = args.net.player()?;
     let text =
         std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
     let file = args.positions.display().to_string();
     let bar = progress(text.lines().filter(|l| !l.trim().is_empty()).count() as u64, "positions");
     bar.set_prefix("judging");
-    let judged = judge_file(&spec, &text, &file, || bar.inc(1))?;
-    bar.finish_and_clear();
-    let grades = match judged {
-        Judged::Connect4(start, cases) => eval_typed(start, &spec, &args, &cases, device)?,
-        Judged::Gomoku(start, cases) => eval_typed(start, &spec, &args, &cases, device)?,
-    };
-    let model = args.model.display().to_string();
+    let mut shown = Shown(bar);
+    let grades = analyse::eval(&spec, &player, device, (&text, &file), &args.movers(), &mut shown)?;
+    shown.0.finish_and_clear();
+    let model = args.net.model.display().to_string();
     if args.json {
         for grade in &grades {
             println!("{}", serde_json::to_string(&EvalReport { model: model.clone(), grade })?);
@@ -223,20 +171,21 @@ pub fn run_eval(args: EvalArgs) -> Result<()> {
     Ok(())
 }
 
-fn eval_typed<G: Game + FromAnyGame>(
-    start: G,
-    spec: &GameSpec,
-    args: &EvalArgs,
-    cases: &[Case<G>],
-    device: tch::Device,
-) -> Result<Vec<Grade>> {
-    let mut agent: NetAgent<G> = net_agent(&args.model, spec, &start, &args.search, args.average_symmetries, device)?;
-    let bar = progress(cases.len() as u64, "positions");
-    bar.set_prefix("eval");
-    let sims = args.search.config()?.simulations;
-    let grades = grade(cases, &mut agent, &args.movers(), sims, || bar.inc(1));
-    bar.finish_and_clear();
-    Ok(grades)
+/// `dojo eval`'s progress: a bar for judging the file, then one for grading.
+struct Shown(Progress);
+
+impl EvalProgress for Shown {
+    fn judged(&mut self) {
+        self.0.inc(1);
+    }
+    fn grading(&mut self, cases: usize) {
+        self.0.finish_and_clear();
+        self.0 = progress(cases as u64, "positions");
+        self.0.set_prefix("eval");
+    }
+    fn graded(&mut self) {
+        self.0.inc(1);
+    }
 }
 
 #[derive(Args)]
@@ -289,69 +238,35 @@ pub struct PositionsArgs {
 /// `--tactics` the side to move has no immediate win, so every one is a real decision.
 pub fn run_positions(args: PositionsArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
-    if args.min_moves > args.max_moves {
-        bail!("--min-moves {} is above --max-moves {}", args.min_moves, args.max_moves);
-    }
-    let start = spec.start()?;
-    if args.pons {
-        let AnyGame::Connect4(start) = start else {
-            bail!("--pons labels Connect Four positions with the solver (width × (height + 1) <= 64), not {spec}")
-        };
-        return pons_positions(&start, &args);
-    }
-    if args.tactics {
-        let AnyGame::Gomoku(start) = start else { bail!("--tactics is for Gomoku, not {spec}") };
-        return positions_typed(start, &args, |g| g.tactic().is_some());
-    }
-    with_game!(start, g => positions_typed(g, &args, no_immediate_win))
-}
-
-fn positions_typed<G: Game>(start: G, args: &PositionsArgs, keep: impl Fn(&G) -> bool) -> Result<()> {
     let range =
         PositionRange { count: args.count, min_moves: args.min_moves, max_moves: args.max_moves, seed: args.seed };
-    let lines = if args.from_games.is_empty() {
-        random_positions(&start, range, keep)?
-    } else {
-        let lines = positions_from_games(&start, &args.from_games, range, keep)?;
-        if lines.len() < args.count {
-            eprintln!(
-                "found only {} distinct positions with {}..={} moves",
-                lines.len(),
-                args.min_moves,
-                args.max_moves
-            );
-        }
-        lines
-    };
-    let out: String = lines.iter().map(|line| format!("{line}\n")).collect();
-    emit(args, &out)
-}
-
-/// Writes the positions to `--out` (atomically) or stdout.
-fn emit(args: &PositionsArgs, text: &str) -> Result<()> {
-    match &args.out {
-        Some(path) => atomic_write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display())),
-        None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),
-    }
-}
-
-/// `dojo positions --pons`: a labelled, category-balanced set, with what was skipped.
-fn pons_positions(start: &Connect4, args: &PositionsArgs) -> Result<()> {
-    if args.count == 0 || args.per_category == Some(0) {
-        bail!("--count and --per-category must be at least 1");
-    }
-    let settings = DrawSettings {
-        per_category: args.per_category,
-        total_nodes: args.total_nodes,
-        ..DrawSettings::new(args.count, args.budget_nodes, args.seed)
+    let from_games = args.from_games.clone();
+    let kind = match (args.pons, args.tactics) {
+        (true, _) => PositionsKind::Pons(DrawSettings {
+            per_category: args.per_category,
+            total_nodes: args.total_nodes,
+            ..DrawSettings::new(args.count, args.budget_nodes, args.seed)
+        }),
+        (false, true) => PositionsKind::Tactics { from_games },
+        (false, false) => PositionsKind::Decisions { from_games },
     };
     let started = std::time::Instant::now();
-    let bar = progress(args.count as u64, "positions");
-    bar.set_prefix("labelling");
-    let drawn = draw_positions(start, &settings, |_| bar.inc(1));
-    bar.finish_and_clear();
-    emit(args, &labelled_text(&drawn.positions))?;
-    eprint!("{}", drawn.summary());
-    eprintln!("in {:.1} s", started.elapsed().as_secs_f64());
+    // Only the solver's labelling takes long enough for a bar.
+    let bar = args.pons.then(|| progress(args.count as u64, "positions"));
+    bar.iter().for_each(|b| b.set_prefix("labelling"));
+    let drawn = analyse::positions(&spec, PositionsRequest { range, kind }, || bar.iter().for_each(|b| b.inc(1)))?;
+    bar.iter().for_each(|b| b.finish_and_clear());
+    match &args.out {
+        Some(path) => {
+            atomic_write(path, drawn.text.as_bytes()).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => std::io::stdout().lock().write_all(drawn.text.as_bytes())?,
+    }
+    if let Some(note) = drawn.note {
+        eprint!("{note}");
+    }
+    if args.pons {
+        eprintln!("in {:.1} s", started.elapsed().as_secs_f64());
+    }
     Ok(())
 }

@@ -12,12 +12,12 @@ mod search;
 mod selfplay;
 mod train;
 
-use crate::common::{load_checkpoint, new_architecture};
+use crate::common::load_checkpoint;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint::read_sidecar;
-use dojo_core::net::model::{Model, PolicyHeadChoice};
+use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -86,7 +86,7 @@ impl NetChoice {
             return Ok((spec.clone(), load_checkpoint(path, device, Some(&spec))?.model));
         }
         let spec: GameSpec = self.game.parse().context("--game")?;
-        let arch = new_architecture(&spec, self.blocks, self.channels, self.policy_head)?;
+        let arch = Architecture::new_for(&spec, self.blocks, self.channels, self.policy_head)?;
         Ok((spec, Model::new(arch, device)))
     }
 }

@@ -1,15 +1,13 @@
 //! Pieces several subcommands share: devices and threads, loading checkpoints, progress
-//! bars, and turning a game spec into a concrete game type.
+//! bars, and the shared secret of a cluster.
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_core::game::{AnyGame, Game, GameSpec};
+use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint::{self, Loaded};
 use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
+use dojo_core::net::model::Model;
 use dojo_core::net::precision::{Precision, PrecisionChoice};
-use dojo_core::returns::DEFAULT_MAX_RETURN;
-use dojo_core::with_game;
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
@@ -58,36 +56,6 @@ impl PrecisionArgs {
 /// Loads a checkpoint, checking it is for `game` when given.
 pub fn load_checkpoint(path: &Path, device: tch::Device, game: Option<&GameSpec>) -> Result<Loaded> {
     checkpoint::load(path, device, game).with_context(|| format!("loading checkpoint {}", path.display()))
-}
-
-/// The architecture of a new `blocks` × `channels` network for `spec` with the policy head
-/// asked for (checked).
-pub fn new_architecture(
-    spec: &GameSpec,
-    blocks: usize,
-    channels: usize,
-    head: PolicyHeadChoice,
-) -> Result<Architecture> {
-    let start = start_of(spec)?;
-    let arch = with_game!(&start, g => head
-        .resolve(g)
-        .map(|head| Architecture::for_game(g, blocks, channels)
-            .with_policy_head(head)
-            .with_max_return(g.is_one_player().then_some(DEFAULT_MAX_RETURN as u64))))
-    .context("--policy-head")?;
-    arch.validate()?;
-    Ok(arch)
-}
-
-/// The starting position of a concrete (non-random) game spec.
-pub fn start_of(spec: &GameSpec) -> Result<AnyGame> {
-    Ok(spec.start()?)
-}
-
-/// The position `spec`'s records replay from and self-play starts at: the start, except
-/// for 2048 and 2584, whose records begin at the empty board with the opening spawns.
-pub fn record_start_of(spec: &GameSpec) -> Result<AnyGame> {
-    Ok(dojo_core::record::record_start(spec)?)
 }
 
 /// A progress bar on stderr. Where stderr is not a terminal (a log file, CI) the bar is
@@ -147,6 +115,11 @@ pub fn progress(len: u64, what: &str) -> Progress {
     );
     let last_line = bar.is_hidden().then(|| Mutex::new(Instant::now()));
     Progress { bar, what: what.to_string(), last_line }
+}
+
+/// `--threads`, or one per core.
+pub fn threads_or_cores(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// `--http ADDR` as an address (none when not given).

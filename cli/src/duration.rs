@@ -1,4 +1,5 @@
-//! Durations as people type them: `90s`, `20m`, `1h30m`, `2h`, or plain seconds.
+//! Durations as people type them: `90s`, `20m`, `1h30m`, `2h`, or plain seconds; and a
+//! number of seconds, fractions allowed (`--grace-period 2.5`).
 
 use std::time::Duration;
 
@@ -31,6 +32,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(total))
 }
 
+/// A clap value parser: seconds, at least 0, fractions allowed.
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("{text:?} is not a number of seconds"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +50,14 @@ mod tests {
         assert_eq!(parse_duration("2x").unwrap_err(), "bad duration \"2x\": expected e.g. 90s, 20m, 1h30m");
         assert!(parse_duration("m").is_err());
         assert!(parse_duration("10m5").is_err());
+    }
+
+    #[test]
+    fn seconds() {
+        assert_eq!(parse_seconds("2.5"), Ok(Duration::from_millis(2500)));
+        assert_eq!(parse_seconds("0"), Ok(Duration::ZERO));
+        for bad in ["-1", "inf", "NaN", "ten"] {
+            assert_eq!(parse_seconds(bad).unwrap_err(), format!("{bad:?} is not a number of seconds"));
+        }
     }
 }

@@ -10,7 +10,7 @@ use dojo_arbiter::watch::{watch, Event, Schedule, Watch};
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,18 +36,15 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if args.watch && !run.exists() {
         // Started beside a learner (a container, a service): wait for it to make the run.
         eprintln!("gate: waiting for a run in {}", args.run_dir.display());
-        while !run.exists() {
-            if stop.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(500));
+        if !run.wait_until_made(&stop) {
+            return Ok(());
         }
     }
     if !run.exists() {
         bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
     }
     let config = RunConfig::load(&run.config())?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = crate::common::threads_or_cores(args.threads);
     let mut keeper = Gatekeeper::open(&run, &GatePolicy::from_run(&config, threads))?;
     // Once: the newest, unless it has been gated already. Watching: every `every`.
     let schedule = if args.watch {

@@ -1,12 +1,12 @@
 //! `dojo init`: a randomly initialised network for a game, saved as a checkpoint.
 
-use crate::common::{new_architecture, DeviceArgs};
+use crate::common::DeviceArgs;
 use crate::settings::RunConfigArgs;
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
-use dojo_core::net::model::{Model, PolicyHeadChoice};
+use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
 use std::path::PathBuf;
 
 /// Every default is the run config's `game` and `[net]` section (`--config`, else the
@@ -47,7 +47,7 @@ pub fn run(args: InitArgs) -> Result<()> {
     };
     let blocks = args.blocks.unwrap_or(config.net.blocks);
     let channels = args.channels.unwrap_or(config.net.channels);
-    let arch = new_architecture(&spec, blocks, channels, args.policy_head.unwrap_or(config.net.policy_head))?;
+    let arch = Architecture::new_for(&spec, blocks, channels, args.policy_head.unwrap_or(config.net.policy_head))?;
     if let Some(seed) = args.seed {
         tch::manual_seed(seed);
     }

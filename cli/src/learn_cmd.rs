@@ -1,7 +1,7 @@
 //! `dojo learn`: trains a checkpoint on self-play records offline, through the learner's
 //! replay buffer and training step (`dojo_learner::offline`).
 
-use crate::common::{progress, record_start_of, DeviceArgs, Progress};
+use crate::common::{progress, DeviceArgs, Progress};
 use crate::settings::RunConfigArgs;
 use anyhow::{bail, Result};
 use clap::Args;
@@ -69,7 +69,7 @@ enum OptimizerArg {
 pub fn run(args: LearnArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.init)?.architecture.game;
-    let start = record_start_of(&spec)?;
+    let start = dojo_core::record::record_start(&spec)?;
     let config = config(&args)?;
     with_game!(start, g => learn_typed(g, &args, &config, device))
 }
@@ -119,21 +119,15 @@ fn learn_typed<G: Game + FromAnyGame>(
     };
     let bar = progress(args.steps, "steps");
     bar.set_prefix("learn");
-    let mut shown = Shown { bar, every: 50, last: args.steps, window: Vec::new() };
+    let mut shown = Shown(bar);
     let sidecar = offline::learn(start, &job, &mut shown)?;
-    shown.bar.finish_and_clear();
+    shown.0.finish_and_clear();
     println!("wrote {} (step {})", checkpoint::paths(&args.out).0.display(), sidecar.step);
     Ok(())
 }
 
-/// Offline training shown: a progress bar, and the mean losses every 50 steps.
-struct Shown {
-    bar: Progress,
-    every: u64,
-    /// The number of steps asked for (the last one reports too).
-    last: u64,
-    window: Vec<Losses>,
-}
+/// Offline training shown: a progress bar, and the mean losses of each report.
+struct Shown(Progress);
 
 impl Observer for Shown {
     fn loaded(&mut self, loaded: &Loaded) {
@@ -145,25 +139,16 @@ impl Observer for Shown {
         eprintln!("training on {} positions from {} games{window}", loaded.positions, loaded.games);
     }
 
-    fn step(&mut self, step: u64, losses: &Losses) {
-        self.window.push(*losses);
-        let done = self.bar.position() + 1;
-        if done.is_multiple_of(self.every) || done == self.last {
-            let n = self.window.len() as f64;
-            let mean = |f: fn(&Losses) -> f64| self.window.iter().map(f).sum::<f64>() / n;
-            let line = format!(
-                "step {step:>6}: policy {:.4}  value {:.4}  entropy {:.3}",
-                mean(|l| l.policy),
-                mean(|l| l.value),
-                mean(|l| l.entropy)
-            );
-            if self.bar.is_hidden() {
-                eprintln!("{line}");
-            } else {
-                self.bar.println(line);
-            }
-            self.window.clear();
+    fn step(&mut self, _step: u64, _losses: &Losses) {
+        self.0.inc(1);
+    }
+
+    fn report(&mut self, step: u64, mean: &Losses) {
+        let (policy, value, entropy) = (mean.policy, mean.value, mean.entropy);
+        let line = format!("step {step:>6}: policy {policy:.4}  value {value:.4}  entropy {entropy:.3}");
+        match self.0.is_hidden() {
+            true => eprintln!("{line}"),
+            false => self.0.println(line),
         }
-        self.bar.inc(1);
     }
 }

@@ -5,10 +5,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dojo_core::net::device::DeviceSpec;
 use dojo_learner::ingest::IngestLimits;
-use dojo_learner::server::{start_learner, LearnerOptions, TlsIdentity};
+use dojo_learner::server::{refuse_exposed, start_learner, LearnerOptions, TlsIdentity};
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,8 +34,8 @@ pub struct LearnerArgs {
     http: Option<String>,
     /// On stop (SIGTERM, Ctrl-C), seconds the uploads in flight may take before the server
     /// is dropped; the checkpoint follows. Every acknowledged game is on disk regardless.
-    #[arg(long, default_value_t = 10.0)]
-    grace_period: f64,
+    #[arg(long, default_value = "10", value_parser = crate::duration::parse_seconds)]
+    grace_period: Duration,
     /// Where the network trains: cpu, cuda or cuda:N (libtorch threads: the run's
     /// learner.threads).
     #[arg(long, default_value = "cpu")]
@@ -70,24 +70,11 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         .with_context(|| format!("--listen {:?} is not an address like 0.0.0.0:7878", args.listen))?;
     let http = crate::common::http_addr(args.http.as_deref())?;
     let token = args.token.resolve()?;
-    if token.is_none() && !listen.ip().is_loopback() && !args.insecure {
-        anyhow::bail!(
-            "refusing to listen on {listen} without a token: anyone who can reach it could send games. \
-             Give --token-file FILE (or DOJO_TOKEN), listen on 127.0.0.1, or pass --insecure"
-        );
-    }
+    refuse_exposed(listen, token.is_some(), args.insecure)?;
     let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(TlsIdentity {
-            cert_pem: std::fs::read(cert).with_context(|| format!("cannot read {}", cert.display()))?,
-            key_pem: std::fs::read(key).with_context(|| format!("cannot read {}", key.display()))?,
-        }),
+        (Some(cert), Some(key)) => Some(TlsIdentity::read(cert, key)?),
         _ => None,
     };
-    anyhow::ensure!(
-        args.grace_period.is_finite() && args.grace_period >= 0.0,
-        "--grace-period {} is not a number of seconds",
-        args.grace_period
-    );
     let handle = start_learner(LearnerOptions {
         run_dir: args.run_dir.clone(),
         config,
@@ -97,7 +84,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         tls,
         max_steps: args.steps,
         deadline: None,
-        drain: Duration::from_secs_f64(args.grace_period),
+        drain: args.grace_period,
         device: args.device.parse::<DeviceSpec>()?.resolve()?,
         limits: IngestLimits {
             max_streams: args.max_streams,
@@ -111,9 +98,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         eprintln!("dashboard: http://{at}/");
         eprintln!("metrics: http://{at}/metrics");
     }
-    while !stop.load(Ordering::Relaxed) && !handle.trainer_finished() {
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    handle.serve_until(&stop);
     eprintln!("learner: stopping: no new games, then a checkpoint");
     Ok(handle.stop()?)
 }

@@ -3,18 +3,16 @@
 //! `play` plays games with trained weights, greedy or with expectimax.
 
 use crate::common::{progress, Progress};
-use crate::match_cmd::print_report;
+use crate::match_cmd::show;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use dojo_arbiter::contest::OnePlayer;
-use dojo_arbiter::matches::{play_match, MatchPlan, OnePlayerGame};
-use dojo_arbiter::players::{BaselinePlayers, PlayerSpec, MAX_NTUPLE_DEPTH};
-use dojo_core::game::sliding::{Rules2048, Rules2584, Sliding};
-use dojo_core::game::{FromAnyGame, GameSpec};
+use dojo_arbiter::match_session::{self, MatchRequest};
+use dojo_arbiter::players::{PlayerSpec, MAX_NTUPLE_DEPTH};
+use dojo_core::game::sliding::{Rules2048, Rules2584};
+use dojo_core::game::GameSpec;
 use dojo_core::ntuple::file::read_header;
 use dojo_core::ntuple::session::{self, Block, Observer, Opened, Schedule};
-use dojo_core::ntuple::{GameScore, Method, ScoreReport, TupleRules};
-use dojo_core::rng::Rng;
+use dojo_core::ntuple::{GameScore, Method, TupleRules};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -112,28 +110,9 @@ fn train(args: TrainArgs, stop: &AtomicBool) -> Result<()> {
 
 fn train_typed<R: TupleRules>(rules: R, spec: &GameSpec, args: &TrainArgs, stop: &AtomicBool) -> Result<()> {
     let out = args.out.as_deref();
-    let method = if args.tcl { "TCL" } else { "TD(0)" };
-    let mut net = match session::open(rules, spec, out, args.tcl, args.episodes)? {
-        Opened::New(net) => {
-            eprintln!("new {spec} network: 4 6-tuples × 8 isomorphisms, {} weights, {method}", net.len());
-            net
-        }
-        Opened::Resumed { net, had_coherence } => {
-            let path = out.expect("resumed from --out").display();
-            eprintln!("resuming from {path}: {} episodes trained, going on with {method}", net.episodes());
-            match (args.tcl, had_coherence) {
-                (true, false) => eprintln!("the file has no TCL accumulators: every weight starts again at rate 1"),
-                (false, true) => eprintln!("dropping the file's TCL accumulators: plain TD(0) needs none"),
-                _ => {}
-            }
-            net
-        }
-        Opened::Finished { episodes } => {
-            let path = out.expect("finished by --out").display();
-            eprintln!("{path} has seen {episodes} episodes already (--episodes {}): nothing to do", args.episodes);
-            return Ok(());
-        }
-    };
+    let opened = session::open(rules, spec, out, args.tcl, args.episodes)?;
+    eprintln!("{}", opened.describe(spec, out, args.tcl, args.episodes));
+    let (Opened::New(mut net) | Opened::Resumed { mut net, .. }) = opened else { return Ok(()) };
     if out.is_none() {
         eprintln!("no --out: the weights will not be saved");
     }
@@ -181,59 +160,36 @@ impl Observer for Shown<'_> {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
-        print_training_report(self.spec, block.episode, &block.games, block.moves, block.seconds);
+        println!("{}", block.report(self.spec));
     }
 }
 
-/// One training report: the episode, the speed, and the reach-rate table of `games`.
-fn print_training_report(spec: &GameSpec, episode: u64, games: &[GameScore], moves: u64, seconds: f64) {
-    let report = ScoreReport::new(spec, games);
-    println!(
-        "episode {episode}: {} ({:.0} moves/s, {:.1} s)\n{}",
-        report.summary(),
-        moves as f64 / seconds.max(1e-9),
-        seconds,
-        report.table()
-    );
-}
-
+/// A match of the weights alone: `dojo match --a ntuple:WEIGHTS:depth=D` on their game.
 fn play(args: PlayArgs) -> Result<()> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
     if !(1..=MAX_NTUPLE_DEPTH).contains(&args.depth) {
         bail!("--depth must be in 1..={MAX_NTUPLE_DEPTH} (1 = greedy)");
     }
     let spec = read_header(&args.weights)?.spec;
-    match spec {
-        GameSpec::Twenty48 => play_typed::<Rules2048>(&spec, &args),
-        GameSpec::Fib2584 { .. } => play_typed::<Rules2584>(&spec, &args),
-        _ => Err(not_sliding(&spec)),
-    }
-}
-
-fn play_typed<R: TupleRules>(spec: &GameSpec, args: &PlayArgs) -> Result<()>
-where
-    Sliding<R>: BaselinePlayers + FromAnyGame,
-{
-    let player = PlayerSpec::Ntuple { path: args.weights.clone(), depth: args.depth };
-    let rules = R::from_spec(spec).ok_or_else(|| not_sliding(spec))?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let seed = args.seed.unwrap_or_else(rand::random);
-    let bar = progress(u64::from(args.games), "games");
-    bar.set_prefix(player.to_string());
-    let on_game = |g: &OnePlayerGame| {
-        bar.set_message(format!("(last score {})", g.score));
-        bar.inc(1);
+    let request = MatchRequest {
+        spec,
+        a: PlayerSpec::Ntuple { path: args.weights.clone(), depth: args.depth },
+        b: None,
+        games: args.games,
+        opening_plies: None,
+        openings: None,
+        threads: crate::common::threads_or_cores(args.threads),
+        seed: args.seed.unwrap_or_else(rand::random),
+        json: args.json,
+        verbose: false,
     };
-    let make = |s| Sliding::<R>::baseline(&player, s);
-    let result = play_match(
-        OnePlayer,
-        MatchPlan::new(args.games, threads, seed),
-        &[&make],
-        |rng: &mut Rng| Sliding::new_game(rules, rng),
-        &on_game,
-    )?;
+    let players = request.players()?;
+    let bar = progress(u64::from(args.games), "games");
+    bar.set_prefix(request.a.to_string());
+    let played = match_session::play(&request, &players, 0, &|message| {
+        bar.set_message(message);
+        bar.inc(1);
+    })?;
     bar.finish_and_clear();
-    print_report::<OnePlayer>(result, &[], spec, args.json, false)
+    show(played.rendered);
+    Ok(())
 }

@@ -1,22 +1,14 @@
-//! `dojo selfplay`: plays games with a checkpoint and the batched PUCT search, writes records.
+//! `dojo selfplay`: plays games with a checkpoint as a worker would, writes records
+//! (`dojo_program::selfplay`).
 
-use crate::common::{load_checkpoint, progress, record_start_of, DeviceArgs, PrecisionArgs};
+use crate::common::{progress, DeviceArgs, PrecisionArgs};
 use crate::settings::RunConfigArgs;
 use anyhow::Result;
 use clap::Args;
-use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
 use dojo_core::net::checkpoint::read_sidecar;
-use dojo_core::net::infer::NetEvaluator;
-use dojo_core::ntuple::report::{GameScore, ScoreReport};
-use dojo_core::record::{write_records, GameRecord};
-use dojo_core::rng::Rng;
 use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
-use dojo_core::search::evaluator::Evaluator;
-use dojo_core::search::selfplay::{winner, SelfPlayEngine};
-use dojo_core::with_game;
-use rand::SeedableRng;
+use dojo_program::selfplay::{self_play, SelfPlayJob};
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Every search and self-play default is the run config's (`--config`, else the built-in
 /// one); the flags below set one setting each, and `--set` any other.
@@ -124,67 +116,23 @@ fn set<T>(setting: &mut T, flag: Option<T>) {
 pub fn run(args: SelfPlayArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.model)?.architecture.game;
-    let start = record_start_of(&spec)?;
-    with_game!(start, g => run_typed(g, &spec, &args, device))
-}
-
-fn run_typed<G: Game + FromAnyGame>(start: G, spec: &GameSpec, args: &SelfPlayArgs, device: tch::Device) -> Result<()> {
-    let loaded = load_checkpoint(&args.model, device, Some(spec))?;
-    let version = loaded.sidecar.version;
-    let mut config = args.run_config.load_for(spec)?;
+    let mut config = args.run_config.load_for(&spec)?;
     args.search.apply(&mut config.search);
     args.apply(&mut config.selfplay);
-    let mut play = config.selfplay;
-    play.parallel_games = play.parallel_games.min(args.games.max(1) as usize);
-    let precision = args.precision.choose(&loaded.model, play.parallel_games)?;
-    let mut evaluator = NetEvaluator::with_precision(loaded.model, precision);
-    let seed = args.seed.unwrap_or_else(rand::random);
-    let starter = {
-        let start = start.clone();
-        Box::new(move |_: &mut Rng| start.clone())
+    let job = SelfPlayJob {
+        model: &args.model,
+        spec: &spec,
+        config,
+        games: args.games,
+        precision: args.precision.precision,
+        seed: args.seed.unwrap_or_else(rand::random),
+        device,
+        out: &args.out,
     };
-    let mut engine = SelfPlayEngine::new(config.search, play, starter, Rng::seed_from_u64(seed), Some(args.games))?;
-    engine.set_model_version(version);
     let bar = progress(args.games, "games");
     bar.set_prefix("selfplay");
-    let t0 = Instant::now();
-    let records: Vec<GameRecord> = engine.play_games(&mut evaluator, |_| bar.inc(1));
+    let summary = self_play(job, || bar.inc(1))?;
     bar.finish_and_clear();
-    let secs = t0.elapsed().as_secs_f64();
-    write_records(&args.out, &records)?;
-    let s = engine.stats;
-    let first_wins = records.iter().filter(|r| winner(r) == Some(Player::First)).count();
-    let draws = records.iter().filter(|r| winner(r).is_none()).count();
-    let eval_secs = s.eval_time.as_secs_f64();
-    let targets: usize = records.iter().map(|r| r.training_moves()).sum();
-    println!(
-        "wrote {} games ({} positions, {} training targets) to {}",
-        records.len(),
-        s.moves,
-        targets,
-        args.out.display()
-    );
-    println!(
-        "{:.1} s: {:.2} games/s, {:.1} positions/s, {:.0} NN evals/s overall ({:.0}/s inside the {}, mean batch {:.1}, {} cache hits)",
-        secs,
-        records.len() as f64 / secs,
-        s.moves as f64 / secs,
-        s.evals as f64 / secs,
-        s.evals as f64 / eval_secs.max(1e-9),
-        evaluator.describe(),
-        s.evals as f64 / s.batches.max(1) as f64,
-        s.cache_hits
-    );
-    if start.is_one_player() {
-        let scores: Vec<GameScore> = records.iter().filter_map(GameScore::of_record).collect();
-        print!("{}", ScoreReport::new(spec, &scores));
-        return Ok(());
-    }
-    println!(
-        "first player won {:.1}%, draws {:.1}%, mean length {:.1} plies",
-        100.0 * first_wins as f64 / records.len().max(1) as f64,
-        100.0 * draws as f64 / records.len().max(1) as f64,
-        s.moves as f64 / records.len().max(1) as f64
-    );
+    print!("{summary}");
     Ok(())
 }

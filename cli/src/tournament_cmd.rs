@@ -5,22 +5,14 @@
 
 use crate::common::progress;
 use anyhow::Result;
-use clap::{Args, ValueEnum};
-use dojo_arbiter::tournament::session::{self, FormatChoice, Plan, Request, Session};
+use clap::Args;
+use dojo_arbiter::tournament::session::{self, FormatChoice, Plan, Request};
 use dojo_arbiter::tournament::standings::Ranking;
 use dojo_arbiter::tournament::TournamentContest;
 use dojo_arbiter::with_contest;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Mode {
-    /// Every pairing of players.
-    RoundRobin,
-    /// Every player against --reference only.
-    Gauntlet,
-}
 
 #[derive(Args)]
 pub struct TournamentArgs {
@@ -59,8 +51,8 @@ pub struct TournamentArgs {
     games_per_pair: Option<u32>,
     /// round-robin (every pairing) or gauntlet (everyone against --reference). One-player
     /// games have no pairings: every player plays its games alone (no gauntlet).
-    #[arg(long, value_enum)]
-    mode: Option<Mode>,
+    #[arg(long, value_name = "round-robin|gauntlet")]
+    mode: Option<FormatChoice>,
     /// The gauntlet's reference players (specs or names, e.g. mcts:1000): everyone else
     /// plays each of them, and they do not play each other. Several are listed weakest
     /// first (the rungs of a ladder): the standings then say, for every other player, its
@@ -115,10 +107,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         newest_version: args.newest_version,
         sims: args.sims,
         games_per_pair: args.games_per_pair,
-        format: args.mode.map(|m| match m {
-            Mode::RoundRobin => FormatChoice::RoundRobin,
-            Mode::Gauntlet => FormatChoice::Gauntlet,
-        }),
+        format: args.mode,
         reference: args.reference.clone(),
         opening_plies: args.opening_plies,
         openings: args.openings.clone(),
@@ -128,7 +117,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         move_timeout_ms: args.move_timeout_ms,
     };
     let plan = session::plan(&args.run_dir, &request)?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = crate::common::threads_or_cores(args.threads);
     let game = plan.config.game.clone();
     with_contest!(game, contest => play(contest, plan, &args, threads, &stop))
 }
@@ -144,17 +133,8 @@ fn play<C: TournamentContest>(
 ) -> Result<()> {
     let started = std::time::Instant::now();
     let bar = progress(0, "games");
-    let on_open = |t: &dojo_arbiter::tournament::Tournament<C>, to_play: usize| {
-        bar.suspend(|| {
-            eprintln!(
-                "tournament {} in {}: {} players, {}; {} finished, {to_play} to play on {threads} thread(s)",
-                args.name,
-                t.dir.root.display(),
-                t.spec.entrants.len(),
-                C::describe_games(&t.spec),
-                t.results.len(),
-            )
-        });
+    let on_open = |opened: String, to_play: usize| {
+        bar.suspend(|| eprintln!("{opened}"));
         bar.set_length(to_play as u64);
     };
     let on_game = |line: &C::Line| {
@@ -166,37 +146,15 @@ fn play<C: TournamentContest>(
     };
     let session = session::play(contest, plan, threads, stop, on_open, &on_game)?;
     bar.finish_and_clear();
-    print_session(&session, args.json, threads, started)?;
+    match args.json {
+        true => println!("{}", serde_json::to_string(&session.standings)?),
+        false => print!("{}", session.standings.table()),
+    }
+    eprintln!("{}", session.summary(threads, started.elapsed().as_secs_f64()));
     if stop.load(Ordering::Relaxed) {
         eprintln!("interrupted: run the same command again to play the {} games left", session.left);
     } else if args.choose_best {
         println!("{}", session::choose_best(&args.run_dir, &session)?);
     }
-    Ok(())
-}
-
-/// Prints the standings (the table, or JSON) and what the session did.
-fn print_session<S: Ranking>(s: &Session<S>, json: bool, threads: usize, started: std::time::Instant) -> Result<()> {
-    if let Err(e) = &s.tensorboard {
-        eprintln!("no TensorBoard events: {e}");
-    }
-    if json {
-        println!("{}", serde_json::to_string(&s.standings)?);
-    } else {
-        print!("{}", s.standings.table());
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    eprintln!(
-        "{} games played in {:.1} min ({:.1} s a game on {threads} thread(s)); {} in all; wrote {}{}",
-        s.played,
-        seconds / 60.0,
-        if s.played > 0 { seconds * threads.min(s.played) as f64 / s.played as f64 } else { 0.0 },
-        s.total,
-        s.path.display(),
-        match &s.drew {
-            Ok(()) => format!(" and {}", s.png.display()),
-            Err(e) => format!(" (no plot: {e})"),
-        }
-    );
     Ok(())
 }

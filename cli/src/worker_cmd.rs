@@ -40,8 +40,8 @@ pub struct WorkerArgs {
     http: Option<String>,
     /// Seconds a stop (SIGTERM, Ctrl-C) may take: two thirds finish the games in flight, the
     /// rest upload the spool. Kubernetes kills after 30 s unless told otherwise.
-    #[arg(long, default_value_t = 25.0)]
-    grace_period: f64,
+    #[arg(long, default_value = "25", value_parser = crate::duration::parse_seconds)]
+    grace_period: Duration,
     #[command(flatten)]
     device: DeviceArgs,
     #[command(flatten)]
@@ -49,11 +49,6 @@ pub struct WorkerArgs {
 }
 
 pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
-    anyhow::ensure!(
-        args.grace_period.is_finite() && args.grace_period >= 0.0,
-        "--grace-period {} is not a number of seconds",
-        args.grace_period
-    );
     let telemetry = Arc::new(WorkerTelemetry::new());
     let _http = match crate::common::http_addr(args.http.as_deref())? {
         Some(at) => {
@@ -81,17 +76,10 @@ pub fn run(args: WorkerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         parallel_games: args.parallel,
         model_poll: Duration::from_secs(args.model_poll.max(1)),
         seed: args.seed,
-        grace: Duration::from_secs_f64(args.grace_period),
+        grace: args.grace_period,
         telemetry,
     };
     let summary = run_worker(opts, stop)?;
-    eprintln!(
-        "worker: played {} games, delivered {}, rejected {}, {} left in the spool, models {:?}",
-        summary.games_played,
-        summary.games_delivered,
-        summary.games_rejected,
-        summary.left_in_spool,
-        summary.models_used
-    );
+    eprintln!("worker: {summary}");
     Ok(())
 }

@@ -67,7 +67,13 @@ pub trait Observer {
     fn loaded(&mut self, loaded: &Loaded);
     /// Step `step` (counted from the checkpoint's own) trained with `losses`.
     fn step(&mut self, step: u64, losses: &Losses);
+    /// The mean losses of the steps since the last report, every [`REPORT_EVERY`] steps
+    /// and after the last (`step` as in [`Observer::step`]).
+    fn report(&mut self, step: u64, mean: &Losses);
 }
+
+/// Steps between [`Observer::report`]s.
+pub const REPORT_EVERY: u64 = 50;
 
 /// Trains `job.init` for `job.steps` steps on the records and writes `job.out`; returns its
 /// sidecar.
@@ -108,10 +114,24 @@ pub fn learn<G: Game + FromAnyGame>(
         Trainer::new(loaded.model, job.config.train.clone()).map_err(|e| OfflineError::Trainer(Box::new(e)))?;
     let mut rng = Rng::seed_from_u64(job.seed);
     let mut batch = Batch::default();
+    let mut window = Vec::new();
     for step in 0..job.steps {
         let losses = train_step(&mut trainer, &mut buffer, &mut batch, job.config.train.batch_size, &mut rng)
             .map_err(|e| OfflineError::Sample(Box::new(e)))?;
         observer.step(start_step + step + 1, &losses);
+        window.push(losses);
+        if (step + 1).is_multiple_of(REPORT_EVERY) || step + 1 == job.steps {
+            let n = window.len() as f64;
+            let mean = |f: fn(&Losses) -> f64| window.iter().map(f).sum::<f64>() / n;
+            let losses = Losses {
+                policy: mean(|l| l.policy),
+                value: mean(|l| l.value),
+                total: mean(|l| l.total),
+                entropy: mean(|l| l.entropy),
+            };
+            observer.report(start_step + step + 1, &losses);
+            window.clear();
+        }
     }
     checkpoint::save(&trainer.model, job.out, start_step + job.steps, version, Some(job.init))
         .map_err(|error| OfflineError::Save { path: job.out.to_path_buf(), error: Box::new(error) })

@@ -113,6 +113,32 @@ pub enum LearnerError {
     NotListening,
     #[error("the gRPC server failed: {error}")]
     Serve { error: tonic::transport::Error },
+    #[error(
+        "refusing to listen on {addr} without a token: anyone who can reach it could send games. \
+         Give --token-file FILE (or DOJO_TOKEN), listen on 127.0.0.1, or pass --insecure"
+    )]
+    Exposed { addr: SocketAddr },
+    #[error("cannot read {}: {error}", .path.display())]
+    ReadTls { path: PathBuf, error: std::io::Error },
+}
+
+impl TlsIdentity {
+    /// The certificate chain and key in the PEM files `cert` and `key`.
+    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> Result<TlsIdentity, LearnerError> {
+        let read = |path: &std::path::Path| {
+            std::fs::read(path).map_err(|error| LearnerError::ReadTls { path: path.to_path_buf(), error })
+        };
+        Ok(TlsIdentity { cert_pem: read(cert)?, key_pem: read(key)? })
+    }
+}
+
+/// Refuses a learner that anyone on the network could send games to: one listening beyond
+/// loopback without a token, unless the user said `insecure`.
+pub fn refuse_exposed(listen: SocketAddr, token: bool, insecure: bool) -> Result<(), LearnerError> {
+    match token || insecure || listen.ip().is_loopback() {
+        true => Ok(()),
+        false => Err(LearnerError::Exposed { addr: listen }),
+    }
 }
 
 impl From<RestoreError> for LearnerError {
@@ -133,6 +159,13 @@ pub struct LearnerHandle {
 }
 
 impl LearnerHandle {
+    /// Serves until `stop` is set or training has finished (max steps reached, or failed).
+    pub fn serve_until(&self, stop: &std::sync::atomic::AtomicBool) {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) && !self.trainer_finished() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// Whether training has finished (max steps reached) or failed.
     pub fn trainer_finished(&self) -> bool {
         self.trainer.as_ref().is_none_or(|t| t.is_finished())

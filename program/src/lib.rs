@@ -4,5 +4,22 @@
 //!
 //! - [`train`]: the main job on one machine (`dojo train`): a learner in this process,
 //!   self-play worker processes beside it, gating on a thread, and a clean stop.
+//! - [`selfplay`]: a checkpoint's self-play games to a file (`dojo selfplay`).
+//! - [`analyse`]: a network's moves in given positions and its error rate on a judged set
+//!   (`dojo bestmove`, `dojo eval`), and the sets themselves (`dojo positions`).
+//! - [`play`]: a game against a network in a terminal (`dojo play`).
+//! - [`pbrain`]: a Gomoku network as a Gomocup brain (`dojo pbrain`).
+//! - [`solve`]: the Connect Four oracle on a stream (`dojo solve`).
+//! - [`bench`]: benchmarks that wire services together (the learner's intake).
+//! - [`health`]: whether a learner or worker is serving (`dojo health`).
+//! - [`checkpoint`]: loading a checkpoint, its path named in the error.
 
+pub mod analyse;
+pub mod bench;
+pub mod checkpoint;
+pub mod health;
+pub mod pbrain;
+pub mod play;
+pub mod selfplay;
+pub mod solve;
 pub mod train;

@@ -96,6 +96,18 @@ impl RunPaths {
         self.config().is_file()
     }
 
+    /// Waits until a run exists here (a learner started beside this process makes it),
+    /// polling twice a second; false when `stop` was set first.
+    pub fn wait_until_made(&self, stop: &std::sync::atomic::AtomicBool) -> bool {
+        while !self.exists() {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        true
+    }
+
     /// The published versions on disk (those with a sidecar: it is written last), oldest
     /// first.
     pub fn versions(&self) -> Result<Vec<u64>, RunDirError> {

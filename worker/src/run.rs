@@ -103,6 +103,16 @@ pub struct WorkerSummary {
     pub models_used: Vec<u64>,
 }
 
+impl std::fmt::Display for WorkerSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "played {} games, delivered {}, rejected {}, {} left in the spool, models {:?}",
+            self.games_played, self.games_delivered, self.games_rejected, self.left_in_spool, self.models_used
+        )
+    }
+}
+
 struct Connection {
     url: String,
     token: Option<String>,

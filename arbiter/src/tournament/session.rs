@@ -29,6 +29,17 @@ pub enum FormatChoice {
     Gauntlet,
 }
 
+impl std::str::FromStr for FormatChoice {
+    type Err = dojo_core::util::SettingError;
+    fn from_str(text: &str) -> Result<FormatChoice, Self::Err> {
+        match text {
+            "round-robin" => Ok(FormatChoice::RoundRobin),
+            "gauntlet" => Ok(FormatChoice::Gauntlet),
+            _ => Err(dojo_core::util::SettingError::not_a_choice("tournament mode", text, "round-robin or gauntlet")),
+        }
+    }
+}
+
 /// What the user asked for; `None` keeps the tournament's own setting (or the default).
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -134,21 +145,28 @@ pub struct Session<S> {
     pub tensorboard: Result<(), StandingsError>,
 }
 
-/// Opens the planned tournament, tells `on_open` its folder, spec and games left, plays
-/// them on `threads` threads (each to `on_game`), stops between games once `stop` is set,
-/// and writes the standings.
+/// Opens the planned tournament, tells `on_open` what it holds (a line to show, and the
+/// games left to play), plays them on `threads` threads (each to `on_game`), stops between
+/// games once `stop` is set, and writes the standings.
 pub fn play<C: TournamentContest>(
     contest: C,
     plan: Plan,
     threads: usize,
     stop: &AtomicBool,
-    on_open: impl FnOnce(&Tournament<C>, usize),
+    on_open: impl FnOnce(String, usize),
     on_game: &(dyn Fn(&C::Line) + Sync),
 ) -> Result<Session<C::Standings>, TournamentError> {
     let Plan { name, run, dir, wanted, anchor, .. } = plan;
     let mut tournament = Tournament::open(contest, dir, &wanted)?;
     let done = tournament.results.len();
-    on_open(&tournament, tournament.to_play().len());
+    let to_play = tournament.to_play().len();
+    let opened = format!(
+        "tournament {name} in {}: {} players, {}; {done} finished, {to_play} to play on {threads} thread(s)",
+        tournament.dir.root.display(),
+        tournament.spec.entrants.len(),
+        C::describe_games(&tournament.spec),
+    );
+    on_open(opened, to_play);
     let results = tournament.play(threads, stop, on_game)?;
     let standings = tournament.standings(anchor.as_ref().map(|(name, elo)| (name.as_str(), *elo)))?;
     let (path, png) = C::standings_files(&tournament.dir);
@@ -159,6 +177,29 @@ pub fn play<C: TournamentContest>(
     let tensorboard = standings.to_tensorboard(&run.tensorboard(&format!("tournament-{name}")));
     let left = tournament.to_play().len();
     Ok(Session { played: results.len() - done, total: results.len(), left, standings, path, png, drew, tensorboard })
+}
+
+impl<S> Session<S> {
+    /// What the session did, for stderr after the standings: games played and how long
+    /// they took on `threads` threads in `seconds`, and the files written.
+    pub fn summary(&self, threads: usize, seconds: f64) -> String {
+        let mut said = format!(
+            "{} games played in {:.1} min ({:.1} s a game on {threads} thread(s)); {} in all; wrote {}{}",
+            self.played,
+            seconds / 60.0,
+            if self.played > 0 { seconds * threads.min(self.played) as f64 / self.played as f64 } else { 0.0 },
+            self.total,
+            self.path.display(),
+            match &self.drew {
+                Ok(()) => format!(" and {}", self.png.display()),
+                Err(e) => format!(" (no plot: {e})"),
+            }
+        );
+        if let Err(e) = &self.tensorboard {
+            said = format!("no TensorBoard events: {e}\n{said}");
+        }
+        said
+    }
 }
 
 /// `--choose-best`: makes the session's best checkpoint the run's best (as gating promotes,

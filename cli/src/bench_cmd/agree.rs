@@ -36,7 +36,7 @@ pub fn run(args: AgreeArgs) -> Result<()> {
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let precisions = precisions(args.precision, device)?;
-    let start = crate::common::record_start_of(&spec)?;
+    let start = dojo_core::record::record_start(&spec)?;
     let report = compare(&start, &spec, &model, &precisions, args.positions, args.seed)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);

@@ -1,7 +1,6 @@
 //! `dojo bench search`: the searches and the game engines without a network
 //! (`dojo_arbiter::bench`).
 
-use crate::common::start_of;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::bench::{measure_search, search_header};
@@ -36,7 +35,7 @@ pub fn run(args: SearchBenchArgs) -> Result<()> {
     let mut rows = Vec::new();
     for text in &args.game {
         let spec: GameSpec = text.parse().with_context(|| format!("--game {text}"))?;
-        let start = start_of(&spec)?;
+        let start = spec.start()?;
         let row = measure_search(&start, &spec, args.sims, budget)?;
         if !args.json {
             if rows.is_empty() {

@@ -66,7 +66,7 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let precision = args.precision.choose(&model, play.parallel_games)?;
-    let start = crate::common::record_start_of(&spec)?;
+    let start = dojo_core::record::record_start(&spec)?;
     let budget = Duration::from_secs_f64(args.seconds);
     let options = SelfPlayOptions { search, play, precision, seed: args.seed, budget, matmul_size: args.matmul_size };
     let report = time_self_play(start, &spec, &model, options)?;

@@ -114,6 +114,12 @@ pub enum ArchitectureError {
     AnySizeHead { head: PolicyHead, any_size: bool },
     #[error("an any-size network plays Connect Four boards, not {0}")]
     AnySizeGame(GameSpec),
+    /// The game a new network is asked for cannot start.
+    #[error(transparent)]
+    Game(#[from] crate::game::GameError),
+    /// The policy head asked for (`--policy-head`) cannot play the game.
+    #[error("--policy-head")]
+    PolicyHeadChoice(#[source] Box<ArchitectureError>),
     /// The frame must hold the game's largest board and fit the largest Connect Four board.
     #[error(
         "an any-size network for {game} needs a frame of at least {}x{} and at most {}x{}, not {}x{}",
@@ -170,6 +176,26 @@ pub struct Architecture {
 }
 
 impl Architecture {
+    /// The architecture of a new `blocks × channels` network for the game `spec` names,
+    /// with the policy head asked for, checked.
+    pub fn new_for(
+        spec: &GameSpec,
+        blocks: usize,
+        channels: usize,
+        head: PolicyHeadChoice,
+    ) -> Result<Architecture, ArchitectureError> {
+        let start = spec.start()?;
+        let max_return = crate::returns::DEFAULT_MAX_RETURN as u64;
+        let arch = crate::with_game!(&start, g => head
+            .resolve(g)
+            .map(|head| Architecture::for_game(g, blocks, channels)
+                .with_policy_head(head)
+                .with_max_return(g.is_one_player().then_some(max_return))))
+        .map_err(|e| ArchitectureError::PolicyHeadChoice(Box::new(e)))?;
+        arch.validate()?;
+        Ok(arch)
+    }
+
     /// The architecture for `game`'s board with a `blocks × channels` trunk and the game's
     /// default policy head ([`PolicyHead::default_for`]).
     pub fn for_game<G: Game>(game: &G, blocks: usize, channels: usize) -> Architecture {

@@ -40,6 +40,33 @@ pub enum Opened<R: TupleRules> {
     Finished { episodes: u64 },
 }
 
+impl<R: TupleRules> Opened<R> {
+    /// What was opened, as `dojo ntuple train` says it: a new network for `spec` trained
+    /// by `method`, a file `out` resumed (and what becomes of its TCL accumulators with
+    /// `tcl`), or a file that has seen the `until` episodes asked for.
+    pub fn describe(&self, spec: &GameSpec, out: Option<&Path>, tcl: bool, until: u64) -> String {
+        let method = if tcl { "TCL" } else { "TD(0)" };
+        let path = out.map_or_else(String::new, |p| p.display().to_string());
+        match self {
+            Opened::New(net) => {
+                format!("new {spec} network: 4 6-tuples × 8 isomorphisms, {} weights, {method}", net.len())
+            }
+            Opened::Resumed { net, had_coherence } => {
+                let episodes = net.episodes();
+                let coherence = match (tcl, had_coherence) {
+                    (true, false) => "\nthe file has no TCL accumulators: every weight starts again at rate 1",
+                    (false, true) => "\ndropping the file's TCL accumulators: plain TD(0) needs none",
+                    _ => "",
+                };
+                format!("resuming from {path}: {episodes} episodes trained, going on with {method}{coherence}")
+            }
+            Opened::Finished { episodes } => {
+                format!("{path} has seen {episodes} episodes already (--episodes {until}): nothing to do")
+            }
+        }
+    }
+}
+
 /// Opens the network to train for `episodes` in all from `out` (when it exists) or anew.
 /// The header alone says whether the file fits, before hundreds of MiB are read.
 pub fn open<R: TupleRules>(
@@ -73,6 +100,21 @@ pub struct Block {
     pub games: Vec<GameScore>,
     pub moves: u64,
     pub seconds: f64,
+}
+
+impl Block {
+    /// The block's report: the episode, the speed, and the reach-rate table of its games.
+    pub fn report(&self, spec: &GameSpec) -> String {
+        let report = super::ScoreReport::new(spec, &self.games);
+        let speed = self.moves as f64 / self.seconds.max(1e-9);
+        format!(
+            "episode {}: {} ({speed:.0} moves/s, {:.1} s)\n{}",
+            self.episode,
+            report.summary(),
+            self.seconds,
+            report.table()
+        )
+    }
 }
 
 /// What a session shows while it runs.

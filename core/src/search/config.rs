@@ -335,6 +335,24 @@ impl SearchConfig {
         SearchConfig { simulations, c_puct: PLAY_C_PUCT, ..SearchConfig::default() }
     }
 
+    /// The search a network plays with when this is its run's search (gating's players):
+    /// `simulations` playouts, [`PLAY_C_PUCT`], self-play's exploration (noise, forced
+    /// visits) as [`SearchConfig::for_play`] has it, and every other setting this one's, so
+    /// a new search setting reaches the run's gate without a line here.
+    pub fn as_player(&self, simulations: u32) -> SearchConfig {
+        let play = SearchConfig::for_play(simulations);
+        SearchConfig {
+            simulations,
+            c_puct: play.c_puct,
+            dirichlet_epsilon: play.dirichlet_epsilon,
+            dirichlet_alpha: play.dirichlet_alpha,
+            nonroot_noise_epsilon: play.nonroot_noise_epsilon,
+            forced_visits: play.forced_visits,
+            prune_forced: play.prune_forced,
+            ..self.clone()
+        }
+    }
+
     /// α for a node with `legal` moves.
     pub fn dirichlet_alpha(&self, legal: usize) -> f32 {
         if self.dirichlet_alpha > 0.0 {

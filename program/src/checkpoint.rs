@@ -1,0 +1,19 @@
+//! Loading a checkpoint as every program does: its path named in the error.
+
+use dojo_core::game::GameSpec;
+use dojo_core::net::checkpoint::{self, CheckpointError, Loaded};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+#[error("loading checkpoint {}", .path.display())]
+pub struct LoadError {
+    pub path: PathBuf,
+    #[source]
+    /// Boxed: a checkpoint's error is large, and loading one returns this often.
+    pub error: Box<CheckpointError>,
+}
+
+/// Loads a checkpoint, checking it is for `game` when given.
+pub fn load_checkpoint(path: &Path, device: tch::Device, game: Option<&GameSpec>) -> Result<Loaded, LoadError> {
+    checkpoint::load(path, device, game).map_err(|error| LoadError { path: path.to_path_buf(), error: Box::new(error) })
+}

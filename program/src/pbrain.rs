@@ -1,0 +1,81 @@
+//! A Gomoku network as a Gomocup (Piskvork) brain (`dojo pbrain`): the protocol is the
+//! arbiter's `gomocup::Brain`; this gives it a network player and a stream to answer on.
+
+use dojo_arbiter::gomocup::{Brain, MoveChooser, Reply};
+use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
+use dojo_core::game::gomoku::Gomoku;
+use dojo_core::game::{Action, AnyGame, GameSpec};
+use dojo_core::net::agent::NetAgent;
+use dojo_core::search::player::Agent;
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::time::Instant;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PbrainError {
+    #[error("{}: a network for {spec}; the Gomocup protocol plays Gomoku", .model.display())]
+    NotGomoku { model: std::path::PathBuf, spec: GameSpec },
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+    #[error("talking to the manager")]
+    Io(#[from] std::io::Error),
+}
+
+/// The most playouts a timed search may run (the clock stops it long before on any board).
+const MAX_TIMED_PLAYOUTS: u32 = 10_000_000;
+
+struct NetChooser {
+    agent: NetAgent<Gomoku>,
+    /// The most playouts of a timed search.
+    max_timed: u32,
+}
+
+impl MoveChooser for NetChooser {
+    fn choose(&mut self, game: &Gomoku, deadline: Option<Instant>) -> Action {
+        match deadline {
+            Some(deadline) => self.agent.select_move_until(game, deadline, self.max_timed),
+            None => self.agent.select_move(game),
+        }
+    }
+}
+
+/// Answers the manager's commands on `input` as `player` (a `net:` spec of a network for
+/// `spec`) until `END` or the end of input. A search under a time limit stops at
+/// `max_sims` playouts even with time left (None: when the time is spent).
+pub fn serve(
+    spec: &GameSpec,
+    player: &PlayerSpec,
+    max_sims: Option<u32>,
+    device: tch::Device,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> Result<(), PbrainError> {
+    let model = match player {
+        PlayerSpec::Net { path, .. } => path.as_path(),
+        _ => Path::new(""),
+    };
+    let Ok(AnyGame::Gomoku(start)) = spec.start() else {
+        return Err(PbrainError::NotGomoku { model: model.to_path_buf(), spec: spec.clone() });
+    };
+    let mut agent = net_player(player, 0, device, Some((spec, &start)))?;
+    agent.new_game(0);
+    let about = format!(
+        "name=\"dojo\", version=\"{}\", author=\"dojo developers\", country=\"-\", model=\"{}\"",
+        env!("CARGO_PKG_VERSION"),
+        model.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+    );
+    let chooser = NetChooser { agent, max_timed: max_sims.unwrap_or(MAX_TIMED_PLAYOUTS).max(1) };
+    let mut brain = Brain::new(start.size(), chooser, about);
+    for line in input.lines() {
+        match brain.handle(&line?) {
+            Reply::Lines(lines) => {
+                for l in lines {
+                    writeln!(output, "{l}")?;
+                }
+                output.flush()?;
+            }
+            Reply::End => break,
+        }
+    }
+    Ok(())
+}
