@@ -33,9 +33,9 @@ pub struct LearnArgs {
     /// Positions per batch (default: train.batch_size).
     #[arg(long)]
     batch: Option<usize>,
-    /// The update rule (default: train.optimizer).
-    #[arg(long, value_enum)]
-    optimizer: Option<OptimizerArg>,
+    /// The update rule: sgd or adam (default: train.optimizer).
+    #[arg(long, value_name = "sgd|adam")]
+    optimizer: Option<OptimizerKind>,
     /// Learning rate (default: train.learning_rate; with an --optimizer other than the
     /// config's, 1e-3 for Adam and 0.02 for SGD).
     #[arg(long)]
@@ -60,12 +60,6 @@ pub struct LearnArgs {
     device: DeviceArgs,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum OptimizerArg {
-    Sgd,
-    Adam,
-}
-
 pub fn run(args: LearnArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.init)?.architecture.game;
@@ -78,14 +72,10 @@ pub fn run(args: LearnArgs) -> Result<()> {
 fn config(args: &LearnArgs) -> Result<RunConfig> {
     let mut run = args.run_config.load()?;
     let train = &mut run.train;
-    if let Some(choice) = args.optimizer {
-        let (optimizer, default_lr) = match choice {
-            OptimizerArg::Sgd => (OptimizerKind::Sgd, 0.02),
-            OptimizerArg::Adam => (OptimizerKind::Adam, 1e-3),
-        };
+    if let Some(optimizer) = args.optimizer {
         // The config's learning rate is for the config's optimizer.
         if optimizer != train.optimizer {
-            train.learning_rate = default_lr;
+            train.learning_rate = optimizer.default_learning_rate();
         }
         train.optimizer = optimizer;
     }

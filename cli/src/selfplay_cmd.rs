@@ -6,8 +6,9 @@ use crate::settings::RunConfigArgs;
 use anyhow::Result;
 use clap::Args;
 use dojo_core::net::checkpoint::read_sidecar;
-use dojo_core::search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
+use dojo_core::search::config::ForcedVisits;
 use dojo_program::selfplay::{self_play, SelfPlayJob};
+use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 
 /// Every search and self-play default is the run config's (`--config`, else the built-in
@@ -83,20 +84,15 @@ pub struct SearchArgs {
     pub vcf_nodes: Option<u32>,
 }
 
-impl SearchArgs {
-    /// Sets the settings given as flags in `search`.
-    fn apply(&self, search: &mut SearchConfig) {
-        set(&mut search.simulations, self.sims);
-        set(&mut search.c_puct, self.c_puct);
-        set(&mut search.forced_visits, self.forced_visits);
-        set(&mut search.nonroot_noise_epsilon, self.nonroot_noise);
-        set(&mut search.vcf_nodes, self.vcf_nodes);
-    }
-}
-
 impl SelfPlayArgs {
-    /// Sets the self-play settings given as flags in `play`.
-    fn apply(&self, play: &mut SelfPlayConfig) {
+    /// Sets the search and self-play settings given as flags in `config`.
+    fn apply(&self, config: &mut RunConfig) {
+        let (search, play) = (&mut config.search, &mut config.selfplay);
+        set(&mut search.simulations, self.search.sims);
+        set(&mut search.c_puct, self.search.c_puct);
+        set(&mut search.forced_visits, self.search.forced_visits);
+        set(&mut search.nonroot_noise_epsilon, self.search.nonroot_noise);
+        set(&mut search.vcf_nodes, self.search.vcf_nodes);
         set(&mut play.parallel_games, self.parallel);
         set(&mut play.temperature_moves, self.temperature_moves);
         set(&mut play.resign_threshold, self.resign_threshold);
@@ -117,8 +113,7 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.model)?.architecture.game;
     let mut config = args.run_config.load_for(&spec)?;
-    args.search.apply(&mut config.search);
-    args.apply(&mut config.selfplay);
+    args.apply(&mut config);
     let job = SelfPlayJob {
         model: &args.model,
         spec: &spec,

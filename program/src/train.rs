@@ -45,6 +45,9 @@ pub enum TrainError {
     GatingPanicked,
 }
 
+/// Lines to show of what happened in a session: gating's decisions, workers restarted.
+pub type News = Vec<String>;
+
 /// The run's config for this session: the one in `config_file` (a new run's, or a resumed
 /// run's to check against), the game's defaults for a new run, or none (a resumed run keeps
 /// its own); `game` replaces the game.
@@ -243,7 +246,7 @@ impl Training {
 
     /// Restarts workers that exited, and returns what happened since the last call: gating's
     /// decisions, restarts.
-    pub fn news(&mut self) -> Result<Vec<String>, TrainError> {
+    pub fn news(&mut self) -> Result<News, TrainError> {
         let mut lines = Vec::new();
         for (i, child) in self.workers.iter_mut().enumerate() {
             if let Ok(Some(status)) = child.try_wait() {

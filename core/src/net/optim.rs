@@ -22,6 +22,9 @@ use tch::{nn, Device, Kind, Tensor};
 
 pub const FORMAT: &str = "dojo-optimizer/1";
 
+/// A state file's safetensors metadata: key to value.
+pub type Metadata = HashMap<String, String>;
+
 /// Which update rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -38,11 +41,31 @@ impl OptimizerKind {
         }
     }
 
+    /// A learning rate that suits this rule where none was chosen for it (1e-3 for Adam,
+    /// 0.02 for SGD).
+    pub fn default_learning_rate(self) -> f64 {
+        match self {
+            OptimizerKind::Sgd => 0.02,
+            OptimizerKind::Adam => 1e-3,
+        }
+    }
+
     /// The per-variable buffers this rule keeps, in order.
     fn buffers(self) -> &'static [&'static str] {
         match self {
             OptimizerKind::Sgd => &["momentum"],
             OptimizerKind::Adam => &["exp_avg", "exp_avg_sq"],
+        }
+    }
+}
+
+impl std::str::FromStr for OptimizerKind {
+    type Err = crate::util::SettingError;
+    fn from_str(text: &str) -> Result<OptimizerKind, Self::Err> {
+        match text {
+            "sgd" => Ok(OptimizerKind::Sgd),
+            "adam" => Ok(OptimizerKind::Adam),
+            _ => Err(crate::util::SettingError::not_a_choice("optimizer", text, "sgd or adam")),
         }
     }
 }
@@ -339,7 +362,7 @@ impl Optimizer {
     }
 
     /// The metadata of a state file (checked to be one), without loading it.
-    pub fn state_metadata(bytes: &[u8]) -> Result<HashMap<String, String>, OptimError> {
+    pub fn state_metadata(bytes: &[u8]) -> Result<Metadata, OptimError> {
         let (_, meta) = SafeTensors::read_metadata(bytes).map_err(|e| OptimError::Format(e.to_string()))?;
         let meta = meta.metadata().clone().unwrap_or_default();
         match meta.get("format") {
