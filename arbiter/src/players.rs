@@ -106,13 +106,6 @@ pub enum PlayerError {
     /// A network player that cannot be built from its checkpoint.
     #[error(transparent)]
     NetPlayer(#[from] NetPlayerError),
-    /// An any-size network's frame (`frame`: width, height) is smaller than the game's
-    /// largest board (`largest`).
-    #[error(
-        "{} plays Connect Four boards up to {}x{}; {game} has boards up to {}x{}",
-        .path.display(), .frame.0, .frame.1, .largest.0, .largest.1
-    )]
-    FrameTooSmall { path: PathBuf, frame: (usize, usize), game: GameSpec, largest: (usize, usize) },
     #[error("{} is a network for {network}, not {game}", .path.display())]
     NetworkGame { path: PathBuf, network: GameSpec, game: GameSpec },
     /// A board a network cannot play (outside an any-size network's frame).
@@ -376,7 +369,8 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
 
 /// The network player a `net:` spec names, on `device`: the one place a network player is
 /// built. With `game` (its spec and a position), the checkpoint is checked against it: an
-/// any-size network plays every board its frame holds, any other network only its own game.
+/// any-size network plays every board of its game (in a frame grown for a board larger
+/// than it trained on: [`NetAgent::any_size`]), any other network only its own board.
 pub fn net_player<G: Game + FromAnyGame>(
     spec: &PlayerSpec,
     seed: u64,
@@ -392,7 +386,7 @@ pub fn net_player<G: Game + FromAnyGame>(
     let loaded = checkpoint::load(path, device, expect)?;
     let name = spec.to_string();
     let rng = Rng::seed_from_u64(seed);
-    let agent = NetAgent::from_checkpoint(path, loaded, search.clone(), *average_symmetries, name, rng)?;
+    let mut agent = NetAgent::from_checkpoint(path, loaded, search.clone(), *average_symmetries, name, rng)?;
     if let Some((_, position)) = game {
         agent.check_board(position)?;
     }
@@ -513,8 +507,9 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
             Err(PlayerError::SolverGame { game: Some(game.clone()) })
         }
         PlayerSpec::Pbrain { command, move_timeout_ms } => {
-            let size = match game.start()? {
-                dojo_core::game::AnyGame::Gomoku(g) => g.size(),
+            // The largest board: a random spec (gomoku:9-15) starts the brain on each.
+            let size = match (game.family(), game.largest_board()) {
+                ("gomoku", Some((size, _))) => size,
                 _ => return Err(PlayerError::PbrainGame { game: Some(game.clone()) }),
             };
             let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string());
@@ -531,18 +526,9 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
         PlayerSpec::Net { path, .. } => {
             let side = checkpoint::read_sidecar(path)?;
             let arch = &side.architecture;
-            if let (Some((w, h)), Some((max_w, max_h))) = (arch.frame(), game.largest_board()) {
-                if max_w > w || max_h > h {
-                    return Err(PlayerError::FrameTooSmall {
-                        path: path.clone(),
-                        frame: (w, h),
-                        game: game.clone(),
-                        largest: (max_w, max_h),
-                    });
-                }
-                return Ok(());
-            }
-            let ok = arch.game == *game || (game.is_random() && arch.game.family() == game.family());
+            // An any-size network plays every board of its game ([`NetAgent::any_size`]).
+            let same_family = arch.game.family() == game.family();
+            let ok = arch.game == *game || ((arch.any_size || game.is_random()) && same_family);
             if ok {
                 Ok(())
             } else {

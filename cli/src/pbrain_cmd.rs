@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct PbrainArgs {
-    /// Gomoku checkpoint to play with (its board size is the only one the brain accepts).
+    /// Gomoku checkpoint to play: the brain accepts its board size (any-size: every size to 20).
     #[arg(long)]
     model: PathBuf,
     /// Playouts per move when the manager sets no time limit (with one, the brain searches
@@ -34,7 +34,7 @@ pub struct PbrainArgs {
 
 pub fn run(args: PbrainArgs) -> Result<()> {
     let device = args.device.init()?;
-    let spec = read_sidecar(&args.model)?.architecture.game;
+    let arch = read_sidecar(&args.model)?.architecture;
     let player = args.search.player(&args.model, !args.no_average)?;
-    Ok(pbrain::serve(&spec, &player, args.max_sims, device, std::io::stdin().lock(), std::io::stdout().lock())?)
+    Ok(pbrain::serve(&arch, &player, args.max_sims, device, std::io::stdin().lock(), std::io::stdout().lock())?)
 }

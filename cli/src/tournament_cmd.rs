@@ -20,6 +20,9 @@ pub struct TournamentArgs {
     /// is kept in RUN/tournaments/NAME/.
     #[arg(long, default_value = "runs/connect4")]
     run_dir: PathBuf,
+    /// The board played, for a run of an any-size network (e.g. gomoku:11 for gomoku:9-15).
+    #[arg(long)]
+    game: Option<dojo_core::game::GameSpec>,
     /// The tournament's name (its folder). Running a name again resumes it, playing only
     /// the games not finished, and extends it by any new players.
     #[arg(long, default_value = "default")]
@@ -38,9 +41,8 @@ pub struct TournamentArgs {
     /// The run's newest published checkpoint plays (--every-nth-version has it play too).
     #[arg(long)]
     newest_version: bool,
-    /// Playouts per move of the run's checkpoints. They average over the board's symmetries,
-    /// except in one-player games (2048, 2584), whose games run to thousands of moves: 8
-    /// symmetries would cost 8 times the network time (name a checkpoint as
+    /// Playouts per move of the run's checkpoints, averaged over the board's symmetries except
+    /// in one-player games (2048, 2584: 8 times the network time over thousands of moves; name
     /// `net:CKPT:sims=N:avg` in --players for that).
     #[arg(long, default_value_t = 200)]
     sims: u32,
@@ -53,10 +55,9 @@ pub struct TournamentArgs {
     /// games have no pairings: every player plays its games alone (no gauntlet).
     #[arg(long, value_name = "round-robin|gauntlet")]
     mode: Option<FormatChoice>,
-    /// The gauntlet's reference players (specs or names, e.g. mcts:1000): everyone else
-    /// plays each of them, and they do not play each other. Several are listed weakest
-    /// first (the rungs of a ladder): the standings then say, for every other player, its
-    /// score against each and the highest it beat.
+    /// The gauntlet's reference players (specs or names, e.g. mcts:1000), weakest first:
+    /// everyone else plays each of them (they do not play each other), and the standings say
+    /// each one's score against every rung of this ladder and the highest it beat.
     #[arg(long, num_args = 1..)]
     reference: Vec<String>,
     /// Random plies opening each pair of games (default: the tournament's so far, or 4,
@@ -76,10 +77,9 @@ pub struct TournamentArgs {
     /// far, or random).
     #[arg(long)]
     seed: Option<u64>,
-    /// The player whose rating is fixed (default: mcts:1000 where it plays, else random
-    /// where it plays, else the first). A player with a real share of wins and losses
-    /// anchors tighter intervals than random, whom everyone beats. Not for one-player
-    /// games, ranked by mean score.
+    /// The player whose rating is fixed (default: mcts:1000 where it plays, else random, else
+    /// the first); one with a real share of wins and losses anchors tighter intervals than
+    /// random. Not for one-player games, ranked by mean score.
     #[arg(long)]
     anchor: Option<String>,
     /// The anchor's rating.
@@ -115,11 +115,11 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         anchor: args.anchor.clone(),
         anchor_elo: args.anchor_elo,
         move_timeout_ms: args.move_timeout_ms,
+        game: args.game.clone(),
     };
     let plan = session::plan(&args.run_dir, &request)?;
     let threads = crate::common::threads_or_cores(args.threads);
-    let game = plan.config.game.clone();
-    with_contest!(game, contest => play(contest, plan, &args, threads, &stop))
+    with_contest!(plan.game, contest => play(contest, plan, &args, threads, &stop))
 }
 
 /// Plays the session with a progress bar, prints the standings and what it did, and with

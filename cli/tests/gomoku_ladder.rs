@@ -26,8 +26,9 @@ fn new_run(dir: &Path, game: &str) -> RunDir {
     config.game = game.parse().unwrap();
     let run = RunDir::new(dir.join("run"));
     run.create_or_open(Some(&config)).unwrap();
-    if let Some(size) = game.strip_prefix("gomoku:") {
-        let board = Gomoku::new(size.parse().unwrap()).unwrap();
+    // A checkpoint of the board (runs of several sizes are refused before one is read).
+    if let Some(Ok(size)) = game.strip_prefix("gomoku:").map(str::parse) {
+        let board = Gomoku::new(size).unwrap();
         let model = Model::new(Architecture::for_game(&board, 1, 8), tch::Device::Cpu);
         let path = run.model_version(1);
         checkpoint::save(&model, &path, 10, 1, None).unwrap();
@@ -137,4 +138,14 @@ fn the_ladder_says_what_is_missing() {
     let out = ladder(&c4, path(&missing), &[]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("plays connect4:7x6: the Rapfi ladder is for Gomoku"), "{}", stderr(&out));
+
+    // A run of several sizes is laddered on the board named.
+    let sizes = tempfile::tempdir().unwrap();
+    let any = new_run(sizes.path(), "gomoku:9-15");
+    let out = ladder(&any, path(&missing), &[]);
+    assert!(stderr(&out).contains("plays gomoku:9-15 (boards of several sizes): name the board with --board N"));
+    let out = ladder(&any, path(&missing), &["--board", "eleven"]);
+    assert!(stderr(&out).contains("--board eleven: the ladder needs a square board's side N"), "{}", stderr(&out));
+    let out = ladder(&any, path(&missing), &["--board", "11", "--rungs", "1"]);
+    assert!(stderr(&out).contains("gomoku-ladder: no Rapfi engine to play"), "{}", stderr(&out));
 }

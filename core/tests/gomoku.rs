@@ -18,14 +18,14 @@ use std::hash::{Hash, Hasher};
 struct Naive {
     n: usize,
     /// 0 empty, 1 first player, 2 second player; index y * n + x.
-    cells: [u8; 361],
+    cells: [u8; 400],
     ply: usize,
     outcome: Option<Outcome>,
 }
 
 impl Naive {
     fn new(n: usize) -> Naive {
-        Naive { n, cells: [0; 361], ply: 0, outcome: None }
+        Naive { n, cells: [0; 400], ply: 0, outcome: None }
     }
 
     fn legal(&self) -> Vec<Action> {
@@ -152,7 +152,7 @@ fn random_games_match_the_naive_implementation() {
     // (by transposition or repetition across games) must share a hash, different ones not.
     let mut seen: HashMap<u64, u64> = HashMap::new();
     let mut endings: HashMap<(usize, &'static str), usize> = HashMap::new();
-    for (size, games) in [(7, 1200), (9, 800), (11, 500), (15, 300), (19, 200)] {
+    for (size, games) in [(7, 1200), (9, 800), (11, 500), (15, 300), (19, 200), (20, 200)] {
         for game in 0..games {
             let mut g = Gomoku::new(size).unwrap();
             let mut nv = Naive::new(size);
@@ -257,7 +257,7 @@ fn random_move_is_uniform_over_empty_points_in_both_regimes() {
 #[test]
 fn transposed_move_orders_give_the_same_hash() {
     let mut rng = Rng::seed_from_u64(77);
-    for size in [7, 11, 15, 19] {
+    for size in [7, 11, 15, 19, 20] {
         for _ in 0..50 {
             // A random game's moves up to (not including) its final move: no five anywhere,
             // so any reordering of each colour's moves is a legal game reaching it.
@@ -447,7 +447,7 @@ fn assert_x_wins_with(size: usize, line: &[(usize, usize)], dummies: &[(usize, u
 
 #[test]
 fn fives_in_all_directions_and_at_every_edge_win() {
-    for size in [7usize, 15, 19] {
+    for size in [7usize, 15, 19, 20] {
         let m = size - 1;
         // O's answers: four points off X's line (four stones cannot make five).
         let dummies = |avoid: &[(usize, usize)]| -> Vec<(usize, usize)> {
@@ -491,7 +491,7 @@ fn six_or_more_in_a_row_wins() {
 fn runs_do_not_wrap_around_the_board_edge() {
     // Five consecutive actions (row-major) that wrap from one row into the next, and
     // diagonal points that would be adjacent bits in a flat board: no five.
-    for size in [7usize, 15, 19] {
+    for size in [7usize, 15, 19, 20] {
         let m = size - 1;
         let wrap_row = [(m - 1, 1), (m, 1), (0, 2), (1, 2), (2, 2)];
         let wrap_col = [(1, m - 1), (1, m), (2, 0), (2, 1), (2, 2)];
@@ -574,7 +574,7 @@ fn full_board_without_five_is_a_draw() {
 
 #[test]
 fn symmetries_are_the_eight_distinct_maps_of_the_square_and_form_a_group() {
-    for size in [7usize, 8, 15, 19] {
+    for size in [7usize, 8, 15, 19, 20] {
         let g = Gomoku::new(size).unwrap();
         assert_eq!(g.num_symmetries(), 8);
         let n = (size * size) as Action;
@@ -732,13 +732,13 @@ fn bad_notation_and_bad_moves_say_what_is_wrong() {
 
 #[test]
 fn bad_sizes_are_refused_and_specs_round_trip() {
-    for size in [0usize, 6, 20, 300] {
+    for size in [0usize, 6, 21, 300] {
         let err = Gomoku::new(size).unwrap_err();
         assert!(matches!(err, GameError::Spec { .. }));
         let msg = err.to_string();
-        assert!(msg.contains(&format!("size {size} is outside 7..=19")), "{msg}");
+        assert!(msg.contains(&format!("size {size} is outside 7..=20")), "{msg}");
     }
-    for size in [7usize, 11, 15, 19] {
+    for size in [7usize, 11, 15, 19, 20] {
         let g = Gomoku::new(size).unwrap();
         assert_eq!(g.spec().to_string(), format!("gomoku:{size}"));
         assert_eq!(g.num_actions(), size * size);

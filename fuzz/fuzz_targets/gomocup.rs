@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&size, rest)) = data.split_first() else { return };
     let size = if size & 1 == 0 { 15 } else { 9 };
     let text = String::from_utf8_lossy(rest);
-    let mut brain = Brain::new(size, FirstEmpty, "name=\"fuzz\"");
+    let mut brain = Brain::new(size..=size, FirstEmpty, "name=\"fuzz\"");
     let empty = Gomoku::new(size).expect("a board size");
     for line in text.split(['\n', '\r']).take(512) {
         let position = brain.game().unwrap_or(&empty).clone();

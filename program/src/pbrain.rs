@@ -4,8 +4,10 @@
 use dojo_arbiter::gomocup::{Brain, MoveChooser, Reply};
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
 use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::{Action, AnyGame, GameSpec};
+use dojo_core::game::spec::{GOMOKU_MAX, GOMOKU_MIN};
+use dojo_core::game::{Action, GameSpec};
 use dojo_core::net::agent::NetAgent;
+use dojo_core::net::model::Architecture;
 use dojo_core::search::player::Agent;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -39,11 +41,12 @@ impl MoveChooser for NetChooser {
     }
 }
 
-/// Answers the manager's commands on `input` as `player` (a `net:` spec of a network for
-/// `spec`) until `END` or the end of input. A search under a time limit stops at
+/// Answers the manager's commands on `input` as `player` (a `net:` spec of a network of
+/// architecture `arch`) until `END` or the end of input: a Gomoku network plays its board,
+/// an any-size one every board up to 20×20. A search under a time limit stops at
 /// `max_sims` playouts even with time left (None: when the time is spent).
 pub fn serve(
-    spec: &GameSpec,
+    arch: &Architecture,
     player: &PlayerSpec,
     max_sims: Option<u32>,
     device: tch::Device,
@@ -54,18 +57,25 @@ pub fn serve(
         PlayerSpec::Net { path, .. } => path.as_path(),
         _ => Path::new(""),
     };
-    let Ok(AnyGame::Gomoku(start)) = spec.start() else {
-        return Err(PbrainError::NotGomoku { model: model.to_path_buf(), spec: spec.clone() });
+    let sizes = match (&arch.game, arch.any_size) {
+        (spec, true) if spec.family() == "gomoku" => GOMOKU_MIN as usize..=GOMOKU_MAX as usize,
+        (GameSpec::Gomoku { size }, false) => *size as usize..=*size as usize,
+        (spec, _) => return Err(PbrainError::NotGomoku { model: model.to_path_buf(), spec: spec.clone() }),
     };
-    let mut agent = net_player(player, 0, device, Some((spec, &start)))?;
+    // An any-size network frames each board itself ([`NetAgent::any_size`]); the board
+    // checked here is its own frame's.
+    let board = GameSpec::Gomoku { size: arch.width as u8 };
+    let start = Gomoku::new(arch.width).map_err(PlayerError::from)?;
+    let mut agent = net_player(player, 0, device, Some((&board, &start)))?;
     agent.new_game(0);
     let about = format!(
         "name=\"dojo\", version=\"{}\", author=\"dojo developers\", country=\"-\", model=\"{}\"",
         env!("CARGO_PKG_VERSION"),
         model.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
-    let chooser = NetChooser { agent, max_timed: max_sims.unwrap_or(MAX_TIMED_PLAYOUTS).max(1) };
-    let mut brain = Brain::new(start.size(), chooser, about);
+    let max_timed = max_sims.unwrap_or(MAX_TIMED_PLAYOUTS).max(1);
+    let chooser = NetChooser { agent, max_timed };
+    let mut brain = Brain::new(sizes, chooser, about);
     for line in input.lines() {
         match brain.handle(&line?) {
             Reply::Lines(lines) => {

@@ -25,10 +25,11 @@ pub struct NetConfig {
     /// `auto` (convolutional where the moves are the board's cells, as in Gomoku; linear
     /// otherwise, as Connect Four's columns need), `fc` or `conv`.
     pub policy_head: PolicyHeadChoice,
-    /// Connect Four: one network for boards of every size up to the run's largest, fully
-    /// convolutional with a board mask and a per-column policy head
-    /// ([`Architecture::any_size`]). Always on for `connect4:saiblo`, whose boards differ
-    /// per game; on a fixed board it trains a network that can later play smaller ones.
+    /// Connect Four and Gomoku: one network for boards of every size up to the run's
+    /// largest, fully convolutional with a board mask and a policy head read per column or
+    /// point ([`Architecture::any_size`]). Always on for a spec whose boards differ per game
+    /// (`connect4:saiblo`, `gomoku:9-15`); on a fixed board it trains a network that can
+    /// later play smaller ones.
     pub any_size: bool,
     /// The first this many of the game's input planes (0: all of them): a run that leaves
     /// out planes a newer encoding appended, such as Gomoku's threat planes, to measure
@@ -541,6 +542,20 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_any_size_gomoku_config_trains_one_network_framed_to_its_largest_board() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/gomoku-any.toml");
+        let c = RunConfig::load(&path).unwrap();
+        assert_eq!(c.game.to_string(), "gomoku:9-15");
+        assert!(c.any_size() && !c.net.any_size, "a spec of several sizes needs no switch");
+        let probe = c.game.probe().unwrap();
+        let arch = dojo_core::with_game!(&probe, g => c.architecture(g)).unwrap();
+        assert_eq!((arch.frame(), arch.actions, arch.input_channels), (Some((15, 15)), 225, 8));
+        assert_eq!(arch.policy_head, dojo_core::net::model::PolicyHead::Point);
+        let fc = RunConfig::from_toml("game = \"gomoku:9-15\"\n[net]\npolicy_head = \"fc\"\n").unwrap_err();
+        assert!(fc.to_string().contains("leave policy_head auto"), "{fc}");
+    }
+
+    #[test]
     fn the_shipped_gumbel_config_loads_with_what_it_promises() {
         use dojo_core::search::config::SearchMode;
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/connect4-gumbel.toml");
@@ -613,8 +628,8 @@ mod tests {
         let probe = c.game.probe().unwrap();
         let arch = dojo_core::with_game!(&probe, g => c.architecture(g)).unwrap();
         assert_eq!((arch.any_size, arch.width, arch.height, arch.actions), (true, 12, 12, 12));
-        let err = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\nany_size = true\n").unwrap_err().to_string();
-        assert_eq!(err, "net.any_size: an any-size network plays Connect Four boards, not gomoku:9");
+        let err = RunConfig::from_toml("game = \"2048\"\n[net]\nany_size = true\n").unwrap_err().to_string();
+        assert_eq!(err, "net.any_size: an any-size network plays Connect Four or Gomoku boards, not 2048");
         let err =
             RunConfig::from_toml("game = \"connect4:saiblo\"\n[net]\npolicy_head = \"fc\"\n").unwrap_err().to_string();
         assert!(err.contains("leave policy_head auto"), "{err}");

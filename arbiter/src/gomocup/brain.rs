@@ -1,7 +1,8 @@
 //! The brain's side of the protocol: a network answering a manager.
 //!
 //! - `START n` / `RECTSTART w,h`: a new `n × n` game (`OK`, or `ERROR` with the reason: a
-//!   board the network was not trained for, a rectangle); `RESTART`: the same size again.
+//!   size the network does not play, a rectangle); `RESTART`: the same size again. A
+//!   board-specific network plays its own size; an any-size one every size up to 20.
 //! - `BEGIN`: the brain moves first; `TURN x,y`: the opponent's move, then the brain's.
 //! - `BOARD`, then `x,y,field` lines and `DONE`: a whole position (field 1: the brain's
 //!   stone, 2: the opponent's; 3 marks stones of continuous games, which freestyle Gomoku
@@ -16,6 +17,7 @@
 
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::{Action, Game};
+use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
 /// Picks the brain's moves.
@@ -56,8 +58,8 @@ impl Reply {
 
 /// The brain's state between lines.
 pub struct Brain<C: MoveChooser> {
-    /// The board size the network plays.
-    size: usize,
+    /// The board sizes the network plays.
+    sizes: RangeInclusive<usize>,
     chooser: C,
     about: String,
     pub info: Info,
@@ -69,9 +71,10 @@ pub struct Brain<C: MoveChooser> {
 }
 
 impl<C: MoveChooser> Brain<C> {
-    /// A brain for `size × size` boards; `about` is the `ABOUT` answer.
-    pub fn new(size: usize, chooser: C, about: impl Into<String>) -> Brain<C> {
-        Brain { size, chooser, about: about.into(), info: Info::default(), game: None, moves: Vec::new(), board: None }
+    /// A brain for `n × n` boards, `n` in `sizes`; `about` is the `ABOUT` answer.
+    pub fn new(sizes: RangeInclusive<usize>, chooser: C, about: impl Into<String>) -> Brain<C> {
+        let (info, game, moves, board) = (Info::default(), None, Vec::new(), None);
+        Brain { sizes, chooser, about: about.into(), info, game, moves, board }
     }
 
     /// The position now, once a game has started.
@@ -93,7 +96,7 @@ impl<C: MoveChooser> Brain<C> {
         match command.to_ascii_uppercase().as_str() {
             "START" => match rest.parse::<usize>() {
                 Ok(n) => self.start(n),
-                Err(_) => Reply::error(format!("START needs a board size, e.g. START {}", self.size)),
+                Err(_) => Reply::error(format!("START needs a board size, e.g. START {}", self.sizes.end())),
             },
             "RECTSTART" => {
                 match rest.split_once(',').map(|(w, h)| (w.trim().parse::<usize>(), h.trim().parse::<usize>())) {
@@ -103,7 +106,7 @@ impl<C: MoveChooser> Brain<C> {
                 }
             }
             "RESTART" => match &self.game {
-                Some(_) => self.start(self.size),
+                Some(g) => self.start(g.size()),
                 None => Reply::error("no game to restart: START first"),
             },
             "BEGIN" => match &self.game {
@@ -131,8 +134,13 @@ impl<C: MoveChooser> Brain<C> {
     }
 
     fn start(&mut self, n: usize) -> Reply {
-        if n != self.size {
-            return Reply::error(format!("this network plays {0}x{0} boards only, not {n}x{n}", self.size));
+        let (&least, &most) = (self.sizes.start(), self.sizes.end());
+        if !self.sizes.contains(&n) {
+            return Reply::error(if least == most {
+                format!("this network plays {least}x{least} boards only, not {n}x{n}")
+            } else {
+                format!("this network plays boards from {least}x{least} to {most}x{most}, not {n}x{n}")
+            });
         }
         match Gomoku::new(n) {
             Ok(g) => {
@@ -246,7 +254,8 @@ impl<C: MoveChooser> Brain<C> {
         if stones.iter().any(|s| s.2 == 3) {
             return Err("field 3 (stones of a continuous game) is not supported: freestyle games end at five".into());
         }
-        let mut game = Gomoku::new(self.size).map_err(|e| e.to_string())?;
+        let size = self.game.as_ref().map_or(*self.sizes.end(), |g| g.size());
+        let mut game = Gomoku::new(size).map_err(|e| e.to_string())?;
         let point =
             |&(x, y, _): &(usize, usize, u8)| game.action_from_text(&format!("{x},{y}")).map_err(|e| e.to_string());
         let own: Vec<Action> = stones.iter().filter(|s| s.2 == 1).map(point).collect::<Result<_, _>>()?;
@@ -290,7 +299,7 @@ impl<C: MoveChooser> Brain<C> {
             return Reply::error(format!("{} is not the last move", text.trim()));
         }
         self.moves.pop();
-        let mut replay = Gomoku::new(self.size).expect("the game's own size");
+        let mut replay = Gomoku::new(game.size()).expect("the game's own size");
         for &a in &self.moves {
             replay.play(a).expect("the moves of the game replay");
         }
@@ -319,7 +328,7 @@ mod tests {
     }
 
     fn brain() -> Brain<FirstEmpty> {
-        Brain::new(9, FirstEmpty::default(), "name=\"test\"")
+        Brain::new(9..=9, FirstEmpty::default(), "name=\"test\"")
     }
 
     fn say(b: &mut Brain<FirstEmpty>, line: &str) -> Vec<String> {

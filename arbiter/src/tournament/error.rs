@@ -35,6 +35,9 @@ pub enum TournamentError {
     /// The tournament's game (`game`, as written) does not parse.
     #[error("game {game:?}: {error}")]
     Game { game: String, error: GameError },
+    /// `--game` names a board the run's checkpoints do not play (`run`: the run's game).
+    #[error("the run plays {run}, not {game} (a run of an any-size network plays every board of its game)")]
+    NotTheRunsBoard { game: GameSpec, run: GameSpec },
     /// The tournament's game cannot start.
     #[error("{game}: {error}")]
     GameStart { game: GameSpec, error: GameError },

@@ -14,6 +14,7 @@ use crate::charts::ChartError;
 use crate::openings::Openings;
 use crate::players::{check_player_for, PlayerSpec};
 use crate::promotion::{self, Promoter};
+use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
 use dojo_run::config::RunConfig;
 use dojo_run::paths::RunPaths;
@@ -61,6 +62,9 @@ pub struct Request {
     pub anchor: Option<String>,
     pub anchor_elo: f64,
     pub move_timeout_ms: u64,
+    /// The board played: the run's game when None; else one the run's checkpoints play (a
+    /// board of an any-size network's game).
+    pub game: Option<GameSpec>,
 }
 
 /// A tournament ready to open: checked, nothing written yet.
@@ -68,6 +72,8 @@ pub struct Plan {
     pub name: String,
     pub run: RunPaths,
     pub config: RunConfig,
+    /// The game played: the run's, or the board the request named.
+    pub game: GameSpec,
     pub dir: TournamentDir,
     /// What this session asks for (the folder's tournament extended by it is what plays).
     pub wanted: TournamentSpec,
@@ -82,6 +88,7 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
         return Err(TournamentError::NotARun { path: run_dir.to_path_buf() });
     }
     let config = RunConfig::load(&run.config())?;
+    let game = board(request, &config)?;
     let dir = tournament_dir(&run.tournaments(), &request.name)?;
     let before = dir.read_spec()?;
     let one_player = config.game.is_one_player();
@@ -107,7 +114,7 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
     };
     let default_plies = if one_player || !openings.is_empty() { 0 } else { 4 };
     let wanted = TournamentSpec {
-        game: config.game.to_string(),
+        game: game.to_string(),
         format,
         games_per_pair: request.games_per_pair.or(before.as_ref().map(|b| b.games_per_pair)).unwrap_or(10),
         opening_plies: request.opening_plies.or(before.as_ref().map(|b| b.opening_plies)).unwrap_or(default_plies),
@@ -119,7 +126,7 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
     // A checkpoint of another game, a brain that does not start, the solver on Gomoku.
     for e in &wanted.entrants {
         let spec: PlayerSpec = e.spec.parse()?;
-        check_player_for(&spec.with_move_timeout(request.move_timeout_ms), &config.game)
+        check_player_for(&spec.with_move_timeout(request.move_timeout_ms), &game)
             .map_err(|error| TournamentError::Player { name: e.name.clone(), error: Box::new(error) })?;
     }
     let merged = match &before {
@@ -127,7 +134,19 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
         None => wanted.validate().map(|()| wanted.clone())?,
     };
     let anchor = if one_player { None } else { Some((anchor(request, &merged)?, request.anchor_elo)) };
-    Ok(Plan { name: request.name.clone(), run, config, dir, wanted, anchor })
+    Ok(Plan { name: request.name.clone(), run, config, game, dir, wanted, anchor })
+}
+
+/// The tournament's game: the run's, or the board `request` names where the run's
+/// checkpoints play it (any board of its game for a run of an any-size network).
+fn board(request: &Request, config: &RunConfig) -> Result<GameSpec, TournamentError> {
+    match &request.game {
+        None => Ok(config.game.clone()),
+        Some(game) if *game == config.game || (config.any_size() && game.family() == config.game.family()) => {
+            Ok(game.clone())
+        }
+        Some(game) => Err(TournamentError::NotTheRunsBoard { game: game.clone(), run: config.game.clone() }),
+    }
 }
 
 /// What a session did, for the command to print.

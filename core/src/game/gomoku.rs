@@ -10,8 +10,16 @@
 //! column and both diagonals, gathered from the nine rows around it; no board scan. Bits
 //! past the board's edge are never set, so a run can never wrap into the next row.
 //!
-//! The position is 168 bytes of plain data: cheap to clone in search, and small in
+//! The position is under 200 bytes of plain data: cheap to clone in search, and small in
 //! [`AnyGame`](super::AnyGame).
+//!
+//! An any-size network ([`crate::net::model::Architecture::any_size`]) sees a board framed
+//! into its larger square ([`Gomoku::framed`]): the planes are the frame's, with the board
+//! in the top left corner, and there are as many actions as frame cells so that boards of
+//! several sizes share a batch; yet the moves keep the board's own numbering
+//! (`y * size + x`), so records, texts and symmetries are the same framed or not, and the
+//! numbers past the board's points are never legal. The network reads each point's logit
+//! from its frame cell ([`crate::net::any_size`]).
 
 mod threats;
 mod vcf;
@@ -37,7 +45,7 @@ const WIN_SECOND: u8 = 2;
 const DRAW: u8 = 3;
 
 struct Zobrist {
-    /// Keyed by the 19×19 point `y * 19 + x`, so one table serves every board size.
+    /// Keyed by the largest board's point `y * MAX + x`, so one table serves every size.
     stones: [[u64; MAX_POINTS]; 2],
     side: u64,
     /// The empty board's hash, per size: the same stones on boards of different sizes
@@ -151,6 +159,8 @@ impl Tactic {
 #[derive(Clone)]
 pub struct Gomoku {
     size: u8,
+    /// The side of the square the planes are encoded in: `size` unless [`Gomoku::framed`].
+    frame: u8,
     state: u8,
     /// `2^16 / size + 1`: `a * recip >> 16 == a / size` exactly for every point `a` of the
     /// board (the error is below `361 / 2^16`, less than the `1 / size` gap to the next
@@ -175,6 +185,7 @@ impl Gomoku {
         }
         Ok(Gomoku {
             size: size as u8,
+            frame: size as u8,
             state: ONGOING,
             recip: ((1 << 16) / size + 1) as u16,
             last: NO_MOVE,
@@ -189,6 +200,32 @@ impl Gomoku {
     #[inline]
     pub fn size(&self) -> usize {
         self.size as usize
+    }
+
+    /// The same position encoded in a `frame × frame` square, for an any-size network: the
+    /// board in its top left corner, `frame²` actions of which the board's points keep their
+    /// numbers and the rest are never legal (see the module's notes).
+    pub fn framed(mut self, frame: usize) -> Result<Gomoku, GameError> {
+        if !(self.size()..=MAX).contains(&frame) {
+            let s = self.size();
+            return Err(GameError::Spec {
+                spec: self.spec().to_string(),
+                reason: format!("the {s}x{s} board does not fit a {frame}x{frame} frame (frames are {s}..={MAX})"),
+            });
+        }
+        self.frame = frame as u8;
+        Ok(self)
+    }
+
+    /// The side of the square the planes are encoded in (the board's unless framed).
+    pub fn frame(&self) -> usize {
+        self.frame as usize
+    }
+
+    /// Points on the board: `size²` (the actions past them are the frame's).
+    #[inline]
+    fn points(&self) -> usize {
+        self.size() * self.size()
     }
 
     /// The action of point `(x, y)`.
@@ -340,7 +377,8 @@ impl Gomoku {
 
 impl fmt::Debug for Gomoku {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Gomoku {{ size: {}, ply: {}, hash: {:016x} }}\n{}", self.size, self.ply, self.hash, self.render())
+        let (size, frame, ply) = (self.size, self.frame, self.ply);
+        write!(f, "Gomoku {{ size: {size}, frame: {frame}, ply: {ply}, hash: {:016x} }}\n{}", self.hash, self.render())
     }
 }
 
@@ -366,9 +404,10 @@ impl Game for Gomoku {
         GameSpec::Gomoku { size: self.size }
     }
 
+    /// The frame's cells: the board's points unless [`Gomoku::framed`].
     #[inline]
     fn num_actions(&self) -> usize {
-        self.size() * self.size()
+        self.frame() * self.frame()
     }
 
     #[inline]
@@ -420,7 +459,7 @@ impl Game for Gomoku {
 
     #[inline]
     fn is_legal(&self, action: Action) -> bool {
-        if self.state != ONGOING || action as usize >= self.num_actions() {
+        if self.state != ONGOING || action as usize >= self.points() {
             return false;
         }
         let (x, y) = self.point(action);
@@ -453,7 +492,7 @@ impl Game for Gomoku {
 
     fn illegal_reason(&self, action: Action) -> GameError {
         let (x, y) = self.point(action);
-        let reason = if action as usize >= self.num_actions() {
+        let reason = if action as usize >= self.points() {
             self.off_board(x, y)
         } else if self.state != ONGOING {
             return GameError::GameOver;
@@ -494,10 +533,10 @@ impl Game for Gomoku {
         8
     }
 
-    /// Actions off the board map to themselves.
+    /// Actions off the board (a frame's) map to themselves.
     fn map_action(&self, sym: usize, action: Action) -> Action {
         debug_assert!(sym < 8);
-        if action as usize >= self.num_actions() {
+        if action as usize >= self.points() {
             return action;
         }
         let (x, y) = self.point(action);
@@ -506,21 +545,36 @@ impl Game for Gomoku {
     }
 
     /// `dst[map(p)] = src[p]`, so mapping every plane of a position gives the planes of
-    /// the position with every move mapped by [`Game::map_action`].
+    /// the position with every move mapped by [`Game::map_action`]. In a frame, the board's
+    /// cells map within the board and the frame's stay where they are.
     fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
         debug_assert!(sym < 8);
-        let s = self.size();
-        debug_assert!(src.len() == s * s && dst.len() == s * s);
+        let (s, f) = (self.size(), self.frame());
+        debug_assert!(src.len() == f * f && dst.len() == f * f);
+        if f > s {
+            dst.copy_from_slice(src);
+        }
         for y in 0..s {
             for x in 0..s {
                 let (mx, my) = map_point(sym, s - 1, x, y);
-                dst[my * s + mx] = src[y * s + x];
+                dst[my * f + mx] = src[y * f + x];
             }
         }
     }
 
     fn plane_shape(&self) -> PlaneShape {
-        PlaneShape { channels: 8, height: self.size(), width: self.size() }
+        PlaneShape { channels: 8, height: self.frame(), width: self.frame() }
+    }
+
+    /// The position in a `width × height` frame: a square one ([`Gomoku::framed`]).
+    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
+        if width != height {
+            return Err(GameError::Spec {
+                spec: self.spec().to_string(),
+                reason: format!("a Gomoku board is framed in a square, not {width}x{height}"),
+            });
+        }
+        self.clone().framed(width)
     }
 
     /// Planes: AlphaFive's three (the side to move's stones, the opponent's stones, the last
@@ -528,10 +582,12 @@ impl Game for Gomoku {
     /// by the edge looks like any other, yet a line of five cannot run past the edge); then
     /// the threat planes ([`threats`]): the empty points where the side to move, then the
     /// opponent, would make five, and where each would make an open four. Planes are only
-    /// ever appended, so a network trained on the first four is fed those.
+    /// ever appended, so a network trained on the first four is fed those. In a frame,
+    /// every plane is the frame's with the board in the top left corner (the ones plane is
+    /// the board: what an any-size network's mask reads).
     fn encode_planes(&self, out: &mut [f32]) {
-        let s = self.size();
-        let n = s * s;
+        let (s, f) = (self.size(), self.frame());
+        let n = f * f;
         debug_assert_eq!(out.len(), 8 * n);
         out.fill(0.0);
         let me = self.side().index();
@@ -541,7 +597,7 @@ impl Game for Gomoku {
                 while row != 0 {
                     let x = row.trailing_zeros() as usize;
                     row &= row - 1;
-                    out[plane * n + y * s + x] = 1.0;
+                    out[plane * n + y * f + x] = 1.0;
                 }
             }
         };
@@ -552,14 +608,18 @@ impl Game for Gomoku {
             set_bits(6 + k, &t.open_four[side]);
         }
         if let Some(a) = self.last_action() {
-            out[2 * n + a as usize] = 1.0;
+            let (x, y) = self.point(a);
+            out[2 * n + y * f + x] = 1.0;
         }
-        out[3 * n..4 * n].fill(1.0);
+        for y in 0..s {
+            out[3 * n + y * f..][..s].fill(1.0);
+        }
     }
 
-    /// Action `y * size + x` places on cell (x, y), where the planes have it.
+    /// Action `y * size + x` places on cell (x, y), where the planes have it; in a larger
+    /// frame the cells are `frame` wide, so the numbers differ.
     fn actions_are_cells(&self) -> bool {
-        true
+        self.size == self.frame
     }
 
     /// `x,y`, 0-based, as in the Gomocup protocol.

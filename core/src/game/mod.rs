@@ -278,12 +278,13 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     // --- network input ---
 
     /// This position encoded in a larger `width × height` frame, for an any-size network
-    /// (see [`connect4::Connect4::framed`]); games that have no frames say so.
+    /// (see [`connect4::Connect4::framed`], [`gomoku::Gomoku::framed`]); games that have no
+    /// frames say so.
     fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
         let _ = (width, height);
         Err(GameError::Spec {
             spec: self.spec().to_string(),
-            reason: "only Connect Four boards are played by an any-size network".into(),
+            reason: "only Connect Four and Gomoku boards are played by an any-size network".into(),
         })
     }
 

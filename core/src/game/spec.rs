@@ -1,7 +1,8 @@
 //! Game specs: the text users type (`connect4`, `connect4:9x7`, `connect4:saiblo`,
-//! `gomoku:15`, `2048`, `2584:1-3`, `2584:1-2:90`) and the concrete rules a position carries.
+//! `gomoku:15`, `gomoku:9-15`, `2048`, `2584:1-3`, `2584:1-2:90`) and the concrete rules a
+//! position carries.
 //!
-//! A spec may be *random* (`connect4:saiblo` draws a board per game); [`GameSpec::new_game`]
+//! A spec may be *random* (`connect4:saiblo`, `gomoku:9-15` draw a board per game); [`GameSpec::new_game`]
 //! turns it into a concrete position whose own [`Game::spec`] is the drawn board, so a record
 //! replays exactly.
 
@@ -25,6 +26,9 @@ pub enum GameSpec {
     Connect4Saiblo,
     /// Freestyle Gomoku (five or more in a row wins) on `size × size`.
     Gomoku { size: u8 },
+    /// Freestyle Gomoku on a board drawn per game, `size × size` with `size` uniform in
+    /// `min..=max` (`min < max`): what one any-size network trains on to play them all.
+    GomokuSizes { min: u8, max: u8 },
     /// 2048 on 4×4: spawns 2 (90%) or 4 (10%).
     Twenty48,
     /// 2584 (Fibonacci) on 4×4 with the given spawn odds (1/2 at 80/20 unless told).
@@ -38,7 +42,8 @@ pub const C4_MAX_HEIGHT: u8 = 12;
 pub const SAIBLO_MIN: u8 = 9;
 pub const SAIBLO_MAX: u8 = 12;
 pub const GOMOKU_MIN: u8 = 7;
-pub const GOMOKU_MAX: u8 = 19;
+/// Gomocup's freestyle board is 20×20.
+pub const GOMOKU_MAX: u8 = 20;
 
 impl GameSpec {
     /// Standard Connect Four, 7 wide and 6 high.
@@ -48,7 +53,7 @@ impl GameSpec {
 
     /// Whether every game of this spec is played on the same board.
     pub fn is_random(&self) -> bool {
-        matches!(self, GameSpec::Connect4Saiblo)
+        matches!(self, GameSpec::Connect4Saiblo | GameSpec::GomokuSizes { .. })
     }
 
     /// A new game at its starting position (stochastic games get their two opening tiles).
@@ -70,6 +75,7 @@ impl GameSpec {
                 return GameSpec::Connect4 { width, height, blocked }.new_game(rng);
             }
             GameSpec::Gomoku { size } => AnyGame::Gomoku(Gomoku::new(*size as usize)?),
+            GameSpec::GomokuSizes { min, max } => AnyGame::Gomoku(Gomoku::new(rng.random_range(*min..=*max) as usize)?),
             GameSpec::Twenty48 => {
                 let mut g = Twenty48::new();
                 g.sample_chance(rng);
@@ -97,23 +103,30 @@ impl GameSpec {
     }
 
     /// Whether a game on the concrete board `board` is one of this spec's: the same spec, or
-    /// for `connect4:saiblo` a board it could have drawn (9–12 × 9–12, one blocked cell).
+    /// for a random spec a board it could have drawn (`connect4:saiblo`: 9–12 × 9–12, one
+    /// blocked cell; `gomoku:9-15`: 9×9 to 15×15).
     pub fn admits(&self, board: &GameSpec) -> bool {
         match (self, board) {
             (GameSpec::Connect4Saiblo, GameSpec::Connect4 { width, height, blocked }) => {
                 let sizes = SAIBLO_MIN..=SAIBLO_MAX;
                 sizes.contains(width) && sizes.contains(height) && blocked.len() == 1
             }
+            (GameSpec::GomokuSizes { min, max }, GameSpec::Gomoku { size }) => (min..=max).contains(&size),
             _ => self == board,
         }
     }
 
-    /// The largest Connect Four board of this spec (width, height): its board, or 12×12 for
-    /// `connect4:saiblo`; None for other games.
+    /// The largest board (width, height) of a game an any-size network can play
+    /// ([`crate::net::model::Architecture::any_size`]): the board, or the largest a random
+    /// spec draws (12×12 for `connect4:saiblo`, 15×15 for `gomoku:9-15`); None for games
+    /// without frames (2048, 2584).
     pub fn largest_board(&self) -> Option<(usize, usize)> {
         match self {
             GameSpec::Connect4 { width, height, .. } => Some((*width as usize, *height as usize)),
             GameSpec::Connect4Saiblo => Some((SAIBLO_MAX as usize, SAIBLO_MAX as usize)),
+            GameSpec::Gomoku { size } | GameSpec::GomokuSizes { max: size, .. } => {
+                Some((*size as usize, *size as usize))
+            }
             _ => None,
         }
     }
@@ -136,7 +149,7 @@ impl GameSpec {
     pub fn family(&self) -> &'static str {
         match self {
             GameSpec::Connect4 { .. } | GameSpec::Connect4Saiblo => "connect4",
-            GameSpec::Gomoku { .. } => "gomoku",
+            GameSpec::Gomoku { .. } | GameSpec::GomokuSizes { .. } => "gomoku",
             GameSpec::Twenty48 => "2048",
             GameSpec::Fib2584 { .. } => "2584",
         }
@@ -183,7 +196,8 @@ impl FromStr for GameSpec {
     type Err = GameError;
 
     /// `connect4`, `connect4:WxH`, `connect4:WxH:C.R[,C.R...]` (blocked cells, 1-based column
-    /// and row from the bottom), `connect4:saiblo`, `gomoku`, `gomoku:N`, `2048`, `2584`,
+    /// and row from the bottom), `connect4:saiblo`, `gomoku`, `gomoku:N`, `gomoku:MIN-MAX`
+    /// (a size drawn per game), `2048`, `2584`,
     /// `2584:1-2`, `2584:1-3`, or either with the 1-tile's percent (`2584:1-2:90`).
     fn from_str(s: &str) -> Result<GameSpec, GameError> {
         let text = s.trim();
@@ -229,15 +243,31 @@ impl FromStr for GameSpec {
                 _ => return Err(spec_err(text, "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo")),
             },
             "gomoku" => {
-                let size = match rest.as_slice() {
-                    [] => 15,
-                    [n] => parse_u8(text, "size", n)?,
-                    _ => return Err(spec_err(text, "expected gomoku or gomoku:N")),
+                let range = rest.first().is_some_and(|r| r.contains('-'));
+                let sizes = match rest.as_slice() {
+                    [] => (15, 15),
+                    [range] if range.contains('-') => {
+                        let (min, max) = range.split_once('-').unwrap_or_default();
+                        (parse_u8(text, "smallest size", min)?, parse_u8(text, "largest size", max)?)
+                    }
+                    [n] => (parse_u8(text, "size", n)?, parse_u8(text, "size", n)?),
+                    _ => return Err(spec_err(text, "expected gomoku, gomoku:N or gomoku:MIN-MAX")),
                 };
-                if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
-                    return Err(spec_err(text, format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}")));
+                for size in [sizes.0, sizes.1] {
+                    if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
+                        return Err(spec_err(text, format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}")));
+                    }
                 }
-                GameSpec::Gomoku { size }
+                match sizes {
+                    (size, _) if !range => GameSpec::Gomoku { size },
+                    (min, max) if min < max => GameSpec::GomokuSizes { min, max },
+                    (min, max) => {
+                        let reason = format!(
+                            "sizes {min}-{max} are not a range from smaller to larger (one size: gomoku:{min})"
+                        );
+                        return Err(spec_err(text, reason));
+                    }
+                }
             }
             "2048" => match rest.as_slice() {
                 [] => GameSpec::Twenty48,
@@ -265,6 +295,7 @@ impl fmt::Display for GameSpec {
             }
             GameSpec::Connect4Saiblo => write!(f, "connect4:saiblo"),
             GameSpec::Gomoku { size } => write!(f, "gomoku:{size}"),
+            GameSpec::GomokuSizes { min, max } => write!(f, "gomoku:{min}-{max}"),
             GameSpec::Twenty48 => write!(f, "2048"),
             GameSpec::Fib2584 { odds } => {
                 write!(f, "2584:1-{}", odds.big())?;
@@ -321,17 +352,10 @@ impl AnyGame {
         with_game!(self, g => g.spec())
     }
 
-    /// The position in a `width × height` frame ([`Connect4::framed`]); only Connect Four
-    /// boards have one.
+    /// The position in a `width × height` frame ([`Game::in_frame`]); only Connect Four and
+    /// Gomoku boards have one.
     pub fn framed(self, width: usize, height: usize) -> Result<AnyGame, GameError> {
-        match self {
-            AnyGame::Connect4(g) => g.framed(width, height).map(AnyGame::Connect4),
-            AnyGame::Connect4Wide(g) => g.framed(width, height).map(AnyGame::Connect4Wide),
-            other => Err(GameError::Spec {
-                spec: other.spec().to_string(),
-                reason: "only Connect Four boards are played by an any-size network".into(),
-            }),
-        }
+        with_game!(&self, g => g.in_frame(width, height).map(AnyGame::from))
     }
 }
 
@@ -376,6 +400,7 @@ mod tests {
             "connect4:saiblo",
             "gomoku:15",
             "gomoku:7",
+            "gomoku:9-15",
             "2048",
             "2584:1-2",
             "2584:1-3",
@@ -405,7 +430,11 @@ mod tests {
             ("connect4:7x13", "height 13 is outside 4..=12"),
             ("connect4:7by6", "size must look like WxH"),
             ("connect4:7x6:8.1", "blocked cell 8.1 is off the 7x6 board"),
-            ("gomoku:20", "size 20 is outside 7..=19"),
+            ("gomoku:21", "size 21 is outside 7..=20"),
+            ("gomoku:15-9", "sizes 15-9 are not a range from smaller to larger"),
+            ("gomoku:9-9", "sizes 9-9 are not a range"),
+            ("gomoku:9-21", "size 21 is outside 7..=20"),
+            ("gomoku:9-x", "largest size \"x\" is not a number"),
             ("gomoku:x", "size \"x\" is not a number"),
             ("chess", "unknown game"),
             ("2584:1-4", "expected 2584"),

@@ -6,6 +6,7 @@
 
 use super::checkpoint::Loaded;
 use super::infer::NetEvaluator;
+use super::model::Architecture;
 use crate::game::{Action, FromAnyGame, Game, GameSpec};
 use crate::rng::Rng;
 use crate::search::config::SearchConfig;
@@ -27,47 +28,95 @@ pub enum NetPlayerError {
 pub struct NetAgent<G: Game> {
     /// One-player games' values are read with the config's `max_return`.
     search: Searcher<G>,
-    evaluator: Box<dyn Evaluator>,
+    evaluator: Evaluation,
     name: String,
-    /// An any-size network's frame: every position is searched framed into it.
-    frame: Option<(usize, usize)>,
+}
+
+/// What a network player evaluates with.
+enum Evaluation {
+    /// A network of one board, alone or averaged over symmetries (or any evaluator).
+    Fixed(Box<dyn Evaluator>),
+    /// An any-size network: every position is searched framed, in the frame `trained`
+    /// (the architecture it trained with) has, or one grown to hold a larger board
+    /// ([`Architecture::frame_for`]).
+    AnySize { network: NetEvaluator, trained: Architecture },
+}
+
+impl Evaluation {
+    fn get(&mut self) -> &mut dyn Evaluator {
+        match self {
+            Evaluation::Fixed(evaluator) => evaluator.as_mut(),
+            Evaluation::AnySize { network, .. } => network,
+        }
+    }
 }
 
 impl<G: Game> NetAgent<G> {
     /// `evaluator` is the network, alone or wrapped (e.g. in
     /// [`crate::search::evaluator::SymmetryAveraged`]).
     pub fn new(evaluator: impl Evaluator + 'static, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
-        NetAgent { search: Searcher::new(config, false, rng), evaluator: Box::new(evaluator), name, frame: None }
+        let evaluator = Evaluation::Fixed(Box::new(evaluator));
+        NetAgent { search: Searcher::new(config, false, rng), evaluator, name }
     }
 
-    /// The same, for an any-size network ([`super::model::Architecture::frame`]): positions
-    /// are framed into its size before they are searched (moves are the same columns).
-    pub fn with_frame(mut self, frame: Option<(usize, usize)>) -> NetAgent<G> {
-        self.frame = frame;
-        self
+    /// The same for an any-size network ([`Architecture::any_size`]): positions are framed
+    /// before they are searched (moves keep their numbers), in its own frame or, for a
+    /// larger board than it trained on, one that holds it (its weights do not depend on the
+    /// frame).
+    pub fn any_size(network: NetEvaluator, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
+        let trained = network.arch().clone();
+        let evaluator = Evaluation::AnySize { network, trained };
+        NetAgent { search: Searcher::new(config, false, rng), evaluator, name }
     }
 
-    /// `game` as the network takes it; a board larger than the frame is an error.
-    fn framed(&self, game: &G) -> Result<G, MoveError> {
-        match self.frame {
-            None => Ok(game.clone()),
-            Some((width, height)) => game.in_frame(width, height).map_err(|_| MoveError::BoardTooLarge {
-                player: self.name.clone(),
-                spec: game.spec(),
-                width,
-                height,
-            }),
+    /// The frame positions are searched in now: an any-size network's; None for a network
+    /// of one board.
+    pub fn frame(&self) -> Option<(usize, usize)> {
+        match &self.evaluator {
+            Evaluation::Fixed(_) => None,
+            Evaluation::AnySize { network, .. } => network.arch().frame(),
         }
+    }
+
+    /// `game` as the network takes it: framed for an any-size network (in a larger frame
+    /// for a larger board than it trained on); a board of another game is an error.
+    fn framed(&mut self, game: &G) -> Result<G, MoveError> {
+        let Evaluation::AnySize { network, trained } = &mut self.evaluator else { return Ok(game.clone()) };
+        let spec = game.spec();
+        if spec.family() != trained.game.family() {
+            return Err(MoveError::OtherGame { player: self.name.clone(), network: trained.game.clone(), spec });
+        }
+        let shape = game.plane_shape();
+        let frame = trained.frame_for((shape.width, shape.height));
+        let error = |source: Box<dyn std::error::Error + Send + Sync>| MoveError::Frame {
+            player: self.name.clone(),
+            spec: spec.clone(),
+            source,
+        };
+        if network.arch().frame() != Some(frame) {
+            network.reframe(frame).map_err(|e| error(e.into()))?;
+            if Some(frame) != trained.frame() {
+                let (own, name) = ((trained.width, trained.height), &self.name);
+                tracing::info!(
+                    "{name}: trained on boards up to {}x{}, plays {spec} in a {}x{} frame",
+                    own.0,
+                    own.1,
+                    frame.0,
+                    frame.1
+                );
+            }
+        }
+        game.in_frame(frame.0, frame.1).map_err(|e| error(e.into()))
     }
 
     /// [`Self::framed`], for the [`Agent`] methods that cannot return an error (a match
     /// checks the board against the network before it starts: [`Self::check_board`]).
-    fn framed_or_panic(&self, game: &G) -> G {
+    fn framed_or_panic(&mut self, game: &G) -> G {
         self.framed(game).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Whether the network can play `game`'s board: an error naming both where it cannot.
-    pub fn check_board(&self, game: &G) -> Result<(), MoveError> {
+    pub fn check_board(&mut self, game: &G) -> Result<(), MoveError> {
         self.framed(game).map(|_| ())
     }
 
@@ -76,7 +125,7 @@ impl<G: Game> NetAgent<G> {
         let game = self.framed_or_panic(game);
         self.search.set_root(&game);
         let sims = self.search.config().simulations;
-        self.search.search_with(&mut self.evaluator, sims);
+        self.search.search_with(self.evaluator.get(), sims);
         &self.search
     }
 
@@ -96,7 +145,7 @@ impl<G: Game> NetAgent<G> {
         // One search planned for `max_playouts` and cut short by the clock: Gumbel mode's
         // sequential halving plans its phases for the budget it is given.
         let go_on = |evaluations: u32| !evaluations.is_multiple_of(CHUNK) || Instant::now() < deadline;
-        self.search.search_while(&mut self.evaluator, max_playouts.max(1), go_on);
+        self.search.search_while(self.evaluator.get(), max_playouts.max(1), go_on);
         self.search.choose_move(0.0)
     }
 
@@ -113,7 +162,7 @@ impl<G: Game> NetAgent<G> {
         let mut logits = vec![0.0; game.num_actions()];
         let mut value = [0.0f32];
         game.encode_planes(&mut planes);
-        self.evaluator.evaluate(&planes, 1, &mut logits, &mut value);
+        self.evaluator.get().evaluate(&planes, 1, &mut logits, &mut value);
         let mut legal = Vec::new();
         game.legal_actions(&mut legal);
         let best = legal.into_iter().max_by(|&a, &b| logits[a as usize].total_cmp(&logits[b as usize]));
@@ -140,13 +189,14 @@ impl<G: Game + FromAnyGame> NetAgent<G> {
         if search.max_return == SearchConfig::default().max_return {
             search.max_return = architecture.return_scale().max_return;
         }
-        let frame = architecture.frame();
-        if frame.is_some() && average_symmetries {
-            tracing::info!("an any-size network plays without symmetry averaging");
+        if architecture.any_size {
+            if average_symmetries {
+                tracing::info!("an any-size network plays without symmetry averaging");
+            }
+            return Ok(NetAgent::any_size(NetEvaluator::new(loaded.model), search, name, rng));
         }
-        if !average_symmetries || frame.is_some() {
-            let network = NetEvaluator::new(loaded.model);
-            return Ok(NetAgent::new(network, search, name, rng).with_frame(frame));
+        if !average_symmetries {
+            return Ok(NetAgent::new(NetEvaluator::new(loaded.model), search, name, rng));
         }
         // The symmetry maps only need the board's shape: the checkpoint's game has it.
         let board =

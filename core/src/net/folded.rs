@@ -17,7 +17,7 @@
 //! nothing per evaluation. Training keeps the real batch norms in [`super::model`].
 
 use super::any_size;
-use super::model::{infer_with, Architecture, ConvBn, Model, PolicyOut, BN_EPS};
+use super::model::{infer_with, Architecture, ArchitectureError, ConvBn, Model, PolicyOut, BN_EPS};
 use super::precision::Precision;
 use tch::{Device, Kind, Tensor};
 
@@ -97,7 +97,7 @@ impl Linear {
 enum FoldedPolicyOut {
     Fc(Linear),
     Conv(FoldedConv),
-    Column { global: Linear, out: FoldedConv },
+    Pooled { global: Linear, out: FoldedConv },
 }
 
 /// The inference-only form of a [`Model`]: same outputs, fewer and faster ops.
@@ -131,8 +131,8 @@ impl FoldedNetwork {
             policy_out: match &net.policy_out {
                 PolicyOut::Fc(fc) => FoldedPolicyOut::Fc(Linear::new(fc, kind)),
                 PolicyOut::Conv(c) => FoldedPolicyOut::Conv(FoldedConv::plain(c, kind)),
-                PolicyOut::Column { global, out } => {
-                    FoldedPolicyOut::Column { global: Linear::new(global, kind), out: FoldedConv::plain(out, kind) }
+                PolicyOut::Pooled { global, out } => {
+                    FoldedPolicyOut::Pooled { global: Linear::new(global, kind), out: FoldedConv::plain(out, kind) }
                 }
             },
             value_conv: conv(&net.value_conv),
@@ -172,7 +172,7 @@ impl FoldedNetwork {
         let p = match &self.policy_out {
             FoldedPolicyOut::Fc(fc) => fc.forward(&p.flatten(1, -1)),
             FoldedPolicyOut::Conv(conv) => conv.forward(&p).flatten(1, -1),
-            FoldedPolicyOut::Column { .. } => unreachable!("a column head is any-size (validated)"),
+            FoldedPolicyOut::Pooled { .. } => unreachable!("a pooled head is any-size (validated)"),
         };
         let mut v = self.value_conv.forward(&x);
         let _ = v.relu_();
@@ -185,10 +185,14 @@ impl FoldedNetwork {
     /// [`Self::forward`] of an any-size network: every layer's output masked to the board
     /// (as [`super::model::Network`] does at inference), pooled heads.
     fn forward_any_size(&self, xs: &Tensor) -> (Tensor, Tensor) {
-        let mask = any_size::board_mask(xs);
+        let board = self.arch.policy_head.any_size_board().expect("an any-size network (validated)");
+        let mask = board.mask(xs);
+        // In place, as in `forward`: a product would allocate, and could lose the
+        // channels-last layout the convolutions run fastest in.
         let masked = |mut t: Tensor| {
             let _ = t.relu_();
-            t * &mask
+            t *= &mask;
+            t
         };
         let mut x = masked(self.stem.forward(&channels_last(&(xs * &mask))));
         for (a, b) in &self.blocks {
@@ -197,15 +201,23 @@ impl FoldedNetwork {
             z += &x;
             x = masked(z);
         }
-        let FoldedPolicyOut::Column { global, out } = &self.policy_out else {
-            unreachable!("an any-size network has a column head (validated)")
+        let FoldedPolicyOut::Pooled { global, out } = &self.policy_out else {
+            unreachable!("an any-size network has a pooled head (validated)")
         };
-        let p = self.policy_conv.forward(&x) * &mask;
-        let p = any_size::policy_logits(&p, &x, &mask, xs, |g| global.forward(g), |p| out.forward(p));
+        let mut p = self.policy_conv.forward(&x);
+        p *= &mask;
+        let p = any_size::policy_logits(board, &p, &x, &mask, xs, |g| global.forward(g), |p| out.forward(p));
         let v = masked(self.value_conv.forward(&x));
         let hidden = self.value_fc1.forward(&any_size::pool(&v, &mask)).relu();
         let v = self.value_fc2.forward(&hidden).tanh().squeeze_dim(1);
         (p, v)
+    }
+
+    /// An any-size network in another frame ([`Architecture::reframed`]): its weights do
+    /// not depend on the frame, so only the shape it is fed changes.
+    pub fn reframe(&mut self, frame: (usize, usize)) -> Result<(), ArchitectureError> {
+        self.arch = self.arch.reframed(frame)?;
+        Ok(())
     }
 
     /// Inference on a batch of input planes laid out back to back; writes logits and values

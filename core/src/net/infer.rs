@@ -1,7 +1,7 @@
 //! The network as the search's [`Evaluator`].
 
 use super::folded::FoldedNetwork;
-use super::model::Model;
+use super::model::{Architecture, ArchitectureError, Model};
 use super::precision::Precision;
 use crate::search::evaluator::Evaluator;
 
@@ -26,6 +26,16 @@ impl NetEvaluator {
     /// An evaluator of `model` as it is now (later changes to its weights are not seen).
     pub fn folding(model: &Model, precision: Precision) -> NetEvaluator {
         NetEvaluator { network: FoldedNetwork::new(model, precision), evals: 0, batches: 0 }
+    }
+
+    /// The network's architecture (its frame, for an any-size network).
+    pub fn arch(&self) -> &Architecture {
+        self.network.arch()
+    }
+
+    /// An any-size network in another frame ([`FoldedNetwork::reframe`]).
+    pub fn reframe(&mut self, frame: (usize, usize)) -> Result<(), ArchitectureError> {
+        self.network.reframe(frame)
     }
 }
 

@@ -39,6 +39,9 @@ pub enum PolicyHead {
     /// 1×1 convolution plus globally pooled features, then one logit per cell, read at each
     /// column's playable cell: one logit per column whatever the board's width.
     Column,
+    /// An any-size Gomoku network's: the column head's layers, with each point's logit read
+    /// at its cell, numbered by the board's own size whatever the frame.
+    Point,
 }
 
 impl PolicyHead {
@@ -47,6 +50,17 @@ impl PolicyHead {
             PolicyHead::Fc => "fc",
             PolicyHead::Conv => "conv",
             PolicyHead::Column => "column",
+            PolicyHead::Point => "point",
+        }
+    }
+
+    /// The boards an any-size network with this head plays; None for the heads of
+    /// board-specific networks.
+    pub fn any_size_board(self) -> Option<any_size::Board> {
+        match self {
+            PolicyHead::Column => Some(any_size::Board::Connect4),
+            PolicyHead::Point => Some(any_size::Board::Gomoku),
+            PolicyHead::Fc | PolicyHead::Conv => None,
         }
     }
 
@@ -109,25 +123,32 @@ pub enum ArchitectureError {
         "a convolutional policy head needs one move per board cell, but {game} has {actions} moves on {cells} cells"
     )]
     ConvHeadMoves { game: GameSpec, actions: usize, cells: usize },
-    /// The column head without an any-size network, or an any-size network with another.
+    /// An any-size head (column, point) without an any-size network, or an any-size
+    /// network with another head.
     #[error("policy head {} {} an any-size network", .head.name(), if *.any_size { "cannot be that of" } else { "needs" })]
     AnySizeHead { head: PolicyHead, any_size: bool },
-    #[error("an any-size network plays Connect Four boards, not {0}")]
+    #[error("an any-size network plays Connect Four or Gomoku boards, not {0}")]
     AnySizeGame(GameSpec),
+    /// An any-size network whose head reads the moves of another game's boards.
+    #[error("an any-size network for {game} has the {} policy head, not {}", .want.name(), .head.name())]
+    AnySizeHeadGame { game: GameSpec, head: PolicyHead, want: PolicyHead },
     /// The game a new network is asked for cannot start.
     #[error(transparent)]
     Game(#[from] crate::game::GameError),
     /// The policy head asked for (`--policy-head`) cannot play the game.
     #[error("--policy-head")]
     PolicyHeadChoice(#[source] Box<ArchitectureError>),
-    /// The frame must hold the game's largest board and fit the largest Connect Four board.
+    /// The frame must hold the spec's largest board and be no larger than the game's
+    /// largest (a square for Gomoku).
     #[error(
-        "an any-size network for {game} needs a frame of at least {}x{} and at most {}x{}, not {}x{}",
-        .least.0, .least.1, .most.0, .most.1, .frame.0, .frame.1
+        "an any-size network for {game} needs a {}frame of at least {}x{} and at most {}x{}, not {}x{}",
+        if *.square { "square " } else { "" }, .least.0, .least.1, .most.0, .most.1, .frame.0, .frame.1
     )]
-    AnySizeFrame { game: GameSpec, least: (usize, usize), most: (usize, usize), frame: (usize, usize) },
-    #[error("an any-size network has one move per column: {actions} moves on {columns} columns")]
-    AnySizeMoves { actions: usize, columns: usize },
+    AnySizeFrame { game: GameSpec, least: (usize, usize), most: (usize, usize), frame: (usize, usize), square: bool },
+    #[error(
+        "an any-size network for {game} has one move per column or point of its frame ({expected}), not {actions}"
+    )]
+    AnySizeMoves { game: GameSpec, actions: usize, expected: usize },
     #[error("an any-size network takes {least}..={most} input planes, not {planes}")]
     AnySizePlanes { planes: usize, least: usize, most: usize },
     /// The network's input or moves are not the game's: `network` as its sidecar says,
@@ -139,9 +160,6 @@ pub enum ArchitectureError {
         .encoded.0.channels, .encoded.0.width, .encoded.0.height, .encoded.1
     )]
     InputMismatch { game: GameSpec, network: (PlaneShape, usize), encoded: (PlaneShape, usize) },
-    /// A board larger than an any-size network's `width × height` frame.
-    #[error("{game} is larger than the {width}x{height} boards this network plays")]
-    BoardTooLarge { game: GameSpec, width: usize, height: usize },
 }
 
 /// Most hidden units [`Architecture::validate`] accepts in the value head.
@@ -169,8 +187,8 @@ pub struct Architecture {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_return: Option<u64>,
     /// Fully convolutional with a board mask ([`super::any_size`]): plays every Connect Four
-    /// board up to `width × height` (the largest it supports), each framed into that size,
-    /// with weights that do not depend on the size.
+    /// (or Gomoku) board up to `width × height` (the largest it supports), each framed into
+    /// that size, with weights that do not depend on the size.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub any_size: bool,
 }
@@ -215,19 +233,23 @@ impl Architecture {
         }
     }
 
-    /// An any-size network for the Connect Four boards of `game` (a board or
-    /// `connect4:saiblo`), playing every board up to `width × height`.
+    /// An any-size network for the boards of `game` (Connect Four: a board or
+    /// `connect4:saiblo`; Gomoku: a board or a range such as `gomoku:9-15`), playing every
+    /// board up to `width × height` ([`Architecture::validate`] refuses other games).
     pub fn any_size(game: GameSpec, width: usize, height: usize, blocks: usize, channels: usize) -> Architecture {
+        let (policy_head, actions) =
+            if game.family() == "gomoku" { (PolicyHead::Point, width * height) } else { (PolicyHead::Column, width) };
+        let board = policy_head.any_size_board().expect("an any-size head");
         Architecture {
             game,
             blocks,
             channels,
-            input_channels: super::any_size::MIN_INPUT_PLANES,
+            input_channels: board.default_input_planes(),
             height,
             width,
-            actions: width,
+            actions,
             value_hidden: 64,
-            policy_head: PolicyHead::Column,
+            policy_head,
             max_return: None,
             any_size: true,
         }
@@ -239,18 +261,24 @@ impl Architecture {
         self.any_size.then_some((self.width, self.height))
     }
 
-    /// `game` as this network takes it: framed into its size when it is an any-size network
-    /// (an error for a larger board), as it is otherwise.
-    pub fn frame_game(&self, game: crate::game::AnyGame) -> Result<crate::game::AnyGame, ArchitectureError> {
+    /// The frame an any-size network plays boards up to `largest` in: its own, grown to
+    /// hold them (its weights do not depend on the frame, so the network that trained on
+    /// 9×9 to 15×15 plays 20×20 in a 20×20 frame: [`Architecture::reframed`]).
+    pub fn frame_for(&self, largest: (usize, usize)) -> (usize, usize) {
+        (self.width.max(largest.0), self.height.max(largest.1))
+    }
+
+    /// The same any-size network in another frame: as many moves as the frame has columns
+    /// (Connect Four) or cells (Gomoku). An error for a board-specific network, or a frame
+    /// smaller than the boards it trained on or larger than the game's largest board.
+    pub fn reframed(&self, (width, height): (usize, usize)) -> Result<Architecture, ArchitectureError> {
         if !self.any_size {
-            return Ok(game);
+            return Err(ArchitectureError::AnySizeHead { head: self.policy_head, any_size: false });
         }
-        let spec = game.spec();
-        game.framed(self.width, self.height).map_err(|_| ArchitectureError::BoardTooLarge {
-            game: spec,
-            width: self.width,
-            height: self.height,
-        })
+        let actions = if self.policy_head == PolicyHead::Point { width * height } else { width };
+        let arch = Architecture { width, height, actions, ..self.clone() };
+        arch.validate()?;
+        Ok(arch)
     }
 
     /// The same with another policy head.
@@ -290,11 +318,12 @@ impl Architecture {
         let hidden = self.value_hidden;
         let range = format!("within 1..={MAX_VALUE_HIDDEN}");
         SettingError::check((1..=MAX_VALUE_HIDDEN).contains(&hidden), "value_hidden", hidden, range)?;
-        if self.any_size != (self.policy_head == PolicyHead::Column) {
+        let board = self.policy_head.any_size_board();
+        if self.any_size != board.is_some() {
             return Err(ArchitectureError::AnySizeHead { head: self.policy_head, any_size: self.any_size });
         }
-        if self.any_size {
-            return self.check_any_size();
+        if let Some(board) = board {
+            return self.check_any_size(board);
         }
         if self.policy_head == PolicyHead::Conv && self.actions != self.height * self.width {
             return Err(ArchitectureError::ConvHeadMoves {
@@ -306,21 +335,32 @@ impl Architecture {
         self.check_input_matches_game()
     }
 
-    /// An any-size network: Connect Four, one move per column of its frame, the planes its
-    /// mask reads, and a frame that holds the game's boards.
-    fn check_any_size(&self) -> Result<(), ArchitectureError> {
-        let Some(least) = self.game.largest_board() else {
-            return Err(ArchitectureError::AnySizeGame(self.game.clone()));
+    /// An any-size network: Connect Four (column head) or Gomoku (point head), a frame that
+    /// holds the game's boards, one move per column or point of it, and the planes its mask
+    /// and policy read.
+    fn check_any_size(&self, board: any_size::Board) -> Result<(), ArchitectureError> {
+        let game = self.game.clone();
+        let (want, most, expected) = match game.family() {
+            "connect4" => (PolicyHead::Column, (spec::C4_MAX_WIDTH, spec::C4_MAX_HEIGHT), self.width),
+            "gomoku" => (PolicyHead::Point, (spec::GOMOKU_MAX, spec::GOMOKU_MAX), self.width * self.height),
+            _ => return Err(ArchitectureError::AnySizeGame(game)),
         };
-        let most = (spec::C4_MAX_WIDTH as usize, spec::C4_MAX_HEIGHT as usize);
+        if want != self.policy_head {
+            return Err(ArchitectureError::AnySizeHeadGame { game, head: self.policy_head, want });
+        }
+        let least = game.largest_board().expect("Connect Four and Gomoku boards have a largest");
+        let most = (most.0 as usize, most.1 as usize);
         let frame = (self.width, self.height);
-        if frame.0 < least.0 || frame.1 < least.1 || frame.0 > most.0 || frame.1 > most.1 {
-            return Err(ArchitectureError::AnySizeFrame { game: self.game.clone(), least, most, frame });
+        let fits = least.0 <= frame.0 && frame.0 <= most.0 && least.1 <= frame.1 && frame.1 <= most.1;
+        // A Gomoku board is a square in the corner of a square frame.
+        let square = want == PolicyHead::Point;
+        if !fits || (square && frame.0 != frame.1) {
+            return Err(ArchitectureError::AnySizeFrame { game, least, most, frame, square });
         }
-        if self.actions != self.width {
-            return Err(ArchitectureError::AnySizeMoves { actions: self.actions, columns: self.width });
+        if self.actions != expected {
+            return Err(ArchitectureError::AnySizeMoves { game, actions: self.actions, expected });
         }
-        let (least, most) = (super::any_size::MIN_INPUT_PLANES, connect4_planes());
+        let (least, most) = (board.min_input_planes(), board.encoded_planes());
         if !(least..=most).contains(&self.input_channels) {
             return Err(ArchitectureError::AnySizePlanes { planes: self.input_channels, least, most });
         }
@@ -376,7 +416,7 @@ impl Architecture {
         let policy = match self.policy_head {
             PolicyHead::Fc => 2.0 * c * cells + 2.0 * cells * self.actions as f64,
             PolicyHead::Conv => c * c * cells + c * cells,
-            PolicyHead::Column => c * c * cells + 3.0 * c * c + c * cells,
+            PolicyHead::Column | PolicyHead::Point => c * c * cells + 3.0 * c * c + c * cells,
         };
         let hidden = self.value_hidden as f64;
         let value =
@@ -425,8 +465,8 @@ pub(crate) enum PolicyOut {
     /// From the policy planes of a cell to that cell's logit (1×1, with bias).
     Conv(nn::Conv2D),
     /// The globally pooled trunk to a bias per policy channel, then a cell's channels to its
-    /// logit (1×1), read per column ([`any_size::policy_logits`]).
-    Column { global: nn::Linear, out: nn::Conv2D },
+    /// logit (1×1), read per column or point ([`any_size::policy_logits`]).
+    Pooled { global: nn::Linear, out: nn::Conv2D },
 }
 
 /// The network; its weights live in the [`nn::VarStore`] it was built in.
@@ -463,9 +503,9 @@ impl Network {
                 ConvBn::new(root / "policy", c, c, 1),
                 PolicyOut::Conv(nn::conv2d(root / "policy" / "out", c, 1, 1, Default::default())),
             ),
-            PolicyHead::Column => (
+            PolicyHead::Column | PolicyHead::Point => (
                 ConvBn::new(root / "policy", c, c, 1),
-                PolicyOut::Column {
+                PolicyOut::Pooled {
                     global: nn::linear(root / "policy" / "global", any_size::POOLED * c, c, Default::default()),
                     out: nn::conv2d(root / "policy" / "out", c, 1, 1, Default::default()),
                 },
@@ -495,7 +535,7 @@ impl Network {
         let p = match &self.policy_out {
             PolicyOut::Fc(fc) => p.flatten(1, -1).apply(fc),
             PolicyOut::Conv(conv) => p.apply(conv).flatten(1, -1),
-            PolicyOut::Column { .. } => unreachable!("a column head is any-size (validated)"),
+            PolicyOut::Pooled { .. } => unreachable!("a pooled head is any-size (validated)"),
         };
         let v = self
             .value_conv
@@ -513,17 +553,18 @@ impl Network {
     /// [`Network::forward`] of an any-size network ([`any_size`]): every layer masked to the
     /// board, pooled heads.
     fn forward_any_size(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
-        let mask = any_size::board_mask(xs);
+        let board = self.arch.policy_head.any_size_board().expect("an any-size network (validated)");
+        let mask = board.mask(xs);
         let mut x = self.stem.forward_masked(&(xs * &mask), &mask, train).relu();
         for (a, b) in &self.blocks {
             let y = a.forward_masked(&x, &mask, train).relu();
             x = (b.forward_masked(&y, &mask, train) + x).relu();
         }
-        let PolicyOut::Column { global, out } = &self.policy_out else {
-            unreachable!("an any-size network has a column head (validated)")
+        let PolicyOut::Pooled { global, out } = &self.policy_out else {
+            unreachable!("an any-size network has a pooled head (validated)")
         };
         let p = self.policy_conv.forward_masked(&x, &mask, train);
-        let p = any_size::policy_logits(&p, &x, &mask, xs, |g| g.apply(global), |p| p.apply(out));
+        let p = any_size::policy_logits(board, &p, &x, &mask, xs, |g| g.apply(global), |p| p.apply(out));
         let v = self.value_conv.forward_masked(&x, &mask, train).relu();
         let v = any_size::pool(&v, &mask).apply(&self.value_fc1).relu().apply(&self.value_fc2).tanh().squeeze_dim(1);
         (p, v)
@@ -584,9 +625,4 @@ pub(crate) fn infer_with(
     let v = v.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
     p.copy_data(&mut policy[..batch * a.actions], batch * a.actions);
     v.copy_data(&mut value[..batch], batch);
-}
-
-/// The input planes of a Connect Four position today.
-fn connect4_planes() -> usize {
-    crate::game::connect4::Connect4::<u64>::standard().plane_shape().channels
 }

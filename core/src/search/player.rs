@@ -30,9 +30,12 @@ pub trait Agent<G: Game>: Send {
 /// Why a player could not move (in a match, it forfeits the game).
 #[derive(Debug, thiserror::Error)]
 pub enum MoveError {
-    /// The board is larger than the `width × height` frame of the player's any-size network.
-    #[error("{player}: {spec} is larger than the {width}x{height} boards its network plays")]
-    BoardTooLarge { player: String, spec: GameSpec, width: usize, height: usize },
+    /// A network player asked to play another game's board (`network`: its network's game).
+    #[error("{player}: a network for {network} cannot play {spec}")]
+    OtherGame { player: String, network: GameSpec, spec: GameSpec },
+    /// An any-size network that could not be framed for the board (the source says why).
+    #[error("{player}: cannot frame its network for {spec}")]
+    Frame { player: String, spec: GameSpec, source: Box<dyn std::error::Error + Send + Sync> },
     /// No legal move changes the board: a sliding-tile player asked to move in a lost
     /// position.
     #[error("no move changes the board")]

@@ -37,8 +37,8 @@ pub enum ConfigError {
     /// `net.input_planes` is more than the game encodes.
     #[error("net.input_planes = {planes}: {game} networks take at most {max} planes")]
     TooManyPlanes { planes: usize, game: GameSpec, max: usize },
-    /// `net.any_size` on a game that is not Connect Four.
-    #[error("net.any_size: an any-size network plays Connect Four boards, not {game}")]
+    /// `net.any_size` on a game without boards of several sizes (2048, 2584).
+    #[error("net.any_size: an any-size network plays Connect Four or Gomoku boards, not {game}")]
     AnySizeGame { game: GameSpec },
     /// `net.any_size` with a policy head chosen.
     #[error("net.any_size: an any-size network has its own policy head (leave policy_head auto)")]
