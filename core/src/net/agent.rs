@@ -36,17 +36,22 @@ pub struct NetAgent<G: Game> {
 enum Evaluation {
     /// A network of one board, alone or averaged over symmetries (or any evaluator).
     Fixed(Box<dyn Evaluator>),
-    /// An any-size network: every position is searched framed, in the frame `trained`
-    /// (the architecture it trained with) has, or one grown to hold a larger board
-    /// ([`Architecture::frame_for`]).
-    AnySize { network: NetEvaluator, trained: Architecture },
+    /// An any-size network: every position is searched framed, in the frame the network
+    /// trained in, or one grown to hold a larger board ([`Architecture::frame_for`]).
+    AnySize(Box<AnySizeNet>),
+}
+
+struct AnySizeNet {
+    network: NetEvaluator,
+    /// The architecture it trained with (its own frame).
+    trained: Architecture,
 }
 
 impl Evaluation {
     fn get(&mut self) -> &mut dyn Evaluator {
         match self {
             Evaluation::Fixed(evaluator) => evaluator.as_mut(),
-            Evaluation::AnySize { network, .. } => network,
+            Evaluation::AnySize(any) => &mut any.network,
         }
     }
 }
@@ -65,7 +70,7 @@ impl<G: Game> NetAgent<G> {
     /// frame).
     pub fn any_size(network: NetEvaluator, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
         let trained = network.arch().clone();
-        let evaluator = Evaluation::AnySize { network, trained };
+        let evaluator = Evaluation::AnySize(Box::new(AnySizeNet { network, trained }));
         NetAgent { search: Searcher::new(config, false, rng), evaluator, name }
     }
 
@@ -74,14 +79,15 @@ impl<G: Game> NetAgent<G> {
     pub fn frame(&self) -> Option<(usize, usize)> {
         match &self.evaluator {
             Evaluation::Fixed(_) => None,
-            Evaluation::AnySize { network, .. } => network.arch().frame(),
+            Evaluation::AnySize(any) => any.network.arch().frame(),
         }
     }
 
     /// `game` as the network takes it: framed for an any-size network (in a larger frame
     /// for a larger board than it trained on); a board of another game is an error.
     fn framed(&mut self, game: &G) -> Result<G, MoveError> {
-        let Evaluation::AnySize { network, trained } = &mut self.evaluator else { return Ok(game.clone()) };
+        let Evaluation::AnySize(any) = &mut self.evaluator else { return Ok(game.clone()) };
+        let AnySizeNet { network, trained } = any.as_mut();
         let spec = game.spec();
         if spec.family() != trained.game.family() {
             return Err(MoveError::OtherGame { player: self.name.clone(), network: trained.game.clone(), spec });

@@ -187,8 +187,8 @@ pub struct Architecture {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_return: Option<u64>,
     /// Fully convolutional with a board mask ([`super::any_size`]): plays every Connect Four
-    /// (or Gomoku) board up to `width × height` (the largest it supports), each framed into
-    /// that size, with weights that do not depend on the size.
+    /// (or Gomoku) board, each framed into `width × height` (its spec's largest board) or,
+    /// for a larger one, a frame grown to hold it; no weight depends on the size.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub any_size: bool,
 }
