@@ -368,6 +368,24 @@ mod tests {
     }
 
     #[test]
+    fn an_any_size_brain_starts_on_every_size_it_plays_and_restarts_on_the_same() {
+        let mut b = Brain::new(7..=20, FirstEmpty::default(), "name=\"test\"");
+        assert_eq!(say(&mut b, "START 6"), ["ERROR this network plays boards from 7x7 to 20x20, not 6x6"]);
+        assert_eq!(say(&mut b, "START 21"), ["ERROR this network plays boards from 7x7 to 20x20, not 21x21"]);
+        assert_eq!(say(&mut b, "START x"), ["ERROR START needs a board size, e.g. START 20"]);
+        for size in [7, 13, 20] {
+            assert_eq!(say(&mut b, &format!("START {size}")), ["OK"]);
+            assert_eq!(say(&mut b, &format!("TURN {0},{0}", size - 1)), ["0,0"]);
+            assert_eq!(say(&mut b, "RESTART"), ["OK"]);
+            assert_eq!(b.game().unwrap().size(), size, "RESTART keeps the board");
+            for line in ["BOARD", &format!("{0},{0},2", size - 1), "DONE"] {
+                say(&mut b, line);
+            }
+            assert_eq!((b.game().unwrap().size(), b.game().unwrap().ply()), (size, 2), "BOARD on the started board");
+        }
+    }
+
+    #[test]
     fn board_sets_up_either_side_to_move() {
         let mut b = brain();
         say(&mut b, "START 9");
