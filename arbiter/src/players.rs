@@ -108,7 +108,7 @@ pub enum PlayerError {
     NetPlayer(#[from] NetPlayerError),
     #[error("{} is a network for {network}, not {game}", .path.display())]
     NetworkGame { path: PathBuf, network: GameSpec, game: GameSpec },
-    /// A board a network cannot play (outside an any-size network's frame).
+    /// A board a network cannot play (another game's).
     #[error(transparent)]
     Board(#[from] MoveError),
     #[error("{spec} is not a network player (net:CHECKPOINT)")]
@@ -526,9 +526,9 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
         PlayerSpec::Net { path, .. } => {
             let side = checkpoint::read_sidecar(path)?;
             let arch = &side.architecture;
-            // An any-size network plays every board of its game ([`NetAgent::any_size`]).
-            let same_family = arch.game.family() == game.family();
-            let ok = arch.game == *game || ((arch.any_size || game.is_random()) && same_family);
+            // An any-size network plays every board of its game ([`NetAgent::any_size`]);
+            // another network only its own (not the boards a random spec draws).
+            let ok = arch.game == *game || (arch.any_size && arch.game.family() == game.family());
             if ok {
                 Ok(())
             } else {

@@ -86,7 +86,7 @@ impl NetPlayerArgs {
 
 #[derive(Args)]
 pub struct BestMoveArgs {
-    /// Game (must match the checkpoint's).
+    /// Game (the checkpoint's, or any board of its game for an any-size network).
     #[arg(long, default_value = "connect4")]
     game: String,
     #[command(flatten)]

@@ -10,7 +10,7 @@ use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::{FromAnyGame, Game, GameSpec};
 use dojo_core::net::checkpoint;
 use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::net::model::PolicyHead;
+use dojo_core::net::model::{Architecture, Model, PolicyHead};
 use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::record::GameRecord;
 use dojo_learner::gamelog::GameLog;
@@ -216,6 +216,14 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
     let out = dojo(&["tournament", "--run-dir", path(&run), "--game", "connect4", "--players", "random"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("the run plays gomoku:7-9, not connect4:7x6"), "{stderr}");
+
+    // A network of one board plays that board only, not the boards a random spec draws.
+    let fixed = tmp.path().join("fixed");
+    let model = Model::new(Architecture::for_game(&Gomoku::new(9).unwrap(), 1, 8), tch::Device::Cpu);
+    checkpoint::save(&model, &fixed, 0, 1, None).unwrap();
+    let out = dojo(&["match", "--game", "gomoku:7-9", "--a", &format!("net:{}", path(&fixed)), "--b", "random"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("is a network for gomoku:9, not gomoku:7-9"), "{stderr}");
 
     // A Gomocup brain on every size up to 20: a board larger than the training frame is
     // played in a larger one; past 20 is refused.

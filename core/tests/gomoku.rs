@@ -773,7 +773,7 @@ fn render_shows_stones_coordinates_and_the_last_move() {
 
 #[test]
 fn points_and_actions_agree_on_every_size() {
-    for size in 7..=19usize {
+    for size in 7..=20usize {
         let g = Gomoku::new(size).unwrap();
         for a in 0..(size * size + 3 * size) as Action {
             let (x, y) = g.point(a);

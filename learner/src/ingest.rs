@@ -93,7 +93,7 @@ impl IngestLimits {
     }
 }
 
-/// Largest encoded record accepted (a 19×19 Gomoku game with full policies is far below).
+/// Largest encoded record accepted (a 20×20 Gomoku game with full policies is far below).
 pub const MAX_RECORD_BYTES: usize = 4 << 20;
 
 /// Why a submitted game was refused; the text goes back to the worker verbatim.

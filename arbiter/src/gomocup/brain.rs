@@ -254,7 +254,7 @@ impl<C: MoveChooser> Brain<C> {
         if stones.iter().any(|s| s.2 == 3) {
             return Err("field 3 (stones of a continuous game) is not supported: freestyle games end at five".into());
         }
-        let size = self.game.as_ref().map_or(*self.sizes.end(), |g| g.size());
+        let size = self.game.as_ref().expect("BOARD is refused before START").size();
         let mut game = Gomoku::new(size).map_err(|e| e.to_string())?;
         let point =
             |&(x, y, _): &(usize, usize, u8)| game.action_from_text(&format!("{x},{y}")).map_err(|e| e.to_string());

@@ -163,7 +163,7 @@ pub struct Gomoku {
     frame: u8,
     state: u8,
     /// `2^16 / size + 1`: `a * recip >> 16 == a / size` exactly for every point `a` of the
-    /// board (the error is below `361 / 2^16`, less than the `1 / size` gap to the next
+    /// board (the error is below `400 / 2^16`, less than the `1 / size` gap to the next
     /// integer); a multiply is several times faster than the division on every move.
     recip: u16,
     last: u16,
@@ -175,7 +175,7 @@ pub struct Gomoku {
 }
 
 impl Gomoku {
-    /// The empty `size × size` board; `size` must be in `7..=19`.
+    /// The empty `size × size` board; `size` must be in `7..=20`.
     pub fn new(size: usize) -> Result<Gomoku, GameError> {
         if !(GOMOKU_MIN as usize..=GOMOKU_MAX as usize).contains(&size) {
             return Err(GameError::Spec {

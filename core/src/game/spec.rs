@@ -243,11 +243,11 @@ impl FromStr for GameSpec {
                 _ => return Err(spec_err(text, "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo")),
             },
             "gomoku" => {
-                let range = rest.first().is_some_and(|r| r.contains('-'));
+                let is_range = rest.first().is_some_and(|r| r.contains('-'));
                 let sizes = match rest.as_slice() {
                     [] => (15, 15),
-                    [range] if range.contains('-') => {
-                        let (min, max) = range.split_once('-').unwrap_or_default();
+                    [sizes] if is_range => {
+                        let (min, max) = sizes.split_once('-').unwrap_or_default();
                         (parse_u8(text, "smallest size", min)?, parse_u8(text, "largest size", max)?)
                     }
                     [n] => (parse_u8(text, "size", n)?, parse_u8(text, "size", n)?),
@@ -259,7 +259,7 @@ impl FromStr for GameSpec {
                     }
                 }
                 match sizes {
-                    (size, _) if !range => GameSpec::Gomoku { size },
+                    (size, _) if !is_range => GameSpec::Gomoku { size },
                     (min, max) if min < max => GameSpec::GomokuSizes { min, max },
                     (min, max) => {
                         let reason = format!(

@@ -92,8 +92,8 @@ impl<G: Game> NetAgent<G> {
         if spec.family() != trained.game.family() {
             return Err(MoveError::OtherGame { player: self.name.clone(), network: trained.game.clone(), spec });
         }
-        let shape = game.plane_shape();
-        let frame = trained.frame_for((shape.width, shape.height));
+        let board = spec.largest_board().expect("Connect Four and Gomoku boards have a size");
+        let frame = trained.frame_for(board);
         let error = |source: Box<dyn std::error::Error + Send + Sync>| MoveError::Frame {
             player: self.name.clone(),
             spec: spec.clone(),
@@ -116,7 +116,7 @@ impl<G: Game> NetAgent<G> {
     }
 
     /// [`Self::framed`], for the [`Agent`] methods that cannot return an error (a match
-    /// checks the board against the network before it starts: [`Self::check_board`]).
+    /// checks its players against its game before it starts: `check_player_for`).
     fn framed_or_panic(&mut self, game: &G) -> G {
         self.framed(game).unwrap_or_else(|e| panic!("{e}"))
     }
@@ -197,7 +197,7 @@ impl<G: Game + FromAnyGame> NetAgent<G> {
         }
         if architecture.any_size {
             if average_symmetries {
-                tracing::info!("an any-size network plays without symmetry averaging");
+                tracing::debug!("an any-size network plays without symmetry averaging");
             }
             return Ok(NetAgent::any_size(NetEvaluator::new(loaded.model), search, name, rng));
         }
@@ -230,7 +230,7 @@ impl<G: Game> Agent<G> for NetAgent<G> {
         self.search.choose_move(0.0)
     }
 
-    /// A board larger than an any-size network's frame is an error here, not a panic.
+    /// A board of another game than an any-size network's is an error here, not a panic.
     fn try_select_move(&mut self, game: &G) -> Result<Action, MoveError> {
         self.check_board(game)?;
         Ok(self.select_move(game))

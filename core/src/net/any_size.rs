@@ -111,7 +111,7 @@ pub fn pool(x: &Tensor, mask: &Tensor) -> Tensor {
 /// The logit of a move the board does not have (a full column, or a column or point in the
 /// frame outside the board): low enough that the softmax gives it nothing (e^-30 ≈ 1e-13),
 /// finite so a zero target times its log probability stays zero in the loss.
-pub const NO_MOVE_LOGIT: f64 = -30.0;
+const NO_MOVE_LOGIT: f64 = -30.0;
 
 /// [batch, width]: each column's logit, read at its playable cell; [`NO_MOVE_LOGIT`] for a
 /// full column or one outside the board, so the frame's columns take no probability.
@@ -128,7 +128,9 @@ fn column_logits(cells: &Tensor, xs: &Tensor) -> Tensor {
 fn point_logits(cells: &Tensor, mask: &Tensor) -> Tensor {
     let frame = cells.size()[3];
     let points = frame * frame;
-    let sizes = mask.sum_dim_intlist([1i64, 2, 3].as_slice(), false, Kind::Float).sqrt().round();
+    // At least 1: a position without a board (no ones plane) reads as a 1×1 board rather
+    // than dividing by zero.
+    let sizes = mask.sum_dim_intlist([1i64, 2, 3].as_slice(), false, Kind::Float).sqrt().round().clamp_min(1.0);
     let sizes = sizes.to_kind(Kind::Int64).unsqueeze(1); // [batch, 1]
     let action = Tensor::arange(points, (Kind::Int64, cells.device())).unsqueeze(0); // [1, frame²]
     let y = action.divide_tensor_mode(&sizes, "floor");

@@ -149,6 +149,9 @@ pub enum ArchitectureError {
         "an any-size network for {game} has one move per column or point of its frame ({expected}), not {actions}"
     )]
     AnySizeMoves { game: GameSpec, actions: usize, expected: usize },
+    /// [`Architecture::reframed`] on a network of one board.
+    #[error("a network of one board ({game}) has no frame to change")]
+    NoFrame { game: GameSpec },
     #[error("an any-size network takes {least}..={most} input planes, not {planes}")]
     AnySizePlanes { planes: usize, least: usize, most: usize },
     /// The network's input or moves are not the game's: `network` as its sidecar says,
@@ -234,8 +237,8 @@ impl Architecture {
     }
 
     /// An any-size network for the boards of `game` (Connect Four: a board or
-    /// `connect4:saiblo`; Gomoku: a board or a range such as `gomoku:9-15`), playing every
-    /// board up to `width × height` ([`Architecture::validate`] refuses other games).
+    /// `connect4:saiblo`; Gomoku: a board or a range such as `gomoku:9-15`) in a
+    /// `width × height` frame ([`Architecture::validate`] refuses other games).
     pub fn any_size(game: GameSpec, width: usize, height: usize, blocks: usize, channels: usize) -> Architecture {
         let (policy_head, actions) =
             if game.family() == "gomoku" { (PolicyHead::Point, width * height) } else { (PolicyHead::Column, width) };
@@ -273,7 +276,7 @@ impl Architecture {
     /// smaller than the boards it trained on or larger than the game's largest board.
     pub fn reframed(&self, (width, height): (usize, usize)) -> Result<Architecture, ArchitectureError> {
         if !self.any_size {
-            return Err(ArchitectureError::AnySizeHead { head: self.policy_head, any_size: false });
+            return Err(ArchitectureError::NoFrame { game: self.game.clone() });
         }
         let actions = if self.policy_head == PolicyHead::Point { width * height } else { width };
         let arch = Architecture { width, height, actions, ..self.clone() };

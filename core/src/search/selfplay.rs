@@ -29,7 +29,7 @@ use rand::{Rng as _, RngExt, SeedableRng};
 use std::time::{Duration, Instant};
 
 /// Most floats (logits plus value) the network result cache holds before it is emptied:
-/// 64 MiB, some 2 M Connect Four results or 45 k on a 19×19 board.
+/// 64 MiB, some 2 M Connect Four results or 45 k on a 19×19 board (41 k on 20×20).
 const CACHE_FLOATS: usize = 16 << 20;
 
 /// Why a self-play engine cannot start.

@@ -16,7 +16,7 @@
 //!
 //! Both are computed for the whole board at once, bit-parallel: the board's rows are
 //! shifted so that bit `x` of row `y` reads the point `d` steps along a direction from
-//! `(x, y)`, and a window's test is then an AND of shifted boards. Every board here is 19
+//! `(x, y)`, and a window's test is then an AND of shifted boards. Every board here is 20
 //! rows of `u32`, so each step is a few vector instructions: a whole position's planes cost
 //! about a microsecond, and the search's lookahead (the fives alone) less, at every
 //! expanded position (they were a twentieth of Gomoku self-play's time, point by point).
