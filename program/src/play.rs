@@ -69,7 +69,8 @@ fn play_typed<G: Game + FromAnyGame>(
     };
     writeln!(
         out,
-        "dojo play: {spec}, you are {} ({}); the model searches {sims} playouts a move. Moves in the game's notation (e.g. {}); 'quit' ends.",
+        "dojo play: {}, you are {} ({}); the model searches {sims} playouts a move. Moves in the game's notation (e.g. {}); 'quit' ends.",
+        game.spec(), // the board drawn, for a spec of several
         side_name(human),
         if human == Player::First { "moving first" } else { "moving second" },
         example_move(&game),
