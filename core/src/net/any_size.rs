@@ -18,8 +18,8 @@
 
 use crate::game::connect4::Connect4;
 use crate::game::gomoku::Gomoku;
-use crate::game::spec::GOMOKU_MIN;
-use crate::game::Game;
+use crate::game::spec::{C4_MAX_HEIGHT, C4_MAX_WIDTH, GOMOKU_MAX, GOMOKU_MIN};
+use crate::game::{Game, GameSpec};
 use tch::nn;
 use tch::{Kind, Tensor};
 
@@ -46,6 +46,32 @@ const C4_PLAYABLE_PLANE: i64 = 8;
 const GOMOKU_ONES_PLANE: i64 = 3;
 
 impl Board {
+    /// The boards of `game`'s family; None for a game without frames (2048, 2584).
+    pub fn of(game: &GameSpec) -> Option<Board> {
+        match game.family() {
+            "connect4" => Some(Board::Connect4),
+            "gomoku" => Some(Board::Gomoku),
+            _ => None,
+        }
+    }
+
+    /// The moves of a `width × height` frame: one per column (Connect Four) or per cell
+    /// (Gomoku).
+    pub fn moves(self, width: usize, height: usize) -> usize {
+        match self {
+            Board::Connect4 => width,
+            Board::Gomoku => width * height,
+        }
+    }
+
+    /// The largest frame: the game's largest board (a square for Gomoku, whose frames are).
+    pub fn largest_frame(self) -> (usize, usize) {
+        match self {
+            Board::Connect4 => (C4_MAX_WIDTH as usize, C4_MAX_HEIGHT as usize),
+            Board::Gomoku => (GOMOKU_MAX as usize, GOMOKU_MAX as usize),
+        }
+    }
+
     /// Input planes the network needs: up to the last plane its mask and policy read.
     pub fn min_input_planes(self) -> usize {
         match self {

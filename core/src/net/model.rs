@@ -14,7 +14,7 @@
 //! is a fixed affine map using the running statistics (`train = false`).
 
 use super::any_size;
-use crate::game::{spec, Game, GameSpec, PlaneShape};
+use crate::game::{Game, GameSpec, PlaneShape};
 use crate::util::SettingError;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
@@ -51,6 +51,14 @@ impl PolicyHead {
             PolicyHead::Conv => "conv",
             PolicyHead::Column => "column",
             PolicyHead::Point => "point",
+        }
+    }
+
+    /// The head of an any-size network of `board`s.
+    pub fn of_any_size(board: any_size::Board) -> PolicyHead {
+        match board {
+            any_size::Board::Connect4 => PolicyHead::Column,
+            any_size::Board::Gomoku => PolicyHead::Point,
         }
     }
 
@@ -240,9 +248,8 @@ impl Architecture {
     /// `connect4:saiblo`; Gomoku: a board or a range such as `gomoku:9-15`) in a
     /// `width × height` frame ([`Architecture::validate`] refuses other games).
     pub fn any_size(game: GameSpec, width: usize, height: usize, blocks: usize, channels: usize) -> Architecture {
-        let (policy_head, actions) =
-            if game.family() == "gomoku" { (PolicyHead::Point, width * height) } else { (PolicyHead::Column, width) };
-        let board = policy_head.any_size_board().expect("an any-size head");
+        // A game without frames gets Connect Four's head, which `validate` refuses for it.
+        let board = any_size::Board::of(&game).unwrap_or(any_size::Board::Connect4);
         Architecture {
             game,
             blocks,
@@ -250,9 +257,9 @@ impl Architecture {
             input_channels: board.default_input_planes(),
             height,
             width,
-            actions,
+            actions: board.moves(width, height),
             value_hidden: 64,
-            policy_head,
+            policy_head: PolicyHead::of_any_size(board),
             max_return: None,
             any_size: true,
         }
@@ -275,11 +282,10 @@ impl Architecture {
     /// (Connect Four) or cells (Gomoku). An error for a board-specific network, or a frame
     /// smaller than the boards it trained on or larger than the game's largest board.
     pub fn reframed(&self, (width, height): (usize, usize)) -> Result<Architecture, ArchitectureError> {
-        if !self.any_size {
+        let Some(board) = self.policy_head.any_size_board().filter(|_| self.any_size) else {
             return Err(ArchitectureError::NoFrame { game: self.game.clone() });
-        }
-        let actions = if self.policy_head == PolicyHead::Point { width * height } else { width };
-        let arch = Architecture { width, height, actions, ..self.clone() };
+        };
+        let arch = Architecture { width, height, actions: board.moves(width, height), ..self.clone() };
         arch.validate()?;
         Ok(arch)
     }
@@ -343,20 +349,17 @@ impl Architecture {
     /// and policy read.
     fn check_any_size(&self, board: any_size::Board) -> Result<(), ArchitectureError> {
         let game = self.game.clone();
-        let (want, most, expected) = match game.family() {
-            "connect4" => (PolicyHead::Column, (spec::C4_MAX_WIDTH, spec::C4_MAX_HEIGHT), self.width),
-            "gomoku" => (PolicyHead::Point, (spec::GOMOKU_MAX, spec::GOMOKU_MAX), self.width * self.height),
-            _ => return Err(ArchitectureError::AnySizeGame(game)),
-        };
-        if want != self.policy_head {
+        let Some(games_board) = any_size::Board::of(&game) else { return Err(ArchitectureError::AnySizeGame(game)) };
+        if games_board != board {
+            let want = PolicyHead::of_any_size(games_board);
             return Err(ArchitectureError::AnySizeHeadGame { game, head: self.policy_head, want });
         }
         let least = game.largest_board().expect("Connect Four and Gomoku boards have a largest");
-        let most = (most.0 as usize, most.1 as usize);
-        let frame = (self.width, self.height);
+        let (most, frame, expected) =
+            (board.largest_frame(), (self.width, self.height), board.moves(self.width, self.height));
         let fits = least.0 <= frame.0 && frame.0 <= most.0 && least.1 <= frame.1 && frame.1 <= most.1;
         // A Gomoku board is a square in the corner of a square frame.
-        let square = want == PolicyHead::Point;
+        let square = board == any_size::Board::Gomoku;
         if !fits || (square && frame.0 != frame.1) {
             return Err(ArchitectureError::AnySizeFrame { game, least, most, frame, square });
         }
