@@ -34,8 +34,7 @@ enum BenchWhat {
     /// Self-play as a worker plays it: positions/s, the network's evals/s inside self-play
     /// against the bare network at the same batch, and where the rest of the time goes.
     Selfplay(selfplay::SelfPlayBenchArgs),
-    /// The searches with a free evaluator (PUCT simulations/s) and the game engines'
-    /// random playouts/s.
+    /// The searches with a free evaluator (PUCT simulations/s) and the game engines' random playouts/s.
     Search(search::SearchBenchArgs),
     /// Learner ingest capacity: many clients submitting valid Connect Four games at once.
     Ingest(ingest::IngestArgs),

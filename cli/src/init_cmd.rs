@@ -2,20 +2,22 @@
 
 use crate::common::DeviceArgs;
 use crate::settings::RunConfigArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
-use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
+use dojo_core::net::model::{Model, PolicyHeadChoice};
+use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 
 /// Every default is the run config's `game` and `[net]` section (`--config`, else the
-/// built-in one: `dojo config` prints it).
+/// built-in one for the game: `dojo config` prints it), as a new run would start.
 #[derive(Args)]
 pub struct InitArgs {
-    /// Game the network plays (connect4, connect4:WxH, gomoku:N) (default: game).
+    /// Game the network plays (connect4, connect4:WxH, gomoku:N; connect4:saiblo or
+    /// gomoku:MIN-MAX: an any-size network) (default: game).
     #[arg(long)]
-    game: Option<String>,
+    game: Option<GameSpec>,
     /// Residual blocks in the trunk (default: net.blocks).
     #[arg(long)]
     blocks: Option<usize>,
@@ -40,26 +42,29 @@ pub struct InitArgs {
 
 pub fn run(args: InitArgs) -> Result<()> {
     let device = args.device.init()?;
-    let config = args.run_config.load()?;
-    let spec: GameSpec = match &args.game {
-        Some(game) => game.parse().context("--game")?,
-        None => config.game,
+    let mut config = match &args.game {
+        Some(game) => RunConfig { game: game.clone(), ..args.run_config.load_for(game)? },
+        None => args.run_config.load()?,
     };
-    let blocks = args.blocks.unwrap_or(config.net.blocks);
-    let channels = args.channels.unwrap_or(config.net.channels);
-    let arch = Architecture::new_for(&spec, blocks, channels, args.policy_head.unwrap_or(config.net.policy_head))?;
+    let net = &mut config.net;
+    (net.blocks, net.channels) = (args.blocks.unwrap_or(net.blocks), args.channels.unwrap_or(net.channels));
+    net.policy_head = args.policy_head.unwrap_or(net.policy_head);
+    config.validate()?;
+    let arch = config.first_architecture()?;
     if let Some(seed) = args.seed {
         tch::manual_seed(seed);
     }
     let model = Model::new(arch, device);
     let sidecar = checkpoint::save(&model, &args.out, 0, 0, None)?;
+    let arch = model.arch();
+    let size = if arch.any_size { "any-size, " } else { "" };
     println!(
-        "wrote {} ({} blocks x {} channels, {} policy head, for {}, sha256 {})",
+        "wrote {} ({} blocks x {} channels, {size}{} policy head, for {}, sha256 {})",
         checkpoint::paths(&args.out).0.display(),
-        blocks,
-        channels,
-        model.arch().policy_head.name(),
-        spec,
+        arch.blocks,
+        arch.channels,
+        arch.policy_head.name(),
+        config.game,
         &sidecar.sha256[..12]
     );
     Ok(())

@@ -43,8 +43,7 @@ pub struct LearnArgs {
     /// L2 regularisation, weight decay (default: train.weight_decay).
     #[arg(long)]
     weight_decay: Option<f64>,
-    /// AlphaFive's late-position weighting factor (e.g. 0.94); 0 = off (default:
-    /// replay.late_position_factor).
+    /// AlphaFive's late-position weighting factor (e.g. 0.94); 0 = off (default: replay.late_position_factor).
     #[arg(long)]
     late_factor: Option<f32>,
     /// Train without random symmetries (default: replay.augment).

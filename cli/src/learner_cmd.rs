@@ -36,8 +36,7 @@ pub struct LearnerArgs {
     /// is dropped; the checkpoint follows. Every acknowledged game is on disk regardless.
     #[arg(long, default_value = "10", value_parser = crate::duration::parse_seconds)]
     grace_period: Duration,
-    /// Where the network trains: cpu, cuda or cuda:N (libtorch threads: the run's
-    /// learner.threads).
+    /// Where the network trains: cpu, cuda or cuda:N (libtorch threads: the run's learner.threads).
     #[arg(long, default_value = "cpu")]
     device: String,
     /// Serve gRPC over TLS with this certificate (chain, PEM); workers then use https://.
@@ -50,8 +49,7 @@ pub struct LearnerArgs {
     /// send games and read models). Without this, such a learner refuses to start.
     #[arg(long)]
     insecure: bool,
-    /// Upload streams served at once, in all; more wait for a turn (see "Limits" in
-    /// docs/cluster.md).
+    /// Upload streams served at once, in all; more wait for a turn (see "Limits" in docs/cluster.md).
     #[arg(long, default_value_t = IngestLimits::default().max_streams)]
     max_streams: usize,
     /// Games one upload stream may carry before the worker must open another.

@@ -49,8 +49,7 @@ pub struct TrainArgs {
     /// Episodes between reports (and saves).
     #[arg(long, default_value_t = 1000)]
     report_every: u64,
-    /// Weight file: training resumes from it when it exists; written at every report and
-    /// at the end (atomically).
+    /// Weight file: training resumes from it when it exists; written at every report and at the end (atomically).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Seed for the tile spawns (default: from the clock).

@@ -29,7 +29,11 @@ pub struct PlayCmdArgs {
     /// Evaluate the board as it stands instead of averaging over its symmetries.
     #[arg(long)]
     no_average: bool,
-    /// Seed of a random board (connect4:saiblo) and of the model's tie-breaks.
+    /// The board (default: the network's game): any board of its game for an any-size
+    /// network (e.g. gomoku:15 for gomoku:9-15).
+    #[arg(long)]
+    game: Option<dojo_core::game::GameSpec>,
+    /// Seed of a random board (connect4:saiblo, gomoku:9-15) and of the model's tie-breaks.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     #[command(flatten)]
@@ -38,7 +42,10 @@ pub struct PlayCmdArgs {
 
 pub fn run(args: PlayCmdArgs) -> Result<()> {
     let device = args.device.init()?;
-    let spec = read_sidecar(&args.model)?.architecture.game;
+    let spec = match args.game {
+        Some(game) => game,
+        None => read_sidecar(&args.model)?.architecture.game,
+    };
     let player = args.search.player(&args.model, !args.no_average)?;
     let (input, output) = (std::io::stdin().lock(), std::io::stdout().lock());
     Ok(play(&spec, &player, args.first == First::Human, args.seed, device, input, output)?)

@@ -33,8 +33,7 @@ pub struct SelfPlayArgs {
     /// Games played at once (the network batch is this wide) (default: selfplay.parallel_games).
     #[arg(long)]
     parallel: Option<usize>,
-    /// Plies played at temperature 1 at the start of each game (default:
-    /// selfplay.temperature_moves).
+    /// Plies played at temperature 1 at the start of each game (default: selfplay.temperature_moves).
     #[arg(long)]
     temperature_moves: Option<u32>,
     /// Resign below this value (0 = never) (default: selfplay.resign_threshold).
@@ -45,8 +44,7 @@ pub struct SelfPlayArgs {
     /// (default: selfplay.full_search_fraction).
     #[arg(long)]
     full_search_fraction: Option<f32>,
-    /// Playouts of the fast searches (see --full-search-fraction) (default:
-    /// selfplay.fast_simulations).
+    /// Playouts of the fast searches (see --full-search-fraction) (default: selfplay.fast_simulations).
     #[arg(long)]
     fast_sims: Option<u32>,
     /// Each game opens with 0..=N uniformly random moves (not trained on), so the network
@@ -70,12 +68,10 @@ pub struct SearchArgs {
     /// PUCT exploration constant (default: search.c_puct).
     #[arg(long)]
     pub c_puct: Option<f32>,
-    /// Forced root visits in self-play: off, min:N (AlphaFive: min:2) or katago:K (default:
-    /// search.forced_visits).
+    /// Forced root visits in self-play: off, min:N (AlphaFive: min:2) or katago:K (default: search.forced_visits).
     #[arg(long)]
     pub forced_visits: Option<ForcedVisits>,
-    /// AlphaFive's non-root Dirichlet noise weight, 0 = off (default:
-    /// search.nonroot_noise_epsilon).
+    /// AlphaFive's non-root Dirichlet noise weight, 0 = off (default: search.nonroot_noise_epsilon).
     #[arg(long)]
     pub nonroot_noise: Option<f32>,
     /// Threat-space search (Gomoku's VCF prover) of at most this many nodes at every

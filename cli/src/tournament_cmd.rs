@@ -20,7 +20,8 @@ pub struct TournamentArgs {
     /// is kept in RUN/tournaments/NAME/.
     #[arg(long, default_value = "runs/connect4")]
     run_dir: PathBuf,
-    /// The board played, for a run of an any-size network (e.g. gomoku:11 for gomoku:9-15).
+    /// The board played, for a run of an any-size network (e.g. gomoku:11 for gomoku:9-15;
+    /// default: the tournament's so far, else the run's game).
     #[arg(long)]
     game: Option<dojo_core::game::GameSpec>,
     /// The tournament's name (its folder). Running a name again resumes it, playing only
@@ -34,8 +35,7 @@ pub struct TournamentArgs {
     /// known by its spec.
     #[arg(long, num_args = 1..)]
     players: Vec<String>,
-    /// The run's checkpoints that play: every K-th published version (the versions
-    /// divisible by K), and the newest.
+    /// The run's checkpoints that play: every K-th published version (the versions divisible by K), and the newest.
     #[arg(long, value_name = "K")]
     every_nth_version: Option<u64>,
     /// The run's newest published checkpoint plays (--every-nth-version has it play too).
@@ -73,8 +73,7 @@ pub struct TournamentArgs {
     /// Games played at once (default: the cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Seed of the openings, or of a one-player game's tiles (default: the tournament's so
-    /// far, or random).
+    /// Seed of the openings, or of a one-player game's tiles (default: the tournament's so far, or random).
     #[arg(long)]
     seed: Option<u64>,
     /// The player whose rating is fixed (default: mcts:1000 where it plays, else random, else
@@ -85,16 +84,14 @@ pub struct TournamentArgs {
     /// The anchor's rating.
     #[arg(long, default_value_t = 0.0)]
     anchor_elo: f64,
-    /// An external brain's time per move, in milliseconds: an answer later than this (and
-    /// a tenth) loses the game.
+    /// An external brain's time per move, in milliseconds: an answer later than this (and a tenth) loses the game.
     #[arg(long, default_value_t = dojo_arbiter::players::DEFAULT_MOVE_TIMEOUT_MS)]
     move_timeout_ms: u64,
     /// Then copy the top-rated checkpoint (one-player games: the highest mean score) to
     /// RUN/models/best.* (checked, atomic), as gating does.
     #[arg(long)]
     choose_best: bool,
-    /// Print the standings as JSON (what ratings.json holds; one-player games: scores.json)
-    /// instead of the table.
+    /// Print the standings as JSON (what ratings.json holds; one-player games: scores.json) instead of the table.
     #[arg(long)]
     json: bool,
 }

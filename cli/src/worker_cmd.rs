@@ -17,8 +17,7 @@ pub struct WorkerArgs {
     learner: String,
     #[command(flatten)]
     token: TokenArgs,
-    /// For an https:// learner: the CA certificate (PEM) its certificate must chain to
-    /// (default: the system's roots).
+    /// For an https:// learner: the CA certificate (PEM) its certificate must chain to (default: the system's roots).
     #[arg(long)]
     tls_ca: Option<PathBuf>,
     /// Where unsent games wait (kept across restarts).

@@ -213,9 +213,18 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
         let spec = std::fs::read_to_string(run.join("tournaments").join(name).join("tournament.json")).unwrap();
         assert!(spec.contains(&format!("\"game\": \"{board}\"")), "{spec}");
     }
+    // Resumed without --game, a tournament plays on its own board.
+    let args = ["tournament", "--run-dir", path(&run), "--name", "large", "--newest-version", "--sims", "4"];
+    let out = stdout_of(&dojo(&[&args[..], &["--players", "random"]].concat()));
+    assert!(out.contains("random"), "{out}");
     let out = dojo(&["tournament", "--run-dir", path(&run), "--game", "connect4", "--players", "random"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("the run plays gomoku:7-9, not connect4:7x6"), "{stderr}");
+
+    // `dojo play` on a board the user names.
+    let out = dojo_with_input(&["play", "--model", path(&newest), "--game", "gomoku:12", "--sims", "4"], b"quit\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && stdout.starts_with("dojo play: gomoku:12, you are"), "{stdout}");
 
     // A network of one board plays that board only, not the boards a random spec draws.
     let fixed = tmp.path().join("fixed");
@@ -224,6 +233,9 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
     let out = dojo(&["match", "--game", "gomoku:7-9", "--a", &format!("net:{}", path(&fixed)), "--b", "random"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("is a network for gomoku:9, not gomoku:7-9"), "{stderr}");
+    let out = dojo_with_input(&["play", "--model", path(&fixed), "--game", "gomoku:8"], b"quit\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("checkpoint is for gomoku:9, not gomoku:8"), "{stderr}");
 
     // A Gomocup brain on every size up to 20: a board larger than the training frame is
     // played in a larger one; past 20 is refused.
@@ -242,4 +254,28 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
         assert!(x < size && y < size, "{line} on {size}x{size}");
     }
     assert_eq!(lines[4], "ERROR this network plays boards from 7x7 to 20x20, not 21x21");
+}
+
+#[test]
+fn init_writes_an_any_size_network_for_a_spec_of_several_boards_and_selfplay_plays_each() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ckpt = tmp.path().join("any");
+    let args = ["init", "--game", "gomoku:7-9", "--blocks", "1", "--channels", "8", "--seed", "3"];
+    let out = stdout_of(&dojo(&[&args[..], &["--out", path(&ckpt)]].concat()));
+    assert!(out.contains("(1 blocks x 8 channels, any-size, point policy head, for gomoku:7-9"), "{out}");
+    let arch = checkpoint::read_sidecar(&ckpt).unwrap().architecture;
+    assert_eq!((arch.any_size, arch.width, arch.height, arch.policy_head), (true, 9, 9, PolicyHead::Point));
+
+    let recs = tmp.path().join("games.rec");
+    let args = ["selfplay", "--model", path(&ckpt), "--games", "6", "--sims", "4", "--seed", "5", "--threads", "1"];
+    let out = stdout_of(&dojo(&[&args[..], &["--out", path(&recs)]].concat()));
+    assert!(out.contains("wrote 6 games"), "{out}");
+    let records = dojo_core::record::read_records(&recs).unwrap();
+    let spec: GameSpec = "gomoku:7-9".parse().unwrap();
+    let sizes: BTreeSet<String> = records.iter().map(|r| r.spec.to_string()).collect();
+    assert!(records.iter().all(|r| spec.admits(&r.spec)) && sizes.len() >= 2, "{sizes:?}");
+    for r in &records {
+        let end = r.replay(Gomoku::from_any(r.start().unwrap()).unwrap(), |_, _, _| {}).unwrap();
+        assert!(end.outcome().is_some(), "{} replays to its end", r.spec);
+    }
 }

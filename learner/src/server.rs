@@ -206,12 +206,7 @@ pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, LearnerError
     if stale > 0 {
         tracing::info!("removed {stale} half-written files an earlier learner left behind");
     }
-    // Records replay from here (2048 and 2584: the empty board, opening spawns pending); for
-    // connect4:saiblo one of its boards, which gives the type (each record has its own).
-    let start = match config.game.is_random() {
-        true => config.game.probe()?,
-        false => dojo_core::record::record_start(&config.game)?,
-    };
+    let start = dojo_core::record::boards::typing_start(&config.game)?;
     with_game!(start, g => start_typed(g, run, config, run_id, opts))
 }
 

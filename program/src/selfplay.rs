@@ -2,12 +2,14 @@
 //! search and self-play settings, as a worker would, and the records go to a file.
 
 use crate::checkpoint::{load_checkpoint, LoadError};
+use dojo_core::game::GameError;
 use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
 use dojo_core::net::device::DeviceError;
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::net::precision::PrecisionChoice;
 use dojo_core::ntuple::report::{GameScore, ScoreReport};
-use dojo_core::record::{record_start, write_records, GameRecord, RecordError};
+use dojo_core::record::boards::{typing_start, Boards};
+use dojo_core::record::{write_records, GameRecord, RecordError};
 use dojo_core::rng::Rng;
 use dojo_core::search::evaluator::Evaluator;
 use dojo_core::search::selfplay::{winner, SelfPlayEngine, SelfPlayError};
@@ -29,6 +31,9 @@ pub enum SelfPlayRunError {
     SelfPlay(#[from] SelfPlayError),
     #[error(transparent)]
     Record(#[from] RecordError),
+    /// The network's frame does not hold the spec's boards.
+    #[error(transparent)]
+    Boards(#[from] GameError),
 }
 
 /// What to play: `games` games with `model` under `config`'s `[search]` and `[selfplay]`.
@@ -71,7 +76,7 @@ pub enum Outcomes {
 
 /// Plays the job's games (`on_game` after each) and writes their records.
 pub fn self_play(job: SelfPlayJob<'_>, on_game: impl FnMut()) -> Result<SelfPlaySummary, SelfPlayRunError> {
-    let start = record_start(job.spec)?;
+    let start = typing_start(job.spec)?;
     with_game!(start, g => play_typed(g, job, on_game))
 }
 
@@ -87,7 +92,9 @@ fn play_typed<G: Game + FromAnyGame>(
     let precision = self_play_precision(job.precision, &loaded.model, play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(loaded.model, precision);
     let one_player = start.is_one_player();
-    let starter = Box::new(move |_: &mut Rng| start.clone());
+    // Each game on its board (a random spec: one drawn per game), framed as the network takes it.
+    let boards = Boards::new(job.spec, start, loaded.sidecar.architecture.frame())?;
+    let starter = Box::new(move |rng: &mut Rng| boards.draw(rng));
     let mut engine =
         SelfPlayEngine::new(job.config.search, play, starter, Rng::seed_from_u64(job.seed), Some(job.games))?;
     engine.set_model_version(version);

@@ -408,6 +408,13 @@ impl RunConfig {
         Ok(arch)
     }
 
+    /// [`RunConfig::architecture`] for one of the game's boards: the network `dojo init`
+    /// writes and a new run of this config starts from.
+    pub fn first_architecture(&self) -> Result<Architecture, ConfigError> {
+        let probe = self.game.probe().map_err(ConfigError::core)?;
+        dojo_core::with_game!(&probe, g => self.architecture(g))
+    }
+
     /// [`RunConfig::architecture`] with every input plane the game encodes.
     fn full_architecture<G: Game>(&self, start: &G) -> Result<Architecture, ConfigError> {
         if self.any_size() {
@@ -448,8 +455,7 @@ impl RunConfig {
                 rule: "be within 1..=64 and 1..=1024",
             });
         }
-        let probe = self.game.probe().map_err(ConfigError::core)?;
-        dojo_core::with_game!(&probe, g => self.architecture(g))?;
+        self.first_architecture()?;
         self.search.validate().map_err(ConfigError::core)?;
         self.selfplay.validate().map_err(ConfigError::core)?;
         self.train.validate().map_err(ConfigError::core)?;

@@ -15,8 +15,8 @@ use dojo_core::net::device::{set_threads, DeviceError, DeviceSpec};
 use dojo_core::net::infer::NetEvaluator;
 use dojo_core::net::model::Model;
 use dojo_core::net::precision::{Precision, PrecisionChoice};
-use dojo_core::record::boards::Boards;
-use dojo_core::record::{record_start, GameRecord, RecordError};
+use dojo_core::record::boards::{typing_start, Boards};
+use dojo_core::record::{GameRecord, RecordError};
 use dojo_core::rng::Rng;
 use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
 use dojo_core::search::selfplay::{SelfPlayEngine, SelfPlayError};
@@ -213,13 +213,7 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
     // not a panic in the search.
     search.validate().map_err(|error| WorkerError::LearnerSetting { what: search_what, error })?;
     play.validate().map_err(|error| WorkerError::LearnerSetting { what: play_what, error })?;
-    // The position records replay from: for 2048 and 2584 the empty board, so self-play
-    // draws and records the opening spawns itself. connect4:saiblo draws a board per game;
-    // one of them gives the type.
-    let start = match spec.is_random() {
-        true => spec.probe()?,
-        false => record_start(&spec)?,
-    };
+    let start = typing_start(&spec)?;
     let spool = Spool::open(&opts.spool)?;
     let cx = Context { opts: &opts, stop, rt, conn, spool, rng, device, spec, search, play };
     with_game!(start, g => play_loop(g, cx))

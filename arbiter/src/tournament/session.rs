@@ -62,8 +62,8 @@ pub struct Request {
     pub anchor: Option<String>,
     pub anchor_elo: f64,
     pub move_timeout_ms: u64,
-    /// The board played: the run's game when None; else one the run's checkpoints play (a
-    /// board of an any-size network's game).
+    /// The board played: one the run's checkpoints play (a board of an any-size network's
+    /// game); None: the tournament's so far, else the run's game.
     pub game: Option<GameSpec>,
 }
 
@@ -88,9 +88,9 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
         return Err(TournamentError::NotARun { path: run_dir.to_path_buf() });
     }
     let config = RunConfig::load(&run.config())?;
-    let game = board(request, &config)?;
     let dir = tournament_dir(&run.tournaments(), &request.name)?;
     let before = dir.read_spec()?;
+    let game = board(request, &config, before.as_ref())?;
     let one_player = config.game.is_one_player();
     if one_player {
         refuse_two_player_options(request, &config)?;
@@ -137,15 +137,19 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
     Ok(Plan { name: request.name.clone(), run, config, game, dir, wanted, anchor })
 }
 
-/// The tournament's game: the run's, or the board `request` names where the run's
-/// checkpoints play it (any board of its game for a run of an any-size network).
-fn board(request: &Request, config: &RunConfig) -> Result<GameSpec, TournamentError> {
-    match &request.game {
-        None => Ok(config.game.clone()),
-        Some(game) if *game == config.game || (config.any_size() && game.family() == config.game.family()) => {
-            Ok(game.clone())
-        }
-        Some(game) => Err(TournamentError::NotTheRunsBoard { game: game.clone(), run: config.game.clone() }),
+/// The tournament's game: the board `request` names where the run's checkpoints play it
+/// (any board of its game for a run of an any-size network), else the tournament's so far,
+/// else the run's.
+fn board(request: &Request, config: &RunConfig, before: Option<&TournamentSpec>) -> Result<GameSpec, TournamentError> {
+    let game = match (&request.game, before) {
+        (Some(game), _) => game.clone(),
+        (None, Some(old)) => old.game_spec()?,
+        (None, None) => return Ok(config.game.clone()),
+    };
+    if game == config.game || (config.any_size() && game.family() == config.game.family()) {
+        Ok(game)
+    } else {
+        Err(TournamentError::NotTheRunsBoard { game, run: config.game.clone() })
     }
 }
 

@@ -16,8 +16,7 @@ pub struct IngestArgs {
     /// Flood: games per SubmitGames call (1 = every game is its own round trip).
     #[arg(long, default_value_t = 1)]
     batch: usize,
-    /// Games per second each client sends (one per call), as workers do, instead of a
-    /// flood; runs for --seconds.
+    /// Games per second each client sends (one per call), as workers do, instead of a flood; runs for --seconds.
     #[arg(long)]
     rate: Option<f64>,
     /// With --rate: how long to send.

@@ -12,8 +12,7 @@ pub struct SearchBenchArgs {
     /// Games to measure, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "connect4,gomoku:9,gomoku:15,2048,2584")]
     game: Vec<String>,
-    /// Playouts per PUCT search and rollouts per MCTS move (each search starts afresh from
-    /// the start position).
+    /// Playouts per PUCT search and rollouts per MCTS move (each search starts afresh from the start position).
     #[arg(long, default_value_t = 1000)]
     sims: u32,
     /// Milliseconds each measurement runs.

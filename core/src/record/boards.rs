@@ -3,9 +3,19 @@
 //! ([`crate::net::model::Architecture::any_size`]) so that every position has the shape the
 //! network's batches take.
 
-use super::{GameRecord, RecordError};
-use crate::game::{FromAnyGame, Game, GameError, GameSpec};
+use super::{record_start, GameRecord, RecordError};
+use crate::game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use crate::rng::Rng;
+
+/// The position that gives a run's games their type: the record start of a fixed board
+/// ([`record_start`]: for 2048 and 2584 the empty board, its opening tiles still to draw),
+/// or any board of a random spec (each game then has its own).
+pub fn typing_start(spec: &GameSpec) -> Result<AnyGame, RecordError> {
+    match spec.is_random() {
+        true => spec.probe().map_err(RecordError::BadSpec),
+        false => record_start(spec),
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Boards<G> {
