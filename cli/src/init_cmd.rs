@@ -2,12 +2,12 @@
 
 use crate::common::DeviceArgs;
 use crate::settings::RunConfigArgs;
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use clap::Args;
 use dojo_core::game::GameSpec;
 use dojo_core::net::checkpoint;
 use dojo_core::net::model::{Model, PolicyHeadChoice};
-use dojo_run::config::RunConfig;
+use dojo_run::config::{ConfigError, RunConfig};
 use std::path::PathBuf;
 
 /// Every default is the run config's `game` and `[net]` section (`--config`, else the
@@ -49,7 +49,13 @@ pub fn run(args: InitArgs) -> Result<()> {
     let net = &mut config.net;
     (net.blocks, net.channels) = (args.blocks.unwrap_or(net.blocks), args.channels.unwrap_or(net.channels));
     net.policy_head = args.policy_head.unwrap_or(net.policy_head);
-    config.validate()?;
+    config.validate().map_err(|e| match e {
+        // Name the flag the user typed, not the config key it overrode.
+        ConfigError::Net { setting, error } if args.policy_head.is_some() && setting == "net.policy_head" => {
+            anyhow!("--policy-head: {error}")
+        }
+        e => e.into(),
+    })?;
     let arch = config.first_architecture()?;
     if let Some(seed) = args.seed {
         tch::manual_seed(seed);

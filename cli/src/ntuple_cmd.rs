@@ -25,8 +25,7 @@ pub struct NtupleArgs {
 
 #[derive(Subcommand)]
 enum NtupleWhat {
-    /// Learn weights by self-play, printing the reach-rate table every --report-every
-    /// episodes (and saving --out then); resumes from --out when it exists.
+    /// Learn weights by self-play, printing the reach-rate table (and saving --out) every --report-every episodes.
     Train(TrainArgs),
     /// Play games with trained weights and print the scores and the reach-rate table.
     Play(PlayArgs),
@@ -88,10 +87,6 @@ pub fn run(args: NtupleArgs, stop: Arc<AtomicBool>) -> Result<()> {
     }
 }
 
-fn not_sliding(spec: &GameSpec) -> anyhow::Error {
-    anyhow::anyhow!("n-tuple networks play 2048 and 2584, not {spec}")
-}
-
 fn train(args: TrainArgs, stop: &AtomicBool) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     if !(args.alpha.is_finite() && args.alpha > 0.0) {
@@ -103,7 +98,7 @@ fn train(args: TrainArgs, stop: &AtomicBool) -> Result<()> {
     match spec {
         GameSpec::Twenty48 => train_typed(Rules2048, &spec, &args, stop),
         GameSpec::Fib2584 { odds } => train_typed(Rules2584 { odds }, &spec, &args, stop),
-        _ => Err(not_sliding(&spec)),
+        _ => bail!("n-tuple networks play 2048 and 2584, not {spec}"),
     }
 }
 

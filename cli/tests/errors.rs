@@ -47,7 +47,11 @@ fn an_architecture_error_keeps_its_context() {
          connect4:7x6's 7 moves are not (use fc or auto)"
     );
     let args = ["init", "--game", "connect4", "--blocks", "65", "--channels", "8", "--out", path(&net)];
-    assert_eq!(error_line(&args), "dojo: error: blocks = 65 must be within 1..=64");
+    // The flags override the run config's [net], which is checked as a whole.
+    assert_eq!(
+        error_line(&args),
+        "dojo: error: net.blocks = 65 and net.channels = 8 must be within 1..=64 and 1..=1024"
+    );
 }
 
 #[test]

@@ -54,7 +54,7 @@ pub struct SelfPlayReport {
     pub evals_per_s: f64,
     /// The same per second spent inside the network.
     pub evals_per_s_in_network: f64,
-    /// The bare network at the mean batch, timed after self-play (the best of three).
+    /// The bare network at the mean batch, timed in spells between self-play's.
     pub raw_evals_per_s_at_mean_batch: f64,
     /// evals_per_s over the raw rate.
     pub pipeline_efficiency: f64,
@@ -80,13 +80,8 @@ pub fn time_self_play(
     let SelfPlayOptions { search, play, precision, seed, budget, matmul_size } = options;
     let (simulations, fast_simulations, full_search_fraction, parallel_games) =
         (search.simulations, play.fast_simulations, play.full_search_fraction, play.parallel_games);
-    let (stats, wall) = with_game!(start, g => play_for(g, model, precision, search, play, seed, budget))?;
-
+    let (stats, wall, raw) = with_game!(start, g => play_for(g, model, precision, search, play, seed, budget))?;
     let mean_batch = stats.evals as f64 / stats.batches.max(1) as f64;
-    // The best of three short timings: on a shared machine a single one is easily caught
-    // by another process and would flatter the efficiency.
-    let mut timer = NetTimer::new(model, Duration::from_millis(300));
-    let raw = (0..3).map(|_| timer.evals_per_s(precision, mean_batch.round() as usize)).fold(0.0, f64::max);
     let f32_matmul = matmul_rates(model.device(), &[], matmul_size, Duration::from_millis(300))[0].gflops;
     let flops = model.arch().flops_per_eval();
     let secs = wall.as_secs_f64();
@@ -122,8 +117,16 @@ pub fn time_self_play(
     })
 }
 
+/// Self-play and the bare network take turns this many times.
+const SPELLS: u32 = 10;
+
 /// Plays self-play from `start` for `budget` (games in flight when it runs out count for
-/// their positions, not as games) and returns the engine's counters and the time taken.
+/// their positions, not as games) and returns the engine's counters, the time taken and
+/// the bare network's evals/s at self-play's mean batch. The bare network is timed in
+/// [`SPELLS`] short spells between stretches of self-play (a tenth of `budget` in all), so
+/// that both rates are averaged over the same minutes: on a shared machine a separate
+/// timing, before or after, is caught by other load (or by its absence) and the ratio
+/// swung by ±10% from one run to the next.
 fn play_for<G: Game + FromAnyGame>(
     start: G,
     model: &Model,
@@ -132,17 +135,23 @@ fn play_for<G: Game + FromAnyGame>(
     play: SelfPlayConfig,
     seed: u64,
     budget: Duration,
-) -> Result<(EngineStats, Duration), SelfPlayError> {
+) -> Result<(EngineStats, Duration, f64), SelfPlayError> {
     let mut evaluator = NetEvaluator::folding(model, precision);
     let starter = Box::new(move |_: &mut Rng| start.clone());
     let mut engine = SelfPlayEngine::new(search, play, starter, Rng::seed_from_u64(seed), None)?;
-    let mut finished = Vec::new();
-    let t0 = Instant::now();
-    while t0.elapsed() < budget {
-        engine.step(&mut evaluator, &mut finished);
-        finished.clear();
+    let mut timer = NetTimer::new(model, budget / (10 * SPELLS));
+    let (mut finished, mut wall, mut bare) = (Vec::new(), Duration::ZERO, 0.0);
+    for spell in 1..=SPELLS {
+        let t0 = Instant::now();
+        while wall + t0.elapsed() < budget * spell / SPELLS {
+            engine.step(&mut evaluator, &mut finished);
+            finished.clear();
+        }
+        wall += t0.elapsed();
+        let mean_batch = engine.stats.evals as f64 / engine.stats.batches.max(1) as f64;
+        bare += timer.evals_per_s(precision, mean_batch.round() as usize) / f64::from(SPELLS);
     }
-    Ok((engine.stats, t0.elapsed()))
+    Ok((engine.stats, wall, bare))
 }
 
 impl fmt::Display for SelfPlayReport {
