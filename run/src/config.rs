@@ -548,6 +548,22 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_alphafive_configs_are_the_11x11_config_but_for_what_they_switch() {
+        use dojo_core::search::config::ForcedVisits;
+        let load = |name: &str| RunConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name));
+        let base = load("gomoku11.toml").unwrap();
+        assert_eq!((base.game.to_string(), base.learner.keep_versions), ("gomoku:11".into(), 0));
+        let mut on = base.clone();
+        (on.replay.balance_outcomes, on.replay.late_position_factor) = (true, 0.94);
+        (on.search.nonroot_noise_epsilon, on.search.forced_visits) = (0.1, ForcedVisits::KataGo(2.0));
+        assert_eq!(load("gomoku11-alphafive.toml").unwrap(), on);
+        let mut no_forced = base.clone();
+        no_forced.search.forced_visits = ForcedVisits::Off;
+        assert_eq!(load("gomoku11-noforced.toml").unwrap(), no_forced);
+        assert_ne!(base.search.forced_visits, ForcedVisits::Off, "forced visits are on by default");
+    }
+
+    #[test]
     fn the_shipped_any_size_gomoku_config_trains_one_network_framed_to_its_largest_board() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/gomoku-any.toml");
         let c = RunConfig::load(&path).unwrap();
