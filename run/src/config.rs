@@ -548,7 +548,7 @@ mod tests {
     }
 
     #[test]
-    fn the_shipped_alphafive_configs_are_the_11x11_config_but_for_what_they_switch() {
+    fn the_shipped_alphafive_and_15x15_configs_are_the_11x11_config_but_for_what_they_switch() {
         use dojo_core::search::config::ForcedVisits;
         let load = |name: &str| RunConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name));
         let base = load("gomoku11.toml").unwrap();
@@ -561,6 +561,10 @@ mod tests {
         no_forced.search.forced_visits = ForcedVisits::Off;
         assert_eq!(load("gomoku11-noforced.toml").unwrap(), no_forced);
         assert_ne!(base.search.forced_visits, ForcedVisits::Off, "forced visits are on by default");
+        // Gomocup's board gets the same recipe.
+        let g15 = load("gomoku15.toml").unwrap();
+        assert_eq!(g15.game.to_string(), "gomoku:15");
+        assert_eq!(g15, RunConfig { game: g15.game.clone(), ..base });
     }
 
     #[test]
