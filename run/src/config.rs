@@ -553,8 +553,10 @@ mod tests {
         let load = |name: &str| RunConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name));
         let base = load("gomoku11.toml").unwrap();
         assert_eq!((base.game.to_string(), base.learner.keep_versions), ("gomoku:11".into(), 0));
-        let mut on = base.clone();
-        (on.replay.balance_outcomes, on.replay.late_position_factor) = (true, 0.94);
+        let mut buffer = base.clone();
+        (buffer.replay.balance_outcomes, buffer.replay.late_position_factor) = (true, 0.94);
+        assert_eq!(load("gomoku11-buffer.toml").unwrap(), buffer);
+        let mut on = buffer;
         (on.search.nonroot_noise_epsilon, on.search.forced_visits) = (0.1, ForcedVisits::KataGo(2.0));
         assert_eq!(load("gomoku11-alphafive.toml").unwrap(), on);
         let mut no_forced = base.clone();
