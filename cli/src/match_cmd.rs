@@ -34,7 +34,8 @@ pub struct MatchArgs {
     opening_plies: Option<usize>,
     /// A book of openings (one move sequence a line, '#' comments; e.g.
     /// configs/openings/gomoku15.txt): pair K of the match opens with line K (cycling)
-    /// instead of random plies.
+    /// instead of random plies. Two networks, which search without noise, get no more pairs
+    /// than the book has lines: a cycled line would replay its games move for move.
     #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
     openings: Option<std::path::PathBuf>,
     /// Games played at once (each thread has its own pair of players); default: the cores.
