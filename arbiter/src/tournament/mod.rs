@@ -181,7 +181,28 @@ impl TournamentSpec {
             .new_game(&mut Rng::seed_from_u64(0))
             .map_err(|error| TournamentError::GameStart { game: game.clone(), error })?;
         let book = self.book();
-        Ok(dojo_core::with_game!(probe, g => book.check(&g))?)
+        dojo_core::with_game!(probe, g => book.check(&g))?;
+        self.check_book_not_cycled()
+    }
+
+    /// A pairing of two deterministic players gets no more pairs than the book has lines:
+    /// a cycled line would replay its two games, and the ratings would count them twice.
+    fn check_book_not_cycled(&self) -> Result<(), TournamentError> {
+        let pairs = self.games_per_pair / 2;
+        if pairs as usize <= self.openings.len() {
+            return Ok(());
+        }
+        let deterministic = |i: usize| self.entrants[i].spec.parse::<PlayerSpec>().is_ok_and(|p| p.is_deterministic());
+        match self.pairings().into_iter().find(|&(i, j)| deterministic(i) && deterministic(j)) {
+            Some((i, j)) => Err(TournamentError::BookRepeats {
+                a: self.entrants[i].name.clone(),
+                b: self.entrants[j].name.clone(),
+                games: self.games_per_pair,
+                pairs,
+                book: self.openings.len(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The book of openings (empty: random plies open the pairs).
@@ -668,6 +689,22 @@ mod tests {
         assert!(err.starts_with("a tournament opens from a book of openings or with random plies, not both"), "{err}");
         let err = c4(&["4 9"], 0).validate().unwrap_err().to_string();
         assert!(err.starts_with("opening 1 (\"4 9\") is not a connect4:7x6 opening"), "{err}");
+        // Two networks search without noise: a pairing of them may not cycle through the
+        // book (4 games are 2 pairs; one line would be played twice), against mcts it may.
+        let nets = TournamentSpec {
+            entrants: names(&["net:a.safetensors", "net:b.safetensors", "mcts:10"]),
+            ..c4(&["4 4"], 0)
+        };
+        let err = nets.validate().unwrap_err().to_string();
+        assert!(
+            err.starts_with("net:a.safetensors and net:b.safetensors are both deterministic")
+                && err.contains("4 games a pairing are 2 pairs from a book of 1 openings")
+                && err.ends_with("Ask for at most 2 games a pairing, or use a larger book"),
+            "{err}"
+        );
+        TournamentSpec { openings: vec!["4 4".into(), "3".into()], ..nets.clone() }.validate().unwrap();
+        let gauntlet = Format::Gauntlet { reference: vec!["mcts:10".into()] };
+        TournamentSpec { format: gauntlet, ..nets }.validate().unwrap();
         let err = c4(&["4 4"], 0).extend(&c4(&["3", "2"], 0)).unwrap_err().to_string();
         assert!(
             err.starts_with("this tournament was started with another book of openings (1), not these 2 openings"),
