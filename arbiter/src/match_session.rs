@@ -24,13 +24,6 @@ pub enum MatchSessionError {
     OnePlayerOpenings { family: &'static str },
     #[error("{spec} is a two-player game: give the opponent with --b")]
     NoOpponent { spec: GameSpec },
-    #[error(
-        "--games {games} is {pairs} pairs, but the book holds {book} openings and both players are \
-         deterministic (networks search without noise): the pairs after the first {book} would replay \
-         earlier ones move for move and count each game twice. Ask for at most {max} games, or use a larger book",
-        max = 2 * book
-    )]
-    BookRepeats { games: u32, pairs: u32, book: usize },
     #[error(transparent)]
     Player(#[from] PlayerError),
     #[error(transparent)]
@@ -93,18 +86,6 @@ impl MatchRequest<'_> {
         }
     }
 
-    /// Refuses a match that would cycle through a book of `book` openings between two
-    /// deterministic players: its later pairs would be copies of its first, and the
-    /// report's interval would count the same games twice.
-    fn check_book(&self, players: &[PlayerSpec], book: usize) -> Result<(), MatchSessionError> {
-        let pairs = self.games.div_ceil(2);
-        let deterministic = players.len() == 2 && players.iter().all(PlayerSpec::is_deterministic);
-        if deterministic && pairs as usize > book {
-            return Err(MatchSessionError::BookRepeats { games: self.games, pairs, book });
-        }
-        Ok(())
-    }
-
     /// The random plies opening each pair of games, and whether they were chosen for the
     /// user (two deterministic players would otherwise replay two games).
     pub fn opening_plies(&self, players: &[PlayerSpec]) -> (usize, bool) {
@@ -130,8 +111,8 @@ pub fn play(
     let spec = &request.spec;
     let probe = spec.new_game(&mut Rng::seed_from_u64(request.seed))?;
     let book = request.openings.map(Openings::load).transpose()?;
-    if let Some(book) = &book {
-        request.check_book(players, book.lines.len())?;
+    if let (Some(book), [a, b]) = (&book, players) {
+        book.check_not_cycled(request.games, [(&a.to_string(), a), (&b.to_string(), b)])?;
     }
     let opening = (opening_plies, book.as_ref());
     with_contest!(spec, contest => with_game!(probe, g => play_typed(contest, g, request, players, opening, on_game)))
@@ -166,38 +147,4 @@ fn play_typed<C: MatchReport, G: BaselinePlayers>(
     let forfeits = forfeits::<C>(&played);
     let rendered = C::render(result, &played, spec, request.json, request.verbose)?;
     Ok(Played { rendered, forfeits })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn request(games: u32) -> MatchRequest<'static> {
-        MatchRequest {
-            spec: GameSpec::Gomoku { size: 11 },
-            a: PlayerSpec::net("a.safetensors", 200),
-            b: Some(PlayerSpec::net("b.safetensors", 200)),
-            games,
-            opening_plies: None,
-            openings: None,
-            threads: 1,
-            seed: 1,
-            json: false,
-            verbose: false,
-        }
-    }
-
-    #[test]
-    fn two_networks_may_not_cycle_through_a_book() {
-        let nets = [PlayerSpec::net("a.safetensors", 200), PlayerSpec::net("b.safetensors", 200)];
-        // 15 openings: 30 games are 15 pairs, each opening once; 31 would replay the first.
-        request(30).check_book(&nets, 15).unwrap();
-        let err = request(31).check_book(&nets, 15).unwrap_err().to_string();
-        assert!(err.starts_with("--games 31 is 16 pairs, but the book holds 15 openings"), "{err}");
-        assert!(err.ends_with("Ask for at most 30 games, or use a larger book"), "{err}");
-        assert!(request(60).check_book(&nets, 15).is_err());
-        // Against a player that is not known to be deterministic, a cycled book is not a copy.
-        let mixed = [nets[0].clone(), "mcts:100".parse().unwrap()];
-        request(60).check_book(&mixed, 15).unwrap();
-    }
 }

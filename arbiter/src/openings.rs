@@ -10,6 +10,7 @@
 //! separated by spaces), the moves from the game's start; `#` starts a comment, blank
 //! lines are skipped. Every line is checked against the game before a game is played.
 
+use crate::players::PlayerSpec;
 use dojo_core::game::{play_random_opening, Action, Game};
 use dojo_core::rng::Rng;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,14 @@ pub enum OpeningsError {
     Empty { path: PathBuf },
     #[error("opening {number} ({line:?}) is not a {game} opening: {reason}")]
     Illegal { number: usize, line: String, game: String, reason: String },
+    #[error(
+        "{a} and {b} are both deterministic (networks search without noise), and {games} games are \
+         {pairs} pairs from a book of {book} openings: the pairs after the first {book} would replay \
+         earlier ones move for move and count each game twice. Ask for at most {max} games, or use a larger book",
+        pairs = games.div_ceil(2),
+        max = 2 * book
+    )]
+    Cycled { a: String, b: String, games: u32, book: usize },
 }
 
 /// The openings of a book, each a move sequence as text, in the book's order.
@@ -52,6 +61,19 @@ impl Openings {
             .filter(|l| !l.is_empty())
             .collect();
         Openings { lines }
+    }
+
+    /// Checks that `games` games between two players, in pairs from this book, play no
+    /// line twice where both players are deterministic: they would replay a cycled line's
+    /// two games move for move, and a report would count each game twice. Each player is
+    /// given by the name to report and its spec.
+    pub fn check_not_cycled(&self, games: u32, [a, b]: [(&str, &PlayerSpec); 2]) -> Result<(), OpeningsError> {
+        let deterministic = a.1.is_deterministic() && b.1.is_deterministic();
+        if deterministic && games.div_ceil(2) as usize > self.lines.len() {
+            let (a, b) = (a.0.to_string(), b.0.to_string());
+            return Err(OpeningsError::Cycled { a, b, games, book: self.lines.len() });
+        }
+        Ok(())
     }
 
     /// Checks that every opening can be played from `start` and leaves the game unfinished.
@@ -109,6 +131,23 @@ mod tests {
     use super::*;
     use dojo_core::game::GameSpec;
     use rand::SeedableRng;
+
+    #[test]
+    fn two_networks_may_not_cycle_through_a_book() {
+        let book = Openings { lines: (0..15).map(|k| format!("{k},0")).collect() };
+        let (a, b) = (PlayerSpec::net("a.safetensors", 200), PlayerSpec::net("b.safetensors", 200));
+        let nets = [("a", &a), ("b", &b)];
+        // 15 openings: 30 games are 15 pairs, each opening once; 31 would replay the first.
+        book.check_not_cycled(30, nets).unwrap();
+        let err = book.check_not_cycled(31, nets).unwrap_err().to_string();
+        assert!(err.starts_with("a and b are both deterministic"), "{err}");
+        assert!(err.contains("31 games are 16 pairs from a book of 15 openings"), "{err}");
+        assert!(err.ends_with("Ask for at most 30 games, or use a larger book"), "{err}");
+        assert!(book.check_not_cycled(60, nets).is_err());
+        // Against a player that is not known to be deterministic, a cycled book is not a copy.
+        let mcts: PlayerSpec = "mcts:100".parse().unwrap();
+        book.check_not_cycled(60, [("a", &a), ("mcts", &mcts)]).unwrap();
+    }
 
     fn gomoku(size: &str) -> dojo_core::game::gomoku::Gomoku {
         let spec: GameSpec = size.parse().unwrap();

@@ -32,14 +32,6 @@ pub enum TournamentError {
     OnlyReferences,
     #[error("a tournament opens from a book of openings or with random plies, not both ({plies} plies given)")]
     BookAndPlies { plies: u32 },
-    /// Two players that search without noise would replay a cycled book's games.
-    #[error(
-        "{a} and {b} are both deterministic (networks search without noise), and {games} games a pairing \
-         are {pairs} pairs from a book of {book} openings: the pairs after the first {book} would replay \
-         earlier ones move for move and count each game twice. Ask for at most {max} games a pairing, or use a larger book",
-        max = 2 * book
-    )]
-    BookRepeats { a: String, b: String, games: u32, pairs: u32, book: usize },
     /// The tournament's game (`game`, as written) does not parse.
     #[error("game {game:?}: {error}")]
     Game { game: String, error: GameError },

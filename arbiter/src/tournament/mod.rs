@@ -185,24 +185,16 @@ impl TournamentSpec {
         self.check_book_not_cycled()
     }
 
-    /// A pairing of two deterministic players gets no more pairs than the book has lines:
-    /// a cycled line would replay its two games, and the ratings would count them twice.
+    /// A pairing of two deterministic players gets no more pairs than the book has lines
+    /// ([`Openings::check_not_cycled`]).
     fn check_book_not_cycled(&self) -> Result<(), TournamentError> {
-        let pairs = self.games_per_pair / 2;
-        if pairs as usize <= self.openings.len() {
-            return Ok(());
+        let book = self.book();
+        let specs = self.entrants.iter().map(|e| e.spec.parse()).collect::<Result<Vec<PlayerSpec>, _>>()?;
+        for (i, j) in self.pairings() {
+            let (a, b) = (&self.entrants[i].name, &self.entrants[j].name);
+            book.check_not_cycled(self.games_per_pair, [(a, &specs[i]), (b, &specs[j])])?;
         }
-        let deterministic = |i: usize| self.entrants[i].spec.parse::<PlayerSpec>().is_ok_and(|p| p.is_deterministic());
-        match self.pairings().into_iter().find(|&(i, j)| deterministic(i) && deterministic(j)) {
-            Some((i, j)) => Err(TournamentError::BookRepeats {
-                a: self.entrants[i].name.clone(),
-                b: self.entrants[j].name.clone(),
-                games: self.games_per_pair,
-                pairs,
-                book: self.openings.len(),
-            }),
-            None => Ok(()),
-        }
+        Ok(())
     }
 
     /// The book of openings (empty: random plies open the pairs).
@@ -698,8 +690,8 @@ mod tests {
         let err = nets.validate().unwrap_err().to_string();
         assert!(
             err.starts_with("net:a.safetensors and net:b.safetensors are both deterministic")
-                && err.contains("4 games a pairing are 2 pairs from a book of 1 openings")
-                && err.ends_with("Ask for at most 2 games a pairing, or use a larger book"),
+                && err.contains("4 games are 2 pairs from a book of 1 openings")
+                && err.ends_with("Ask for at most 2 games, or use a larger book"),
             "{err}"
         );
         TournamentSpec { openings: vec!["4 4".into(), "3".into()], ..nets.clone() }.validate().unwrap();
