@@ -90,14 +90,14 @@ mod one_or_more {
         More(Vec<String>),
     }
 
-    pub fn serialize<S: Serializer>(list: &[String], s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(list: &[String], s: S) -> Result<S::Ok, S::Error> {
         match list {
             [one] => one.serialize(s),
             more => more.serialize(s),
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
         Ok(match OneOrMore::deserialize(d)? {
             OneOrMore::One(one) => vec![one],
             OneOrMore::More(more) => more,
