@@ -46,7 +46,8 @@ compose_cleanup() {
 # `project`, `work`, `began` and `http` (the learner's published HTTP address).
 compose_up() {
   local image=dojo:cluster-test
-  "$root/scripts/image-build" --tag "$image" >&2
+  # DOJO_IMAGE_PROFILE=dev (scripts/test.sh) reuses the tests' build instead of a release one.
+  "$root/scripts/image-build" --tag "$image" --profile "${DOJO_IMAGE_PROFILE:-release}" >&2
   work=$(mktemp -d)
   project=dojotest$$
   trap compose_cleanup EXIT

@@ -3,19 +3,37 @@
 # command; CI runs it too). Arguments go to cargo test and skip the deployment checks.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Each step's time, printed as it ends and again together at the end (where CI's time goes).
+timings=()
+step_start=$SECONDS
+took() {
+  local secs=$((SECONDS - step_start))
+  timings+=("$(printf '%5ds  %s' "$secs" "$1")")
+  echo "test.sh: $1 took ${secs}s" >&2
+  step_start=$SECONDS
+}
+summary() {
+  [ ${#timings[@]} -gt 0 ] || return 0
+  echo "test.sh: time by step (total $((SECONDS))s):" >&2
+  printf '  %s\n' "${timings[@]}" >&2
+}
+trap summary EXIT
 . "$root/scripts/env.sh"
 cd "$root"
+took "libtorch (scripts/env.sh)"
 # TensorBoard's own reader checks dojo's event files (cli/tests/tensorboard.rs).
 DOJO_TENSORBOARD_PYTHON=$("$root/scripts/setup-tensorboard.sh")
 # Prometheus's promtool checks the learner's /metrics page (cli/tests/metrics.rs).
 DOJO_PROMTOOL=$("$root/scripts/setup-promtool.sh")
 export DOJO_TENSORBOARD_PYTHON DOJO_PROMTOOL
+took "tensorboard and promtool"
 # A headless chromium with selenium drives the dashboard (cli/tests/dashboard.rs).
 if DOJO_BROWSER_PYTHON=$("$root/scripts/setup-browser.sh"); then
   export DOJO_BROWSER_PYTHON
 else
   echo "test.sh: SKIPPING the dashboard's browser test: no headless chromium here (see above)" >&2
 fi
+took "chromium"
 # Rapfi, a Gomocup engine built once from ../shared/engines/rapfi into the cache, plays the
 # Gomoku ladder (cli/tests/gomoku_ladder.rs).
 if DOJO_RAPFI_ENGINE=$("$root/scripts/setup-rapfi.sh"); then
@@ -23,25 +41,38 @@ if DOJO_RAPFI_ENGINE=$("$root/scripts/setup-rapfi.sh"); then
 else
   echo "test.sh: SKIPPING the Gomoku ladder's test: no Rapfi engine could be built here (see above)" >&2
 fi
+took "rapfi"
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on
 # this 2-core machine by default, which is the most that does not oversubscribe it.
+cargo test --workspace --no-run "$@"
+took "cargo test: build"
 cargo test --workspace "$@"
+took "cargo test: run"
 if [ $# -gt 0 ]; then
   echo "test.sh: not running the deployment checks (arguments were given to cargo test)" >&2
   exit 0
 fi
 # The deployment: every Kubernetes overlay renders and validates; the compose stack runs on
-# the Docker engine (these say SKIPPED where no engine answers).
+# the Docker engine (these say SKIPPED where no engine answers). Its image takes the dojo
+# binary from the dev profile the tests just built (opt-level 2: only the binary is linked
+# again without CUDA) rather than a release build of every crate (11 minutes cold).
+export DOJO_IMAGE_PROFILE=dev
 "$root/scripts/k8s-validate"
+took "k8s-validate"
 "$root/scripts/cluster-test"
+took "cluster-test"
 # Network faults on that stack: a worker cut off, the learner killed and paused past the
 # workers' deadlines; every game must arrive exactly once.
 "$root/scripts/network-faults" --cut 10 --pause 65
+took "network-faults"
 # Every decoder against hostile input, briefly (scripts/fuzz --seconds 600 for real runs).
 "$root/scripts/fuzz" --seconds 20
+took "fuzz"
 # The GPU machine's kit and check (docs/gpu.md), on the CPU on a tiny configuration, so
 # neither can rot between the rare runs on a GPU: the kit's binary (built against the GPU
 # image's libtorch 2.11, cached: a warm rebuild is what changed) must run every step and
 # every format must agree.
 "$root/scripts/gpu-kit"
+took "gpu-kit"
 "$root/scripts/gpu-check" --device cpu --dojo "$root/gpu-kit/dojo" --out "$(mktemp -d)"
+took "gpu-check"

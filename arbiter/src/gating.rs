@@ -516,8 +516,11 @@ mod tests {
             average_symmetries: false,
             threads: 2,
         };
-        let (uct, mcts, random) =
-            (PlayerSpec::Uct { iterations: 8 }, PlayerSpec::Mcts { iterations: 8, uniform: false }, PlayerSpec::Random);
+        let (uct, mcts, random) = (
+            PlayerSpec::Uct { iterations: 8 },
+            PlayerSpec::Mcts { iterations: 8, clock_ms: None, uniform: false },
+            PlayerSpec::Random,
+        );
         // uct:8 and mcts:8 are one player on 2048: every pair is equal.
         let gate = |a: &PlayerSpec, b: &PlayerSpec, cancel| {
             gate_players(OnePlayer, &GameSpec::Twenty48, a, b, &settings, 9, cancel).map(|g| g.scores.unwrap())

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod charts;
+pub mod child;
 pub mod contest;
 pub mod gatekeeper;
 pub mod gating;
@@ -15,6 +16,7 @@ pub mod players;
 pub mod promotion;
 pub mod rating;
 pub mod run_plots;
+pub mod saiblo;
 pub mod sprt;
 pub mod tournament;
 pub mod watch;

@@ -2,6 +2,7 @@
 //! the agent a spec names for a given game.
 
 use crate::gomocup::manager::{EngineAgent, EngineConfig, EngineError};
+use crate::saiblo::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::sliding::Sliding;
@@ -31,9 +32,10 @@ use tch::Device;
 pub enum PlayerSpec {
     /// Uniformly random legal moves.
     Random,
-    /// Pure MCTS with `iterations` rollouts per move; Connect Four uses seed 001's rollout
-    /// rules unless `uniform` is set (`mcts:N:uniform`).
-    Mcts { iterations: u32, uniform: bool },
+    /// Pure MCTS with `iterations` rollouts per move, or as many as `clock_ms` allows
+    /// (`mcts:3s`, `mcts:250ms`: seed 001's engine plays by the clock); Connect Four uses
+    /// seed 001's rollout rules unless `uniform` is set (`mcts:N:uniform`).
+    Mcts { iterations: u32, clock_ms: Option<u64>, uniform: bool },
     /// Seed 004's UCT baseline, as issue 22 names it (`uct:N`): UCT with uniformly random
     /// rollouts, `iterations` per move, on every game. The same player as `mcts:N:uniform`
     /// (and, on 2048 and 2584, as `mcts:N`), under the name the issue's tables use.
@@ -60,6 +62,12 @@ pub enum PlayerSpec {
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
     /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
     Pbrain { command: String, move_timeout_ms: u64 },
+    /// A saiblo.net Connect Four strategy (seed 001), a shared object built from the
+    /// platform's C++ interface: `saiblo:PATH.so` (the rest of the spec is the path). It
+    /// plays boards with one blocked cell, in a fresh process each game, and loses a game
+    /// where it crashes, hangs past `clock_ms`, or answers an illegal or unreadable point
+    /// ([`crate::saiblo`]).
+    Saiblo { path: PathBuf, clock_ms: u64 },
     /// An n-tuple network for 2048 or 2584 (`dojo ntuple train`): `ntuple:PATH`, greedy by
     /// after-state value, or `ntuple:PATH:depth=D` for an expectimax search `D` player moves
     /// deep (1 = greedy, 2 = seed 000's search).
@@ -113,6 +121,15 @@ pub enum PlayerError {
     Board(#[from] MoveError),
     #[error("{spec} is not a network player (net:CHECKPOINT)")]
     NotNet { spec: String },
+    /// A saiblo strategy asked to play a game that is not Connect Four (`game`, where known).
+    #[error("saiblo: players (saiblo strategies) only play Connect Four{}", not_game(.game))]
+    SaibloGame { game: Option<GameSpec> },
+    /// A saiblo strategy asked to play a board without exactly one blocked cell.
+    #[error("saiblo: players (saiblo strategies) play boards with one blocked cell (connect4:saiblo, connect4:WxH:C.R), not {game}")]
+    SaibloBoard { game: GameSpec },
+    /// A saiblo strategy that does not load.
+    #[error("{spec}: {error}")]
+    Strategy { spec: String, error: StrategyError },
     /// A brain (`spec`) that does not start, or does not answer `ABOUT`.
     #[error("{spec}: {error}")]
     Engine { spec: String, error: EngineError },
@@ -153,11 +170,13 @@ impl PlayerSpec {
 }
 
 impl PlayerSpec {
-    /// The spec with a brain's time per move set (other players have no clock).
-    pub fn with_move_timeout(self, ms: u64) -> PlayerSpec {
-        match self {
-            PlayerSpec::Pbrain { command, .. } => PlayerSpec::Pbrain { command, move_timeout_ms: ms },
-            other => other,
+    /// The spec with an external player's time per move set, where `ms` is given (each
+    /// kind has its own default; dojo's own players have no clock).
+    pub fn with_move_timeout(self, ms: Option<u64>) -> PlayerSpec {
+        match (self, ms) {
+            (PlayerSpec::Pbrain { command, .. }, Some(ms)) => PlayerSpec::Pbrain { command, move_timeout_ms: ms },
+            (PlayerSpec::Saiblo { path, .. }, Some(ms)) => PlayerSpec::Saiblo { path, clock_ms: ms },
+            (other, _) => other,
         }
     }
 }
@@ -177,6 +196,23 @@ fn rollouts(text: Option<&&str>, kind: &str) -> Result<u32, String> {
         return Err(format!("{kind} needs at least 1 rollout"));
     }
     Ok(n)
+}
+
+/// The clock of `mcts:3s` or `mcts:250ms` in milliseconds (at least 1); None for text
+/// that is not a time (a number of rollouts).
+fn clock(text: &str) -> Result<Option<u64>, String> {
+    let ms = if let Some(ms) = text.strip_suffix("ms") {
+        ms.parse::<u64>().ok()
+    } else if let Some(secs) = text.strip_suffix('s') {
+        secs.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e9).map(|s| (s * 1000.0).round() as u64)
+    } else {
+        return Ok(None);
+    };
+    match ms {
+        None => Err(format!("mcts:{text} is not a time: mcts:3s, mcts:1.5s or mcts:250ms")),
+        Some(0) => Err("mcts needs a clock of at least 1 ms".into()),
+        Some(ms) => Ok(Some(ms)),
+    }
 }
 
 /// The short names `net:` specs have for search settings, and the settings they name.
@@ -211,17 +247,26 @@ impl FromStr for PlayerSpec {
             }
             return Ok(PlayerSpec::Pbrain { command: command.trim().into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS });
         }
+        // So is a strategy's path.
+        if let Some(path) = s.trim().strip_prefix("saiblo:") {
+            if path.trim().is_empty() {
+                return Err(bad("saiblo:PATH needs the strategy's shared object, e.g. saiblo:Strategy.so"));
+            }
+            return Ok(PlayerSpec::Saiblo { path: path.trim().into(), clock_ms: DEFAULT_CLOCK_MS });
+        }
         let parts: Vec<&str> = s.trim().split(':').collect();
         match parts.as_slice() {
             ["random"] => Ok(PlayerSpec::Random),
             ["mcts", rest @ ..] => {
-                let iterations = rollouts(rest.first(), "mcts").map_err(|why| bad(&why))?;
+                let clock_ms = rest.first().map(|text| clock(text)).transpose().map_err(|why| bad(&why))?.flatten();
+                let iterations =
+                    if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts").map_err(|why| bad(&why))? };
                 let uniform = match rest.get(1..) {
                     None | Some([]) => false,
                     Some(["uniform"]) => true,
-                    Some(_) => return Err(bad("expected mcts:N or mcts:N:uniform")),
+                    Some(_) => return Err(bad("expected mcts:N, mcts:N:uniform or mcts:3s (by the clock)")),
                 };
-                Ok(PlayerSpec::Mcts { iterations, uniform })
+                Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform })
             }
             ["uct"] | ["uct", _] => {
                 Ok(PlayerSpec::Uct { iterations: rollouts(parts.get(1), "uct").map_err(|why| bad(&why))? })
@@ -279,7 +324,7 @@ impl FromStr for PlayerSpec {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, ntuple:PATH or ntuple:PATH:depth=D",
+                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D",
             )),
         }
     }
@@ -289,8 +334,13 @@ impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerSpec::Random => write!(f, "random"),
-            PlayerSpec::Mcts { iterations, uniform: false } => write!(f, "mcts:{iterations}"),
-            PlayerSpec::Mcts { iterations, uniform: true } => write!(f, "mcts:{iterations}:uniform"),
+            PlayerSpec::Mcts { iterations, clock_ms, uniform } => {
+                write!(f, "mcts:{}", mcts_config(*iterations, *clock_ms).budget_name())?;
+                if *uniform {
+                    write!(f, ":uniform")?;
+                }
+                Ok(())
+            }
             PlayerSpec::Uct { iterations } => write!(f, "uct:{iterations}"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
@@ -325,6 +375,7 @@ impl fmt::Display for PlayerSpec {
                 Ok(())
             }
             PlayerSpec::Pbrain { command, .. } => write!(f, "pbrain:{command}"),
+            PlayerSpec::Saiblo { path, .. } => write!(f, "saiblo:{}", path.display()),
             PlayerSpec::Ntuple { path, depth } => {
                 write!(f, "ntuple:{}", path.display())?;
                 if *depth != 1 {
@@ -336,8 +387,8 @@ impl fmt::Display for PlayerSpec {
     }
 }
 
-fn mcts_config(iterations: u32) -> MctsConfig {
-    MctsConfig { iterations, ..MctsConfig::default() }
+fn mcts_config(iterations: u32, clock_ms: Option<u64>) -> MctsConfig {
+    MctsConfig { iterations, clock: clock_ms.map(Duration::from_millis), ..MctsConfig::default() }
 }
 
 /// Games whose baseline players the arbiter can build.
@@ -350,14 +401,17 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
     let rng = Rng::seed_from_u64(seed);
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
-        PlayerSpec::Mcts { iterations, .. } => Ok(Box::new(Mcts::new(mcts_config(iterations), UniformRollout, rng))),
+        PlayerSpec::Mcts { iterations, clock_ms, .. } => {
+            Ok(Box::new(Mcts::new(mcts_config(iterations, clock_ms), UniformRollout, rng)))
+        }
         // The search names itself mcts:N; the player keeps the name it was asked for.
         PlayerSpec::Uct { iterations } => Ok(Box::new(Named {
-            agent: Mcts::new(mcts_config(iterations), UniformRollout, rng),
+            agent: Mcts::new(mcts_config(iterations, None), UniformRollout, rng),
             name: spec.to_string(),
         })),
         PlayerSpec::Solver { .. } => Err(PlayerError::SolverGame { game: None }),
         PlayerSpec::Pbrain { .. } => Err(PlayerError::PbrainGame { game: None }),
+        PlayerSpec::Saiblo { .. } => Err(PlayerError::SaibloGame { game: None }),
         PlayerSpec::Ntuple { .. } => Err(PlayerError::NtupleGame),
         PlayerSpec::Net { .. } => {
             // Matches run players on several threads: one libtorch thread each.
@@ -420,8 +474,11 @@ where
     Connect4<B>: FromAnyGame,
 {
     match *spec {
-        PlayerSpec::Mcts { iterations, uniform: false } => {
-            Ok(Box::new(Mcts::new(mcts_config(iterations), Connect4Rollout, Rng::seed_from_u64(seed))))
+        PlayerSpec::Mcts { iterations, clock_ms, uniform: false } => {
+            Ok(Box::new(Mcts::new(mcts_config(iterations, clock_ms), Connect4Rollout, Rng::seed_from_u64(seed))))
+        }
+        PlayerSpec::Saiblo { ref path, clock_ms } => {
+            Ok(Box::new(StrategyAgent::new(strategy_config(path, clock_ms), spec.to_string())))
         }
         _ => generic_baseline(spec, seed),
     }
@@ -500,6 +557,10 @@ fn engine_config(command: &str, move_timeout_ms: u64) -> EngineConfig {
     EngineConfig { command: command.to_string(), move_timeout: Duration::from_millis(move_timeout_ms) }
 }
 
+fn strategy_config(path: &Path, clock_ms: u64) -> StrategyConfig {
+    StrategyConfig::new(path, Duration::from_millis(clock_ms))
+}
+
 /// Checks a spec can play `game` before a long run starts (e.g. the solver on Gomoku).
 pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), PlayerError> {
     match spec {
@@ -514,6 +575,17 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
             };
             let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string());
             brain.about(size).map(|_| ()).map_err(|error| PlayerError::Engine { spec: spec.to_string(), error })
+        }
+        PlayerSpec::Saiblo { path, clock_ms } => {
+            if game.family() != "connect4" {
+                return Err(PlayerError::SaibloGame { game: Some(game.clone()) });
+            }
+            // A concrete board must have its one blocked cell; connect4:saiblo's boards do.
+            if matches!(game, GameSpec::Connect4 { blocked, .. } if blocked.len() != 1) {
+                return Err(PlayerError::SaibloBoard { game: game.clone() });
+            }
+            StrategyAgent::check(&strategy_config(path, *clock_ms))
+                .map_err(|error| PlayerError::Strategy { spec: spec.to_string(), error })
         }
         PlayerSpec::Ntuple { path, .. } => {
             let header = ntuple::read_header(path)?;
@@ -553,6 +625,8 @@ mod tests {
             "random",
             "mcts:1000",
             "mcts:50:uniform",
+            "mcts:3s",
+            "mcts:250ms:uniform",
             "uct:20",
             "solver",
             "solver:1000",
@@ -568,7 +642,10 @@ mod tests {
         ] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }
-        assert_eq!("mcts".parse::<PlayerSpec>().unwrap(), PlayerSpec::Mcts { iterations: 1000, uniform: false });
+        assert_eq!(
+            "mcts".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Mcts { iterations: 1000, clock_ms: None, uniform: false }
+        );
         // uct:N is seed 004's baseline under its own name; uct alone has mcts's default.
         assert_eq!("uct:20".parse::<PlayerSpec>().unwrap(), PlayerSpec::Uct { iterations: 20 });
         assert_eq!("uct".parse::<PlayerSpec>().unwrap().to_string(), "uct:1000");
@@ -624,6 +701,9 @@ mod tests {
             ("net", "expected random"),
             ("mcts:x", "needs a number"),
             ("mcts:0", "at least 1"),
+            ("mcts:0s", "mcts needs a clock of at least 1 ms"),
+            ("mcts:fasts", "mcts:fasts is not a time: mcts:3s, mcts:1.5s or mcts:250ms"),
+            ("mcts:3s:gumbel", "expected mcts:N, mcts:N:uniform or mcts:3s (by the clock)"),
             ("uct:0", "uct needs at least 1 rollout"),
             ("uct:many", "uct:N needs a number of rollouts, e.g. uct:1000"),
             ("uct:20:uniform", "expected random, mcts:N, mcts:N:uniform, uct:N,"),

@@ -30,7 +30,7 @@ fn digest(mut lines: Vec<String>) -> String {
 
 #[test]
 fn matches_play_the_games_they_played_before() {
-    let (mcts, random) = (PlayerSpec::Mcts { iterations: 30, uniform: false }, PlayerSpec::Random);
+    let (mcts, random) = (PlayerSpec::Mcts { iterations: 30, clock_ms: None, uniform: false }, PlayerSpec::Random);
     let seen = Mutex::new(Vec::new());
     let plan = MatchPlan { opening_plies: 2, ..MatchPlan::new(8, 3, 11) };
     let (a, b) = (|s| Connect4::<u64>::baseline(&mcts, s), |s| Connect4::<u64>::baseline(&random, s));
@@ -77,7 +77,7 @@ fn tournaments_play_the_games_they_played_before() {
         opening_plies: 2,
         openings: vec![],
         seed: 9,
-        move_timeout_ms: 100,
+        move_timeout_ms: Some(100),
         entrants: vec![entrant("random"), entrant("mcts:10"), entrant("uct:5")],
     };
     let cancel = AtomicBool::new(false);

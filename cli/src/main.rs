@@ -16,6 +16,7 @@ mod ntuple_cmd;
 mod pbrain_cmd;
 mod play_cmd;
 mod plot_cmd;
+mod saiblo_cmd;
 mod selfplay_cmd;
 mod settings;
 mod solve_cmd;
@@ -89,6 +90,10 @@ enum Command {
     /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout (under an INFO
     /// time limit it searches by the clock, otherwise --sims playouts a move).
     Pbrain(pbrain_cmd::PbrainArgs),
+    /// Host a saiblo strategy (a shared object) for one game, on a line protocol: what dojo
+    /// starts for each game of a saiblo: player.
+    #[command(hide = true)]
+    SaibloHost(saiblo_cmd::SaibloHostArgs),
 }
 
 fn main() {
@@ -134,6 +139,7 @@ fn main() {
         Command::Play(args) => play_cmd::run(args),
         Command::Plot(args) => plot_cmd::run(args),
         Command::Health(args) => health_cmd::run(args),
+        Command::SaibloHost(args) => saiblo_cmd::run_host(args),
     };
     if let Err(e) = result {
         eprintln!("dojo: error: {e:#}");

@@ -44,10 +44,11 @@ pub struct MatchArgs {
     /// Seed for reproducible matches (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
-    /// An external brain's (pbrain:) time per move, in milliseconds: an answer later than
-    /// this (and a tenth) loses the game.
-    #[arg(long, default_value_t = dojo_arbiter::players::DEFAULT_MOVE_TIMEOUT_MS)]
-    move_timeout_ms: u64,
+    /// An external player's time per move, in milliseconds: an answer later than this (and
+    /// a tenth) loses the game. Default: 5000 for a Gomocup brain (pbrain:), 3000 for a
+    /// saiblo strategy (saiblo:), the platform's clock.
+    #[arg(long)]
+    move_timeout_ms: Option<u64>,
     /// Print one JSON object (players, games, wins, draws, losses, score, interval, elo; for
     /// one-player games: player, games, mean, median, max, interval, reach).
     #[arg(long)]

@@ -84,9 +84,11 @@ pub struct TournamentArgs {
     /// The anchor's rating.
     #[arg(long, default_value_t = 0.0)]
     anchor_elo: f64,
-    /// An external brain's time per move, in milliseconds: an answer later than this (and a tenth) loses the game.
-    #[arg(long, default_value_t = dojo_arbiter::players::DEFAULT_MOVE_TIMEOUT_MS)]
-    move_timeout_ms: u64,
+    /// An external player's time per move, in milliseconds: an answer later than this (and
+    /// a tenth) loses the game. Default: 5000 for a Gomocup brain (pbrain:), 3000 for a
+    /// saiblo strategy (saiblo:).
+    #[arg(long)]
+    move_timeout_ms: Option<u64>,
     /// Then copy the top-rated checkpoint (one-player games: the highest mean score) to
     /// RUN/models/best.* (checked, atomic), as gating does.
     #[arg(long)]

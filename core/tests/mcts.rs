@@ -723,3 +723,27 @@ fn lottery_follows_expected_value_not_event_count() {
         }
     }
 }
+
+#[test]
+fn a_search_by_the_clock_runs_until_its_time_is_up_whatever_its_iterations() {
+    use dojo_core::game::connect4::Connect4;
+    use dojo_core::search::mcts::Connect4Rollout;
+    use std::time::{Duration, Instant};
+    let clock = Duration::from_millis(40);
+    // One iteration asked for, but by the clock: the iteration count is not used.
+    let config = MctsConfig { iterations: 1, ..MctsConfig::with_clock(clock) };
+    let mut m = Mcts::new(config, Connect4Rollout, Rng::seed_from_u64(4));
+    assert_eq!(Agent::<Connect4>::name(&m), "mcts:40ms");
+    let started = Instant::now();
+    let r = m.search(&Connect4::standard());
+    assert!(started.elapsed() >= clock, "stopped after {:?}", started.elapsed());
+    assert!(r.iterations > 1, "{} iterations", r.iterations);
+    assert_eq!(visit_sum(&r), r.iterations);
+    // A root proven early stops the clock too: a mate in one is played at once.
+    let mut m = Mcts::new(MctsConfig::with_clock(Duration::from_secs(60)), UniformRollout, Rng::seed_from_u64(5));
+    let started = Instant::now();
+    assert_eq!(m.select_move(&Ttt::from_diagram("xx.oo....")), 2);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(MctsConfig::with_clock(Duration::from_millis(3000)).budget_name(), "3s");
+    assert_eq!(MctsConfig::with_iterations(800).budget_name(), "800");
+}

@@ -13,36 +13,24 @@
 //! not `x,y` or plays an occupied or off-board point loses the game, with the reason; its
 //! process is killed, and the next game starts a new one.
 
+use crate::child::{ChildError, LineChild};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::{Action, Game, Player, ToMove};
 use dojo_core::search::player::{Agent, MoveError};
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// How long a brain may take to answer `START` (it may be loading a network), beyond the
 /// move time.
 pub const START_ALLOWANCE: Duration = Duration::from_secs(30);
 
-/// The stderr lines of a brain kept to explain a crash.
-const STDERR_TAIL: usize = 5;
-
 /// Why a brain lost a game or could not start: each names what it did wrong. A wrapped
 /// error's text is part of the message and not also its `source()`.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("cannot start {command:?}: {error}")]
-    Spawn { command: String, error: std::io::Error },
-    /// The brain said nothing to `asked` (its first line) for `ms` milliseconds.
-    #[error("no answer to {asked} within {ms} ms")]
-    Timeout { asked: String, ms: u128 },
-    /// The brain's process exited or closed its output: its exit status where it was
-    /// reaped, and its last lines on stderr.
-    #[error("{}", crash_text(.status, .stderr_tail))]
-    Crashed { status: Option<ExitStatus>, stderr_tail: Vec<String> },
+    /// The brain did not start, stayed silent for the move's time, or crashed.
+    #[error(transparent)]
+    Child(#[from] ChildError),
     /// The brain answered `START n` (`start`) with something else than `OK`.
     #[error("the brain refused {start}: {answer}")]
     Refused { start: String, answer: String },
@@ -54,18 +42,6 @@ pub enum EngineError {
     OffBoard { x: usize, y: usize, size: usize },
     #[error("illegal move {x},{y}: the point is taken")]
     Taken { x: usize, y: usize },
-}
-
-/// "the brain exited (exit status: 3); its stderr ended: a | b".
-fn crash_text(status: &Option<ExitStatus>, stderr_tail: &[String]) -> String {
-    let mut why = match status {
-        Some(s) => format!("the brain exited ({s})"),
-        None => "the brain closed its output".to_string(),
-    };
-    if !stderr_tail.is_empty() {
-        why.push_str(&format!("; its stderr ended: {}", stderr_tail.join(" | ")));
-    }
-    why
 }
 
 /// How an external brain is run.
@@ -85,114 +61,22 @@ impl EngineConfig {
     }
 }
 
-/// A running brain process.
-struct Process {
-    child: Child,
-    stdin: ChildStdin,
-    /// Its stdout, a line at a time (closed when it exits).
-    lines: Receiver<String>,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+/// What a brain is called in its errors.
+const WHO: &str = "the brain";
+
+/// Starts the brain: `sh -c "exec COMMAND"`.
+fn spawn(command: &str) -> Result<LineChild, ChildError> {
+    let mut shell = Command::new("sh");
+    shell.arg("-c").arg(format!("exec {command}"));
+    LineChild::spawn(WHO, shell, command, false)
 }
 
-impl Process {
-    fn spawn(command: &str) -> Result<Process, EngineError> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(format!("exec {command}"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|error| EngineError::Spawn { command: command.to_string(), error })?;
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let tail = stderr_tail.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
-                if tail.len() == STDERR_TAIL {
-                    tail.pop_front();
-                }
-                tail.push_back(line);
-            }
-        });
-        Ok(Process { child, stdin, lines, stderr_tail })
-    }
-
-    fn send(&mut self, lines: &[String]) -> Result<(), EngineError> {
-        let mut text = lines.join("\n");
-        text.push('\n');
-        match self.stdin.write_all(text.as_bytes()).and_then(|()| self.stdin.flush()) {
-            Ok(()) => Ok(()),
-            Err(_) => Err(self.crashed()),
-        }
-    }
-
-    /// The brain's next line that is not a `MESSAGE` or `DEBUG`, within `timeout`.
-    fn reply(&mut self, timeout: Duration, asked: &str) -> Result<String, EngineError> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let line = line.trim();
-                    let word = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
-                    if word != "MESSAGE" && word != "DEBUG" {
-                        return Ok(line.to_string());
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(EngineError::Timeout { asked: asked.to_string(), ms: timeout.as_millis() })
-                }
-                Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
-            }
-        }
-    }
-
-    /// Why the brain stopped talking: its exit status and last words on stderr.
-    fn crashed(&mut self) -> EngineError {
-        // Its stdout closed; give it a moment to be reaped.
-        let deadline = Instant::now() + Duration::from_millis(500);
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-                _ => break None,
-            }
-        };
-        let tail = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
-        EngineError::Crashed { status, stderr_tail: tail.iter().cloned().collect() }
-    }
-
-    /// Asks the brain to exit (`END`), and kills it if it has not within a moment.
-    fn end(mut self) {
-        let _ = writeln!(self.stdin, "END").and_then(|()| self.stdin.flush());
-        let deadline = Instant::now() + Duration::from_millis(300);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        self.kill();
-    }
-
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The brain's next line that is not a `MESSAGE` or `DEBUG`, within `timeout`.
+fn reply(process: &mut LineChild, timeout: Duration, asked: &str) -> Result<String, ChildError> {
+    process.reply(timeout, asked, |line| {
+        let word = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+        word == "MESSAGE" || word == "DEBUG"
+    })
 }
 
 /// An external brain playing Gomoku.
@@ -201,7 +85,7 @@ pub struct EngineAgent {
     name: String,
     /// The board size the running brain was started for.
     size: Option<usize>,
-    process: Option<Process>,
+    process: Option<LineChild>,
     /// Whether a new game began since the brain's last move (it is restarted first).
     new_game: bool,
     /// The position the brain holds after its last move in this game; none before its
@@ -223,7 +107,7 @@ impl EngineAgent {
         let timeout = self.config.move_timeout + self.config.grace();
         let process = self.process.as_mut().expect("started");
         process.send(&["ABOUT".into()])?;
-        process.reply(timeout, "ABOUT")
+        Ok(reply(process, timeout, "ABOUT")?)
     }
 
     /// A brain at the start of a `size × size` game: the running one after `RESTART`, or a
@@ -232,7 +116,8 @@ impl EngineAgent {
         let timeout = self.config.move_timeout + self.config.grace();
         if let Some(mut process) = self.process.take() {
             if self.size == Some(size) {
-                let restarted = process.send(&["RESTART".into()]).and_then(|()| process.reply(timeout, "RESTART"));
+                let restarted =
+                    process.send(&["RESTART".into()]).and_then(|()| reply(&mut process, timeout, "RESTART"));
                 if matches!(restarted.as_deref(), Ok(answer) if answer.eq_ignore_ascii_case("OK")) {
                     self.process = Some(process);
                     return Ok(());
@@ -241,10 +126,10 @@ impl EngineAgent {
             // Another board, or no RESTART (an old brain, or a broken one): a new process.
             process.kill();
         }
-        let mut process = Process::spawn(&self.config.command)?;
+        let mut process = spawn(&self.config.command)?;
         let start = format!("START {size}");
         process.send(std::slice::from_ref(&start))?;
-        let answer = process.reply(START_ALLOWANCE + timeout, &start)?;
+        let answer = reply(&mut process, START_ALLOWANCE + timeout, &start)?;
         if !answer.eq_ignore_ascii_case("OK") {
             process.kill();
             return Err(EngineError::Refused { start, answer });
@@ -315,7 +200,7 @@ impl EngineAgent {
         let timeout = self.config.move_timeout + self.config.grace();
         let process = self.process.as_mut().ok_or(EngineError::NotRunning)?;
         process.send(&ask)?;
-        let answer = process.reply(timeout, &ask[0])?;
+        let answer = reply(process, timeout, &ask[0])?;
         let action = parse_move(game, &answer)?;
         let mut known = game.clone();
         known.play(action).expect("parse_move checked the point is empty");
@@ -396,7 +281,7 @@ impl Agent<Gomoku> for EngineAgent {
 impl Drop for EngineAgent {
     fn drop(&mut self) {
         if let Some(process) = self.process.take() {
-            process.end();
+            process.end(Some("END"));
         }
     }
 }

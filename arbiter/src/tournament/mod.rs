@@ -38,7 +38,7 @@ pub use error::TournamentError;
 
 use crate::matches::play_game;
 use crate::openings::{Opening, Openings};
-use crate::players::{BaselinePlayers, PlayerSpec, PlayerSpecError, DEFAULT_MOVE_TIMEOUT_MS};
+use crate::players::{BaselinePlayers, PlayerSpec, PlayerSpecError};
 use dojo_core::game::GameSpec;
 use dojo_core::rng::Rng;
 use dojo_core::search::player::Agent;
@@ -123,14 +123,11 @@ pub struct TournamentSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub openings: Vec<String>,
     pub seed: u64,
-    /// External brains' time per move (`pbrain:` players), in milliseconds.
-    #[serde(default = "default_move_timeout")]
-    pub move_timeout_ms: u64,
+    /// External players' time per move (`pbrain:` and `saiblo:` players), in milliseconds;
+    /// None: each kind's own default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_timeout_ms: Option<u64>,
     pub entrants: Vec<Entrant>,
-}
-
-fn default_move_timeout() -> u64 {
-    DEFAULT_MOVE_TIMEOUT_MS
 }
 
 impl TournamentSpec {
@@ -591,7 +588,7 @@ mod tests {
             opening_plies: 2,
             openings: Vec::new(),
             seed: 9,
-            move_timeout_ms: 100,
+            move_timeout_ms: Some(100),
             entrants: names.iter().map(|n| entrant(n)).collect(),
         }
     }

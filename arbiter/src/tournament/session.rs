@@ -61,7 +61,8 @@ pub struct Request {
     pub seed: Option<u64>,
     pub anchor: Option<String>,
     pub anchor_elo: f64,
-    pub move_timeout_ms: u64,
+    /// External players' time per move; None: each kind's own default.
+    pub move_timeout_ms: Option<u64>,
     /// The board played: one the run's checkpoints play (a board of an any-size network's
     /// game); None: the tournament's so far, else the run's game.
     pub game: Option<GameSpec>,

@@ -31,7 +31,7 @@ pub fn spec_2048(entrants: Vec<Entrant>, games: u32) -> TournamentSpec {
         opening_plies: 0,
         openings: Vec::new(),
         seed: 3,
-        move_timeout_ms: 100,
+        move_timeout_ms: Some(100),
         entrants,
     }
 }

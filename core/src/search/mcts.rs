@@ -43,6 +43,7 @@ use crate::game::{Action, Game, Outcome, Player, ToMove};
 use crate::rng::Rng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{RngExt, SeedableRng};
+use std::time::{Duration, Instant};
 
 /// Picks the moves of a rollout. `scratch` is a buffer the policy may use for
 /// `legal_actions`. The position is not over and a player is to move; the answer must be
@@ -89,7 +90,18 @@ pub struct MctsConfig {
     pub length_bonus: f64,
     /// Prove wins, losses and draws (MCTS-Solver).
     pub solver: bool,
+    /// Search by the clock instead: iterations until this much time has passed (or the
+    /// root is proven, or the tree holds [`CLOCK_NODE_LIMIT`] nodes); `iterations` is then
+    /// not used. How seed 001's engine plays: everything its seconds allow.
+    pub clock: Option<Duration>,
 }
+
+/// The most nodes a search by the clock grows (32 bytes each: 512 MiB), so that a long
+/// clock on a fast machine cannot exhaust its memory.
+pub const CLOCK_NODE_LIMIT: usize = 1 << 24;
+
+/// Iterations between two looks at the clock (a look costs about as much as a rollout).
+const CLOCK_CHECK_EVERY: u32 = 64;
 
 impl Default for MctsConfig {
     fn default() -> MctsConfig {
@@ -99,6 +111,7 @@ impl Default for MctsConfig {
             max_rollout_moves: None,
             length_bonus: 1e-3,
             solver: true,
+            clock: None,
         }
     }
 }
@@ -107,6 +120,21 @@ impl MctsConfig {
     /// The defaults with `iterations` playouts per move.
     pub fn with_iterations(iterations: u32) -> MctsConfig {
         MctsConfig { iterations, ..MctsConfig::default() }
+    }
+
+    /// The defaults, searching for `clock` a move.
+    pub fn with_clock(clock: Duration) -> MctsConfig {
+        MctsConfig { clock: Some(clock), ..MctsConfig::default() }
+    }
+
+    /// How a player of these settings is named: `mcts:1000`, or by its clock, `mcts:3s`
+    /// and `mcts:250ms`.
+    pub fn budget_name(&self) -> String {
+        match self.clock {
+            None => self.iterations.to_string(),
+            Some(clock) if clock.as_millis() % 1000 == 0 => format!("{}s", clock.as_secs()),
+            Some(clock) => format!("{}ms", clock.as_millis()),
+        }
     }
 }
 
@@ -318,13 +346,27 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             None => game.clone(),
         };
         let mut done = 0;
-        while done < self.config.iterations && self.nodes[0].proof == Proof::Unknown {
+        let deadline = self.config.clock.map(|clock| Instant::now() + clock);
+        while self.nodes[0].proof == Proof::Unknown && !self.budget_spent(done, deadline) {
             work.clone_from(game);
             self.iterate(&mut work);
             done += 1;
         }
         self.work = Some(work);
         done
+    }
+
+    /// Whether a search that has run `done` iterations stops: at `config.iterations`, or
+    /// by the clock at `deadline` (or at the node limit).
+    fn budget_spent(&self, done: u32, deadline: Option<Instant>) -> bool {
+        match deadline {
+            None => done >= self.config.iterations,
+            Some(deadline) => {
+                done == u32::MAX
+                    || self.nodes.len() >= CLOCK_NODE_LIMIT
+                    || (done.is_multiple_of(CLOCK_CHECK_EVERY) && Instant::now() >= deadline)
+            }
+        }
     }
 
     /// One selection–expansion–rollout–backup pass; `game` starts at the root.
@@ -648,7 +690,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
 
 impl<G: Game, R: RolloutPolicy<G>> Agent<G> for Mcts<G, R> {
     fn name(&self) -> String {
-        format!("mcts:{}", self.config.iterations)
+        format!("mcts:{}", self.config.budget_name())
     }
 
     fn new_game(&mut self, seed: u64) {
