@@ -51,6 +51,23 @@ fn io_error(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Run
     move |error| RunDirError::Io { op, path, error }
 }
 
+/// Reading the run directory's models, in this file because it can fail with a run
+/// directory's error (the paths themselves are plain names: `paths.rs` knows no errors).
+impl RunPaths {
+    /// The published versions on disk (those with a sidecar: it is written last), oldest
+    /// first.
+    pub fn versions(&self) -> Result<Vec<u64>, RunDirError> {
+        let path = self.models();
+        let entries = std::fs::read_dir(&path).map_err(|error| RunDirError::Io { op: "list", path, error })?;
+        let mut versions: Vec<u64> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| crate::paths::version_of_sidecar(&e.file_name().to_string_lossy()))
+            .collect();
+        versions.sort_unstable();
+        Ok(versions)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RunDir {
     paths: RunPaths,

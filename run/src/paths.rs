@@ -21,7 +21,6 @@
 //! RUN/logs/                 local workers' logs (dojo train)
 //! ```
 
-use crate::dir::RunDirError;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,19 +107,6 @@ impl RunPaths {
         true
     }
 
-    /// The published versions on disk (those with a sidecar: it is written last), oldest
-    /// first.
-    pub fn versions(&self) -> Result<Vec<u64>, RunDirError> {
-        let path = self.models();
-        let entries = std::fs::read_dir(&path).map_err(|error| RunDirError::Io { op: "list", path, error })?;
-        let mut versions: Vec<u64> = entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| version_of_sidecar(&e.file_name().to_string_lossy()))
-            .collect();
-        versions.sort_unstable();
-        Ok(versions)
-    }
-
     /// The tournament whose `ratings.json` was written last: its name and that file.
     pub fn newest_tournament_ratings(&self) -> Option<(String, PathBuf)> {
         let entries = std::fs::read_dir(self.tournaments()).ok()?;
@@ -143,7 +129,7 @@ impl RunPaths {
 }
 
 /// `v000123.json` → 123.
-fn version_of_sidecar(name: &str) -> Option<u64> {
+pub(crate) fn version_of_sidecar(name: &str) -> Option<u64> {
     let digits = name.strip_prefix('v')?.strip_suffix(".json")?;
     (digits.len() == 6 && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok()).flatten()
 }

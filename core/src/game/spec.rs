@@ -41,9 +41,8 @@ pub const C4_MAX_HEIGHT: u8 = 12;
 /// The saiblo variant's boards: width and height in `SAIBLO_MIN..=SAIBLO_MAX`.
 pub const SAIBLO_MIN: u8 = 9;
 pub const SAIBLO_MAX: u8 = 12;
-pub const GOMOKU_MIN: u8 = 7;
-/// Gomocup's freestyle board is 20×20.
-pub const GOMOKU_MAX: u8 = 20;
+// Gomoku's board sizes belong to its rules; specs name them from there.
+pub use super::gomoku::{GOMOKU_MAX, GOMOKU_MIN};
 
 impl GameSpec {
     /// Standard Connect Four, 7 wide and 6 high.

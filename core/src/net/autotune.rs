@@ -143,7 +143,7 @@ pub fn choose_precision(
 ) -> Result<PrecisionDecision, DeviceError> {
     let device = model.device();
     if let PrecisionChoice::Fixed(p) = choice {
-        p.check_device(device)?;
+        super::device::check_precision(p, device)?;
         return Ok(PrecisionDecision::fixed(p));
     }
     let mut batches: Vec<usize> = batches.iter().map(|&b| b.max(1)).collect();

@@ -5,6 +5,7 @@
 //! machine). Every process that runs a network therefore sets its thread counts
 //! explicitly, once, before the first tensor op.
 
+use super::precision::Precision;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Once;
@@ -27,7 +28,7 @@ pub enum DeviceError {
     NoSuchGpu { index: usize, count: usize },
     /// A number format the device cannot run (f16 on a CPU).
     #[error("precision {precision} runs only on CUDA devices, not on {device}; use f32, bf16 or auto")]
-    Precision { precision: super::precision::Precision, device: DeviceSpec },
+    Precision { precision: Precision, device: DeviceSpec },
 }
 
 impl FromStr for DeviceSpec {
@@ -103,8 +104,28 @@ pub fn set_threads(threads: usize) {
     });
 }
 
+/// An error naming the problem when `device` cannot run `precision` (f16 on a CPU).
+pub fn check_precision(precision: Precision, device: tch::Device) -> Result<(), DeviceError> {
+    if Precision::candidates(device).contains(&precision) {
+        Ok(())
+    } else {
+        Err(DeviceError::Precision { precision, device: DeviceSpec::of(device) })
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn precisions_each_device_runs() {
+        let cpu = tch::Device::Cpu;
+        assert!(check_precision(Precision::Bf16, cpu).is_ok());
+        assert_eq!(
+            check_precision(Precision::F16, cpu).unwrap_err().to_string(),
+            "precision f16 runs only on CUDA devices, not on cpu; use f32, bf16 or auto"
+        );
+        assert!(check_precision(Precision::F16, tch::Device::Cuda(1)).is_ok());
+    }
+
     use super::*;
     use tch::{Kind, Tensor};
 

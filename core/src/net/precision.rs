@@ -14,7 +14,6 @@
 //! well here), and so do matches, gating and analysis, whose numbers are compared across
 //! runs and machines.
 
-use super::device::{DeviceError, DeviceSpec};
 use crate::util::SettingError;
 use std::fmt;
 use std::str::FromStr;
@@ -45,15 +44,6 @@ impl Precision {
         match device {
             tch::Device::Cuda(_) => &[Precision::F32, Precision::Bf16, Precision::F16],
             _ => &[Precision::F32, Precision::Bf16],
-        }
-    }
-
-    /// An error naming the problem when `device` cannot run this format.
-    pub fn check_device(self, device: tch::Device) -> Result<(), DeviceError> {
-        if Precision::candidates(device).contains(&self) {
-            Ok(())
-        } else {
-            Err(DeviceError::Precision { precision: self, device: DeviceSpec::of(device) })
         }
     }
 }
@@ -150,11 +140,5 @@ mod tests {
         let cpu = tch::Device::Cpu;
         assert_eq!(Precision::candidates(cpu), &[Precision::F32, Precision::Bf16]);
         assert_eq!(Precision::candidates(tch::Device::Cuda(0)).len(), 3);
-        assert!(Precision::Bf16.check_device(cpu).is_ok());
-        assert_eq!(
-            Precision::F16.check_device(cpu).unwrap_err().to_string(),
-            "precision f16 runs only on CUDA devices, not on cpu; use f32, bf16 or auto"
-        );
-        assert!(Precision::F16.check_device(tch::Device::Cuda(1)).is_ok());
     }
 }

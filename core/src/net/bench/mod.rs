@@ -19,7 +19,7 @@ pub fn precisions(choice: PrecisionChoice, device: tch::Device) -> Result<Vec<Pr
     match choice {
         PrecisionChoice::Auto => Ok(Precision::candidates(device).to_vec()),
         PrecisionChoice::Fixed(p) => {
-            p.check_device(device)?;
+            crate::net::device::check_precision(p, device)?;
             Ok(vec![p])
         }
     }
