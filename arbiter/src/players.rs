@@ -239,95 +239,102 @@ fn net_option_error(key: &str, value: &str, error: SettingError) -> String {
 impl FromStr for PlayerSpec {
     type Err = PlayerSpecError;
     fn from_str(s: &str) -> Result<PlayerSpec, PlayerSpecError> {
-        let bad = |why: &str| PlayerSpecError { spec: s.to_string(), why: why.to_string() };
+        let bad = |why: String| PlayerSpecError { spec: s.to_string(), why };
         // A brain's command is taken whole: it may hold ':' and spaces.
         if let Some(command) = s.trim().strip_prefix("pbrain:") {
             if command.trim().is_empty() {
-                return Err(bad("pbrain:COMMAND needs the command that starts the brain"));
+                return Err(bad("pbrain:COMMAND needs the command that starts the brain".into()));
             }
             return Ok(PlayerSpec::Pbrain { command: command.trim().into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS });
         }
         // So is a strategy's path.
         if let Some(path) = s.trim().strip_prefix("saiblo:") {
             if path.trim().is_empty() {
-                return Err(bad("saiblo:PATH needs the strategy's shared object, e.g. saiblo:Strategy.so"));
+                return Err(bad("saiblo:PATH needs the strategy's shared object, e.g. saiblo:Strategy.so".into()));
             }
             return Ok(PlayerSpec::Saiblo { path: path.trim().into(), clock_ms: DEFAULT_CLOCK_MS });
         }
         let parts: Vec<&str> = s.trim().split(':').collect();
         match parts.as_slice() {
             ["random"] => Ok(PlayerSpec::Random),
-            ["mcts", rest @ ..] => {
-                let clock_ms = rest.first().map(|text| clock(text)).transpose().map_err(|why| bad(&why))?.flatten();
-                let iterations =
-                    if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts").map_err(|why| bad(&why))? };
-                let uniform = match rest.get(1..) {
-                    None | Some([]) => false,
-                    Some(["uniform"]) => true,
-                    Some(_) => return Err(bad("expected mcts:N, mcts:N:uniform or mcts:3s (by the clock)")),
-                };
-                Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform })
-            }
-            ["uct"] | ["uct", _] => {
-                Ok(PlayerSpec::Uct { iterations: rollouts(parts.get(1), "uct").map_err(|why| bad(&why))? })
-            }
-            ["net", rest @ ..] if !rest.is_empty() => {
-                // The path may itself contain ':'; only trailing options are options.
-                let mut path = rest;
-                let mut search = SearchConfig::for_play(DEFAULT_NET_SIMS);
-                let mut average_symmetries = true;
-                while let Some((last, before)) = path.split_last() {
-                    if before.is_empty() {
-                        break;
-                    } else if *last == "avg" || *last == "noavg" {
-                        average_symmetries = *last == "avg";
-                    } else if let Some((key, value)) = last.split_once('=') {
-                        // A name no setting has is part of the path, as it always was.
-                        let Ok(setting) = SearchConfig::key(net_option_setting(key)) else { break };
-                        setting.set(&mut search, value).map_err(|e| bad(&net_option_error(key, value, e)))?;
-                    } else {
-                        break;
-                    }
-                    path = before;
-                }
-                if search.simulations == 0 {
-                    return Err(bad("sims must be at least 1"));
-                }
-                if !(search.c_puct > 0.0 && search.c_puct.is_finite()) {
-                    return Err(bad("cpuct must be a positive number"));
-                }
-                search.validate().map_err(|e| bad(&e.to_string()))?;
-                let path = PathBuf::from(path.join(":"));
-                Ok(PlayerSpec::Net { path, average_symmetries, search })
-            }
-            ["ntuple", rest @ ..] if !rest.is_empty() => {
-                // The path may itself contain ':'; only a trailing depth=D is an option.
-                let (path, depth) = match rest.split_last() {
-                    Some((last, before)) if !before.is_empty() && last.starts_with("depth=") => {
-                        let d = last["depth=".len()..]
-                            .parse::<u32>()
-                            .map_err(|_| bad("depth=D needs a whole number of moves, e.g. depth=2"))?;
-                        (before, d)
-                    }
-                    _ => (rest, 1),
-                };
-                if !(1..=MAX_NTUPLE_DEPTH).contains(&depth) {
-                    return Err(bad(&format!("depth must be in 1..={MAX_NTUPLE_DEPTH} (1 = greedy)")));
-                }
-                if path.join(":").is_empty() {
-                    return Err(bad("ntuple:PATH needs the weight file"));
-                }
-                Ok(PlayerSpec::Ntuple { path: PathBuf::from(path.join(":")), depth })
-            }
+            ["mcts", rest @ ..] => parse_mcts(rest).map_err(bad),
+            ["uct"] | ["uct", _] => Ok(PlayerSpec::Uct { iterations: rollouts(parts.get(1), "uct").map_err(bad)? }),
+            ["net", rest @ ..] if !rest.is_empty() => parse_net(rest).map_err(bad),
+            ["ntuple", rest @ ..] if !rest.is_empty() => parse_ntuple(rest).map_err(bad),
             ["solver"] => Ok(PlayerSpec::Solver { max_nodes: DEFAULT_SOLVER_NODES }),
             ["solver", n] => Ok(PlayerSpec::Solver {
-                max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000"))?,
+                max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000".into()))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D",
+                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D"
+                    .into(),
             )),
         }
     }
+}
+
+/// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`: the parts after
+/// `mcts`, or why they are not a player.
+fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, String> {
+    let clock_ms = rest.first().map(|text| clock(text)).transpose()?.flatten();
+    let iterations = if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts")? };
+    let uniform = match rest.get(1..) {
+        None | Some([]) => false,
+        Some(["uniform"]) => true,
+        Some(_) => return Err("expected mcts:N, mcts:N:uniform or mcts:3s (by the clock)".into()),
+    };
+    Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform })
+}
+
+/// `net:PATH[:OPTION...]`: the parts after `net`, or why they are not a player.
+fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
+    // The path may itself contain ':'; only trailing options are options.
+    let mut path = rest;
+    let mut search = SearchConfig::for_play(DEFAULT_NET_SIMS);
+    let mut average_symmetries = true;
+    while let Some((last, before)) = path.split_last() {
+        if before.is_empty() {
+            break;
+        } else if *last == "avg" || *last == "noavg" {
+            average_symmetries = *last == "avg";
+        } else if let Some((key, value)) = last.split_once('=') {
+            // A name no setting has is part of the path, as it always was.
+            let Ok(setting) = SearchConfig::key(net_option_setting(key)) else { break };
+            setting.set(&mut search, value).map_err(|e| net_option_error(key, value, e))?;
+        } else {
+            break;
+        }
+        path = before;
+    }
+    if search.simulations == 0 {
+        return Err("sims must be at least 1".into());
+    }
+    if !(search.c_puct > 0.0 && search.c_puct.is_finite()) {
+        return Err("cpuct must be a positive number".into());
+    }
+    search.validate().map_err(|e| e.to_string())?;
+    Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), average_symmetries, search })
+}
+
+/// `ntuple:PATH[:depth=D]`: the parts after `ntuple`, or why they are not a player.
+fn parse_ntuple(rest: &[&str]) -> Result<PlayerSpec, String> {
+    // The path may itself contain ':'; only a trailing depth=D is an option.
+    let (path, depth) = match rest.split_last() {
+        Some((last, before)) if !before.is_empty() && last.starts_with("depth=") => {
+            let d = last["depth=".len()..]
+                .parse::<u32>()
+                .map_err(|_| "depth=D needs a whole number of moves, e.g. depth=2".to_string())?;
+            (before, d)
+        }
+        _ => (rest, 1),
+    };
+    if !(1..=MAX_NTUPLE_DEPTH).contains(&depth) {
+        return Err(format!("depth must be in 1..={MAX_NTUPLE_DEPTH} (1 = greedy)"));
+    }
+    if path.join(":").is_empty() {
+        return Err("ntuple:PATH needs the weight file".into());
+    }
+    Ok(PlayerSpec::Ntuple { path: PathBuf::from(path.join(":")), depth })
 }
 
 impl fmt::Display for PlayerSpec {
