@@ -16,8 +16,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("worker/src/run.rs", "play_loop"),
     ("arbiter/src/matches.rs", "play_match"),
     ("core/src/search/solver.rs", "negamax"),
-    ("core/src/game/spec.rs", "from_str"),
-    ("arbiter/src/tournament/plot.rs", "draw_curve"),
 ];
 
 /// The crates whose sources are read; all but `cli` are libraries.

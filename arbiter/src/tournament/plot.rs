@@ -23,9 +23,12 @@ const REFERENCE_COLOURS: [RGBColor; 6] = [
 ];
 
 /// What a plot draws: checkpoints (step, value, interval ends) and references (name, value).
+/// A checkpoint on the curve: its step, its value and its interval's ends where finite.
+type Point = (f64, f64, Option<f64>, Option<f64>);
+
 struct Curve<'a> {
     y_desc: String,
-    checkpoints: Vec<(f64, f64, Option<f64>, Option<f64>)>,
+    checkpoints: Vec<Point>,
     references: Vec<(&'a str, f64)>,
     /// The least room above and below the values, in the value's units.
     min_margin: f64,
@@ -48,6 +51,21 @@ pub fn draw<R: Ranking>(standings: &R, title: &str, path: &Path) -> Result<(), C
     draw_curve(&curve, title, path)
 }
 
+/// The x range (the checkpoints' steps, with 3% each side) and the y range (every rating
+/// and finite interval end, with a margin of 8%, at least `min_margin`) of a curve whose
+/// checkpoints are sorted by step.
+fn axis_ranges(sorted: &[Point], references: &[(&str, f64)], min_margin: f64) -> ((f64, f64), (f64, f64)) {
+    let values = sorted.iter().flat_map(|c| [Some(c.1), c.2, c.3]).flatten().chain(references.iter().map(|r| r.1));
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let margin = ((hi - lo) * 0.08).max(min_margin);
+    let x = match (sorted.first(), sorted.last()) {
+        (Some(a), Some(b)) if b.0 > a.0 => (a.0 - (b.0 - a.0) * 0.03, b.0 + (b.0 - a.0) * 0.03),
+        (Some(a), _) => (a.0 - 1.0, a.0 + 1.0),
+        _ => (0.0, 1.0),
+    };
+    (x, (lo - margin, hi + margin))
+}
+
 fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), ChartError> {
     register();
     let Curve { y_desc, checkpoints, references, min_margin } = curve;
@@ -56,16 +74,7 @@ fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), ChartEr
     }
     let mut sorted = checkpoints.clone();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // The y range: every rating and finite interval end, with a margin.
-    let values = sorted.iter().flat_map(|c| [Some(c.1), c.2, c.3]).flatten().chain(references.iter().map(|r| r.1));
-    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let margin = ((hi - lo) * 0.08).max(*min_margin);
-    let (y0, y1) = (lo - margin, hi + margin);
-    let (x0, x1) = match (sorted.first(), sorted.last()) {
-        (Some(a), Some(b)) if b.0 > a.0 => (a.0 - (b.0 - a.0) * 0.03, b.0 + (b.0 - a.0) * 0.03),
-        (Some(a), _) => (a.0 - 1.0, a.0 + 1.0),
-        _ => (0.0, 1.0),
-    };
+    let ((x0, x1), (y0, y1)) = axis_ranges(&sorted, references, *min_margin);
 
     let tmp = path.with_extension("png.tmp.png");
     {

@@ -204,70 +204,8 @@ impl FromStr for GameSpec {
         let family = parts.next().unwrap_or("").to_ascii_lowercase();
         let rest: Vec<&str> = parts.collect();
         let spec = match family.as_str() {
-            "connect4" | "c4" => match rest.as_slice() {
-                [] => GameSpec::connect4(),
-                ["saiblo"] => GameSpec::Connect4Saiblo,
-                [dims] | [dims, _] => {
-                    let (w, h) = dims
-                        .split_once(['x', 'X'])
-                        .ok_or_else(|| spec_err(text, "size must look like WxH, e.g. 7x6"))?;
-                    let width = parse_u8(text, "width", w)?;
-                    let height = parse_u8(text, "height", h)?;
-                    for (what, v, max) in [("width", width, C4_MAX_WIDTH), ("height", height, C4_MAX_HEIGHT)] {
-                        if !(C4_MIN..=max).contains(&v) {
-                            return Err(spec_err(text, format!("{what} {v} is outside {C4_MIN}..={max}")));
-                        }
-                    }
-                    let mut blocked = Vec::new();
-                    if let [_, cells] = rest.as_slice() {
-                        for cell in cells.split(',').filter(|c| !c.is_empty()) {
-                            let (c, r) = cell.split_once('.').ok_or_else(|| {
-                                spec_err(text, format!("blocked cell {cell:?} must look like COLUMN.ROW, e.g. 3.1"))
-                            })?;
-                            let c = parse_u8(text, "blocked column", c)?;
-                            let r = parse_u8(text, "blocked row", r)?;
-                            if c == 0 || c > width || r == 0 || r > height {
-                                return Err(spec_err(
-                                    text,
-                                    format!("blocked cell {cell} is off the {width}x{height} board"),
-                                ));
-                            }
-                            blocked.push((c - 1, r - 1));
-                        }
-                        blocked.sort_unstable();
-                        blocked.dedup();
-                    }
-                    GameSpec::Connect4 { width, height, blocked }
-                }
-                _ => return Err(spec_err(text, "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo")),
-            },
-            "gomoku" => {
-                let is_range = rest.first().is_some_and(|r| r.contains('-'));
-                let sizes = match rest.as_slice() {
-                    [] => (15, 15),
-                    [sizes] if is_range => {
-                        let (min, max) = sizes.split_once('-').unwrap_or_default();
-                        (parse_u8(text, "smallest size", min)?, parse_u8(text, "largest size", max)?)
-                    }
-                    [n] => (parse_u8(text, "size", n)?, parse_u8(text, "size", n)?),
-                    _ => return Err(spec_err(text, "expected gomoku, gomoku:N or gomoku:MIN-MAX")),
-                };
-                for size in [sizes.0, sizes.1] {
-                    if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
-                        return Err(spec_err(text, format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}")));
-                    }
-                }
-                match sizes {
-                    (size, _) if !is_range => GameSpec::Gomoku { size },
-                    (min, max) if min < max => GameSpec::GomokuSizes { min, max },
-                    (min, max) => {
-                        let reason = format!(
-                            "sizes {min}-{max} are not a range from smaller to larger (one size: gomoku:{min})"
-                        );
-                        return Err(spec_err(text, reason));
-                    }
-                }
-            }
+            "connect4" | "c4" => parse_connect4(text, &rest)?,
+            "gomoku" => parse_gomoku(text, &rest)?,
             "2048" => match rest.as_slice() {
                 [] => GameSpec::Twenty48,
                 _ => return Err(spec_err(text, "2048 takes no options")),
@@ -278,6 +216,69 @@ impl FromStr for GameSpec {
             }
         };
         Ok(spec)
+    }
+}
+
+/// `connect4[:WxH[:C.R,...]]` or `connect4:saiblo`, from the parts after the family
+/// (`text` is the whole spec, for messages).
+fn parse_connect4(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
+    let dims = match rest {
+        [] => return Ok(GameSpec::connect4()),
+        ["saiblo"] => return Ok(GameSpec::Connect4Saiblo),
+        [dims] | [dims, _] => dims,
+        _ => return Err(spec_err(text, "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo")),
+    };
+    let (w, h) = dims.split_once(['x', 'X']).ok_or_else(|| spec_err(text, "size must look like WxH, e.g. 7x6"))?;
+    let width = parse_u8(text, "width", w)?;
+    let height = parse_u8(text, "height", h)?;
+    for (what, v, max) in [("width", width, C4_MAX_WIDTH), ("height", height, C4_MAX_HEIGHT)] {
+        if !(C4_MIN..=max).contains(&v) {
+            return Err(spec_err(text, format!("{what} {v} is outside {C4_MIN}..={max}")));
+        }
+    }
+    let mut blocked = Vec::new();
+    if let [_, cells] = rest {
+        for cell in cells.split(',').filter(|c| !c.is_empty()) {
+            let (c, r) = cell
+                .split_once('.')
+                .ok_or_else(|| spec_err(text, format!("blocked cell {cell:?} must look like COLUMN.ROW, e.g. 3.1")))?;
+            let c = parse_u8(text, "blocked column", c)?;
+            let r = parse_u8(text, "blocked row", r)?;
+            if c == 0 || c > width || r == 0 || r > height {
+                return Err(spec_err(text, format!("blocked cell {cell} is off the {width}x{height} board")));
+            }
+            blocked.push((c - 1, r - 1));
+        }
+        blocked.sort_unstable();
+        blocked.dedup();
+    }
+    Ok(GameSpec::Connect4 { width, height, blocked })
+}
+
+/// `gomoku`, `gomoku:N` or `gomoku:MIN-MAX`, from the parts after the family.
+fn parse_gomoku(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
+    let is_range = rest.first().is_some_and(|r| r.contains('-'));
+    let sizes = match rest {
+        [] => (15, 15),
+        [sizes] if is_range => {
+            let (min, max) = sizes.split_once('-').unwrap_or_default();
+            (parse_u8(text, "smallest size", min)?, parse_u8(text, "largest size", max)?)
+        }
+        [n] => (parse_u8(text, "size", n)?, parse_u8(text, "size", n)?),
+        _ => return Err(spec_err(text, "expected gomoku, gomoku:N or gomoku:MIN-MAX")),
+    };
+    for size in [sizes.0, sizes.1] {
+        if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
+            return Err(spec_err(text, format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}")));
+        }
+    }
+    match sizes {
+        (size, _) if !is_range => Ok(GameSpec::Gomoku { size }),
+        (min, max) if min < max => Ok(GameSpec::GomokuSizes { min, max }),
+        (min, max) => {
+            let reason = format!("sizes {min}-{max} are not a range from smaller to larger (one size: gomoku:{min})");
+            Err(spec_err(text, reason))
+        }
     }
 }
 
