@@ -475,28 +475,10 @@ where
     G: Game + Into<AnyGame>,
     S: Fn(&mut Rng) -> G + Sync,
 {
-    let MatchPlan { games, threads, seed, cancel, enough, opening_plies, openings } = plan;
-    let opening = match openings {
-        Some(_) if opening_plies > 0 => return Err(MatchError::BookAndPlies { plies: opening_plies }),
-        Some(book) => Opening::Book(book),
-        None => Opening::Random(opening_plies),
-    };
+    let MatchPlan { games, threads, seed, cancel, enough, .. } = plan;
     let probe = start(&mut Rng::seed_from_u64(start_seed(seed, 0)));
-    C::check(&probe, &plan)?;
-    if players.len() != C::PLAYERS {
-        return Err(MatchError::PlayerCount { game: probe.spec(), needs: C::PLAYERS, given: players.len() });
-    }
-    if let Some(book) = openings {
-        book.check(&probe)?;
-    }
-    let threads = threads.clamp(1, games.max(1) as usize);
-    // Player k of thread t is seeded from the thread's seed and k.
-    let seats = (0..threads)
-        .map(|t| {
-            let thread_seed = seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            players.iter().enumerate().map(|(k, make)| make(thread_seed ^ k as u64)).collect::<Result<Vec<_>, _>>()
-        })
-        .collect::<Result<Vec<_>, PlayerError>>()?;
+    let opening = check_plan::<C, G>(&probe, &plan, players.len())?;
+    let seats = seat_players(players, threads.clamp(1, games.max(1) as usize), seed)?;
     let names: Vec<String> = seats[0].iter().map(|p| p.name()).collect();
     let per_start = C::PLAYERS as u32;
     let decided = AtomicBool::new(false);
@@ -556,6 +538,46 @@ where
         results.truncate(n);
     }
     Ok(C::result(&probe.spec(), names, &results, seconds))
+}
+
+/// Checks a match can be played from `probe` (its first start) with `players` players,
+/// and how its games open.
+fn check_plan<'a, C: MatchContest, G: Game + Into<AnyGame>>(
+    probe: &G,
+    plan: &MatchPlan<'a, C::Game>,
+    players: usize,
+) -> Result<Opening<'a>, MatchError> {
+    let opening = match plan.openings {
+        Some(_) if plan.opening_plies > 0 => return Err(MatchError::BookAndPlies { plies: plan.opening_plies }),
+        Some(book) => Opening::Book(book),
+        None => Opening::Random(plan.opening_plies),
+    };
+    C::check(probe, plan)?;
+    if players != C::PLAYERS {
+        return Err(MatchError::PlayerCount { game: probe.spec(), needs: C::PLAYERS, given: players });
+    }
+    if let Some(book) = plan.openings {
+        book.check(probe)?;
+    }
+    Ok(opening)
+}
+
+/// One thread's players, in seat order.
+type Seat<G> = Vec<Box<dyn Agent<G>>>;
+
+/// Each thread's copy of every player: player `k` of thread `t` seeded from the thread's
+/// seed and `k`.
+fn seat_players<G: Game>(
+    players: &[&MakePlayer<'_, G>],
+    threads: usize,
+    seed: u64,
+) -> Result<Vec<Seat<G>>, PlayerError> {
+    (0..threads)
+        .map(|t| {
+            let thread_seed = seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            players.iter().enumerate().map(|(k, make)| make(thread_seed ^ k as u64)).collect()
+        })
+        .collect()
 }
 
 /// Asks `agent` for a move in `game` and plays it: the move, or why the agent forfeits

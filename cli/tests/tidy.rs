@@ -14,7 +14,6 @@ const MAX_FUNCTION_LINES: usize = 80;
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("learner/src/server.rs", "start_typed"),
     ("worker/src/run.rs", "play_loop"),
-    ("arbiter/src/matches.rs", "play_match"),
     ("core/src/search/solver.rs", "negamax"),
 ];
 
