@@ -233,26 +233,91 @@ struct Context<'a> {
     play: SelfPlayConfig,
 }
 
-fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<WorkerSummary, WorkerError> {
-    let mut summary = WorkerSummary::default();
-    // The first model: wait for it (a worker without a model has nothing to do).
-    let first = loop {
+/// Whether self-play is over once the worker was told to stop: the first time it sees the
+/// stop it starts no new games (noting when, in `stopping_since`); it is over when the games
+/// in flight are done or two thirds of the grace period are gone (the rest is for the last
+/// upload).
+fn stopped_playing<G: Game>(
+    cx: &Context<'_>,
+    engine: &mut SelfPlayEngine<G>,
+    stopping_since: &mut Option<Instant>,
+) -> bool {
+    if stopping_since.is_none() && cx.stop.load(Ordering::Relaxed) {
+        *stopping_since = Some(Instant::now());
+        engine.set_games_left(Some(0));
+        cx.opts.telemetry.stopping();
+        tracing::info!(
+            "stopping: no new games; finishing the {} in flight for up to {:.0}s",
+            engine.active(),
+            (cx.opts.grace * 2 / 3).as_secs_f64()
+        );
+    }
+    let Some(since) = stopping_since else { return false };
+    if engine.active() == 0 || since.elapsed() >= cx.opts.grace * 2 / 3 {
+        if engine.active() > 0 {
+            tracing::warn!("stopping: abandoning {} unfinished games", engine.active());
+        }
+        return true;
+    }
+    false
+}
+
+/// On the way out: one last delivery attempt in what is left of the grace period (all of
+/// it after a game limit); whatever is left stays in the spool for the next start.
+fn last_delivery(cx: &mut Context<'_>, summary: &mut WorkerSummary, stopping_since: Option<Instant>) {
+    if cx.spool.is_empty() {
+        return;
+    }
+    // The last chance: no waiting out a backoff from an earlier failure.
+    cx.conn.retry_at = Instant::now();
+    let left = match stopping_since {
+        Some(since) => cx.opts.grace.saturating_sub(since.elapsed()),
+        None => UPLOAD_TIMEOUT,
+    };
+    deliver(cx, summary, left.max(Duration::from_secs(1)));
+}
+
+/// The run's first model, waited for: None if the worker was told to stop first, an
+/// error if the learner refused it.
+fn first_model(cx: &mut Context<'_>) -> Result<Option<client::Downloaded>, WorkerError> {
+    loop {
         if cx.stop.load(Ordering::Relaxed) {
-            summary.left_in_spool = cx.spool.len();
-            return Ok(summary);
+            return Ok(None);
         }
         if let Some(c) = cx.conn.get(&cx.rt) {
             match within(&cx.rt, CALL_TIMEOUT, "the model download", client::fetch_model(c, 0, cx.device)) {
-                Ok(Some(m)) => break m,
+                Ok(Some(m)) => return Ok(Some(m)),
                 Ok(None) => unreachable!("have_version 0 always downloads"),
                 Err(e) => cx.conn.failed(&e),
             }
         }
         if let Some(why) = cx.conn.refused.take() {
-            summary.left_in_spool = cx.spool.len();
             return Err(WorkerError::Refused(why));
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A model newer than `version`, if the learner has one (a failed call is noted on the
+/// connection, and tried again at the next poll).
+fn newer_model(cx: &mut Context<'_>, version: u64) -> Option<client::Downloaded> {
+    let c = cx.conn.get(&cx.rt)?;
+    match within(&cx.rt, CALL_TIMEOUT, "the model download", client::fetch_model(c, version, cx.device)) {
+        Ok(Some(m)) if m.version > version => Some(m),
+        Ok(_) => None,
+        Err(e) => {
+            cx.conn.failed(&e);
+            None
+        }
+    }
+}
+
+fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<WorkerSummary, WorkerError> {
+    let mut summary = WorkerSummary::default();
+    // The first model: wait for it (a worker without a model has nothing to do).
+    let Some(first) = first_model(&mut cx)? else {
+        summary.left_in_spool = cx.spool.len();
+        return Ok(summary);
     };
     if first.sidecar.architecture.game != cx.spec {
         return Err(WorkerError::WrongModel { model: first.sidecar.architecture.game.clone(), run: cx.spec.clone() });
@@ -286,23 +351,8 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
             // Its games stay in the spool, for a worker that the learner accepts.
             return Err(WorkerError::RefusedWithGames { why, kept: cx.spool.len(), spool: cx.opts.spool.clone() });
         }
-        if stopping_since.is_none() && cx.stop.load(Ordering::Relaxed) {
-            stopping_since = Some(Instant::now());
-            engine.set_games_left(Some(0));
-            cx.opts.telemetry.stopping();
-            tracing::info!(
-                "stopping: no new games; finishing the {} in flight for up to {:.0}s",
-                engine.active(),
-                (cx.opts.grace * 2 / 3).as_secs_f64()
-            );
-        }
-        if let Some(since) = stopping_since {
-            if engine.active() == 0 || since.elapsed() >= cx.opts.grace * 2 / 3 {
-                if engine.active() > 0 {
-                    tracing::warn!("stopping: abandoning {} unfinished games", engine.active());
-                }
-                break;
-            }
+        if stopped_playing(&cx, &mut engine, &mut stopping_since) {
+            break;
         }
         if playing {
             playing = engine.step(&mut evaluator, &mut finished);
@@ -326,33 +376,17 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
         }
         if stopping_since.is_none() && last_poll.elapsed() >= cx.opts.model_poll {
             last_poll = Instant::now();
-            if let Some(c) = cx.conn.get(&cx.rt) {
-                match within(&cx.rt, CALL_TIMEOUT, "the model download", client::fetch_model(c, version, cx.device)) {
-                    Ok(Some(m)) if m.version > version => {
-                        tracing::info!("switching to model v{}", m.version);
-                        version = m.version;
-                        evaluator = NetEvaluator::with_precision(m.model, precision);
-                        engine.set_model_version(version);
-                        summary.models_used.push(version);
-                        cx.opts.telemetry.model(version);
-                    }
-                    Ok(_) => {}
-                    Err(e) => cx.conn.failed(&e),
-                }
+            if let Some(m) = newer_model(&mut cx, version) {
+                tracing::info!("switching to model v{}", m.version);
+                version = m.version;
+                evaluator = NetEvaluator::with_precision(m.model, precision);
+                engine.set_model_version(version);
+                summary.models_used.push(version);
+                cx.opts.telemetry.model(version);
             }
         }
     }
-    // On the way out: one last delivery attempt in what is left of the grace period (all of
-    // it after a game limit); whatever is left stays in the spool for the next start.
-    if !cx.spool.is_empty() {
-        // The last chance: no waiting out a backoff from an earlier failure.
-        cx.conn.retry_at = Instant::now();
-        let left = match stopping_since {
-            Some(since) => cx.opts.grace.saturating_sub(since.elapsed()),
-            None => UPLOAD_TIMEOUT,
-        };
-        deliver(&mut cx, &mut summary, left.max(Duration::from_secs(1)));
-    }
+    last_delivery(&mut cx, &mut summary, stopping_since);
     summary.left_in_spool = cx.spool.len();
     cx.opts.telemetry.spool(summary.left_in_spool);
     Ok(summary)
