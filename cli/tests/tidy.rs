@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 const MAX_FUNCTION_LINES: usize = 80;
 
 /// The functions still longer than the rule allows (file, name): ARCHITECTURE.md's debts.
-const LONG_FUNCTIONS: &[(&str, &str)] =
-    &[("learner/src/server.rs", "start_typed"), ("core/src/search/solver.rs", "negamax")];
+const LONG_FUNCTIONS: &[(&str, &str)] = &[("core/src/search/solver.rs", "negamax")];
 
 /// The crates whose sources are read; all but `cli` are libraries.
 const CRATES: &[&str] = &["proto", "core", "run", "worker", "learner", "arbiter", "program", "cli"];

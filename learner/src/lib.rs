@@ -5,6 +5,7 @@ pub mod gamelog;
 pub mod http;
 pub mod ingest;
 pub mod learner;
+pub mod listen;
 pub mod offline;
 pub mod replay;
 pub mod server;

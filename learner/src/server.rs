@@ -11,14 +11,12 @@ use crate::ingest::{IngestLimits, LimitsError};
 use crate::learner::restore::{RestoreError, RestoreInputs};
 use crate::learner::schedule::SessionBound;
 use crate::learner::{Counters, Shared, TrainingError, TrainingLoop};
-use crate::service::{check_token, LearnerService};
+use crate::listen::Serving;
 use dojo_core::game::{FromAnyGame, Game, GameError};
 use dojo_core::metrics::table::{BUFFER_POSITIONS, STEP};
 use dojo_core::metrics::Line;
 use dojo_core::record::RecordError;
 use dojo_core::with_game;
-use dojo_proto::pb::learner_server::{LearnerServer, SERVICE_NAME as LEARNER_SERVICE};
-use dojo_proto::MAX_MESSAGE_BYTES;
 use dojo_run::config::RunConfig;
 use dojo_run::dir::{RunDir, RunDirError};
 use std::net::SocketAddr;
@@ -256,137 +254,18 @@ fn start_typed<G: Game + FromAnyGame>(
 
     let (addr_tx, addr_rx) = mpsc::channel();
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-    let service_shared = shared.clone();
-    let listen = opts.listen;
-    let http = opts.http;
-    let http_shared = shared.clone();
-    let token = opts.token;
-    let drain = opts.drain;
-    let tls = opts.tls.clone();
-    let limits = opts.limits.clone();
+    let serving = Serving {
+        shared: shared.clone(),
+        listen: opts.listen,
+        http: opts.http,
+        token: opts.token,
+        drain: opts.drain,
+        tls: opts.tls,
+        limits: opts.limits,
+    };
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
-        .spawn(move || -> Result<(), LearnerError> {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .map_err(|error| LearnerError::Runtime { error })?;
-            // An error before listening goes to the starter, which returns it and never joins
-            // this thread.
-            rt.block_on(async move {
-                let listener = match tokio::net::TcpListener::bind(listen).await {
-                    Ok(l) => l,
-                    Err(error) => {
-                        let _ = addr_tx.send(Err(LearnerError::Listen { addr: listen, error }));
-                        return Ok(());
-                    }
-                };
-                let http_listener = match http {
-                    None => None,
-                    Some(at) => match tokio::net::TcpListener::bind(at).await {
-                        Ok(l) => Some(l),
-                        Err(error) => {
-                            let _ = addr_tx.send(Err(LearnerError::Http { addr: at, error }));
-                            return Ok(());
-                        }
-                    },
-                };
-                let http_addr = http_listener.as_ref().and_then(|l| l.local_addr().ok());
-                // HTTP/2 windows bound what a client can have buffered here before it is
-                // read (a waiting stream is not); keepalive finds connections whose peer
-                // vanished (a cut network) so their streams end.
-                let mut builder = tonic::transport::Server::builder()
-                    .timeout(limits.request_timeout)
-                    .max_concurrent_streams(limits.max_streams_per_connection)
-                    .initial_stream_window_size(256 * 1024)
-                    .initial_connection_window_size(512 * 1024)
-                    .http2_keepalive_interval(Some(Duration::from_secs(30)))
-                    .http2_keepalive_timeout(Some(Duration::from_secs(20)));
-                if let Some(id) = tls {
-                    let identity = tonic::transport::Identity::from_pem(id.cert_pem, id.key_pem);
-                    match builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity)) {
-                        Ok(b) => builder = b,
-                        Err(error) => {
-                            let _ = addr_tx.send(Err(LearnerError::Tls { error }));
-                            return Ok(());
-                        }
-                    }
-                }
-                let _ = addr_tx.send(
-                    listener.local_addr().map(|a| (a, http_addr)).map_err(|error| LearnerError::Address { error }),
-                );
-                if let Some(l) = http_listener {
-                    let app = crate::http::router(http_shared);
-                    let mut stop = shutdown_rx.clone();
-                    tokio::spawn(async move {
-                        let served = axum::serve(l, app)
-                            .with_graceful_shutdown(async move {
-                                let _ = stop.wait_for(|&s| s).await;
-                            })
-                            .await;
-                        if let Err(e) = served {
-                            tracing::error!("the HTTP server failed: {e}");
-                        }
-                    });
-                }
-                let service = LearnerServer::new(LearnerService::new(service_shared.clone(), limits))
-                    .max_decoding_message_size(MAX_MESSAGE_BYTES)
-                    .max_encoding_message_size(MAX_MESSAGE_BYTES);
-                let service = tonic::service::interceptor::InterceptedService::new(service, check_token(token));
-                // The health service answers without the token: probes carry none.
-                let (health, health_service) = tonic_health::server::health_reporter();
-                health.set_serving::<LearnerServer<LearnerService>>().await;
-                health.set_service_status("", tonic_health::ServingStatus::Serving).await;
-                // NOT_SERVING while the game log cannot be written (probes route workers
-                // elsewhere; they keep their games) and from the moment the learner stops.
-                let mut health_stop = shutdown_rx.clone();
-                let mut storage = service_shared.storage.subscribe();
-                tokio::spawn(async move {
-                    loop {
-                        let serving = service_shared.storage.not_ready_reason().is_none();
-                        let status = if serving {
-                            tonic_health::ServingStatus::Serving
-                        } else {
-                            tonic_health::ServingStatus::NotServing
-                        };
-                        health.set_service_status(LEARNER_SERVICE, status).await;
-                        health.set_service_status("", status).await;
-                        tokio::select! {
-                            _ = health_stop.wait_for(|&s| s) => break,
-                            changed = storage.changed() => if changed.is_err() { break },
-                        }
-                    }
-                    health.set_not_serving::<LearnerServer<LearnerService>>().await;
-                    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
-                });
-                let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
-                    let _ = rx.wait_for(|&stop| stop).await;
-                };
-                // Acks are small: without TCP_NODELAY each one waits out Nagle's algorithm
-                // against the client's delayed ACK (measured: ~44 ms per single-game call).
-                let incoming =
-                    tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), |conn| {
-                        conn.inspect(|s| {
-                            let _ = s.set_nodelay(true);
-                        })
-                    });
-                let serve = builder
-                    .add_service(health_service)
-                    .add_service(service)
-                    .serve_with_incoming_shutdown(incoming, stopped(shutdown_rx.clone()));
-                // Graceful shutdown lets the calls in flight finish and waits for clients to
-                // hang up; one that keeps its connection open must not keep the learner from
-                // exiting.
-                tokio::select! {
-                    served = serve => served.map_err(|error| LearnerError::Serve { error }),
-                    _ = async {
-                        stopped(shutdown_rx).await;
-                        tokio::time::sleep(drain).await;
-                    } => Ok(()),
-                }
-            })
-        })
+        .spawn(move || serving.run(addr_tx, shutdown_rx))
         .map_err(|error| LearnerError::Thread { what: "server", error })?;
     let (addr, http_addr) = match addr_rx.recv().map_err(|_| LearnerError::NotListening).and_then(|r| r) {
         Ok(addrs) => addrs,
