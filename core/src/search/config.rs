@@ -471,6 +471,23 @@ impl SelfPlayConfig {
 mod tests {
     use super::*;
 
+    /// docs/training.md's `[search]` row names every setting of the table, and names no
+    /// setting (`name` (default)) that the table does not have.
+    #[test]
+    fn the_docs_search_table_is_the_settings_table() {
+        let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/training.md");
+        let text = std::fs::read_to_string(&docs).unwrap();
+        let row = text.lines().find(|l| l.starts_with("| `[search]` |")).expect("docs/training.md has a [search] row");
+        let missing: Vec<&str> =
+            SearchConfig::KEYS.iter().map(|k| k.name).filter(|name| !row.contains(&format!("`{name}` ("))).collect();
+        assert!(missing.is_empty(), "docs/training.md's [search] row misses {missing:?}");
+        let named: Vec<&str> =
+            row.split('`').skip(1).step_by(2).filter(|w| row.contains(&format!("`{w}` ("))).collect();
+        let unknown: Vec<&&str> =
+            named.iter().filter(|w| !w.starts_with('[') && SearchConfig::key(w).is_err()).collect();
+        assert!(unknown.is_empty(), "docs/training.md's [search] row names settings the table lacks: {unknown:?}");
+    }
+
     #[test]
     fn forced_visits_parse() {
         assert_eq!("off".parse::<ForcedVisits>(), Ok(ForcedVisits::Off));
