@@ -96,7 +96,8 @@ pub struct BestMoveArgs {
 pub fn run_bestmove(args: BestMoveArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     let (player, device) = args.net.player()?;
-    Ok(analyse::bestmove(&spec, &player, device, std::io::stdin().lock(), std::io::stdout().lock())?)
+    let (input, output) = (std::io::stdin().lock(), std::io::stdout().lock());
+    Ok(analyse::bestmove(&spec, &player, device, input, output, std::io::stderr())?)
 }
 
 #[derive(Args)]

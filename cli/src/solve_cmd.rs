@@ -36,7 +36,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
     let (input, output) = (std::io::stdin().lock(), std::io::stdout().lock());
     match args.mistakes {
         true => first_mistakes_of_games(&start, input, output, args.json, args.budget_nodes)?,
-        false => solve_positions(&start, input, output, args.json)?,
+        false => solve_positions(&start, input, output, std::io::stderr(), args.json)?,
     }
     Ok(())
 }

@@ -44,15 +44,17 @@ pub enum AnalyseError {
 
 /// `dojo bestmove`: for each line of `input` (a position's moves from the start), the move
 /// `player` (a `net:` spec) plays there on a line of `output`, or `error: WHY` (said on
-/// stderr too). Fails after the last line if any line could not be read.
+/// `errors` too, for a person watching). Fails after the last line if any line could not
+/// be read.
 pub fn bestmove(
     spec: &GameSpec,
     player: &PlayerSpec,
     device: tch::Device,
     input: impl BufRead,
     output: impl Write,
+    errors: impl Write,
 ) -> Result<(), AnalyseError> {
-    with_game!(spec.start()?, g => bestmove_typed(g, spec, player, device, input, output))
+    with_game!(spec.start()?, g => bestmove_typed(g, spec, player, device, input, output, errors))
 }
 
 fn bestmove_typed<G: Game + FromAnyGame>(
@@ -62,6 +64,7 @@ fn bestmove_typed<G: Game + FromAnyGame>(
     device: tch::Device,
     input: impl BufRead,
     mut out: impl Write,
+    mut errors: impl Write,
 ) -> Result<(), AnalyseError> {
     let mut agent = net_player(player, 0, device, Some((spec, &start)))?;
     let mut failures = 0;
@@ -70,7 +73,7 @@ fn bestmove_typed<G: Game + FromAnyGame>(
             Ok(game) => writeln!(out, "{}", game.action_to_text(agent.select_move(&game)))?,
             Err(e) => {
                 failures += 1;
-                eprintln!("dojo bestmove: line {}: {e}", number + 1);
+                writeln!(errors, "dojo bestmove: line {}: {e}", number + 1)?;
                 writeln!(out, "error: {e}")?;
             }
         }

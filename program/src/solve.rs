@@ -37,11 +37,12 @@ pub fn solvable(spec: &GameSpec) -> Result<Connect4<u64>, SolveError> {
 /// For each line of `input` (a position's moves from `start`), the exact score of each
 /// column for the side to move (`.` where full), or with `json` one object
 /// `{"position", "scores", "score", "best"}`; a line that is no position gets an error
-/// line (said on stderr too), and the whole fails at the end.
+/// line (said on `errors` too, for a person watching), and the whole fails at the end.
 pub fn solve_positions(
     start: &Connect4<u64>,
     input: impl BufRead,
     mut out: impl Write,
+    mut errors: impl Write,
     json: bool,
 ) -> Result<(), SolveError> {
     let mut solver = Solver::new();
@@ -56,7 +57,7 @@ pub fn solve_positions(
             }
             Err(e) => {
                 failures += 1;
-                eprintln!("dojo solve: line {}: {e}", number + 1);
+                writeln!(errors, "dojo solve: line {}: {e}", number + 1)?;
                 match json {
                     true => writeln!(out, "{}", serde_json::json!({"position": text, "error": e.to_string()}))?,
                     false => writeln!(out, "error: {e}")?,
@@ -156,7 +157,9 @@ mod tests {
         // played an eighth time.
         let input = "2252576253462244111563365343671351441\n7422341735647741166133573473242566\n44444444\n";
         let mut out = Vec::new();
-        let err = solve_positions(&start, input.as_bytes(), &mut out, true).unwrap_err();
+        let mut said = Vec::new();
+        let err = solve_positions(&start, input.as_bytes(), &mut out, &mut said, true).unwrap_err();
+        assert!(String::from_utf8(said).unwrap().starts_with("dojo solve: line 3: "));
         assert_eq!(err.to_string(), "1 position(s) could not be solved (see the errors above)");
         let lines: Vec<serde_json::Value> =
             String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -170,7 +173,7 @@ mod tests {
         // As text (a small board, solved at once): one score per column, '.' for a full one.
         let small = solvable(&"connect4:5x4".parse().unwrap()).unwrap();
         let mut out = Vec::new();
-        solve_positions(&small, "4444\n".as_bytes(), &mut out, false).unwrap();
+        solve_positions(&small, "4444\n".as_bytes(), &mut out, std::io::sink(), false).unwrap();
         let text = String::from_utf8(out).unwrap();
         let cells: Vec<&str> = text.split_whitespace().collect();
         assert_eq!((cells.len(), cells[3]), (5, "."));
