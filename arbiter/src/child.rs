@@ -143,32 +143,38 @@ impl LineChild {
         ChildError::Crashed { who: self.who, status, stderr_tail: tail.iter().cloned().collect() }
     }
 
-    /// Says `goodbye` (if any) and closes its input, and kills it if it has not exited
-    /// within a moment.
-    pub fn end(mut self, goodbye: Option<&str>) {
+    /// Says `goodbye` (if any) and closes its input (a child that reads to the end of it
+    /// exits), and kills it if it has not exited within a moment.
+    pub fn end(self, goodbye: Option<&str>) {
+        let LineChild { mut child, own_group, mut stdin, .. } = self;
         if let Some(goodbye) = goodbye {
-            let _ = writeln!(self.stdin, "{goodbye}").and_then(|()| self.stdin.flush());
+            let _ = writeln!(stdin, "{goodbye}").and_then(|()| stdin.flush());
         }
+        drop(stdin);
         let deadline = Instant::now() + Duration::from_millis(300);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if let Ok(Some(_)) = child.try_wait() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        self.kill();
+        kill(&mut child, own_group);
     }
 
     /// Kills the child (and everything in its process group, where it has its own), and
     /// reaps it.
     pub fn kill(mut self) {
-        if self.own_group {
-            // SAFETY: a signal to the group this child leads (its pid is the group's id).
-            unsafe {
-                libc::killpg(self.child.id() as libc::pid_t, libc::SIGKILL);
-            }
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        kill(&mut self.child, self.own_group);
     }
+}
+
+fn kill(child: &mut Child, own_group: bool) {
+    if own_group {
+        // SAFETY: a signal to the group this child leads (its pid is the group's id).
+        unsafe {
+            libc::killpg(child.id() as libc::pid_t, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
