@@ -12,6 +12,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// How long an external player may take to answer a move it has `clock` for: a tenth more
+/// (at least 50 ms, at most 1 s), for the pipe and a busy machine.
+pub fn answer_deadline(clock: Duration) -> Duration {
+    clock + (clock / 10).clamp(Duration::from_millis(50), Duration::from_secs(1))
+}
+
 /// The stderr lines of a child kept to explain a crash.
 const STDERR_TAIL: usize = 5;
 

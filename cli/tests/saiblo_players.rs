@@ -9,7 +9,7 @@ use common::{dojo, path};
 use dojo_arbiter::matches::play_game;
 use dojo_arbiter::saiblo::{StrategyAgent, StrategyConfig};
 use dojo_core::game::connect4::{Bits192, Connect4};
-use dojo_core::game::{Game, Outcome, Player};
+use dojo_core::game::{Game, Outcome};
 use dojo_core::rng::Rng;
 use dojo_core::search::player::{Agent, RandomAgent};
 use rand::SeedableRng;
@@ -73,7 +73,6 @@ fn the_checker_sees_the_sdk_conventions_on_every_board_size_and_forbidden_row() 
     assert_eq!(played.forfeit, None);
     assert!(matches!(played.outcome, Some(Outcome::Win(_) | Outcome::Draw)));
     assert!(played.end.ply() > 7, "{} plies", played.end.ply());
-    let _ = Player::First;
 }
 
 #[test]

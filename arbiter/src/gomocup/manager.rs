@@ -13,7 +13,7 @@
 //! not `x,y` or plays an occupied or off-board point loses the game, with the reason; its
 //! process is killed, and the next game starts a new one.
 
-use crate::child::{ChildError, LineChild};
+use crate::child::{answer_deadline, ChildError, LineChild};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::{Action, Game, Player, ToMove};
 use dojo_core::search::player::{Agent, MoveError};
@@ -53,12 +53,6 @@ pub struct EngineConfig {
     /// tenth more (at least 50 ms, at most 1 s) before it loses on time, for the pipe and a
     /// busy machine.
     pub move_timeout: Duration,
-}
-
-impl EngineConfig {
-    fn grace(&self) -> Duration {
-        (self.move_timeout / 10).clamp(Duration::from_millis(50), Duration::from_secs(1))
-    }
 }
 
 /// What a brain is called in its errors.
@@ -104,7 +98,7 @@ impl EngineAgent {
     /// and takes the board before a long match starts.
     pub fn about(&mut self, size: usize) -> Result<String, EngineError> {
         self.start_game(size)?;
-        let timeout = self.config.move_timeout + self.config.grace();
+        let timeout = answer_deadline(self.config.move_timeout);
         let process = self.process.as_mut().expect("started");
         process.send(&["ABOUT".into()])?;
         Ok(reply(process, timeout, "ABOUT")?)
@@ -113,7 +107,7 @@ impl EngineAgent {
     /// A brain at the start of a `size × size` game: the running one after `RESTART`, or a
     /// new one.
     fn start_game(&mut self, size: usize) -> Result<(), EngineError> {
-        let timeout = self.config.move_timeout + self.config.grace();
+        let timeout = answer_deadline(self.config.move_timeout);
         if let Some(mut process) = self.process.take() {
             if self.size == Some(size) {
                 let restarted =
@@ -197,7 +191,7 @@ impl EngineAgent {
             self.start_game(game.size())?;
         }
         let ask = self.ask(game);
-        let timeout = self.config.move_timeout + self.config.grace();
+        let timeout = answer_deadline(self.config.move_timeout);
         let process = self.process.as_mut().ok_or(EngineError::NotRunning)?;
         process.send(&ask)?;
         let answer = reply(process, timeout, &ask[0])?;

@@ -3,7 +3,7 @@
 //! every failure a loss with its cause.
 
 use super::board::{BoardError, SaibloView};
-use crate::child::{ChildError, LineChild};
+use crate::child::{answer_deadline, ChildError, LineChild};
 use dojo_core::game::connect4::{BitWord, Connect4};
 use dojo_core::game::{Action, Game};
 use dojo_core::search::player::{Agent, MoveError};
@@ -41,10 +41,6 @@ impl StrategyConfig {
     pub fn new(path: &Path, clock: Duration) -> StrategyConfig {
         let host = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("dojo"));
         StrategyConfig { path: path.to_path_buf(), clock, host }
-    }
-
-    fn deadline(&self) -> Duration {
-        self.clock + (self.clock / 10).clamp(Duration::from_millis(50), Duration::from_secs(1))
     }
 }
 
@@ -98,7 +94,8 @@ impl StrategyAgent {
         };
         self.asked += 1;
         process.send(&[view.request_line()])?;
-        let answer = process.reply(self.config.deadline(), &format!("its move {}", self.asked), |_| false)?;
+        let answer =
+            process.reply(answer_deadline(self.config.clock), &format!("its move {}", self.asked), |_| false)?;
         if answer == "null" {
             return Err(StrategyError::NullPoint);
         }
