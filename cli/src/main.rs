@@ -6,6 +6,7 @@ mod bench_cmd;
 mod common;
 mod config_cmd;
 mod duration;
+mod export_cmd;
 mod gate_cmd;
 mod health_cmd;
 mod init_cmd;
@@ -90,6 +91,9 @@ enum Command {
     /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout (under an INFO
     /// time limit it searches by the clock, otherwise --sims playouts a move).
     Pbrain(pbrain_cmd::PbrainArgs),
+    /// Write a network in another program's form: `dojo export saiblo` (a saiblo.net
+    /// Connect Four strategy in C++).
+    Export(export_cmd::ExportArgs),
     /// Host a saiblo strategy (a shared object) for one game, on a line protocol: what dojo
     /// starts for each game of a saiblo: player.
     #[command(hide = true)]
@@ -139,6 +143,7 @@ fn main() {
         Command::Play(args) => play_cmd::run(args),
         Command::Plot(args) => plot_cmd::run(args),
         Command::Health(args) => health_cmd::run(args),
+        Command::Export(args) => export_cmd::run(args),
         Command::SaibloHost(args) => saiblo_cmd::run_host(args),
     };
     if let Err(e) = result {

@@ -226,3 +226,72 @@ impl FoldedNetwork {
         infer_with(&self.arch, self.device, planes, batch, policy, value, |xs| self.forward(xs));
     }
 }
+
+/// A layer's weights as plain numbers, for code that runs a network without libtorch (`dojo
+/// export saiblo` writes them into C++): `weight` in libtorch's order, `[out][in][kh][kw]`
+/// for a convolution and `[out][in]` for a linear layer, with `shape` its dimensions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlainLayer {
+    pub shape: Vec<usize>,
+    pub weight: Vec<f32>,
+    pub bias: Vec<f32>,
+}
+
+impl PlainLayer {
+    fn of(weight: &Tensor, bias: &Tensor) -> PlainLayer {
+        let numbers = |t: &Tensor| {
+            let t = t.to_kind(Kind::Float).contiguous().view([-1]);
+            let len = t.numel();
+            let mut out = vec![0.0f32; len];
+            t.copy_data(&mut out, len);
+            out
+        };
+        let shape = weight.size().iter().map(|&d| d as usize).collect();
+        PlainLayer { shape, weight: numbers(weight), bias: numbers(bias) }
+    }
+
+    fn conv(layer: &FoldedConv) -> PlainLayer {
+        PlainLayer::of(&layer.weight, &layer.bias)
+    }
+
+    fn linear(layer: &Linear) -> PlainLayer {
+        let bias = match &layer.bias {
+            Some(b) => b.shallow_clone(),
+            None => Tensor::zeros([layer.weight.size()[0]], (Kind::Float, layer.weight.device())),
+        };
+        PlainLayer::of(&layer.weight, &bias)
+    }
+}
+
+/// An any-size network's folded layers as plain numbers, in the order
+/// [`FoldedNetwork::forward_any_size`] runs them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlainAnySize {
+    pub stem: PlainLayer,
+    pub blocks: Vec<(PlainLayer, PlainLayer)>,
+    pub policy_conv: PlainLayer,
+    pub policy_global: PlainLayer,
+    pub policy_out: PlainLayer,
+    pub value_conv: PlainLayer,
+    pub value_fc1: PlainLayer,
+    pub value_fc2: PlainLayer,
+}
+
+impl FoldedNetwork {
+    /// The layers of an any-size network as plain numbers (None for a board-specific
+    /// network, whose heads are another shape).
+    pub fn plain_any_size(&self) -> Option<PlainAnySize> {
+        let FoldedPolicyOut::Pooled { global, out } = &self.policy_out else { return None };
+        let conv = PlainLayer::conv;
+        Some(PlainAnySize {
+            stem: conv(&self.stem),
+            blocks: self.blocks.iter().map(|(a, b)| (conv(a), conv(b))).collect(),
+            policy_conv: conv(&self.policy_conv),
+            policy_global: PlainLayer::linear(global),
+            policy_out: conv(out),
+            value_conv: conv(&self.value_conv),
+            value_fc1: PlainLayer::linear(&self.value_fc1),
+            value_fc2: PlainLayer::linear(&self.value_fc2),
+        })
+    }
+}

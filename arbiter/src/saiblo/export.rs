@@ -1,0 +1,383 @@
+//! A dojo network as a saiblo strategy (`dojo export saiblo`): one C++ file with the
+//! network's weights as data, its inference and dojo's PUCT search by the clock
+//! (`strategy.cpp`, the engine, with the generated part spliced in), plus the SDK's two
+//! headers, so the folder is a submission the platform builds with plain `g++ -O2`.
+//!
+//! What makes the C++ the network: the weights are the folded inference network's
+//! ([`FoldedNetwork`], every batch norm folded into its convolution, in f32), written as the
+//! shortest decimals that read back to the same floats; [`check_agreement`] loads the built
+//! strategy and compares its `dojoEvaluate` with the network itself on random positions of
+//! every saiblo board.
+
+use super::board::SaibloView;
+use dojo_core::game::connect4::{Bits192, Connect4};
+use dojo_core::game::{AnyGame, Game, GameSpec};
+use dojo_core::net::checkpoint::{self, CheckpointError, Loaded};
+use dojo_core::net::folded::{FoldedNetwork, PlainAnySize, PlainLayer};
+use dojo_core::net::model::Model;
+use dojo_core::net::precision::Precision;
+use dojo_core::rng::Rng;
+use dojo_core::search::config::{SearchConfig, SearchMode};
+use rand::{RngExt, SeedableRng};
+use std::ffi::c_int;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The engine the generated part is spliced into.
+const ENGINE: &str = include_str!("strategy.cpp");
+const SPLICE: &str = "//@GENERATED@\n";
+
+/// The SDK's headers, as the strategy is built against them (our own words for its two
+/// declarations: a `Point` is two ints, `x` then `y`).
+const POINT_H: &str = "// saiblo's Point: the row from the top (x) and the column (y) of a move.\n\
+#ifndef POINT_H_\n#define POINT_H_\n\nclass Point {\npublic:\n    int x;\n    int y;\n    \
+Point(int x, int y) : x(x), y(y) {}\n};\n\n#endif\n";
+const STRATEGY_H: &str = "// The two functions saiblo calls.\n#ifndef STRATEGY_H_\n#define STRATEGY_H_\n\n\
+#include \"Point.h\"\n\nextern \"C\" Point* getPoint(const int M, const int N, const int* top, const int* board,\n\
+                           const int lastX, const int lastY, const int noX, const int noY);\n\n\
+extern \"C\" void clearPoint(Point* p);\n\n#endif\n";
+
+/// The platform's clock is 3 s a move; the strategy searches this long and leaves the rest
+/// for the platform's own overhead.
+pub const DEFAULT_MOVE_MS: u64 = 2500;
+/// The first input planes of Connect Four's encoding, all an any-size network reads.
+const PLANES: usize = 9;
+
+/// How the exported strategy searches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportConfig {
+    /// Searches stop at this many playouts (None: only the clock stops them).
+    pub playouts: Option<u32>,
+    /// Milliseconds each move searches for.
+    pub move_ms: u64,
+    /// The search's settings (a `net:` player's, [`SearchConfig::for_play`], by default).
+    pub search: SearchConfig,
+}
+
+impl Default for ExportConfig {
+    fn default() -> Self {
+        ExportConfig { playouts: None, move_ms: DEFAULT_MOVE_MS, search: SearchConfig::for_play(u32::MAX) }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// Only any-size Connect Four networks play every saiblo board.
+    #[error(
+        "{}: a network for {game} plays one board; saiblo draws a new one every game, so export an any-size \
+         Connect Four network (one trained with --game connect4:saiblo, or with [net] any_size = true)",
+        .path.display()
+    )]
+    NotAnySize { path: PathBuf, game: GameSpec },
+    #[error("the exported strategy searches as dojo's PUCT does; search.mode = gumbel is not exported")]
+    Gumbel,
+    #[error("cannot write {}: {error}", .path.display())]
+    Write { path: PathBuf, error: std::io::Error },
+    /// `g++` could not be run, or failed (its stderr's end attached).
+    #[error("building {} with g++ failed: {reason}", .source_path.display())]
+    Build { source_path: PathBuf, reason: String },
+    #[error("cannot load the built strategy {}: {error}", .path.display())]
+    Load { path: PathBuf, error: libloading::Error },
+    /// The built strategy exports no `dojoEvaluate` (not a strategy this module wrote).
+    #[error("{} exports no dojoEvaluate (is it a strategy dojo export saiblo built?)", .path.display())]
+    NoEvaluate { path: PathBuf },
+    #[error("the strategy's dojoEvaluate refused the board {board}")]
+    Refused { board: GameSpec },
+}
+
+/// What was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exported {
+    /// `DIR/Strategy.cpp`.
+    pub source: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The network's shape, e.g. `3x32`.
+    pub shape: String,
+}
+
+/// Writes the strategy for the checkpoint at `model_path` (already `loaded`) into `dir`:
+/// `Strategy.cpp`, `Strategy.h` and `Point.h`, each written atomically.
+pub fn write_strategy(
+    model_path: &Path,
+    loaded: &Loaded,
+    config: &ExportConfig,
+    dir: &Path,
+) -> Result<Exported, ExportError> {
+    let arch = &loaded.sidecar.architecture;
+    let not_any_size = || ExportError::NotAnySize { path: model_path.to_path_buf(), game: arch.game.clone() };
+    if !arch.any_size || arch.game.family() != "connect4" || arch.input_channels != PLANES {
+        return Err(not_any_size());
+    }
+    if config.search.mode == SearchMode::Gumbel {
+        return Err(ExportError::Gumbel);
+    }
+    let folded = FoldedNetwork::new(&loaded.model, Precision::F32);
+    let layers = folded.plain_any_size().ok_or_else(not_any_size)?;
+    let provenance = format!(
+        "// Network: {} (step {}, version {}, sha256 {}), {}x{} any-size.\n",
+        model_path.display(),
+        loaded.sidecar.step,
+        loaded.sidecar.version,
+        loaded.sidecar.sha256,
+        arch.blocks,
+        arch.channels
+    );
+    let generated = provenance + &settings(config) + &weights(&layers);
+    let source = ENGINE.replacen(SPLICE, &generated, 1);
+    std::fs::create_dir_all(dir).map_err(|error| ExportError::Write { path: dir.to_path_buf(), error })?;
+    for (name, text) in [("Strategy.cpp", source.as_str()), ("Strategy.h", STRATEGY_H), ("Point.h", POINT_H)] {
+        let path = dir.join(name);
+        dojo_core::util::atomic_write(&path, text.as_bytes()).map_err(|error| ExportError::Write { path, error })?;
+    }
+    Ok(Exported {
+        source: dir.join("Strategy.cpp"),
+        bytes: source.len() as u64,
+        shape: format!("{}x{}", arch.blocks, arch.channels),
+    })
+}
+
+/// The search's settings as C++ constants.
+fn settings(config: &ExportConfig) -> String {
+    let s = &config.search;
+    let flag = |b: bool| if b { "true" } else { "false" };
+    format!(
+        "constexpr uint32_t MAX_PLAYOUTS = {}u;\nconstexpr int MOVE_MS = {};\nconstexpr float C_PUCT = {:e}f;\n\
+         constexpr float FPU_REDUCTION = {:e}f;\nconstexpr bool TACTICS = {};\nconstexpr bool TWO_STEP_KILLS = {};\n\
+         constexpr bool REUSE_TREE = {};\n",
+        config.playouts.unwrap_or(u32::MAX),
+        config.move_ms.min(i32::MAX as u64),
+        s.c_puct,
+        s.fpu_reduction,
+        flag(s.tactics),
+        flag(s.tactics && s.two_step_kills),
+        flag(s.reuse_tree),
+    )
+}
+
+/// The layers as C++ arrays, in the layouts the engine reads: a 3×3 convolution's kernel
+/// `[tap][in][out]`, a 1×1 convolution's or linear layer's `[in][out]`.
+fn weights(net: &PlainAnySize) -> String {
+    let channels = net.stem.shape[0];
+    let hidden = net.value_fc1.shape[0];
+    let mut out = format!(
+        "constexpr int BLOCKS = {};\nconstexpr int CHANNELS = {channels};\nconstexpr int VALUE_HIDDEN = {hidden};\n",
+        net.blocks.len()
+    );
+    array(&mut out, "STEM_W", &kernel_3x3(&net.stem));
+    array(&mut out, "STEM_B", &net.stem.bias);
+    let convs: Vec<&PlainLayer> = net.blocks.iter().flat_map(|(a, b)| [a, b]).collect();
+    out.push_str("const float BLOCK_W[][9 * CHANNELS * CHANNELS] = {\n");
+    for conv in &convs {
+        numbers(&mut out, &kernel_3x3(conv));
+    }
+    out.push_str("};\nconst float BLOCK_B[][CHANNELS] = {\n");
+    for conv in &convs {
+        numbers(&mut out, &conv.bias);
+    }
+    out.push_str("};\n");
+    for (name, layer) in [
+        ("POLICY", &net.policy_conv),
+        ("POLICY_GLOBAL", &net.policy_global),
+        ("POLICY_OUT", &net.policy_out),
+        ("VALUE", &net.value_conv),
+        ("VALUE_FC1", &net.value_fc1),
+        ("VALUE_FC2", &net.value_fc2),
+    ] {
+        array(&mut out, &format!("{name}_W"), &in_out(layer));
+        array(&mut out, &format!("{name}_B"), &layer.bias);
+    }
+    out
+}
+
+/// `[out][in][3][3]` as `[tap][in][out]`.
+fn kernel_3x3(conv: &PlainLayer) -> Vec<f32> {
+    let (outs, ins) = (conv.shape[0], conv.shape[1]);
+    let mut w = vec![0.0; conv.weight.len()];
+    for o in 0..outs {
+        for i in 0..ins {
+            for tap in 0..9 {
+                w[(tap * ins + i) * outs + o] = conv.weight[(o * ins + i) * 9 + tap];
+            }
+        }
+    }
+    w
+}
+
+/// `[out][in]` (a 1×1 kernel's trailing 1s aside) as `[in][out]`.
+fn in_out(layer: &PlainLayer) -> Vec<f32> {
+    let (outs, ins) = (layer.shape[0], layer.shape[1]);
+    let mut w = vec![0.0; outs * ins];
+    for o in 0..outs {
+        for i in 0..ins {
+            w[i * outs + o] = layer.weight[o * ins + i];
+        }
+    }
+    w
+}
+
+fn array(out: &mut String, name: &str, values: &[f32]) {
+    let _ = writeln!(out, "const float {name}[] = ");
+    numbers(out, values);
+    out.truncate(out.len() - ",\n".len());
+    out.push_str(";\n");
+}
+
+/// `{a, b, ...},` with each float as the shortest decimal that reads back to it.
+fn numbers(out: &mut String, values: &[f32]) {
+    out.push('{');
+    for (i, v) in values.iter().enumerate() {
+        let sep = if i == 0 {
+            ""
+        } else if i % 8 == 0 {
+            ",\n"
+        } else {
+            ", "
+        };
+        let _ = write!(out, "{sep}{v:e}f");
+    }
+    out.push_str("},\n");
+}
+
+/// Builds `DIR/Strategy.so` from `DIR/Strategy.cpp` as the platform does (`g++ -O2`, a
+/// shared object).
+pub fn build(dir: &Path) -> Result<PathBuf, ExportError> {
+    let source_path = dir.join("Strategy.cpp");
+    let so = dir.join("Strategy.so");
+    let failed = |reason: String| ExportError::Build { source_path: source_path.clone(), reason };
+    let output = Command::new("g++")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(&source_path)
+        .output()
+        .map_err(|e| failed(format!("cannot run g++: {e}")))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(failed(format!("{}: {}", output.status, tail.join(" | "))));
+    }
+    Ok(so)
+}
+
+/// `int dojoEvaluate(M, N, top, board, lastX, lastY, noX, noY, float* policy, float* value)`.
+type Evaluate = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    *const c_int,
+    *const c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *mut f32,
+    *mut f32,
+) -> c_int;
+
+/// How closely the strategy's network matched dojo's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Agreement {
+    pub positions: usize,
+    /// Distinct board sizes among them.
+    pub sizes: usize,
+    /// The largest difference of a column's probability.
+    pub policy: f32,
+    /// The largest difference of a value.
+    pub value: f32,
+}
+
+/// Compares the built strategy `so`'s `dojoEvaluate` with `model` (run by libtorch in f32)
+/// on `positions` random positions of random saiblo boards, drawn from `seed`.
+pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) -> Result<Agreement, ExportError> {
+    // SAFETY: a shared object this module wrote and built; its initialisers only build
+    // tables of its own.
+    let library =
+        unsafe { libloading::Library::new(so) }.map_err(|error| ExportError::Load { path: so.to_path_buf(), error })?;
+    // SAFETY: the signature `strategy.cpp` declares.
+    let evaluate = unsafe { library.get::<Evaluate>(b"dojoEvaluate\0") }
+        .map(|f| *f)
+        .map_err(|_| ExportError::NoEvaluate { path: so.to_path_buf() })?;
+    let arch = model.arch();
+    let frame = (arch.width, arch.height);
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut agreement = Agreement { positions, sizes: 0, policy: 0.0, value: 0.0 };
+    let mut sizes = std::collections::BTreeSet::new();
+    let (mut planes, mut logits, mut value) = (vec![0.0; arch.input_len()], vec![0.0; arch.actions], [0.0f32]);
+    for _ in 0..positions {
+        let game = random_position(&mut rng);
+        sizes.insert((game.width(), game.height()));
+        let view = SaibloView::of(&game).expect("a saiblo board has one blocked cell");
+        let framed = AnyGame::Connect4Wide(game.clone()).framed(frame.0, frame.1).expect("saiblo boards fit the frame");
+        let AnyGame::Connect4Wide(framed) = framed else { unreachable!("framing keeps the game") };
+        framed.encode_planes(&mut planes);
+        model.infer(&planes, 1, &mut logits, &mut value);
+        let mut legal = Vec::new();
+        game.legal_actions(&mut legal);
+        let want = softmax_over(&logits, &legal, game.width());
+        let (mut policy, mut theirs) = (vec![0.0f32; game.width()], 0.0f32);
+        let c = |v: usize| v as c_int;
+        // SAFETY: the arrays have the sizes the signature promises for this board.
+        let status = unsafe {
+            evaluate(
+                c(view.m),
+                c(view.n),
+                view.top.as_ptr(),
+                view.board.as_ptr(),
+                view.last.0,
+                view.last.1,
+                view.no.0,
+                view.no.1,
+                policy.as_mut_ptr(),
+                &mut theirs,
+            )
+        };
+        if status != 0 {
+            return Err(ExportError::Refused { board: game.spec() });
+        }
+        for (a, b) in want.iter().zip(&policy) {
+            agreement.policy = agreement.policy.max((a - b).abs());
+        }
+        agreement.value = agreement.value.max((value[0] - theirs).abs());
+    }
+    agreement.sizes = sizes.len();
+    Ok(agreement)
+}
+
+/// A position of a random saiblo board after random moves, never a finished one.
+fn random_position(rng: &mut Rng) -> Connect4<Bits192> {
+    let AnyGame::Connect4Wide(mut game) = GameSpec::Connect4Saiblo.new_game(rng).expect("saiblo boards start") else {
+        unreachable!("saiblo boards are wide Connect Four boards")
+    };
+    let moves = rng.random_range(0..game.width() * game.height());
+    for _ in 0..moves {
+        let next = {
+            let mut next = game.clone();
+            next.play_unchecked(next.random_move(rng));
+            next
+        };
+        if next.outcome().is_some() {
+            break;
+        }
+        game = next;
+    }
+    game
+}
+
+/// The columns' probabilities: a softmax of `logits` over `legal`, 0 elsewhere.
+fn softmax_over(logits: &[f32], legal: &[dojo_core::game::Action], width: usize) -> Vec<f32> {
+    let most = legal.iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = legal.iter().map(|&a| (logits[a as usize] - most).exp()).sum();
+    let mut p = vec![0.0; width];
+    for &a in legal {
+        p[a as usize] = (logits[a as usize] - most).exp() / sum;
+    }
+    p
+}
+
+/// Loads `model_path` for export (on the CPU).
+pub fn load(model_path: &Path) -> Result<Loaded, ExportError> {
+    Ok(checkpoint::load(model_path, tch::Device::Cpu, None)?)
+}

@@ -1,0 +1,729 @@
+// A dojo network playing saiblo.net's Connect Four, as a saiblo strategy: the network's
+// inference and dojo's PUCT graph search in plain C++ (one thread, no library), built as the
+// platform builds a submission:
+//
+//     g++ -O2 -shared -fPIC -o Strategy.so Strategy.cpp
+//
+// Written by `dojo export saiblo`; the network's weights and the search's settings are the
+// data at the top. What it computes is dojo's, step for step:
+// - the network: its any-size form (arbiter/src/saiblo/export.rs; core/src/net/any_size.rs),
+//   every batch norm folded into its convolution, run on the board as it is (no frame);
+// - the input planes: Connect Four's nine (core/src/game/connect4.rs, `encode_planes`);
+// - the search: dojo's PUCT over a graph of positions (core/src/search/puct.rs): transpositions
+//   shared, the MCTS-Solver's proofs, the two-step lookahead at every expanded position,
+//   the tree kept from move to move, the most visited move played.
+// `dojoEvaluate` (below) is the network alone, for `dojo export saiblo --check`.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "Point.h"
+#include "Strategy.h"
+
+namespace dojo {
+
+//@GENERATED@
+
+// ---------------------------------------------------------------------------------------
+// The board.
+
+// saiblo's boards are 9..12 a side; anything up to this is played.
+constexpr int MAX_SIDE = 12;
+constexpr int MAX_CELLS = MAX_SIDE * MAX_SIDE;
+constexpr int EMPTY = 0, FIRST = 1, SECOND = 2, BLOCKED = 3;
+enum Result { ONGOING, WON, DRAWN };  // WON: by the player who moved last
+
+uint64_t splitmix(uint64_t& state) {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+// Zobrist keys: one per player and cell.
+struct Keys {
+    uint64_t key[2][MAX_CELLS];
+    Keys() {
+        uint64_t state = 0x646f6a6f;  // "dojo"
+        for (int p = 0; p < 2; ++p)
+            for (int i = 0; i < MAX_CELLS; ++i) key[p][i] = splitmix(state);
+    }
+};
+const Keys KEYS;
+
+// A position: columns `w`, rows `h`, rows counted from the bottom as dojo counts them.
+struct Board {
+    int w = 0, h = 0;
+    int8_t cell[MAX_SIDE][MAX_SIDE];  // [column][row]
+    int8_t land[MAX_SIDE];            // the row a disc dropped in the column lands on; h if full
+    int ply = 0;                      // discs played
+    int free_cells = 0;               // cells neither blocked nor played
+    int last_col = -1, last_row = -1;
+    int blocked_col = -1, blocked_row = -1;
+    Result result = ONGOING;
+    uint64_t hash = 0;
+
+    int mover() const { return ply % 2 == 0 ? FIRST : SECOND; }
+    int opponent() const { return ply % 2 == 0 ? SECOND : FIRST; }
+    bool playable(int c) const { return result == ONGOING && land[c] < h; }
+
+    void settle(int c) {
+        while (land[c] < h && cell[c][land[c]] != EMPTY) ++land[c];
+    }
+
+    // The next cell a disc would land on above row `r` of column `c`, or h.
+    int above(int c, int r) const {
+        int a = r + 1;
+        while (a < h && cell[c][a] == BLOCKED) ++a;
+        return a;
+    }
+
+    int at(int c, int r) const {
+        return (c < 0 || c >= w || r < 0 || r >= h) ? EMPTY : cell[c][r];
+    }
+
+    // Whether a disc of `p` on the empty cell (c, r) would complete four in a row.
+    bool wins_at(int p, int c, int r) const {
+        static const int DIRS[4][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}};
+        for (const auto& d : DIRS) {
+            int n = 0;
+            for (int k = 1; k < 4 && at(c + k * d[0], r + k * d[1]) == p; ++k) ++n;
+            for (int k = 1; k < 4 && at(c - k * d[0], r - k * d[1]) == p; ++k) ++n;
+            if (n >= 3) return true;
+        }
+        return false;
+    }
+
+    bool empty_cell(int c, int r) const { return r < h && cell[c][r] == EMPTY; }
+
+    void play(int c) {
+        int r = land[c];
+        int p = mover();
+        bool won = wins_at(p, c, r);
+        cell[c][r] = (int8_t)p;
+        hash ^= KEYS.key[p - 1][c * MAX_SIDE + r];
+        settle(c);
+        ++ply;
+        --free_cells;
+        last_col = c;
+        last_row = r;
+        result = won ? WON : (free_cells == 0 ? DRAWN : ONGOING);
+    }
+
+    Board after(int c) const {
+        Board b = *this;
+        b.play(c);
+        return b;
+    }
+
+    // Columns (a bit each) where the side to move wins at once.
+    unsigned immediate_wins() const {
+        unsigned wins = 0;
+        for (int c = 0; c < w; ++c)
+            if (playable(c) && wins_at(mover(), c, land[c])) wins |= 1u << c;
+        return wins;
+    }
+
+    // The columns that do not let the opponent win at once (dojo's `non_losing_moves`):
+    // none if the opponent has two cells to win on now; the one that blocks if it has one;
+    // never under a cell where the opponent would win.
+    unsigned non_losing_moves() const {
+        unsigned possible = 0, forced = 0;
+        int opp = opponent();
+        for (int c = 0; c < w; ++c) {
+            if (!playable(c)) continue;
+            possible |= 1u << c;
+            if (wins_at(opp, c, land[c])) forced |= 1u << c;
+        }
+        if (forced) {
+            if (forced & (forced - 1)) return 0;
+            possible = forced;
+        }
+        unsigned safe = 0;
+        for (int c = 0; c < w; ++c) {
+            if (!(possible >> c & 1)) continue;
+            int a = above(c, land[c]);
+            if (!(empty_cell(c, a) && wins_at(opp, c, a))) safe |= 1u << c;
+        }
+        return safe;
+    }
+
+    bool lost_at_once() const {
+        return result == ONGOING && immediate_wins() == 0 && non_losing_moves() == 0;
+    }
+
+    // The first of the `safe` columns after which the opponent is lost at once, or -1.
+    int kill_among(unsigned safe) const {
+        for (int c = 0; c < w; ++c)
+            if ((safe >> c & 1) && after(c).lost_at_once()) return c;
+        return -1;
+    }
+
+    bool has_kill() const {
+        if (result != ONGOING) return false;
+        return immediate_wins() != 0 || kill_among(non_losing_moves()) >= 0;
+    }
+};
+
+int lowest_column(unsigned columns) {
+    int c = 0;
+    while (!(columns >> c & 1)) ++c;
+    return c;
+}
+
+// What the lookahead proves, as dojo's `Lookahead`.
+enum Look { LOOK_WIN, LOOK_LOST, LOOK_MOVES };
+
+// The moves worth searching (`two_step_lookahead`, `lookahead` or all, by the settings);
+// `win` is the winning column when LOOK_WIN.
+Look lookahead(const Board& b, std::vector<int>& out, int& win) {
+    out.clear();
+    if (!TACTICS) {
+        for (int c = 0; c < b.w; ++c)
+            if (b.playable(c)) out.push_back(c);
+        return LOOK_MOVES;
+    }
+    unsigned wins = b.immediate_wins();
+    if (wins) {
+        win = lowest_column(wins);
+        return LOOK_WIN;
+    }
+    unsigned safe = b.non_losing_moves();
+    if (!safe) return LOOK_LOST;
+    unsigned kept = safe;
+    Look look = LOOK_MOVES;
+    if (TWO_STEP_KILLS) {
+        int kill = b.kill_among(safe);
+        if (kill >= 0) {
+            win = kill;
+            return LOOK_WIN;
+        }
+        kept = 0;
+        for (int c = 0; c < b.w; ++c)
+            if ((safe >> c & 1) && !b.after(c).has_kill()) kept |= 1u << c;
+        if (!kept) {
+            kept = safe;
+            look = LOOK_LOST;
+        }
+    }
+    for (int c = 0; c < b.w; ++c)
+        if (kept >> c & 1) out.push_back(c);
+    return look;
+}
+
+// The board a strategy is shown (x the row from the top, 2 the mover's discs) as dojo's.
+bool board_from_view(int M, int N, const int* board, int lastX, int lastY, int noX, int noY, Board& b) {
+    if (M < 1 || N < 1 || M > MAX_SIDE || N > MAX_SIDE) return false;
+    b = Board();
+    b.w = N;
+    b.h = M;
+    int mine = 0, theirs = 0;
+    for (int x = 0; x < M; ++x)
+        for (int y = 0; y < N; ++y) {
+            int v = board[x * N + y];
+            mine += v == 2;
+            theirs += v == 1;
+        }
+    // The mover moved first if both have played as many discs.
+    bool first = mine == theirs;
+    int free_cells = 0;
+    for (int x = 0; x < M; ++x)
+        for (int y = 0; y < N; ++y) {
+            int r = M - 1 - x, v = board[x * N + y];
+            int p = v == 2 ? (first ? FIRST : SECOND) : v == 1 ? (first ? SECOND : FIRST) : EMPTY;
+            if (x == noX && y == noY) {
+                p = BLOCKED;
+                b.blocked_col = y;
+                b.blocked_row = r;
+            }
+            b.cell[y][r] = (int8_t)p;
+            if (p == FIRST || p == SECOND) b.hash ^= KEYS.key[p - 1][y * MAX_SIDE + r];
+            free_cells += p == EMPTY;
+        }
+    for (int c = 0; c < N; ++c) {
+        b.land[c] = 0;
+        b.settle(c);
+    }
+    b.ply = mine + theirs;
+    b.free_cells = free_cells;
+    if (lastX >= 0 && lastY >= 0 && lastX < M && lastY < N) {
+        b.last_col = lastY;
+        b.last_row = M - 1 - lastX;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// The network: activations are [cell][channel], cells numbered x * w + y with x the row from
+// the top, as dojo's planes are laid out.
+
+constexpr int PLANES = 9;
+constexpr int POOLED = 3 * CHANNELS;
+constexpr float NO_MOVE_LOGIT = -30.0f;
+
+struct Scratch {
+    float in[MAX_CELLS * PLANES];
+    float x[MAX_CELLS * CHANNELS], y[MAX_CELLS * CHANNELS], t[MAX_CELLS * CHANNELS];
+    float mask[MAX_CELLS];
+};
+Scratch S;
+
+// A 3x3 convolution with zero padding; weights [tap][in][out], tap = ky * 3 + kx.
+template <int IN>
+void conv3x3(const float* in, float* out, const float* weight, const float* bias, int h, int w) {
+    for (int r = 0; r < h; ++r)
+        for (int c = 0; c < w; ++c) {
+            float acc[CHANNELS];
+            for (int o = 0; o < CHANNELS; ++o) acc[o] = bias[o];
+            for (int ky = 0; ky < 3; ++ky) {
+                int rr = r + ky - 1;
+                if (rr < 0 || rr >= h) continue;
+                for (int kx = 0; kx < 3; ++kx) {
+                    int cc = c + kx - 1;
+                    if (cc < 0 || cc >= w) continue;
+                    const float* src = in + (rr * w + cc) * IN;
+                    const float* tap = weight + (ky * 3 + kx) * IN * CHANNELS;
+                    for (int i = 0; i < IN; ++i) {
+                        float s = src[i];
+                        if (s == 0.0f) continue;  // after a ReLU, half of them
+                        const float* row = tap + i * CHANNELS;
+                        for (int o = 0; o < CHANNELS; ++o) acc[o] += s * row[o];
+                    }
+                }
+            }
+            std::memcpy(out + (r * w + c) * CHANNELS, acc, sizeof acc);
+        }
+}
+
+// A 1x1 convolution (or a linear layer, cells = 1): weights [in][out].
+template <int IN, int OUT>
+void dense(const float* in, float* out, const float* weight, const float* bias, int cells) {
+    for (int k = 0; k < cells; ++k) {
+        float acc[OUT];
+        for (int o = 0; o < OUT; ++o) acc[o] = bias[o];
+        const float* src = in + k * IN;
+        for (int i = 0; i < IN; ++i) {
+            float s = src[i];
+            if (s == 0.0f) continue;
+            const float* row = weight + i * OUT;
+            for (int o = 0; o < OUT; ++o) acc[o] += s * row[o];
+        }
+        std::memcpy(out + k * OUT, acc, sizeof acc);
+    }
+}
+
+void relu_mask(float* a, int cells) {
+    for (int k = 0; k < cells; ++k)
+        for (int o = 0; o < CHANNELS; ++o) {
+            float v = a[k * CHANNELS + o];
+            a[k * CHANNELS + o] = v > 0.0f ? v * S.mask[k] : 0.0f;
+        }
+}
+
+// KataGo's global pooling of a masked, non-negative map: mean, mean scaled by
+// (sqrt(cells) - 10) / 10, max.
+void pool(const float* a, int cells, float* out) {
+    float board = 0.0f;
+    for (int k = 0; k < cells; ++k) board += S.mask[k];
+    for (int o = 0; o < CHANNELS; ++o) {
+        float sum = 0.0f, most = 0.0f;
+        for (int k = 0; k < cells; ++k) {
+            float v = a[k * CHANNELS + o];
+            sum += v;
+            most = std::max(most, v);
+        }
+        float mean = sum / board;
+        out[o] = mean;
+        out[CHANNELS + o] = mean * ((std::sqrt(board) - 10.0f) / 10.0f);
+        out[2 * CHANNELS + o] = most;
+    }
+}
+
+// The nine input planes of a position that is not over.
+void encode(const Board& b) {
+    int h = b.h, w = b.w, cells = h * w;
+    std::memset(S.in, 0, sizeof(float) * cells * PLANES);
+    int me = b.mover(), opp = b.opponent();
+    bool first = me == FIRST;
+    for (int c = 0; c < w; ++c)
+        for (int r = 0; r < h; ++r) {
+            float* p = S.in + ((h - 1 - r) * w + c) * PLANES;
+            int v = b.cell[c][r];
+            S.mask[(h - 1 - r) * w + c] = v == BLOCKED ? 0.0f : 1.0f;
+            if (v == BLOCKED) continue;  // the mask zeroes a blocked cell's planes
+            p[0] = v == me;
+            p[1] = v == opp;
+            p[2] = c == b.last_col && r == b.last_row;
+            p[4] = 1.0f;
+            p[5] = first;
+            if (v == EMPTY) {
+                p[6] = b.wins_at(me, c, r);
+                p[7] = b.wins_at(opp, c, r);
+                p[8] = r == b.land[c];
+            }
+        }
+}
+
+// Policy logits (one per column; NO_MOVE_LOGIT for a full column) and the value for the side
+// to move of `b`, a position that is not over.
+void evaluate(const Board& b, float* logits, float* value) {
+    int h = b.h, w = b.w, cells = h * w;
+    encode(b);
+    conv3x3<PLANES>(S.in, S.x, STEM_W, STEM_B, h, w);
+    relu_mask(S.x, cells);
+    for (int k = 0; k < BLOCKS; ++k) {
+        conv3x3<CHANNELS>(S.x, S.y, BLOCK_W[2 * k], BLOCK_B[2 * k], h, w);
+        relu_mask(S.y, cells);
+        conv3x3<CHANNELS>(S.y, S.t, BLOCK_W[2 * k + 1], BLOCK_B[2 * k + 1], h, w);
+        for (int i = 0; i < cells * CHANNELS; ++i) S.t[i] += S.x[i];
+        relu_mask(S.t, cells);
+        std::memcpy(S.x, S.t, sizeof(float) * cells * CHANNELS);
+    }
+    // Policy: a 1x1 convolution plus the pooled trunk's global bias, then a logit a cell,
+    // read at each column's landing cell.
+    float pooled[POOLED], global[CHANNELS];
+    pool(S.x, cells, pooled);
+    dense<POOLED, CHANNELS>(pooled, global, POLICY_GLOBAL_W, POLICY_GLOBAL_B, 1);
+    dense<CHANNELS, CHANNELS>(S.x, S.y, POLICY_W, POLICY_B, cells);
+    for (int c = 0; c < w; ++c) {
+        logits[c] = NO_MOVE_LOGIT;
+        if (!b.playable(c)) continue;
+        int k = (h - 1 - b.land[c]) * w + c;
+        float logit = POLICY_OUT_B[0];
+        for (int o = 0; o < CHANNELS; ++o) {
+            float v = (S.y[k * CHANNELS + o] + global[o]) * S.mask[k];
+            if (v > 0.0f) logit += v * POLICY_OUT_W[o];
+        }
+        logits[c] = logit;
+    }
+    // Value: a 1x1 convolution, pooled, a hidden layer, tanh.
+    dense<CHANNELS, CHANNELS>(S.x, S.y, VALUE_W, VALUE_B, cells);
+    relu_mask(S.y, cells);
+    pool(S.y, cells, pooled);
+    float hidden[VALUE_HIDDEN];
+    dense<POOLED, VALUE_HIDDEN>(pooled, hidden, VALUE_FC1_W, VALUE_FC1_B, 1);
+    float v = VALUE_FC2_B[0];
+    for (int i = 0; i < VALUE_HIDDEN; ++i) v += std::max(hidden[i], 0.0f) * VALUE_FC2_W[i];
+    *value = std::tanh(v);
+}
+
+// Priors from logits: a softmax over `legal` only.
+void legal_softmax(const float* logits, const std::vector<int>& legal, std::vector<float>& out) {
+    out.clear();
+    float most = -INFINITY;
+    for (int a : legal) most = std::max(most, logits[a]);
+    float sum = 0.0f;
+    for (int a : legal) {
+        out.push_back(std::exp(logits[a] - most));
+        sum += out.back();
+    }
+    for (float& p : out) p /= sum;
+}
+
+// ---------------------------------------------------------------------------------------
+// The search: dojo's PUCT over a graph (core/src/search/puct.rs, play mode: no noise).
+
+constexpr uint32_t NONE = UINT32_MAX;
+enum Proven : int8_t { UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW };
+enum State : int8_t { UNEXPANDED, EXPANDED, TERMINAL };
+// Past this many nodes the graph starts afresh (about 100 MB).
+constexpr size_t MAX_NODES = 2000000;
+
+struct Node {
+    uint64_t hash;
+    uint32_t first_edge = 0, num_edges = 0, visits = 0;
+    float nn_value = 0.0f, q = 0.0f;
+    State state = UNEXPANDED;
+    Proven proven = UNKNOWN;
+};
+
+struct Edge {
+    int action;
+    float prior;
+    uint32_t visits;
+    uint32_t child;
+};
+
+struct Search {
+    std::vector<Node> nodes;
+    std::vector<Edge> edges;
+    std::unordered_map<uint64_t, uint32_t> table;
+    uint32_t root = NONE;
+    Board root_board;
+    uint32_t playouts = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> path;
+    std::vector<int> legal;
+    std::vector<float> priors;
+
+    void clear() {
+        nodes.clear();
+        edges.clear();
+        table.clear();
+        root = NONE;
+    }
+
+    uint32_t new_node(const Board& b) {
+        Node n;
+        n.hash = b.hash;
+        if (b.result == WON) {  // the side to move has lost
+            n.state = TERMINAL, n.proven = PROVEN_LOSS, n.q = n.nn_value = -1.0f;
+        } else if (b.result == DRAWN) {
+            n.state = TERMINAL, n.proven = PROVEN_DRAW;
+        }
+        nodes.push_back(n);
+        table[b.hash] = (uint32_t)(nodes.size() - 1);
+        return (uint32_t)(nodes.size() - 1);
+    }
+
+    uint32_t node_for(const Board& b) {
+        auto found = table.find(b.hash);
+        return found != table.end() ? found->second : new_node(b);
+    }
+
+    // The position searched from now on; with tree reuse the graph below it is kept.
+    void set_root(const Board& b) {
+        // Another game (another board, or fewer discs than the last root) starts afresh: its
+        // positions are not this graph's, though an empty board hashes alike.
+        bool same_game = root != NONE && b.w == root_board.w && b.h == root_board.h &&
+                         b.blocked_col == root_board.blocked_col && b.blocked_row == root_board.blocked_row &&
+                         b.ply >= root_board.ply;
+        auto found = REUSE_TREE && same_game && nodes.size() < MAX_NODES ? table.find(b.hash) : table.end();
+        if (found != table.end()) {
+            root = found->second;
+        } else {
+            clear();
+            root = new_node(b);
+        }
+        root_board = b;
+        playouts = 0;
+    }
+
+    bool done(uint32_t budget) const {
+        const Node& r = nodes[root];
+        return r.state == TERMINAL || (r.state == EXPANDED && (playouts >= budget || r.proven != UNKNOWN));
+    }
+
+    // One playout, evaluating the leaf it stops at.
+    void playout() {
+        path.clear();
+        uint32_t node = root;
+        Board b = root_board;
+        while (true) {
+            Node& n = nodes[node];
+            if (n.state == UNEXPANDED) {
+                expand(node, b);
+                break;
+            }
+            if (n.state == TERMINAL || n.proven != UNKNOWN) {
+                ++n.visits;
+                break;
+            }
+            uint32_t e = select(node);
+            path.emplace_back(node, e);
+            Edge edge = edges[e];
+            if (edge.child != NONE && edge.visits < nodes[edge.child].visits) break;  // catch-up
+            b.play(edge.action);
+            if (edge.child == NONE) {
+                uint32_t child = node_for(b);
+                edges[e].child = child;
+                node = child;
+            } else {
+                node = edge.child;
+            }
+        }
+        backup();
+    }
+
+    void expand(uint32_t leaf, const Board& b) {
+        float logits[MAX_SIDE], value;
+        evaluate(b, logits, &value);
+        int win = -1;
+        Look look = lookahead(b, legal, win);
+        if (look == LOOK_WIN) {
+            legal.assign(1, win);
+        } else if (look == LOOK_LOST && legal.empty()) {
+            for (int c = 0; c < b.w; ++c)
+                if (b.playable(c)) legal.push_back(c);
+        }
+        legal_softmax(logits, legal, priors);
+        uint32_t first = (uint32_t)edges.size();
+        for (size_t i = 0; i < legal.size(); ++i) edges.push_back(Edge{legal[i], priors[i], 0, NONE});
+        if (!std::isfinite(value)) value = 0.0f;
+        value = std::min(1.0f, std::max(-1.0f, value));
+        Node& n = nodes[leaf];
+        n.first_edge = first;
+        n.num_edges = (uint32_t)legal.size();
+        n.state = EXPANDED;
+        n.nn_value = n.q = value;
+        n.visits = 1;
+        if (look == LOOK_WIN) {
+            n.proven = PROVEN_WIN;
+            n.q = 1.0f;
+            uint32_t child = node_for(b.after(win));
+            nodes[child].proven = PROVEN_LOSS;
+            nodes[child].q = -1.0f;
+            edges[first].child = child;
+        } else if (look == LOOK_LOST) {
+            nodes[leaf].proven = PROVEN_LOSS;
+            nodes[leaf].q = -1.0f;
+        }
+    }
+
+    void backup() {
+        ++playouts;
+        for (size_t i = path.size(); i-- > 0;) {
+            edges[path[i].second].visits += 1;
+            nodes[path[i].first].visits += 1;
+            recompute(path[i].first);
+        }
+    }
+
+    void recompute(uint32_t node) {
+        Node& n = nodes[node];
+        if (n.proven != UNKNOWN) return;
+        double sum = n.nn_value, weight = 1.0;
+        bool all_proven = true;
+        Proven best = PROVEN_LOSS;
+        for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
+            const Edge& edge = edges[e];
+            if (edge.child == NONE) {
+                all_proven = false;
+                continue;
+            }
+            const Node& child = nodes[edge.child];
+            if (edge.visits > 0) {
+                sum += edge.visits * -(double)child.q;
+                weight += edge.visits;
+            }
+            if (child.proven == PROVEN_LOSS) best = PROVEN_WIN;
+            else if (child.proven == PROVEN_DRAW && best == PROVEN_LOSS) best = PROVEN_DRAW;
+            else if (child.proven == UNKNOWN) all_proven = false;
+        }
+        Proven proven = best == PROVEN_WIN || all_proven ? best : UNKNOWN;
+        n.proven = proven;
+        n.q = proven == PROVEN_WIN ? 1.0f : proven == PROVEN_LOSS ? -1.0f : proven == PROVEN_DRAW ? 0.0f
+                                                                                                 : (float)(sum / weight);
+    }
+
+    uint32_t select(uint32_t node) const {
+        const Node& n = nodes[node];
+        uint32_t total = n.visits > 0 ? n.visits - 1 : 0;
+        float sqrt_total = std::sqrt((float)std::max(total, 1u));
+        float visited_prior = 0.0f;
+        for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e)
+            if (edges[e].visits > 0) visited_prior += edges[e].prior;
+        float fpu = n.q - FPU_REDUCTION * std::sqrt(visited_prior);
+        uint32_t best = n.first_edge;
+        float best_score = -INFINITY;
+        for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
+            const Edge& edge = edges[e];
+            float q = fpu;
+            Proven proven = UNKNOWN;
+            if (edge.child != NONE) {
+                const Node& c = nodes[edge.child];
+                if (edge.visits > 0) q = -c.q;
+                proven = c.proven;
+            }
+            float score = proven == PROVEN_LOSS ? INFINITY  // a winning move: take it
+                          : proven == PROVEN_WIN ? -2.0f + edge.prior  // a losing move: last resort
+                                                 : q + C_PUCT * edge.prior * sqrt_total / (1.0f + edge.visits);
+            if (score > best_score) {
+                best_score = score;
+                best = e;
+            }
+        }
+        return best;
+    }
+
+    // A proven win if there is one, else the most visited move not proven lost (ties to
+    // the better value, then the higher prior; the last of equal ones), as dojo plays at
+    // temperature 0.
+    int choose_move() const {
+        const Node& n = nodes[root];
+        auto proven = [&](const Edge& edge) { return edge.child == NONE ? UNKNOWN : nodes[edge.child].proven; };
+        bool any_not_lost = false;
+        for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
+            if (proven(edges[e]) == PROVEN_LOSS) return edges[e].action;
+            any_not_lost |= proven(edges[e]) != PROVEN_WIN;
+        }
+        int best = -1;
+        int64_t best_key[3] = {0, 0, 0};
+        for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
+            const Edge& edge = edges[e];
+            if (any_not_lost && proven(edge) == PROVEN_WIN) continue;
+            float q = edge.child != NONE && edge.visits > 0 ? -nodes[edge.child].q : -2.0f;
+            int64_t key[3] = {(int64_t)edge.visits, (int64_t)(q * 1e6f), (int64_t)(edge.prior * 1e6f)};
+            if (best < 0 || !std::lexicographical_compare(key, key + 3, best_key, best_key + 3)) {
+                std::copy(key, key + 3, best_key);
+                best = edge.action;
+            }
+        }
+        return best;
+    }
+};
+
+Search SEARCH;
+
+// The column to play on `b`, searching MAX_PLAYOUTS playouts or until `deadline`.
+int search_move(const Board& b, std::chrono::steady_clock::time_point deadline) {
+    SEARCH.set_root(b);
+    while (!SEARCH.done(MAX_PLAYOUTS)) {
+        SEARCH.playout();
+        if (std::chrono::steady_clock::now() >= deadline) break;
+    }
+    // A search cut before the root's own evaluation has nothing to choose by.
+    if (SEARCH.nodes[SEARCH.root].state != EXPANDED) SEARCH.playout();
+    if (std::getenv("DOJO_SAIBLO_LOG")) {
+        const Node& r = SEARCH.nodes[SEARCH.root];
+        std::fprintf(stderr, "dojo: move %d: %u playouts, value %.3f, %zu nodes\n", b.ply + 1, SEARCH.playouts, r.q,
+                     SEARCH.nodes.size());
+    }
+    return SEARCH.choose_move();
+}
+
+}  // namespace dojo
+
+extern "C" Point* getPoint(const int M, const int N, const int* top, const int* board, const int lastX,
+                           const int lastY, const int noX, const int noY) {
+    using namespace dojo;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(MOVE_MS);
+    Board b;
+    int column = -1;
+    if (board_from_view(M, N, board, lastX, lastY, noX, noY, b)) column = search_move(b, deadline);
+    // Whatever happened, a legal answer: the leftmost open column.
+    if (column < 0 || column >= N || top[column] <= 0)
+        for (column = 0; column < N - 1 && top[column] <= 0; ++column) {
+        }
+    return new Point(top[column] - 1, column);
+}
+
+extern "C" void clearPoint(Point* p) {
+    delete p;
+}
+
+// The network alone on the position a strategy is shown, for `dojo export saiblo --check`:
+// the probabilities of the columns (a softmax over the open ones, 0 for a full one) and the
+// value for the side to move. Returns 0, or -1 for a board it cannot play.
+extern "C" int dojoEvaluate(const int M, const int N, const int* top, const int* board, const int lastX,
+                            const int lastY, const int noX, const int noY, float* policy, float* value) {
+    using namespace dojo;
+    Board b;
+    if (!board_from_view(M, N, board, lastX, lastY, noX, noY, b)) return -1;
+    float logits[MAX_SIDE];
+    evaluate(b, logits, value);
+    std::vector<int> open;
+    for (int c = 0; c < N; ++c)
+        if (top[c] > 0) open.push_back(c);
+    std::vector<float> p;
+    legal_softmax(logits, open, p);
+    for (int c = 0; c < N; ++c) policy[c] = 0.0f;
+    for (size_t i = 0; i < open.size(); ++i) policy[open[i]] = p[i];
+    return 0;
+}

@@ -1,0 +1,95 @@
+//! `dojo export saiblo`: a network as a saiblo strategy (C++ that the platform builds with
+//! plain `g++ -O2`), built and checked against the network here when g++ is at hand.
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use dojo_arbiter::saiblo::export::{self, ExportConfig, DEFAULT_MOVE_MS};
+use dojo_core::net::device::set_threads;
+use dojo_core::search::config::SearchConfig;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct ExportArgs {
+    #[command(subcommand)]
+    format: ExportFormat,
+}
+
+#[derive(Subcommand)]
+enum ExportFormat {
+    /// A Connect Four network as a saiblo.net strategy: DIR/Strategy.cpp (the weights, the
+    /// network's inference and dojo's PUCT search by the clock), Strategy.h, Point.h.
+    Saiblo(SaibloArgs),
+}
+
+#[derive(Args)]
+struct SaibloArgs {
+    /// The checkpoint (an any-size Connect Four network: trained on connect4:saiblo).
+    #[arg(long)]
+    model: PathBuf,
+    /// The folder to write the strategy into (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Milliseconds each move searches (the platform allows 3000).
+    #[arg(long, default_value_t = DEFAULT_MOVE_MS)]
+    move_ms: u64,
+    /// Stop each move's search at this many playouts too (default: only the clock).
+    #[arg(long)]
+    playouts: Option<u32>,
+    /// A search setting as a net: player takes it, e.g. `search.c_puct=1.5` (repeatable).
+    #[arg(long = "set", value_name = "search.KEY=VALUE")]
+    set: Vec<String>,
+    /// Only write the source: no build with g++, no check.
+    #[arg(long)]
+    no_build: bool,
+    /// Positions of random saiblo boards the built strategy's network is compared with
+    /// dojo's on (0: no check).
+    #[arg(long, default_value_t = 1000)]
+    check: usize,
+}
+
+pub fn run(args: ExportArgs) -> Result<()> {
+    match args.format {
+        ExportFormat::Saiblo(args) => run_saiblo(args),
+    }
+}
+
+/// Any difference above this between the strategy's network and dojo's is an error.
+const AGREEMENT: f32 = 1e-4;
+
+fn run_saiblo(args: SaibloArgs) -> Result<()> {
+    let mut search = SearchConfig::for_play(u32::MAX);
+    search.apply(&args.set)?;
+    let config = ExportConfig { playouts: args.playouts, move_ms: args.move_ms, search };
+    let loaded = export::load(&args.model)?;
+    let exported = export::write_strategy(&args.model, &loaded, &config, &args.out)?;
+    println!(
+        "wrote {} ({:.1} MB; a {} network; {} ms a move{})",
+        exported.source.display(),
+        exported.bytes as f64 / 1e6,
+        exported.shape,
+        config.move_ms,
+        config.playouts.map(|n| format!(", at most {n} playouts")).unwrap_or_default()
+    );
+    if args.no_build {
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    let so = export::build(&args.out)?;
+    println!("built {} with g++ -O2 in {:.1} s", so.display(), started.elapsed().as_secs_f64());
+    if args.check == 0 {
+        return Ok(());
+    }
+    // One thread: libtorch's pool spins, and this is one position at a time.
+    set_threads(1);
+    let agreement = export::check_agreement(&so, &loaded.model, args.check, 1)?;
+    let line = format!(
+        "{} positions on {} board sizes: the strategy's network differs from dojo's by at most {:.1e} in a \
+         column's probability and {:.1e} in the value",
+        agreement.positions, agreement.sizes, agreement.policy, agreement.value
+    );
+    if agreement.policy > AGREEMENT || agreement.value > AGREEMENT {
+        anyhow::bail!("{line}, more than {AGREEMENT:e}");
+    }
+    println!("checked: {line}");
+    Ok(())
+}

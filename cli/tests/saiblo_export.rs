@@ -1,0 +1,140 @@
+//! `dojo export saiblo`: a network written as a saiblo strategy (C++), built with g++ as the
+//! platform builds it, is the network (its policy and value within 1e-4 of dojo's on 1,000
+//! positions of every board size), plays as dojo's `net:` player does at equal playouts, and
+//! keeps to its clock; and what cannot be exported is refused by name.
+
+mod common;
+
+use common::{dojo, error_line, path, stdout_of};
+use std::path::Path;
+
+/// A random any-size saiblo network at `dir/net`.
+fn network(dir: &Path) -> String {
+    let net = dir.join("net");
+    stdout_of(&dojo(&["init", "--game", "connect4:saiblo", "--out", path(&net), "--seed", "3"]));
+    format!("{}.safetensors", net.display())
+}
+
+fn match_report(args: &[&str]) -> (serde_json::Value, String) {
+    let out = dojo(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+#[test]
+fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = network(dir.path());
+    let out = dir.path().join("strategy");
+    // The clock far away: the playouts decide, as for the net: player.
+    let said = stdout_of(&dojo(&[
+        "export", "saiblo", "--model", &net, "--out", path(&out), "--playouts", "24", "--move-ms", "20000",
+    ]));
+    assert!(said.contains("built ") && said.contains("Strategy.so with g++ -O2"), "{said}");
+    // Every one of saiblo's 16 board sizes among the 1,000 positions.
+    assert!(said.contains("checked: 1000 positions on 16 board sizes"), "{said}");
+    for file in ["Strategy.cpp", "Strategy.h", "Point.h", "Strategy.so"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+    // The platform's build alone: the three files and g++, nothing of dojo's.
+    let platform = dir.path().join("platform.so");
+    let built = std::process::Command::new("g++")
+        .args(["-O2", "-shared", "-fPIC", "-o", path(&platform), "Strategy.cpp"])
+        .current_dir(&out)
+        .status()
+        .unwrap();
+    assert!(built.success());
+
+    // Equal playouts, random boards in pairs (each side first once): the same search on the
+    // same network scores about half.
+    let strategy = format!("saiblo:{}", path(&out.join("Strategy.so")));
+    let (report, stderr) = match_report(&[
+        "match",
+        "--a",
+        &strategy,
+        "--b",
+        &format!("net:{net}:sims=24:noavg"),
+        "--game",
+        "connect4:saiblo",
+        "--games",
+        "24",
+        "--threads",
+        "2",
+        "--seed",
+        "11",
+        "--json",
+    ]);
+    assert!(!stderr.contains("forfeit"), "{stderr}");
+    assert_eq!(report["games"].as_u64(), Some(24), "{report}");
+    let interval = report["interval"].as_array().unwrap();
+    let (low, high) = (interval[0].as_f64().unwrap(), interval[1].as_f64().unwrap());
+    assert!(low <= 0.5 && 0.5 <= high, "{report}");
+}
+
+#[test]
+fn an_exported_strategy_keeps_to_its_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = network(dir.path());
+    let out = dir.path().join("clocked");
+    // By the clock alone: 300 ms a move, against a host that forfeits it past 600 (and a
+    // tenth), the whole of every game; no check, the other test makes it.
+    stdout_of(&dojo(&[
+        "export", "saiblo", "--model", &net, "--out", path(&out), "--move-ms", "300", "--check", "0",
+    ]));
+    let (report, stderr) = match_report(&[
+        "match",
+        "--a",
+        &format!("saiblo:{}", path(&out.join("Strategy.so"))),
+        "--b",
+        "mcts:200",
+        "--game",
+        "connect4:saiblo",
+        "--games",
+        "2",
+        "--threads",
+        "1",
+        "--seed",
+        "5",
+        "--move-timeout-ms",
+        "600",
+        "--json",
+    ]);
+    assert!(!stderr.contains("forfeit"), "{stderr}");
+    assert_eq!(report["games"].as_u64(), Some(2), "{report}");
+}
+
+#[test]
+fn what_cannot_be_a_saiblo_strategy_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let net7x6 = dir.path().join("c4");
+    stdout_of(&dojo(&["init", "--game", "connect4", "--out", path(&net7x6)]));
+    let said = error_line(&[
+        "export",
+        "saiblo",
+        "--model",
+        &format!("{}.safetensors", net7x6.display()),
+        "--out",
+        path(&dir.path().join("x")),
+    ]);
+    assert!(
+        said.ends_with("a network for connect4 plays one board; saiblo draws a new one every game, so export an any-size Connect Four network (one trained with --game connect4:saiblo, or with [net] any_size = true)"),
+        "{said}"
+    );
+    let net = network(dir.path());
+    let said = error_line(&[
+        "export",
+        "saiblo",
+        "--model",
+        &net,
+        "--out",
+        path(&dir.path().join("y")),
+        "--set",
+        "search.mode=gumbel",
+    ]);
+    assert_eq!(
+        said,
+        "dojo: error: the exported strategy searches as dojo's PUCT does; search.mode = gumbel is not exported"
+    );
+    assert!(!dir.path().join("y").exists(), "nothing written for a refused export");
+}
