@@ -118,7 +118,7 @@ fn what_cannot_be_a_saiblo_strategy_is_refused() {
         path(&dir.path().join("x")),
     ]);
     assert!(
-        said.ends_with("a network for connect4 plays one board; saiblo draws a new one every game, so export an any-size Connect Four network (one trained with --game connect4:saiblo, or with [net] any_size = true)"),
+        said.ends_with("a network for connect4:7x6 plays one board; saiblo draws a new one every game, so export an any-size Connect Four network (one trained with --game connect4:saiblo, or with [net] any_size = true)"),
         "{said}"
     );
     let net = network(dir.path());
