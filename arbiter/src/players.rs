@@ -395,7 +395,10 @@ impl fmt::Display for PlayerSpec {
 }
 
 fn mcts_config(iterations: u32, clock_ms: Option<u64>) -> MctsConfig {
-    MctsConfig { iterations, clock: clock_ms.map(Duration::from_millis), ..MctsConfig::default() }
+    match clock_ms {
+        Some(ms) => MctsConfig::with_clock(Duration::from_millis(ms)),
+        None => MctsConfig::with_iterations(iterations),
+    }
 }
 
 /// Games whose baseline players the arbiter can build.

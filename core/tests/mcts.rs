@@ -747,3 +747,35 @@ fn a_search_by_the_clock_runs_until_its_time_is_up_whatever_its_iterations() {
     assert_eq!(MctsConfig::with_clock(Duration::from_millis(3000)).budget_name(), "3s");
     assert_eq!(MctsConfig::with_iterations(800).budget_name(), "800");
 }
+
+#[test]
+fn a_search_by_the_clock_keeps_the_subtree_of_the_move_and_reply_that_were_played() {
+    use dojo_core::game::connect4::Connect4;
+    use dojo_core::search::mcts::Connect4Rollout;
+    use std::time::Duration;
+    let mut game = Connect4::<u64>::standard();
+    let mut m = Mcts::new(MctsConfig::with_clock(Duration::from_millis(30)), Connect4Rollout, Rng::seed_from_u64(4));
+    let first = m.search(&game);
+    assert_eq!((first.reused, visit_sum(&first)), (0, first.iterations), "a fresh tree");
+    // The move searched most and a reply: what the first search learnt there is kept.
+    game.play(first.best.unwrap()).unwrap();
+    game.play(3).unwrap();
+    let second = m.search(&game);
+    assert!(second.reused > 0, "{second:?}");
+    assert_eq!(visit_sum(&second), second.iterations + second.reused);
+    // A position not two plies below the last root starts afresh, as does a new game.
+    game.play(second.best.unwrap()).unwrap();
+    let third = m.search(&game);
+    assert_eq!(third.reused, 0);
+    Agent::<Connect4>::new_game(&mut m, 1);
+    game.play(third.best.unwrap()).unwrap();
+    game.play(0).unwrap();
+    assert_eq!(m.search(&game).reused, 0, "after new_game");
+    // mcts:N searches a fresh tree every move.
+    let mut fixed = Mcts::new(MctsConfig::with_iterations(200), Connect4Rollout, Rng::seed_from_u64(4));
+    let mut game = Connect4::<u64>::standard();
+    let r = fixed.search(&game);
+    game.play(r.best.unwrap()).unwrap();
+    game.play(3).unwrap();
+    assert_eq!(fixed.search(&game).reused, 0);
+}

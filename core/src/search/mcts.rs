@@ -94,6 +94,11 @@ pub struct MctsConfig {
     /// root is proven, or the tree holds [`CLOCK_NODE_LIMIT`] nodes); `iterations` is then
     /// not used. How seed 001's engine plays: everything its seconds allow.
     pub clock: Option<Duration>,
+    /// Keep the part of the last search's tree below the position searched now (two-player
+    /// games, two plies on: the move played and the reply), as seed 001's engine does. On
+    /// for a search by the clock, where it adds what the last move learnt to this one's
+    /// seconds; off for `mcts:N`, whose measured strength is that of N fresh rollouts.
+    pub reuse_tree: bool,
 }
 
 /// The most nodes a search by the clock grows (32 bytes each: 512 MiB), so that a long
@@ -112,6 +117,7 @@ impl Default for MctsConfig {
             length_bonus: 1e-3,
             solver: true,
             clock: None,
+            reuse_tree: false,
         }
     }
 }
@@ -122,9 +128,9 @@ impl MctsConfig {
         MctsConfig { iterations, ..MctsConfig::default() }
     }
 
-    /// The defaults, searching for `clock` a move.
+    /// The defaults, searching for `clock` a move and keeping the tree between moves.
     pub fn with_clock(clock: Duration) -> MctsConfig {
-        MctsConfig { clock: Some(clock), ..MctsConfig::default() }
+        MctsConfig { clock: Some(clock), reuse_tree: true, ..MctsConfig::default() }
     }
 
     /// How a player of these settings is named: `mcts:1000`, or by its clock, `mcts:3s`
@@ -169,8 +175,11 @@ pub struct SearchResult {
     /// Root moves (or, at a chance root, events), sorted by action.
     pub children: Vec<ChildStats>,
     /// Iterations run: `config.iterations`, fewer when the root was proven early, 0 when it
-    /// is over. Always equal to the sum of `children[..].visits`.
+    /// is over. With `reused`, always equal to the sum of `children[..].visits`.
     pub iterations: u32,
+    /// Visits of the root's moves kept from the last search's tree
+    /// ([`MctsConfig::reuse_tree`]); 0 for a fresh tree.
+    pub reused: u32,
     /// Mean result at the root for its mover, on the same scale as [`ChildStats::value`].
     pub value: f64,
     /// The root's proven result for its mover.
@@ -258,6 +267,8 @@ pub struct Mcts<G: Game, R: RolloutPolicy<G>> {
     root_mover: Player,
     /// Largest return seen this search (one-player), the normaliser of values.
     max_return: f64,
+    /// The position the tree was last searched from, while it may be reused.
+    last_root: Option<G>,
 }
 
 impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
@@ -276,6 +287,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             root_ply: 0,
             root_mover: Player::First,
             max_return: 0.0,
+            last_root: None,
         }
     }
 
@@ -290,7 +302,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
     /// Runs `config.iterations` iterations from `game` (fewer if the root gets proven)
     /// and reports the root's moves.
     pub fn search(&mut self, game: &G) -> SearchResult {
-        let iterations = self.run(game);
+        let (iterations, reused) = self.run(game);
         let root = self.nodes[0];
         let mover = self.root_mover;
         let mut children: Vec<ChildStats> = root
@@ -310,15 +322,16 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             best: self.best_child().map(|i| self.nodes[i].action),
             children,
             iterations,
+            reused,
             value: self.mean_for(&root, mover),
             proven: self.proven_for(&root, mover, 0),
             nodes: self.nodes.len(),
         }
     }
 
-    /// Builds the tree; returns the iterations run.
-    fn run(&mut self, game: &G) -> u32 {
-        self.nodes.clear();
+    /// Builds the tree (or grows the one kept from the last search); returns the
+    /// iterations run and the root's move visits kept.
+    fn run(&mut self, game: &G) -> (u32, u32) {
         self.max_return = 0.0;
         self.root_ply = game.ply();
         self.root_mover = match game.to_move() {
@@ -328,16 +341,24 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         if self.one_player.is_none() {
             self.one_player = Some(game.is_one_player());
         }
-        self.nodes.push(Node::new(0, 1.0));
+        if !self.keep_subtree(game) {
+            self.nodes.clear();
+            self.nodes.push(Node::new(0, 1.0));
+        }
+        self.last_root = (self.config.reuse_tree && self.one_player == Some(false)).then(|| game.clone());
         if let Some(o) = game.outcome() {
+            self.nodes.truncate(1);
             self.nodes[0].kind = Kind::Terminal;
             self.nodes[0].proof = self.terminal_proof(o);
-            return 0;
+            return (0, 0);
         }
-        self.expand(0, game);
+        if self.nodes[0].kind == Kind::Leaf {
+            self.expand(0, game);
+        }
         if self.nodes[0].num_children == 0 {
-            return 0;
+            return (0, 0);
         }
+        let reused = self.nodes[0].children().map(|i| self.nodes[i].visits).sum();
         let mut work = match self.work.take() {
             Some(mut w) => {
                 w.clone_from(game);
@@ -353,7 +374,44 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             done += 1;
         }
         self.work = Some(work);
-        done
+        (done, reused)
+    }
+
+    /// With tree reuse, makes the node of `game` in the last search's tree (two plies below
+    /// its root: a move and a reply) the root, keeping only what lies below it; false where
+    /// the tree does not hold it (and nothing is kept).
+    fn keep_subtree(&mut self, game: &G) -> bool {
+        let Some(last) = self.last_root.take() else { return false };
+        if !self.config.reuse_tree || self.nodes.is_empty() || game.ply() != last.ply() + 2 {
+            return false;
+        }
+        let hash = game.hash();
+        let found = self.nodes[0].children().find_map(|mine| {
+            let n = &self.nodes[mine];
+            if !matches!(n.kind, Kind::Player(_)) {
+                return None;
+            }
+            n.children().find(|&reply| {
+                let mut after = last.clone();
+                after.play_unchecked(n.action);
+                after.play_unchecked(self.nodes[reply].action);
+                after.hash() == hash
+            })
+        });
+        let Some(node) = found else { return false };
+        // Copied breadth first, each node's children kept together as `expand` made them.
+        let old = std::mem::take(&mut self.nodes);
+        self.nodes.push(old[node]);
+        let mut queue = std::collections::VecDeque::from([(node, 0usize)]);
+        while let Some((from, to)) = queue.pop_front() {
+            let first = self.nodes.len();
+            for (k, child) in old[from].children().enumerate() {
+                self.nodes.push(old[child]);
+                queue.push_back((child, first + k));
+            }
+            self.nodes[to].first_child = first as u32;
+        }
+        true
     }
 
     /// Whether a search that has run `done` iterations stops: at `config.iterations`, or
@@ -695,6 +753,7 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for Mcts<G, R> {
 
     fn new_game(&mut self, seed: u64) {
         self.rng = Rng::seed_from_u64(seed);
+        self.last_root = None;
     }
 
     fn select_move(&mut self, game: &G) -> Action {
