@@ -29,7 +29,16 @@ fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
     let out = dir.path().join("strategy");
     // The clock far away: the playouts decide, as for the net: player.
     let said = stdout_of(&dojo(&[
-        "export", "saiblo", "--model", &net, "--out", path(&out), "--playouts", "24", "--move-ms", "20000",
+        "export",
+        "saiblo",
+        "--model",
+        &net,
+        "--out",
+        path(&out),
+        "--playouts",
+        "24",
+        "--move-ms",
+        "20000",
     ]));
     assert!(said.contains("built ") && said.contains("Strategy.so with g++ -O2"), "{said}");
     // Every one of saiblo's 16 board sizes among the 1,000 positions.
@@ -79,9 +88,7 @@ fn an_exported_strategy_keeps_to_its_clock() {
     let out = dir.path().join("clocked");
     // By the clock alone: 300 ms a move, against a host that forfeits it past 600 (and a
     // tenth), the whole of every game; no check, the other test makes it.
-    stdout_of(&dojo(&[
-        "export", "saiblo", "--model", &net, "--out", path(&out), "--move-ms", "300", "--check", "0",
-    ]));
+    stdout_of(&dojo(&["export", "saiblo", "--model", &net, "--out", path(&out), "--move-ms", "300", "--check", "0"]));
     let (report, stderr) = match_report(&[
         "match",
         "--a",

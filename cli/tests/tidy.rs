@@ -4,7 +4,9 @@
 //! - no function is longer than [`MAX_FUNCTION_LINES`] lines, but those in [`LONG_FUNCTIONS`],
 //!   issue 47's list of debts, which must only shrink: a listed function that got short (or
 //!   went) fails too, so the list is kept true;
-//! - no library crate has a public function returning `Result<_, String>`: errors are typed.
+//! - no library crate has a public function returning `Result<_, String>`: errors are typed;
+//! - no two files of a crate import each other, directly or round a longer circle (a parent
+//!   module and its own children aside: a `mod.rs` declares and re-exports them).
 
 use std::path::{Path, PathBuf};
 
@@ -196,6 +198,130 @@ fn no_library_returns_a_string_as_its_error() {
         "public functions returning Result<_, String> (return a thiserror type):\n{}",
         found.join("\n")
     );
+}
+
+/// A file's module path within its crate (`core/src/game/gomoku/vcf.rs`: `game::gomoku::vcf`;
+/// a `mod.rs`, `lib.rs` or `main.rs` is its folder's module).
+fn module_of(file: &str) -> (String, Vec<String>) {
+    let (krate, rest) = file.split_once("/src/").expect("a crate source");
+    let mut parts: Vec<String> = rest.trim_end_matches(".rs").split('/').map(str::to_string).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    (krate.to_string(), parts)
+}
+
+/// The crate-internal paths a file names in code (`crate::a::b`, `super::c`), each resolved
+/// to the longest module path that is a file of the crate.
+fn imports(file: &str, lines: &[String], modules: &[Vec<String>]) -> Vec<Vec<String>> {
+    let (_, here) = module_of(file);
+    // `super` from a `mod.rs` is its folder's parent; from `x.rs`, x's parent.
+    let parent: Vec<String> = here[..here.len().saturating_sub(1)].to_vec();
+    let mut found = Vec::new();
+    for line in lines {
+        let code = code_of(line);
+        for (at, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$') {
+                continue; // `dojo_core::`, `$crate::`
+            }
+            let mut path = if code[at..].starts_with("crate::") { Vec::new() } else { parent.clone() };
+            let rest = &code[at..];
+            for word in rest.split("::").skip(1) {
+                let word: String = word.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                match word.as_str() {
+                    "" => break,
+                    "super" => {
+                        path.pop();
+                    }
+                    w => path.push(w.to_string()),
+                }
+            }
+            while !path.is_empty() && !modules.contains(&path) {
+                path.pop();
+            }
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// Whether one module is the other or lies inside it.
+fn nested(a: &[String], b: &[String]) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// The circles among `edges` (module → modules it imports), each as the modules on it.
+fn circles(
+    edges: &std::collections::BTreeMap<Vec<String>, std::collections::BTreeSet<Vec<String>>>,
+) -> Vec<Vec<String>> {
+    // A module is on a circle when it reaches itself; one circle is reported per set of
+    // modules that reach each other.
+    let reach = |from: &Vec<String>| {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack: Vec<&Vec<String>> = edges.get(from).into_iter().flatten().collect();
+        while let Some(m) = stack.pop() {
+            if seen.insert(m.clone()) {
+                stack.extend(edges.get(m).into_iter().flatten());
+            }
+        }
+        seen
+    };
+    let mut reported: Vec<std::collections::BTreeSet<Vec<String>>> = Vec::new();
+    for module in edges.keys() {
+        let from = reach(module);
+        if !from.contains(module) || reported.iter().any(|c| c.contains(module)) {
+            continue;
+        }
+        let circle: std::collections::BTreeSet<Vec<String>> =
+            from.iter().filter(|m| reach(m).contains(module)).cloned().collect();
+        reported.push(circle);
+    }
+    reported.into_iter().map(|c| c.into_iter().map(|m| m.join("::")).collect()).collect()
+}
+
+#[test]
+fn no_two_files_of_a_crate_import_each_other() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let sources = sources();
+    let mut found = Vec::new();
+    for krate in CRATES {
+        let files: Vec<&(String, Vec<String>)> = sources.iter().filter(|(f, _)| module_of(f).0 == *krate).collect();
+        let modules: Vec<Vec<String>> = files.iter().map(|(f, _)| module_of(f).1).collect();
+        let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+        for (file, lines) in &files {
+            let here = module_of(file).1;
+            let targets: Vec<Vec<String>> =
+                imports(file, lines, &modules).into_iter().filter(|t| !nested(t, &here)).collect();
+            edges.entry(here).or_default().extend(targets);
+        }
+        for circle in circles(&edges) {
+            found.push(format!("{krate}: {}", circle.join(" <-> ")));
+        }
+    }
+    assert!(found.is_empty(), "files that import each other (move what both need below both):\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_circle_finder_finds_circles() {
+    let modules: Vec<Vec<String>> =
+        [vec![], vec!["game".to_string()], vec!["game".into(), "spec".into()], vec!["game".into(), "gomoku".into()]]
+            .into();
+    let lines = |text: &str| text.lines().map(str::to_string).collect::<Vec<_>>();
+    let spec =
+        imports("core/src/game/spec.rs", &lines("use super::gomoku::GOMOKU_MIN;\nuse dojo_core::game::x;"), &modules);
+    assert_eq!(spec, vec![vec!["game".to_string(), "gomoku".into()]]);
+    let gomoku = imports(
+        "core/src/game/gomoku.rs",
+        &lines("// crate::game::spec\nlet s = crate::game::spec::GameSpec::x();"),
+        &modules,
+    );
+    assert_eq!(gomoku, vec![vec!["game".to_string(), "spec".into()]]);
+    let mut edges = std::collections::BTreeMap::new();
+    edges.insert(modules[2].clone(), spec.into_iter().collect());
+    edges.insert(modules[3].clone(), gomoku.into_iter().collect());
+    assert_eq!(circles(&edges), vec![vec!["game::gomoku".to_string(), "game::spec".into()]]);
+    edges.remove(&modules[3]);
+    assert!(circles(&edges).is_empty());
 }
 
 #[test]

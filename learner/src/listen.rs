@@ -4,15 +4,73 @@
 
 use crate::ingest::IngestLimits;
 use crate::learner::Shared;
-use crate::server::{LearnerError, TlsIdentity};
 use crate::service::{check_token, LearnerService};
 use dojo_proto::pb::learner_server::{LearnerServer, SERVICE_NAME as LEARNER_SERVICE};
 use dojo_proto::MAX_MESSAGE_BYTES;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+
+/// A server's TLS certificate chain and private key, as PEM.
+#[derive(Clone)]
+pub struct TlsIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for TlsIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the key.
+        f.write_str("TlsIdentity")
+    }
+}
+
+/// Why the learner's network side could not listen or serve.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenError {
+    #[error("cannot start the async runtime: {error}")]
+    Runtime { error: std::io::Error },
+    #[error("cannot listen on {addr}: {error}")]
+    Listen { addr: SocketAddr, error: std::io::Error },
+    #[error("cannot serve HTTP on {addr}: {error}")]
+    Http { addr: SocketAddr, error: std::io::Error },
+    #[error("the TLS certificate or key: {error}")]
+    Tls { error: tonic::transport::Error },
+    /// The gRPC socket's own address cannot be read.
+    #[error("{error}")]
+    Address { error: std::io::Error },
+    #[error("the gRPC server failed: {error}")]
+    Serve { error: tonic::transport::Error },
+    #[error(
+        "refusing to listen on {addr} without a token: anyone who can reach it could send games. \
+         Give --token-file FILE (or DOJO_TOKEN), listen on 127.0.0.1, or pass --insecure"
+    )]
+    Exposed { addr: SocketAddr },
+    #[error("cannot read {}: {error}", .path.display())]
+    ReadTls { path: PathBuf, error: std::io::Error },
+}
+
+impl TlsIdentity {
+    /// The certificate chain and key in the PEM files `cert` and `key`.
+    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> Result<TlsIdentity, ListenError> {
+        let read = |path: &std::path::Path| {
+            std::fs::read(path).map_err(|error| ListenError::ReadTls { path: path.to_path_buf(), error })
+        };
+        Ok(TlsIdentity { cert_pem: read(cert)?, key_pem: read(key)? })
+    }
+}
+
+/// Refuses a learner that anyone on the network could send games to: one listening beyond
+/// loopback without a token, unless the user said `insecure`.
+pub fn refuse_exposed(listen: SocketAddr, token: bool, insecure: bool) -> Result<(), ListenError> {
+    match token || insecure || listen.ip().is_loopback() {
+        true => Ok(()),
+        false => Err(ListenError::Exposed { addr: listen }),
+    }
+}
 
 /// Where the learner listens: its gRPC address and its HTTP one, if any.
 pub type Addresses = (SocketAddr, Option<SocketAddr>);
@@ -34,22 +92,22 @@ impl Serving {
     /// returns it and never joins this thread.
     pub fn run(
         self,
-        addresses: mpsc::Sender<Result<Addresses, LearnerError>>,
+        addresses: mpsc::Sender<Result<Addresses, ListenError>>,
         shutdown: watch::Receiver<bool>,
-    ) -> Result<(), LearnerError> {
+    ) -> Result<(), ListenError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
-            .map_err(|error| LearnerError::Runtime { error })?;
+            .map_err(|error| ListenError::Runtime { error })?;
         rt.block_on(self.serve(addresses, shutdown))
     }
 
     async fn serve(
         self,
-        addresses: mpsc::Sender<Result<Addresses, LearnerError>>,
+        addresses: mpsc::Sender<Result<Addresses, ListenError>>,
         shutdown: watch::Receiver<bool>,
-    ) -> Result<(), LearnerError> {
+    ) -> Result<(), ListenError> {
         let bound = match bind(self.listen, self.http).await {
             Ok((grpc, http)) => builder(&self.limits, self.tls).map(|builder| (builder, grpc, http)),
             Err(e) => Err(e),
@@ -63,7 +121,7 @@ impl Serving {
         };
         let http_addr = http_listener.as_ref().and_then(|l| l.local_addr().ok());
         let _ = addresses
-            .send(listener.local_addr().map(|a| (a, http_addr)).map_err(|error| LearnerError::Address { error }));
+            .send(listener.local_addr().map(|a| (a, http_addr)).map_err(|error| ListenError::Address { error }));
         if let Some(l) = http_listener {
             spawn_http(l, self.shared.clone(), shutdown.clone());
         }
@@ -86,7 +144,7 @@ impl Serving {
         // Graceful shutdown lets the calls in flight finish and waits for clients to hang
         // up; one that keeps its connection open must not keep the learner from exiting.
         tokio::select! {
-            served = serve => served.map_err(|error| LearnerError::Serve { error }),
+            served = serve => served.map_err(|error| ListenError::Serve { error }),
             _ = async {
                 stopped(shutdown).await;
                 tokio::time::sleep(self.drain).await;
@@ -96,14 +154,11 @@ impl Serving {
 }
 
 /// The gRPC listener, and the HTTP one where asked.
-async fn bind(
-    listen: SocketAddr,
-    http: Option<SocketAddr>,
-) -> Result<(TcpListener, Option<TcpListener>), LearnerError> {
-    let listener = TcpListener::bind(listen).await.map_err(|error| LearnerError::Listen { addr: listen, error })?;
+async fn bind(listen: SocketAddr, http: Option<SocketAddr>) -> Result<(TcpListener, Option<TcpListener>), ListenError> {
+    let listener = TcpListener::bind(listen).await.map_err(|error| ListenError::Listen { addr: listen, error })?;
     let http_listener = match http {
         None => None,
-        Some(at) => Some(TcpListener::bind(at).await.map_err(|error| LearnerError::Http { addr: at, error })?),
+        Some(at) => Some(TcpListener::bind(at).await.map_err(|error| ListenError::Http { addr: at, error })?),
     };
     Ok((listener, http_listener))
 }
@@ -111,7 +166,7 @@ async fn bind(
 /// The gRPC server's settings. HTTP/2 windows bound what a client can have buffered here
 /// before it is read (a waiting stream is not); keepalive finds connections whose peer
 /// vanished (a cut network) so their streams end.
-fn builder(limits: &IngestLimits, tls: Option<TlsIdentity>) -> Result<tonic::transport::Server, LearnerError> {
+fn builder(limits: &IngestLimits, tls: Option<TlsIdentity>) -> Result<tonic::transport::Server, ListenError> {
     let builder = tonic::transport::Server::builder()
         .timeout(limits.request_timeout)
         .max_concurrent_streams(limits.max_streams_per_connection)
@@ -125,7 +180,7 @@ fn builder(limits: &IngestLimits, tls: Option<TlsIdentity>) -> Result<tonic::tra
             let identity = tonic::transport::Identity::from_pem(id.cert_pem, id.key_pem);
             builder
                 .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
-                .map_err(|error| LearnerError::Tls { error })
+                .map_err(|error| ListenError::Tls { error })
         }
     }
 }

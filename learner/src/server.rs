@@ -12,6 +12,7 @@ use crate::learner::restore::{RestoreError, RestoreInputs};
 use crate::learner::schedule::SessionBound;
 use crate::learner::{Counters, Shared, TrainingError, TrainingLoop};
 use crate::listen::Serving;
+pub use crate::listen::{refuse_exposed, ListenError, TlsIdentity};
 use dojo_core::game::{FromAnyGame, Game, GameError};
 use dojo_core::metrics::table::{BUFFER_POSITIONS, STEP};
 use dojo_core::metrics::Line;
@@ -52,20 +53,6 @@ pub struct LearnerOptions {
     pub limits: IngestLimits,
 }
 
-/// A server's TLS certificate chain and private key, as PEM.
-#[derive(Clone)]
-pub struct TlsIdentity {
-    pub cert_pem: Vec<u8>,
-    pub key_pem: Vec<u8>,
-}
-
-impl std::fmt::Debug for TlsIdentity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never the key.
-        f.write_str("TlsIdentity")
-    }
-}
-
 /// Why a learner could not start, or failed while running. A wrapped error's text is part
 /// of the message and not also its `source()`, so that `dojo`'s `{:#}` does not print it
 /// twice.
@@ -96,47 +83,11 @@ pub enum LearnerError {
     /// A thread (`what`: training, server) panicked.
     #[error("the {what} thread panicked")]
     Panicked { what: &'static str },
-    #[error("cannot start the async runtime: {error}")]
-    Runtime { error: std::io::Error },
-    #[error("cannot listen on {addr}: {error}")]
-    Listen { addr: SocketAddr, error: std::io::Error },
-    #[error("cannot serve HTTP on {addr}: {error}")]
-    Http { addr: SocketAddr, error: std::io::Error },
-    #[error("the TLS certificate or key: {error}")]
-    Tls { error: tonic::transport::Error },
-    /// The gRPC socket's own address cannot be read.
-    #[error("{error}")]
-    Address { error: std::io::Error },
     #[error("the server thread exited before listening")]
     NotListening,
-    #[error("the gRPC server failed: {error}")]
-    Serve { error: tonic::transport::Error },
-    #[error(
-        "refusing to listen on {addr} without a token: anyone who can reach it could send games. \
-         Give --token-file FILE (or DOJO_TOKEN), listen on 127.0.0.1, or pass --insecure"
-    )]
-    Exposed { addr: SocketAddr },
-    #[error("cannot read {}: {error}", .path.display())]
-    ReadTls { path: PathBuf, error: std::io::Error },
-}
-
-impl TlsIdentity {
-    /// The certificate chain and key in the PEM files `cert` and `key`.
-    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> Result<TlsIdentity, LearnerError> {
-        let read = |path: &std::path::Path| {
-            std::fs::read(path).map_err(|error| LearnerError::ReadTls { path: path.to_path_buf(), error })
-        };
-        Ok(TlsIdentity { cert_pem: read(cert)?, key_pem: read(key)? })
-    }
-}
-
-/// Refuses a learner that anyone on the network could send games to: one listening beyond
-/// loopback without a token, unless the user said `insecure`.
-pub fn refuse_exposed(listen: SocketAddr, token: bool, insecure: bool) -> Result<(), LearnerError> {
-    match token || insecure || listen.ip().is_loopback() {
-        true => Ok(()),
-        false => Err(LearnerError::Exposed { addr: listen }),
-    }
+    /// The network side: listening, TLS, serving.
+    #[error(transparent)]
+    Listen(#[from] ListenError),
 }
 
 impl From<RestoreError> for LearnerError {
@@ -265,9 +216,10 @@ fn start_typed<G: Game + FromAnyGame>(
     };
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
-        .spawn(move || serving.run(addr_tx, shutdown_rx))
+        .spawn(move || serving.run(addr_tx, shutdown_rx).map_err(LearnerError::from))
         .map_err(|error| LearnerError::Thread { what: "server", error })?;
-    let (addr, http_addr) = match addr_rx.recv().map_err(|_| LearnerError::NotListening).and_then(|r| r) {
+    let listening = addr_rx.recv().map_err(|_| LearnerError::NotListening);
+    let (addr, http_addr) = match listening.and_then(|r| r.map_err(LearnerError::from)) {
         Ok(addrs) => addrs,
         Err(e) => {
             shared.stop.store(true, Ordering::Relaxed);
