@@ -5,6 +5,7 @@
 //!   issue 47's list of debts, which must only shrink: a listed function that got short (or
 //!   went) fails too, so the list is kept true;
 //! - no library crate has a public function returning `Result<_, String>`: errors are typed;
+//! - every file, folder and crate ARCHITECTURE.md names exists;
 //! - no two files of a crate import each other, directly or round a longer circle (a parent
 //!   module and its own children aside: a `mod.rs` declares and re-exports them).
 
@@ -322,6 +323,49 @@ fn the_circle_finder_finds_circles() {
     assert_eq!(circles(&edges), vec![vec!["game::gomoku".to_string(), "game::spec".into()]]);
     edges.remove(&modules[3]);
     assert!(circles(&edges).is_empty());
+}
+
+/// What ARCHITECTURE.md names that is not in this workspace: KataGo's folder it compares
+/// `program/` with, and the upstream protos TensorBoard's are taken from.
+const NOT_OURS: &[&str] = &["command/", "tensorboardX/proto/"];
+
+/// The `code` spans of a markdown line.
+fn code_spans(line: &str) -> Vec<&str> {
+    line.split('`').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn every_path_and_crate_architecture_names_exists() {
+    let root = workspace();
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let tops: Vec<PathBuf> =
+        std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let manifests: String = tops.iter().filter_map(|d| std::fs::read_to_string(d.join("Cargo.toml")).ok()).collect();
+    let mut missing = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        // A relative path is read against the root, a top folder (or its src/), or a folder
+        // named earlier on its line (`core/src/game/` ... `gomoku/threats.rs`).
+        let mut bases: Vec<PathBuf> = vec![root.clone()];
+        bases.extend(tops.iter().flat_map(|d| [d.clone(), d.join("src")]));
+        for span in code_spans(line) {
+            // A URL's path (`/metrics`) is not a file.
+            let is_path = span.contains('/')
+                && !span.starts_with('/')
+                && span.chars().all(|c| c.is_alphanumeric() || "_./-".contains(c));
+            if is_path && !NOT_OURS.contains(&span) {
+                match bases.iter().map(|b| b.join(span)).find(|p| p.exists()) {
+                    Some(found) if found.is_dir() => bases.push(found),
+                    Some(_) => {}
+                    None => missing.push(format!("line {}: {span}", n + 1)),
+                }
+            }
+            let is_crate = span.starts_with("dojo-") && span.chars().all(|c| c.is_alphanumeric() || c == '-');
+            if is_crate && !manifests.contains(&format!("name = \"{span}\"")) {
+                missing.push(format!("line {}: crate {span}", n + 1));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "ARCHITECTURE.md names what does not exist:\n{}", missing.join("\n"));
 }
 
 #[test]
