@@ -24,7 +24,7 @@
 
 use dojo_core::game::{Game, Player};
 use dojo_core::net::train::{Batch, Losses, Trainer};
-use dojo_core::record::{RecordError, RecordOutcome, SampleOptions, TrainingGame};
+use dojo_core::record::{InvalidRecord, RecordError, RecordOutcome, SampleError, SampleOptions, TrainingGame};
 use dojo_core::returns::ReturnScale;
 use dojo_core::rng::Rng;
 use dojo_run::config::replay::ReplayConfig;
@@ -142,19 +142,14 @@ impl<G: Game> ReplayBuffer<G> {
         if let Some(first) = self.games.front() {
             let (have, got) = (first.game.plane_shape(), game.plane_shape());
             if have != got || first.game.num_actions() != game.num_actions() {
-                return Err(RecordError::Invalid(format!(
-                    "game {} has {}x{}x{} input planes and {} actions, but the replay buffer holds \
-                     games with {}x{}x{} planes and {} actions",
-                    game.record().id_hex(),
-                    got.channels,
-                    got.height,
-                    got.width,
-                    game.num_actions(),
-                    have.channels,
-                    have.height,
-                    have.width,
-                    first.game.num_actions()
-                )));
+                return Err(InvalidRecord::OtherShape {
+                    game: game.record().id_hex(),
+                    got,
+                    got_actions: game.num_actions(),
+                    held: have,
+                    held_actions: first.game.num_actions(),
+                }
+                .into());
             }
         }
         let len = game.len() as u64;
@@ -283,7 +278,7 @@ impl<G: Game> ReplayBuffer<G> {
             return Ok(());
         }
         let Some(first) = self.games.front() else {
-            return Err(RecordError::Sample("the replay buffer holds no positions to sample".into()));
+            return Err(SampleError::Empty.into());
         };
         batch.planes.reserve(n * first.game.plane_shape().len());
         batch.policy.reserve(n * first.game.num_actions());
@@ -292,7 +287,7 @@ impl<G: Game> ReplayBuffer<G> {
         for _ in 0..n {
             let Some((gi, index)) = self.draw(rng) else {
                 batch.clear();
-                return Err(RecordError::Sample("the replay buffer holds no positions to sample".into()));
+                return Err(SampleError::Empty.into());
             };
             let game = &self.games[gi].game;
             let sym = game.pick_symmetry(rng, &self.opts);
@@ -545,7 +540,7 @@ mod tests {
         let mut buf = buffer(ReplayConfig { max_samples_per_position: 1.5, ..Default::default() });
         assert!(!buf.can_sample(1), "empty");
         let mut batch = Batch::default();
-        assert!(matches!(buf.sample_batch(&mut batch, 1, &mut rng), Err(RecordError::Sample(_))));
+        assert!(matches!(buf.sample_batch(&mut batch, 1, &mut rng), Err(RecordError::Sample(SampleError::Empty))));
         let games = games_where(&mut rng, 4, |r| r.moves.len() % 2 == 1);
         let mut it = games.into_iter();
         let g = it.next().unwrap();

@@ -3,7 +3,7 @@
 //! ([`crate::net::model::Architecture::any_size`]) so that every position has the shape the
 //! network's batches take.
 
-use super::{record_start, GameRecord, RecordError};
+use super::{record_start, GameRecord, InvalidRecord, RecordError};
 use crate::game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use crate::rng::Rng;
 
@@ -57,11 +57,11 @@ impl<G: Game + FromAnyGame> Boards<G> {
         if let Some(start) = &self.fixed {
             return Ok(start.clone());
         }
+        let other = || InvalidRecord::NotABoardOf { board: record.spec.clone(), spec: self.spec.clone() };
         if !self.spec.admits(&record.spec) {
-            return Err(RecordError::Invalid(format!("{} is not a board of {}", record.spec, self.spec)));
+            return Err(other().into());
         }
-        let start = G::from_any(record.start()?)
-            .ok_or_else(|| RecordError::Invalid(format!("{} is not a board of {}", record.spec, self.spec)))?;
+        let start = G::from_any(record.start()?).ok_or_else(other)?;
         self.framed(start).map_err(RecordError::BadSpec)
     }
 

@@ -24,7 +24,7 @@ pub use file::{read_records, write_records, FILE_MAGIC, FILE_VERSION};
 pub use sample::{samples, Sample, SampleOptions, SampleTarget, TrainingGame};
 
 use crate::game::sliding::{Fib2584, Twenty48};
-use crate::game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player};
+use crate::game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, PlaneShape, Player};
 use crate::rng::Rng;
 use rand::{seq::IndexedRandom, Rng as _};
 use std::fmt;
@@ -205,6 +205,59 @@ pub fn random_game_record<G: Game>(start: &G, model_version: u64, rng: &mut Rng)
     record
 }
 
+/// A record that decodes but does not describe a game that could have been played (or not
+/// one its reader can take).
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidRecord {
+    #[error("{board} is not a board of {spec}")]
+    NotABoardOf { board: GameSpec, spec: GameSpec },
+    #[error("the spec {spec} draws a random board; a record must name the concrete board")]
+    RandomSpec { spec: GameSpec },
+    #[error("the record is for {spec} but the replay starts from a {start} position")]
+    OtherStart { spec: GameSpec, start: GameSpec },
+    #[error("a no-resign game cannot end by resignation")]
+    ResignedNoResign,
+    #[error("would_have_resigned is only recorded for no-resign games")]
+    WouldHaveResignedWithResign,
+    #[error("the record says {recorded} but the replayed game ended in {played}")]
+    OtherOutcome { recorded: RecordOutcome, played: RecordOutcome },
+    #[error("the record says resigned but the game was already over after {moves} moves ({played})")]
+    ResignedAfterTheEnd { moves: usize, played: RecordOutcome },
+    #[error("the game is not over after {moves} moves and the record is not marked resigned")]
+    NotOver { moves: usize },
+    #[error("a one-player {spec} game cannot be resigned")]
+    OnePlayerResigned { spec: GameSpec },
+    #[error("resigned while a chance event is pending")]
+    ResignedAtChance,
+    /// `loser` names the resigning player (`the first player`, `the second player`).
+    #[error("{loser} resigned after {moves} moves, so the outcome must be {want}, not {recorded}")]
+    ResignOutcome { loser: &'static str, moves: usize, want: RecordOutcome, recorded: RecordOutcome },
+    /// A game whose samples could not share a batch with the replay buffer's.
+    #[error(
+        "game {game} has {}x{}x{} input planes and {got_actions} actions, but the replay buffer holds games \
+         with {}x{}x{} planes and {held_actions} actions",
+        .got.channels, .got.height, .got.width, .held.channels, .held.height, .held.width
+    )]
+    OtherShape { game: String, got: PlaneShape, got_actions: usize, held: PlaneShape, held_actions: usize },
+}
+
+/// A sample asked for that a game or buffer cannot give.
+#[derive(Debug, thiserror::Error)]
+pub enum SampleError {
+    #[error("the replay buffer holds no positions to sample")]
+    Empty,
+    #[error("position {index} of a game with {positions} trainable positions")]
+    Position { index: usize, positions: usize },
+    #[error("the planes buffer holds {len} floats but the game needs {needed}")]
+    PlanesBuffer { len: usize, needed: usize },
+    #[error("the policy buffer holds {len} floats but the game has {actions} actions")]
+    PolicyBuffer { len: usize, actions: usize },
+    #[error("symmetry {symmetry} of a game with {symmetries} symmetries")]
+    Symmetry { symmetry: usize, symmetries: usize },
+    #[error("symmetry {symmetry} maps action {action} to {mapped}, outside the action space")]
+    ActionOutside { symmetry: usize, action: Action, mapped: Action },
+}
+
 /// Everything that can be wrong with a record, its bytes, or a records file.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
@@ -232,9 +285,9 @@ pub enum RecordError {
     #[error("move {number} ({action}): {reason}")]
     Move { number: usize, action: String, reason: String },
     #[error("invalid record: {0}")]
-    Invalid(String),
+    Invalid(#[from] InvalidRecord),
     #[error("bad sample request: {0}")]
-    Sample(String),
+    Sample(#[from] SampleError),
     #[error("cannot {op} {}: {error}", .path.display())]
     Io { op: &'static str, path: PathBuf, error: std::io::Error },
     #[error("{} at byte {offset}: {error}", .path.display())]

@@ -1,7 +1,9 @@
 //! Replaying a record: the one place that decides whether a record is believable.
 
-use super::{GameRecord, MoveRecord, RecordError, RecordOutcome, MAX_MOVES, MAX_POLICY, MAX_TOTAL_POLICY};
-use crate::game::{Game, GameSpec, Player, ToMove};
+use super::{
+    GameRecord, InvalidRecord, MoveRecord, RecordError, RecordOutcome, MAX_MOVES, MAX_POLICY, MAX_TOTAL_POLICY,
+};
+use crate::game::{Game, Player, ToMove};
 use crate::with_game;
 
 /// How far a policy may be from summing to 1 (f32 visit fractions over a few hundred moves
@@ -106,17 +108,11 @@ impl GameRecord {
 
     fn check_header<G: Game>(&self, start: &G) -> Result<(), RecordError> {
         if self.spec.is_random() {
-            return Err(RecordError::Invalid(format!(
-                "the spec {} draws a random board; a record must name the concrete board",
-                self.spec
-            )));
+            return Err(InvalidRecord::RandomSpec { spec: self.spec.clone() }.into());
         }
         let start_spec = start.spec();
         if start_spec != self.spec {
-            return Err(RecordError::Invalid(format!(
-                "the record is for {} but the replay starts from a {start_spec} position",
-                self.spec
-            )));
+            return Err(InvalidRecord::OtherStart { spec: self.spec.clone(), start: start_spec }.into());
         }
         if self.moves.len() > MAX_MOVES {
             return Err(RecordError::TooLong {
@@ -144,10 +140,10 @@ impl GameRecord {
             });
         }
         if self.resigned && self.no_resign {
-            return Err(RecordError::Invalid("a no-resign game cannot end by resignation".into()));
+            return Err(InvalidRecord::ResignedNoResign.into());
         }
         if self.would_have_resigned.is_some() && !self.no_resign {
-            return Err(RecordError::Invalid("would_have_resigned is only recorded for no-resign games".into()));
+            return Err(InvalidRecord::WouldHaveResignedWithResign.into());
         }
         Ok(())
     }
@@ -155,34 +151,24 @@ impl GameRecord {
     fn check_end<G: Game>(&self, g: &G) -> Result<(), RecordError> {
         let n = self.moves.len();
         match (g.outcome().map(RecordOutcome::from), self.resigned) {
-            (Some(played), false) if played != self.outcome => Err(RecordError::Invalid(format!(
-                "the record says {} but the replayed game ended in {played}",
-                self.outcome
-            ))),
+            (Some(played), false) if played != self.outcome => {
+                Err(InvalidRecord::OtherOutcome { recorded: self.outcome, played }.into())
+            }
             (Some(_), false) => Ok(()),
-            (Some(played), true) => Err(RecordError::Invalid(format!(
-                "the record says resigned but the game was already over after {n} moves ({played})"
-            ))),
-            (None, false) => Err(RecordError::Invalid(format!(
-                "the game is not over after {n} moves and the record is not marked resigned"
-            ))),
+            (Some(played), true) => Err(InvalidRecord::ResignedAfterTheEnd { moves: n, played }.into()),
+            (None, false) => Err(InvalidRecord::NotOver { moves: n }.into()),
             (None, true) => {
-                if matches!(self.spec, GameSpec::Twenty48 | GameSpec::Fib2584 { .. }) {
-                    return Err(RecordError::Invalid(format!("a one-player {} game cannot be resigned", self.spec)));
+                if self.spec.is_one_player() {
+                    return Err(InvalidRecord::OnePlayerResigned { spec: self.spec.clone() }.into());
                 }
                 let loser = match g.to_move() {
                     ToMove::Player(p) => p,
-                    ToMove::Chance => {
-                        return Err(RecordError::Invalid("resigned while a chance event is pending".into()))
-                    }
+                    ToMove::Chance => return Err(InvalidRecord::ResignedAtChance.into()),
                 };
                 let want = RecordOutcome::Win(loser.other());
                 if self.outcome != want {
-                    return Err(RecordError::Invalid(format!(
-                        "{} resigned after {n} moves, so the outcome must be {want}, not {}",
-                        player_name(loser),
-                        self.outcome
-                    )));
+                    let loser = player_name(loser);
+                    return Err(InvalidRecord::ResignOutcome { loser, moves: n, want, recorded: self.outcome }.into());
                 }
                 Ok(())
             }

@@ -1,7 +1,7 @@
 //! Training samples cut from records: input planes, a dense policy target and a value
 //! target per trainable position, under a random symmetry of the board.
 
-use super::{GameRecord, RecordError, RecordOutcome};
+use super::{GameRecord, RecordError, RecordOutcome, SampleError};
 use crate::game::{Game, Outcome, PlaneShape, ToMove};
 use crate::returns::{ReturnScale, DEFAULT_MAX_RETURN};
 use crate::rng::Rng;
@@ -201,28 +201,15 @@ impl<G: Game> TrainingGame<G> {
         planes_out: &mut [f32],
         policy_out: &mut [f32],
     ) -> Result<SampleTarget, RecordError> {
-        let pos = self.positions.get(index).ok_or_else(|| {
-            RecordError::Sample(format!("position {index} of a game with {} trainable positions", self.positions.len()))
-        })?;
+        let pos = self.positions.get(index).ok_or(SampleError::Position { index, positions: self.positions.len() })?;
         if planes_out.len() != self.shape.len() {
-            return Err(RecordError::Sample(format!(
-                "the planes buffer holds {} floats but the game needs {}",
-                planes_out.len(),
-                self.shape.len()
-            )));
+            return Err(SampleError::PlanesBuffer { len: planes_out.len(), needed: self.shape.len() }.into());
         }
         if policy_out.len() != self.num_actions {
-            return Err(RecordError::Sample(format!(
-                "the policy buffer holds {} floats but the game has {} actions",
-                policy_out.len(),
-                self.num_actions
-            )));
+            return Err(SampleError::PolicyBuffer { len: policy_out.len(), actions: self.num_actions }.into());
         }
         if sym >= self.num_symmetries {
-            return Err(RecordError::Sample(format!(
-                "symmetry {sym} of a game with {} symmetries",
-                self.num_symmetries
-            )));
+            return Err(SampleError::Symmetry { symmetry: sym, symmetries: self.num_symmetries }.into());
         }
         let g = &pos.state;
         g.encode_planes(planes_out);
@@ -245,8 +232,10 @@ impl<G: Game> TrainingGame<G> {
         let mv = &self.record.moves[pos.move_index as usize];
         for &(a, p) in &mv.policy {
             let mapped = g.map_action(sym, a);
-            let slot = policy_out.get_mut(mapped as usize).ok_or_else(|| {
-                RecordError::Sample(format!("symmetry {sym} maps action {a} to {mapped}, outside the action space"))
+            let slot = policy_out.get_mut(mapped as usize).ok_or(SampleError::ActionOutside {
+                symmetry: sym,
+                action: a,
+                mapped,
             })?;
             *slot = p;
         }
