@@ -103,8 +103,8 @@ impl OptimizerConfig {
     }
 
     pub fn validate(&self) -> Result<(), OptimError> {
-        let bad = |what: &str, v: f64, range: &str| {
-            Err(OptimError::Config(format!("{} {what} = {v} must be within {range}", self.kind())))
+        let bad = |setting: &'static str, value: f64, range: &'static str| {
+            Err(OptimSettingError::OutOfRange { optimizer: self.kind(), setting, value, range }.into())
         };
         match *self {
             OptimizerConfig::Sgd { momentum, weight_decay } => {
@@ -153,17 +153,17 @@ impl OptimizerConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum OptimError {
     #[error("bad optimizer settings: {0}")]
-    Config(String),
+    Config(#[from] OptimSettingError),
     #[error("not a valid optimizer state file: {0}")]
-    Format(String),
+    Format(#[from] StateFormatError),
     #[error("optimizer state is for {found} but the trainer uses {expected}")]
     WrongKind { expected: OptimizerKind, found: String },
     #[error("optimizer state lacks {0}")]
     Missing(String),
     #[error("optimizer state holds {0}, which is not part of this model")]
     Unexpected(String),
-    #[error("optimizer state tensor {name}: {reason}")]
-    Tensor { name: String, reason: String },
+    #[error("optimizer state tensor {name}: {problem}")]
+    Tensor { name: String, problem: TensorProblem },
     /// The causes of `Io` and `File` are in their messages and not also sources, so a
     /// report that prints an error with its sources says each once.
     #[error("{path}: {error}")]
@@ -171,12 +171,62 @@ pub enum OptimError {
     /// An error about a state file, with the file's path.
     #[error("{path}: {error}")]
     File { path: PathBuf, error: Box<OptimError> },
-    #[error("{0}")]
-    Torch(String),
+    /// A libtorch operation failed while `what` (e.g. `adam update`).
+    #[error("{what}: {error}")]
+    Torch { what: &'static str, error: tch::TchError },
+    #[error("serialising optimizer state: {0}")]
+    Serialise(safetensors::SafeTensorError),
 }
 
-fn torch(what: &str) -> impl Fn(tch::TchError) -> OptimError + '_ {
-    move |e| OptimError::Torch(format!("{what}: {e}"))
+/// An optimizer setting out of its range.
+#[derive(Debug, thiserror::Error)]
+pub enum OptimSettingError {
+    /// `setting` of `optimizer` (`sgd`, `adam`) is `value`, not within `range`.
+    #[error("{optimizer} {setting} = {value} must be within {range}")]
+    OutOfRange { optimizer: OptimizerKind, setting: &'static str, value: f64, range: &'static str },
+    #[error("metadata key {0:?} is the optimizer's own")]
+    OwnMetadataKey(String),
+    #[error("learning rate {0} must be finite and not negative")]
+    LearningRate(f64),
+}
+
+/// What makes a file not an optimizer's (or a trainer's) saved state.
+#[derive(Debug, thiserror::Error)]
+pub enum StateFormatError {
+    #[error("{0}")]
+    Safetensors(#[from] safetensors::SafeTensorError),
+    #[error("format {found:?} is not {expected:?}")]
+    OtherFormat { found: String, expected: &'static str },
+    #[error("no format in its metadata (not an optimizer state?)")]
+    NoFormat,
+    #[error("no optimizer kind in its metadata")]
+    NoKind,
+    #[error("no step count in its metadata")]
+    NoSteps,
+    #[error("step count {text:?}: {error}")]
+    BadSteps { text: String, error: std::num::ParseIntError },
+    /// A trainer's own key (`key`) missing.
+    #[error("no {key} in its metadata (not a trainer's state?)")]
+    NoKey { key: &'static str },
+    #[error("{key} {text:?}: {error}")]
+    BadKey { key: &'static str, text: String, error: std::num::ParseIntError },
+}
+
+/// Why one stored tensor cannot be the buffer it is named for.
+#[derive(Debug, thiserror::Error)]
+pub enum TensorProblem {
+    #[error("{0}")]
+    Unreadable(safetensors::SafeTensorError),
+    #[error("dtype {0:?} is not F32")]
+    Dtype(Dtype),
+    #[error("shape {found:?} does not match the variable's {want:?}")]
+    Shape { found: Vec<usize>, want: Vec<usize> },
+    #[error("holds NaN or infinite values")]
+    NotFinite,
+}
+
+fn torch(what: &'static str) -> impl Fn(tch::TchError) -> OptimError {
+    move |error| OptimError::Torch { what, error }
 }
 
 /// One trainable variable and its buffers (in `OptimizerKind::buffers` order).
@@ -332,7 +382,7 @@ impl Optimizer {
         self.config.metadata(&mut meta);
         for (k, v) in extra {
             if meta.insert(k.to_string(), v.clone()).is_some() {
-                return Err(OptimError::Config(format!("metadata key {k:?} is the optimizer's own")));
+                return Err(OptimSettingError::OwnMetadataKey(k.to_string()).into());
             }
         }
         let suffixes = self.kind().buffers();
@@ -356,19 +406,18 @@ impl Optimizer {
             .iter()
             .map(|(name, shape, bytes)| TensorView::new(Dtype::F32, shape.clone(), bytes).map(|v| (name.clone(), v)))
             .collect::<Result<_, _>>()
-            .map_err(|e| OptimError::Torch(format!("serialising optimizer state: {e}")))?;
-        safetensors::serialize(views, Some(meta))
-            .map_err(|e| OptimError::Torch(format!("serialising optimizer state: {e}")))
+            .map_err(OptimError::Serialise)?;
+        safetensors::serialize(views, Some(meta)).map_err(OptimError::Serialise)
     }
 
     /// The metadata of a state file (checked to be one), without loading it.
     pub fn state_metadata(bytes: &[u8]) -> Result<Metadata, OptimError> {
-        let (_, meta) = SafeTensors::read_metadata(bytes).map_err(|e| OptimError::Format(e.to_string()))?;
+        let (_, meta) = SafeTensors::read_metadata(bytes).map_err(StateFormatError::from)?;
         let meta = meta.metadata().clone().unwrap_or_default();
         match meta.get("format") {
             Some(f) if f == FORMAT => Ok(meta),
-            Some(f) => Err(OptimError::Format(format!("format {f:?} is not {FORMAT:?}"))),
-            None => Err(OptimError::Format("no format in its metadata (not an optimizer state?)".into())),
+            Some(f) => Err(StateFormatError::OtherFormat { found: f.clone(), expected: FORMAT }.into()),
+            None => Err(StateFormatError::NoFormat.into()),
         }
     }
 
@@ -382,11 +431,11 @@ impl Optimizer {
         match meta.get("kind") {
             Some(k) if k == kind.name() => {}
             Some(k) => return Err(OptimError::WrongKind { expected: kind, found: k.clone() }),
-            None => return Err(OptimError::Format("no optimizer kind in its metadata".into())),
+            None => return Err(StateFormatError::NoKind.into()),
         }
-        let steps = meta.get("steps").ok_or_else(|| OptimError::Format("no step count in its metadata".into()))?;
-        let steps = steps.parse::<u64>().map_err(|e| OptimError::Format(format!("step count {steps:?}: {e}")))?;
-        let st = SafeTensors::deserialize(bytes).map_err(|e| OptimError::Format(e.to_string()))?;
+        let steps = meta.get("steps").ok_or(StateFormatError::NoSteps)?;
+        let steps = steps.parse::<u64>().map_err(|error| StateFormatError::BadSteps { text: steps.clone(), error })?;
+        let st = SafeTensors::deserialize(bytes).map_err(StateFormatError::from)?;
 
         let suffixes = kind.buffers();
         let expected: Vec<String> =
@@ -402,20 +451,20 @@ impl Optimizer {
 
         let mut fresh: Vec<Tensor> = Vec::with_capacity(expected.len());
         for (name, var) in expected.iter().zip(self.params.iter().flat_map(|p| suffixes.iter().map(move |_| &p.var))) {
-            let bad = |reason: String| OptimError::Tensor { name: name.clone(), reason };
-            let view = st.tensor(name).map_err(|e| bad(e.to_string()))?;
+            let bad = |problem: TensorProblem| OptimError::Tensor { name: name.clone(), problem };
+            let view = st.tensor(name).map_err(|e| bad(TensorProblem::Unreadable(e)))?;
             if view.dtype() != Dtype::F32 {
-                return Err(bad(format!("dtype {:?} is not F32", view.dtype())));
+                return Err(bad(TensorProblem::Dtype(view.dtype())));
             }
             let shape = var.size();
             let want_shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
             if view.shape() != want_shape.as_slice() {
-                return Err(bad(format!("shape {:?} does not match the variable's {want_shape:?}", view.shape())));
+                return Err(bad(TensorProblem::Shape { found: view.shape().to_vec(), want: want_shape }));
             }
             let data: Vec<f32> =
                 view.data().chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
             if data.iter().any(|x| !x.is_finite()) {
-                return Err(bad("holds NaN or infinite values".into()));
+                return Err(bad(TensorProblem::NotFinite));
             }
             let t = Tensor::f_from_slice(&data)
                 .and_then(|t| t.f_view(shape.as_slice()))
@@ -438,7 +487,7 @@ impl Optimizer {
 }
 
 /// In-place ops hand back another handle to the tensor they changed; only the error matters.
-fn in_place(result: Result<Tensor, tch::TchError>, what: &str) -> Result<(), OptimError> {
+fn in_place(result: Result<Tensor, tch::TchError>, what: &'static str) -> Result<(), OptimError> {
     result.map(drop).map_err(torch(what))
 }
 
@@ -446,6 +495,6 @@ fn check_lr(lr: f64) -> Result<(), OptimError> {
     if lr >= 0.0 && lr.is_finite() {
         Ok(())
     } else {
-        Err(OptimError::Config(format!("learning rate {lr} must be finite and not negative")))
+        Err(OptimSettingError::LearningRate(lr).into())
     }
 }

@@ -3,7 +3,7 @@
 //! next to a checkpoint and restored on restart.
 
 use super::model::Model;
-use super::optim::{OptimError, Optimizer, OptimizerConfig};
+use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
 use crate::game::Game;
 use crate::record::{RecordError, SampleOptions, TrainingGame};
 use crate::util::{atomic_write, SettingError};
@@ -178,10 +178,12 @@ impl Trainer {
     /// On error nothing changes.
     pub fn load_state_bytes(&mut self, bytes: &[u8]) -> Result<(), OptimError> {
         let meta = Optimizer::state_metadata(bytes)?;
-        let step = meta
-            .get(STEP_KEY)
-            .ok_or_else(|| OptimError::Format(format!("no {STEP_KEY} in its metadata (not a trainer's state?)")))?;
-        let step = step.parse::<u64>().map_err(|e| OptimError::Format(format!("{STEP_KEY} {step:?}: {e}")))?;
+        let step = meta.get(STEP_KEY).ok_or(StateFormatError::NoKey { key: STEP_KEY })?;
+        let step = step.parse::<u64>().map_err(|error| StateFormatError::BadKey {
+            key: STEP_KEY,
+            text: step.clone(),
+            error,
+        })?;
         self.optimizer.load_state(bytes)?;
         self.step = step;
         Ok(())
