@@ -149,7 +149,7 @@ fn not_game(game: &Option<GameSpec>) -> String {
 /// A brain's time per move unless told otherwise (`--move-timeout`).
 pub const DEFAULT_MOVE_TIMEOUT_MS: u64 = 5_000;
 
-pub const DEFAULT_NET_SIMS: u32 = 200;
+pub const DEFAULT_NET_SIMS: u32 = dojo_core::search::config::PLAY_SIMULATIONS;
 
 /// The deepest n-tuple search a spec may ask for. Each level multiplies the work by about
 /// 4 × 2 × the empty cells: on 2048, one core plays about 500 000 moves/s greedy, 15 000 at

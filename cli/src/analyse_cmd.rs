@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 #[derive(Args, Clone, Debug)]
 pub struct PlayArgs {
     /// Playouts per move.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = dojo_core::search::config::PLAY_SIMULATIONS)]
     pub sims: u32,
     /// PUCT exploration constant (self-play's `search.c_puct` explores more).
     #[arg(long, default_value_t = PLAY_C_PUCT)]

@@ -44,7 +44,7 @@ pub struct TournamentArgs {
     /// Playouts per move of the run's checkpoints, averaged over the board's symmetries except
     /// in one-player games (2048, 2584: 8 times the network time over thousands of moves; name
     /// `net:CKPT:sims=N:avg` in --players for that).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = dojo_core::search::config::PLAY_SIMULATIONS)]
     sims: u32,
     /// Games per pairing, in pairs from one random opening, each side moving first once
     /// (default: the tournament's so far, or 10). One-player games (2048, 2584): games per

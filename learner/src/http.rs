@@ -28,7 +28,7 @@ use dojo_core::game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, T
 use dojo_core::net::agent::{NetAgent, NetPlayerError};
 use dojo_core::net::checkpoint::{self, CheckpointError};
 use dojo_core::rng::Rng;
-use dojo_core::search::config::SearchConfig;
+use dojo_core::search::config::PLAY_SIMULATIONS;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -39,8 +39,6 @@ const DYGRAPH_JS: &str = include_str!("../assets/dygraph.min.js");
 const DYGRAPH_CSS: &str = include_str!("../assets/dygraph.min.css");
 /// Metrics lines the dashboard gets at most (the newest).
 const METRICS_LINES: usize = 3000;
-/// The model's playouts a move on the dashboard's board.
-const PLAY_SIMS: u32 = 200;
 
 pub fn router(shared: Arc<Shared>) -> Router {
     Router::new()
@@ -236,7 +234,8 @@ fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]
     let (mut reply, mut reply_text, mut value) = (None, None, None);
     if game.outcome().is_none() {
         let ToMove::Player(_) = game.to_move() else { return Err(PlayError::ChancePending) };
-        let search = SearchConfig::for_play(PLAY_SIMS);
+        // The run's search as a player (its mode, lookahead and VCF), as its gate plays.
+        let search = shared.config.search.as_player(PLAY_SIMULATIONS);
         let rng = Rng::seed_from_u64(moves.len() as u64);
         let mut agent: NetAgent<G> = NetAgent::from_checkpoint(&path, loaded, search, false, model.clone(), rng)?;
         value = Some(agent.analyse(&game).root_value());

@@ -328,6 +328,10 @@ pub fn split_assignment(text: &str) -> Result<(&str, &str), SettingError> {
 /// each: 84.8% won at 1.5, 88.5% at 1.0, 87-88% at 0.5-0.7.
 pub const PLAY_C_PUCT: f32 = 1.0;
 
+/// The playouts a move a network plays with unless told otherwise: `net:` players, `dojo
+/// play`, `bestmove`, `eval`, `tournament`'s checkpoints and the dashboard's play board.
+pub const PLAY_SIMULATIONS: u32 = 200;
+
 impl SearchConfig {
     /// The search of a network playing to win: `simulations` playouts, [`PLAY_C_PUCT`], and
     /// the self-play exploration settings unused (a player's search runs without them).
