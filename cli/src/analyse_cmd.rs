@@ -12,46 +12,50 @@ use dojo_arbiter::grading::positions::PositionRange;
 use dojo_arbiter::grading::{Grade, Mover};
 use dojo_arbiter::players::PlayerSpec;
 use dojo_core::game::GameSpec;
-use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_C_PUCT};
+use dojo_core::search::config::{SearchConfig, SearchMode, PLAY_SIMULATIONS};
 use dojo_core::util::{atomic_write, SettingError};
 use dojo_program::analyse::{self, EvalProgress, PositionsKind, PositionsRequest};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// How a network searches when it plays (not self-play: no noise, no forced visits).
+/// How a network searches when it plays (not self-play: no noise, no forced visits). A flag
+/// wins over `--set` naming the same setting, as in every command (`cli/src/settings.rs`).
 #[derive(Args, Clone, Debug)]
 pub struct PlayArgs {
-    /// Playouts per move.
-    #[arg(long, default_value_t = dojo_core::search::config::PLAY_SIMULATIONS)]
-    pub sims: u32,
-    /// PUCT exploration constant (self-play's `search.c_puct` explores more).
-    #[arg(long, default_value_t = PLAY_C_PUCT)]
-    pub c_puct: f32,
+    /// Playouts per move [default: 200].
+    #[arg(long)]
+    pub sims: Option<u32>,
+    /// PUCT exploration constant (self-play's `search.c_puct` explores more) [default: 1].
+    #[arg(long)]
+    pub c_puct: Option<f32>,
     /// The search: `puct`, or `gumbel` (Gumbel AlphaZero's sequential halving over `--sims`
-    /// simulations, without noise; `--c-puct` does not apply).
-    #[arg(long, default_value_t = SearchMode::Puct)]
-    pub mode: SearchMode,
+    /// simulations, without noise; `--c-puct` does not apply) [default: puct].
+    #[arg(long)]
+    pub mode: Option<SearchMode>,
     /// Threat-space search (Gomoku's VCF prover) of at most this many nodes at every
-    /// expanded position (`search.vcf_nodes`); 0 = off.
-    #[arg(long, default_value_t = 0)]
-    pub vcf_nodes: u32,
+    /// expanded position (`search.vcf_nodes`); 0 = off [default: 0].
+    #[arg(long)]
+    pub vcf_nodes: Option<u32>,
     /// Any search setting by its name in a run config's `[search]` section, e.g.
-    /// `--set search.fpu_reduction=0.1` (repeatable; after the flags above, so it wins).
+    /// `--set search.fpu_reduction=0.1` (repeatable; a flag above naming the same setting
+    /// wins).
     #[arg(long = "set", value_name = "search.KEY=VALUE")]
     pub set: Vec<String>,
 }
 
 impl PlayArgs {
-    /// The search the flags describe, checked as a config file's would be.
+    /// The search the flags describe, checked as a config file's would be: a player's search
+    /// ([`SearchConfig::for_play`]), then `--set`, then the flags given.
     pub fn config(&self) -> Result<SearchConfig, SettingError> {
-        let mut config = SearchConfig {
-            c_puct: self.c_puct,
-            mode: self.mode,
-            vcf_nodes: self.vcf_nodes,
-            ..SearchConfig::for_play(self.sims)
-        };
+        let mut config = SearchConfig::for_play(PLAY_SIMULATIONS);
         config.apply(&self.set)?;
+        let flags = (self.sims, self.c_puct, self.mode, self.vcf_nodes);
+        config.simulations = flags.0.unwrap_or(config.simulations);
+        config.c_puct = flags.1.unwrap_or(config.c_puct);
+        config.mode = flags.2.unwrap_or(config.mode);
+        config.vcf_nodes = flags.3.unwrap_or(config.vcf_nodes);
+        config.validate()?;
         Ok(config)
     }
 

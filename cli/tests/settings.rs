@@ -77,6 +77,13 @@ fn the_players_commands_take_search_settings_by_their_config_names() {
     assert_eq!(text.lines().count(), 2, "{text}");
     let line = error_line(&["bestmove", "--model", path(&net), "--set", "search.simulations=0"]);
     assert_eq!(line, "dojo: error: search.simulations must be at least 1");
+    // A flag wins over --set naming the same setting, as in `dojo init` below: the flag's
+    // c_puct of 0 is refused though --set named a good one.
+    let args = ["bestmove", "--model", path(&net), "--set", "search.c_puct=2", "--c-puct", "0"];
+    let line = error_line(&args);
+    assert!(line.starts_with("dojo: error: search.c_puct = 0"), "{line}");
+    let args = ["bestmove", "--model", path(&net), "--c-puct", "2", "--set", "search.c_puct=1.5"];
+    assert_eq!(stdout_of(&dojo_with_input(&args, b"4\n")).lines().count(), 1);
 }
 
 #[test]
