@@ -3,7 +3,11 @@
 
 use dojo_core::game::connect4::{BitWord, Connect4};
 use dojo_core::game::{Action, Game};
+use std::ffi::c_int;
 use std::fmt::Write as _;
+
+/// `getPoint`'s arguments: `M, N, top, board, lastX, lastY, noX, noY`.
+pub type SdkArgs = (c_int, c_int, *const c_int, *const c_int, c_int, c_int, c_int, c_int);
 
 /// A position as `getPoint` receives it, from the side to move's point of view.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,6 +87,23 @@ impl SaibloView {
             }
         };
         Ok(SaibloView { m, n, top, board, last, no })
+    }
+
+    /// The arguments `getPoint` takes for this view, as the SDK orders them: `M, N, top,
+    /// board, lastX, lastY, noX, noY` (an exported strategy's `dojoEvaluate` starts with
+    /// them too). The pointers live as long as the view.
+    pub fn sdk_args(&self) -> SdkArgs {
+        let int = |v: usize| v as c_int;
+        (
+            int(self.m),
+            int(self.n),
+            self.top.as_ptr(),
+            self.board.as_ptr(),
+            self.last.0,
+            self.last.1,
+            self.no.0,
+            self.no.1,
+        )
     }
 
     /// The request line the host reads: `M N lastX lastY noX noY top[0..N] board[0..M*N]`.

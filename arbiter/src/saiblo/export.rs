@@ -318,22 +318,10 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
         game.legal_actions(&mut legal);
         let want = softmax_over(&logits, &legal, game.width());
         let (mut policy, mut theirs) = (vec![0.0f32; game.width()], 0.0f32);
-        let c = |v: usize| v as c_int;
+        let (m, n, top, board, last_x, last_y, no_x, no_y) = view.sdk_args();
         // SAFETY: the arrays have the sizes the signature promises for this board.
-        let status = unsafe {
-            evaluate(
-                c(view.m),
-                c(view.n),
-                view.top.as_ptr(),
-                view.board.as_ptr(),
-                view.last.0,
-                view.last.1,
-                view.no.0,
-                view.no.1,
-                policy.as_mut_ptr(),
-                &mut theirs,
-            )
-        };
+        let status =
+            unsafe { evaluate(m, n, top, board, last_x, last_y, no_x, no_y, policy.as_mut_ptr(), &mut theirs) };
         if status != 0 {
             return Err(ExportError::Refused { board: game.spec() });
         }

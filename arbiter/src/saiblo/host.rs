@@ -119,20 +119,11 @@ impl Strategy {
 
     /// The strategy's point for `view`, as the reply line.
     fn point(&self, view: &SaibloView) -> String {
-        let int = |v: usize| v as c_int;
+        let (m, n, top, board, last_x, last_y, no_x, no_y) = view.sdk_args();
         // SAFETY: the arrays live for the call and have the sizes the SDK promises; the
         // Point returned is read before it is handed back to clearPoint, as the platform does.
         unsafe {
-            let p = (self.get_point)(
-                int(view.m),
-                int(view.n),
-                view.top.as_ptr(),
-                view.board.as_ptr(),
-                view.last.0,
-                view.last.1,
-                view.no.0,
-                view.no.1,
-            );
+            let p = (self.get_point)(m, n, top, board, last_x, last_y, no_x, no_y);
             if p.is_null() {
                 return "null".into();
             }
