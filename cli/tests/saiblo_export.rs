@@ -1,7 +1,8 @@
 //! `dojo export saiblo`: a network written as a saiblo strategy (C++), built with g++ as the
 //! platform builds it, is the network (its policy and value within 1e-4 of dojo's on 1,000
 //! positions of every board size), plays as dojo's `net:` player does at equal playouts, and
-//! keeps to its clock; and what cannot be exported is refused by name.
+//! keeps to its clock; and what cannot be exported is refused by name. The network the
+//! repository ships for saiblo's boards is the one exported and played.
 
 mod common;
 
@@ -15,6 +16,13 @@ fn network(dir: &Path) -> String {
     format!("{}.safetensors", net.display())
 }
 
+/// The network the repository ships for saiblo's boards (networks/README.md).
+fn shipped() -> String {
+    let net = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../networks/connect4-saiblo.safetensors");
+    assert!(net.exists(), "{} is shipped", net.display());
+    net.to_str().unwrap().to_string()
+}
+
 fn match_report(args: &[&str]) -> (serde_json::Value, String) {
     let out = dojo(args);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -25,7 +33,7 @@ fn match_report(args: &[&str]) -> (serde_json::Value, String) {
 #[test]
 fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
     let dir = tempfile::tempdir().unwrap();
-    let net = network(dir.path());
+    let net = shipped();
     let out = dir.path().join("strategy");
     // The clock far away: the playouts decide, as for the net: player.
     let said = stdout_of(&dojo(&[
