@@ -34,12 +34,13 @@ else
   echo "test.sh: SKIPPING the dashboard's browser test: no headless chromium here (see above)" >&2
 fi
 took "chromium"
-# Rapfi, a Gomocup engine built once from ../shared/engines/rapfi into the cache, plays the
-# Gomoku ladder (cli/tests/gomoku_ladder.rs).
+# Rapfi, a Gomocup engine, plays the Gomoku ladder (cli/tests/gomoku_ladder.rs). It is never
+# in this repository: scripts/setup-rapfi.sh finds the one this machine has (DOJO_RAPFI, or
+# one built into the cache from a source folder DOJO_RAPFI named before, or on PATH).
 if DOJO_RAPFI_ENGINE=$("$root/scripts/setup-rapfi.sh"); then
   export DOJO_RAPFI_ENGINE
 else
-  echo "test.sh: SKIPPING the Gomoku ladder's test: no Rapfi engine could be built here (see above)" >&2
+  echo "test.sh: SKIPPING the Gomoku ladder's test: this machine has no Rapfi engine (see above)" >&2
 fi
 took "rapfi"
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on

@@ -1,7 +1,7 @@
 //! Player specs (`random`, `mcts:1000`, `uct:1000`, `solver`, `ntuple:w.bin`) and building
 //! the agent a spec names for a given game.
 
-use crate::gomocup::manager::{EngineAgent, EngineConfig, EngineError};
+use crate::gomocup::manager::{BrainLimits, EngineAgent, EngineConfig, EngineError};
 use crate::saiblo::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
 use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
 use dojo_core::game::gomoku::Gomoku;
@@ -61,7 +61,9 @@ pub enum PlayerSpec {
     /// An external Gomoku brain over the Gomocup protocol: `pbrain:COMMAND` (the rest of
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
     /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
-    Pbrain { command: String, move_timeout_ms: u64 },
+    /// `pbrain:nodes=N:COMMAND` and `pbrain:depth=D:COMMAND` (or both) cap its search by
+    /// the protocol (`INFO MAX_NODE`, `INFO MAX_DEPTH`: Rapfi's ladder rungs).
+    Pbrain { command: String, move_timeout_ms: u64, limits: BrainLimits },
     /// A saiblo.net Connect Four strategy (seed 001), a shared object built from the
     /// platform's C++ interface: `saiblo:PATH.so` (the rest of the spec is the path). It
     /// plays boards with one blocked cell, in a fresh process each game, and loses a game
@@ -174,7 +176,9 @@ impl PlayerSpec {
     /// kind has its own default; dojo's own players have no clock).
     pub fn with_move_timeout(self, ms: Option<u64>) -> PlayerSpec {
         match (self, ms) {
-            (PlayerSpec::Pbrain { command, .. }, Some(ms)) => PlayerSpec::Pbrain { command, move_timeout_ms: ms },
+            (PlayerSpec::Pbrain { command, limits, .. }, Some(ms)) => {
+                PlayerSpec::Pbrain { command, move_timeout_ms: ms, limits }
+            }
             (PlayerSpec::Saiblo { path, .. }, Some(ms)) => PlayerSpec::Saiblo { path, clock_ms: ms },
             (other, _) => other,
         }
@@ -241,11 +245,8 @@ impl FromStr for PlayerSpec {
     fn from_str(s: &str) -> Result<PlayerSpec, PlayerSpecError> {
         let bad = |why: String| PlayerSpecError { spec: s.to_string(), why };
         // A brain's command is taken whole: it may hold ':' and spaces.
-        if let Some(command) = s.trim().strip_prefix("pbrain:") {
-            if command.trim().is_empty() {
-                return Err(bad("pbrain:COMMAND needs the command that starts the brain".into()));
-            }
-            return Ok(PlayerSpec::Pbrain { command: command.trim().into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS });
+        if let Some(rest) = s.trim().strip_prefix("pbrain:") {
+            return parse_pbrain(rest).map_err(bad);
         }
         // So is a strategy's path.
         if let Some(path) = s.trim().strip_prefix("saiblo:") {
@@ -266,11 +267,38 @@ impl FromStr for PlayerSpec {
                 max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000".into()))?,
             }),
             _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D"
+                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, pbrain:nodes=N:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D"
                     .into(),
             )),
         }
     }
+}
+
+/// `pbrain:[nodes=N:][depth=D:]COMMAND`: the text after `pbrain:`, or why it is not a
+/// player. Only those two keys are caps, so a command is never mistaken for one.
+fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, String> {
+    let mut limits = BrainLimits::default();
+    loop {
+        let trimmed = rest.trim_start();
+        let (key, after) = match (trimmed.strip_prefix("nodes="), trimmed.strip_prefix("depth=")) {
+            (Some(after), _) => ("nodes", after),
+            (_, Some(after)) => ("depth", after),
+            _ => break,
+        };
+        let (value, command) = after.split_once(':').unwrap_or((after, ""));
+        let cap = |form: &str| format!("pbrain:{form}:COMMAND needs a whole number above 0, not {key}={value}");
+        if key == "nodes" {
+            limits.max_nodes = Some(value.parse().ok().filter(|&n| n > 0).ok_or_else(|| cap("nodes=N"))?);
+        } else {
+            limits.max_depth = Some(value.parse().ok().filter(|&d| d > 0).ok_or_else(|| cap("depth=D"))?);
+        }
+        rest = command;
+    }
+    let command = rest.trim();
+    if command.is_empty() {
+        return Err("pbrain:COMMAND needs the command that starts the brain".into());
+    }
+    Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits })
 }
 
 /// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`: the parts after
@@ -381,7 +409,16 @@ impl fmt::Display for PlayerSpec {
                 }
                 Ok(())
             }
-            PlayerSpec::Pbrain { command, .. } => write!(f, "pbrain:{command}"),
+            PlayerSpec::Pbrain { command, limits, .. } => {
+                write!(f, "pbrain:")?;
+                if let Some(nodes) = limits.max_nodes {
+                    write!(f, "nodes={nodes}:")?;
+                }
+                if let Some(depth) = limits.max_depth {
+                    write!(f, "depth={depth}:")?;
+                }
+                write!(f, "{command}")
+            }
             PlayerSpec::Saiblo { path, .. } => write!(f, "saiblo:{}", path.display()),
             PlayerSpec::Ntuple { path, depth } => {
                 write!(f, "ntuple:{}", path.display())?;
@@ -555,16 +592,16 @@ pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, Pla
 impl BaselinePlayers for Gomoku {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
         match spec {
-            PlayerSpec::Pbrain { command, move_timeout_ms } => {
-                Ok(Box::new(EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string())))
+            PlayerSpec::Pbrain { command, move_timeout_ms, limits } => {
+                Ok(Box::new(EngineAgent::new(engine_config(command, *move_timeout_ms, *limits), spec.to_string())))
             }
             _ => generic_baseline(spec, seed),
         }
     }
 }
 
-fn engine_config(command: &str, move_timeout_ms: u64) -> EngineConfig {
-    EngineConfig { command: command.to_string(), move_timeout: Duration::from_millis(move_timeout_ms) }
+fn engine_config(command: &str, move_timeout_ms: u64, limits: BrainLimits) -> EngineConfig {
+    EngineConfig { command: command.to_string(), move_timeout: Duration::from_millis(move_timeout_ms), limits }
 }
 
 fn strategy_config(path: &Path, clock_ms: u64) -> StrategyConfig {
@@ -577,13 +614,13 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
         PlayerSpec::Solver { .. } if game.family() != "connect4" => {
             Err(PlayerError::SolverGame { game: Some(game.clone()) })
         }
-        PlayerSpec::Pbrain { command, move_timeout_ms } => {
+        PlayerSpec::Pbrain { command, move_timeout_ms, limits } => {
             // The largest board: a random spec (gomoku:9-15) starts the brain on each.
             let size = match (game.family(), game.largest_board()) {
                 ("gomoku", Some((size, _))) => size,
                 _ => return Err(PlayerError::PbrainGame { game: Some(game.clone()) }),
             };
-            let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms), spec.to_string());
+            let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms, *limits), spec.to_string());
             brain.about(size).map(|_| ()).map_err(|error| PlayerError::Engine { spec: spec.to_string(), error })
         }
         PlayerSpec::Saiblo { path, clock_ms } => {

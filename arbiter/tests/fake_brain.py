@@ -13,6 +13,11 @@ manager's TURN path is exercised before the fault):
   garbage    answers "hello"
   chatty     sends MESSAGE and DEBUG lines before each move (not a fault)
   norestart  answers UNKNOWN to RESTART (the manager must start a new process)
+  dropturn   drops the first TURN of each game as unpatched Rapfi drops a command that
+             arrives while it is still finishing its move: the word is lost and its
+             argument read as a command of its own ("ERROR Unknown command: X,Y")
+  hasty      drops, silently, any line but END (as Rapfi) that arrives within 20 ms of
+             its move (the manager waits longer than that before it sends anything)
 """
 import sys
 import time
@@ -30,7 +35,7 @@ def say(text):
 
 
 def move():
-    global moves_this_game
+    global moves_this_game, moved_at
     moves_this_game += 1
     if moves_this_game == 2:
         if mode == "crash":
@@ -52,15 +57,23 @@ def move():
         for x in range(size):
             if (x, y) not in stones:
                 stones[(x, y)] = 1
+                # Timed before the move is sent: the manager cannot see it any earlier.
+                moved_at = time.monotonic()
                 say("%d,%d" % (x, y))
                 return
 
 
 board = None
+moved_at = 0.0
+turns_dropped = 0
 for line in sys.stdin:
     line = line.strip()
     log.write(line + "\n")
     log.flush()
+    if mode == "hasty" and line.upper() != "END" and time.monotonic() - moved_at < 0.020:
+        log.write("(dropped)\n")
+        log.flush()
+        continue
     if board is not None:
         if line.upper() == "DONE":
             stones = board
@@ -76,6 +89,7 @@ for line in sys.stdin:
         size = int(rest)
         stones = {}
         moves_this_game = 0
+        turns_dropped = 0
         say("OK")
     elif word == "RESTART":
         if mode == "norestart":
@@ -83,9 +97,13 @@ for line in sys.stdin:
         else:
             stones = {}
             moves_this_game = 0
+            turns_dropped = 0
             say("OK")
     elif word == "BEGIN":
         move()
+    elif word == "TURN" and mode == "dropturn" and turns_dropped < 1:
+        turns_dropped += 1
+        say("ERROR Unknown command: " + rest)
     elif word == "TURN":
         x, y = (int(v) for v in rest.split(","))
         stones[(x, y)] = 2

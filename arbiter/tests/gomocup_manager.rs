@@ -3,6 +3,7 @@
 //! a working brain again.
 
 use dojo_arbiter::contest::TwoPlayer;
+use dojo_arbiter::gomocup::manager::BrainLimits;
 use dojo_arbiter::matches::{play_match, GameResult, MatchPlan, MatchResult};
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerError, PlayerSpec};
 use dojo_core::game::gomoku::Gomoku;
@@ -18,6 +19,7 @@ fn fake_brain(mode: &str, log: &Path, timeout_ms: u64) -> PlayerSpec {
     PlayerSpec::Pbrain {
         command: format!("python3 {} {mode} {}", script.display(), log.display()),
         move_timeout_ms: timeout_ms,
+        limits: BrainLimits::default(),
     }
 }
 
@@ -142,7 +144,7 @@ fn a_brain_is_checked_before_a_match_and_specs_keep_the_whole_command() {
     let (_dir, log) = temp_log();
     let spec: PlayerSpec =
         format!("pbrain:{}", fake_brain("good", &log, 1).to_string().trim_start_matches("pbrain:")).parse().unwrap();
-    assert!(matches!(&spec, PlayerSpec::Pbrain { command, move_timeout_ms: 5_000 } if command.contains("good")));
+    assert!(matches!(&spec, PlayerSpec::Pbrain { command, move_timeout_ms: 5_000, .. } if command.contains("good")));
     check_player_for(&spec, &"gomoku:9".parse().unwrap()).unwrap();
     assert_eq!(log_lines(&log)[..2], ["START 9".to_string(), "INFO timeout_turn 5000".to_string()]);
     let err = check_player_for(&spec, &"connect4".parse().unwrap()).unwrap_err().to_string();
@@ -151,4 +153,51 @@ fn a_brain_is_checked_before_a_match_and_specs_keep_the_whole_command() {
     let err = check_player_for(&missing, &"gomoku:9".parse().unwrap()).unwrap_err().to_string();
     assert!(err.starts_with("pbrain:/no/such/brain --flag: the brain exited"), "{err}");
     assert!("pbrain: ".parse::<PlayerSpec>().unwrap_err().to_string().contains("needs the command"));
+}
+
+#[test]
+fn a_brain_that_drops_a_command_just_after_its_move_still_plays_every_game() {
+    // dropturn: the first TURN of a game comes back as an ERROR and is sent again.
+    let (_dir, log) = temp_log();
+    let (result, games) = play(&fake_brain("dropturn", &log, 5_000), 2, 0);
+    assert_eq!(result.tally.games, 2);
+    assert!(games.iter().all(|g| g.forfeit.is_none()), "{games:?}");
+    let lines = log_lines(&log);
+    let repeated = lines.windows(2).filter(|w| w[0].starts_with("TURN ") && w[0] == w[1]).count();
+    assert_eq!(repeated, 2, "each game's first TURN, dropped, was sent again as it was: {lines:?}");
+    // hasty: a command within 20 ms of its move is lost without a word; none is sent then.
+    let (_dir, log) = temp_log();
+    let (result, games) = play(&fake_brain("hasty", &log, 5_000), 2, 0);
+    assert_eq!(result.tally.games, 2);
+    assert!(games.iter().all(|g| g.forfeit.is_none()), "{games:?}");
+    assert!(!log_lines(&log).contains(&"(dropped)".to_string()), "{:?}", log_lines(&log));
+}
+
+#[test]
+fn node_and_depth_caps_are_told_to_the_brain_and_kept_in_the_spec() {
+    let (_dir, log) = temp_log();
+    let command = fake_brain("good", &log, 5_000).to_string();
+    let command = command.trim_start_matches("pbrain:");
+    let spec: PlayerSpec = format!("pbrain:nodes=1000:depth=4:{command}").parse().unwrap();
+    let limits = BrainLimits { max_nodes: Some(1000), max_depth: Some(4) };
+    assert!(matches!(&spec, PlayerSpec::Pbrain { command: c, limits: l, .. } if c == command && *l == limits));
+    assert_eq!(spec.to_string(), format!("pbrain:nodes=1000:depth=4:{command}"));
+    assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
+    check_player_for(&spec, &"gomoku:9".parse().unwrap()).unwrap();
+    let lines = log_lines(&log);
+    let info: Vec<&String> = lines.iter().filter(|l| l.starts_with("INFO MAX_")).collect();
+    assert_eq!(info, ["INFO MAX_NODE 1000", "INFO MAX_DEPTH 4"], "{lines:?}");
+    // A depth cap alone; a command that merely looks like one is a command.
+    let depth: PlayerSpec = "pbrain:depth=2:brain".parse().unwrap();
+    assert!(matches!(depth, PlayerSpec::Pbrain { limits: BrainLimits { max_nodes: None, max_depth: Some(2) }, .. }));
+    let plain: PlayerSpec = "pbrain:env NODES=3 brain".parse().unwrap();
+    assert!(matches!(plain, PlayerSpec::Pbrain { limits, .. } if limits == BrainLimits::default()));
+    for (bad, why) in [
+        ("pbrain:nodes=many:brain", "pbrain:nodes=N:COMMAND needs a whole number above 0, not nodes=many"),
+        ("pbrain:depth=0:brain", "pbrain:depth=D:COMMAND needs a whole number above 0, not depth=0"),
+        ("pbrain:nodes=10:", "pbrain:COMMAND needs the command that starts the brain"),
+    ] {
+        let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
+        assert_eq!(err, format!("bad player spec {bad:?}: {why}"));
+    }
 }

@@ -12,13 +12,20 @@
 //! A brain that crashes, says nothing for the move's time, answers with something that is
 //! not `x,y` or plays an occupied or off-board point loses the game, with the reason; its
 //! process is killed, and the next game starts a new one.
+//!
+//! Commands a brain drops are not held against it. Unpatched Rapfi ignores any command that
+//! reaches it while its search thread is still finishing a move it has already printed (a
+//! window of microseconds, longer on a loaded machine, where it forfeited games on time):
+//! so nothing is sent to a brain until [`QUIET_AFTER_MOVE`] after its last answer, and a
+//! request for a move that the brain answers with `ERROR` (it read the dropped command's
+//! arguments as commands of their own) is sent once more, its further `ERROR` lines skipped.
 
 use crate::child::{answer_deadline, ChildError, LineChild};
 use dojo_core::game::gomoku::Gomoku;
 use dojo_core::game::{Action, Game, Player, ToMove};
 use dojo_core::search::player::{Agent, MoveError};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a brain may take to answer `START` (it may be loading a network), beyond the
 /// move time.
@@ -44,6 +51,11 @@ pub enum EngineError {
     Taken { x: usize, y: usize },
 }
 
+/// How long a brain is left alone after it answers before it is sent anything (see the
+/// module's notes on dropped commands). Against a player that answers at once it adds this
+/// to each of the brain's moves; against a searching one, nothing.
+pub const QUIET_AFTER_MOVE: Duration = Duration::from_millis(30);
+
 /// How an external brain is run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
@@ -53,6 +65,26 @@ pub struct EngineConfig {
     /// tenth more (at least 50 ms, at most 1 s) before it loses on time, for the pipe and a
     /// busy machine.
     pub move_timeout: Duration,
+    /// Caps on the brain's search, told to it after `START`.
+    pub limits: BrainLimits,
+}
+
+/// Caps on a brain's search by the protocol's Yixin extension, which Rapfi and Yixin read
+/// (`INFO MAX_NODE n`, `INFO MAX_DEPTH d`) and other brains ignore as unknown `INFO` keys:
+/// Rapfi capped at n nodes a move plays the same move every time, the ladder's rungs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BrainLimits {
+    pub max_nodes: Option<u64>,
+    pub max_depth: Option<u32>,
+}
+
+impl BrainLimits {
+    /// The `INFO` lines that tell a brain these caps.
+    fn info_lines(&self) -> impl Iterator<Item = String> {
+        let nodes = self.max_nodes.map(|n| format!("INFO MAX_NODE {n}"));
+        let depth = self.max_depth.map(|d| format!("INFO MAX_DEPTH {d}"));
+        nodes.into_iter().chain(depth)
+    }
 }
 
 /// What a brain is called in its errors.
@@ -67,10 +99,25 @@ fn spawn(command: &str) -> Result<LineChild, ChildError> {
 
 /// The brain's next line that is not a `MESSAGE` or `DEBUG`, within `timeout`.
 fn reply(process: &mut LineChild, timeout: Duration, asked: &str) -> Result<String, ChildError> {
+    reply_skipping(process, timeout, asked, &["MESSAGE", "DEBUG"])
+}
+
+/// The brain's next line whose first word is none of `skipped`, within `timeout`.
+fn reply_skipping(
+    process: &mut LineChild,
+    timeout: Duration,
+    asked: &str,
+    skipped: &[&str],
+) -> Result<String, ChildError> {
     process.reply(timeout, asked, |line| {
-        let word = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
-        word == "MESSAGE" || word == "DEBUG"
+        let word = line.split_whitespace().next().unwrap_or("");
+        skipped.iter().any(|skip| word.eq_ignore_ascii_case(skip))
     })
+}
+
+/// Whether a brain's line is its protocol's `ERROR` answer.
+fn is_error(line: &str) -> bool {
+    line.split_whitespace().next().is_some_and(|word| word.eq_ignore_ascii_case("ERROR"))
 }
 
 /// An external brain playing Gomoku.
@@ -85,13 +132,23 @@ pub struct EngineAgent {
     /// The position the brain holds after its last move in this game; none before its
     /// first move.
     known: Option<Gomoku>,
+    /// When the brain last answered a move (it is left alone for [`QUIET_AFTER_MOVE`]).
+    answered: Option<Instant>,
 }
 
 impl EngineAgent {
     /// A player named `name`; the brain starts with the first game (on that game's board),
     /// or now for `size × size` boards.
     pub fn new(config: EngineConfig, name: impl Into<String>) -> EngineAgent {
-        EngineAgent { config, name: name.into(), size: None, process: None, new_game: true, known: None }
+        EngineAgent {
+            config,
+            name: name.into(),
+            size: None,
+            process: None,
+            new_game: true,
+            known: None,
+            answered: None,
+        }
     }
 
     /// Starts the brain for `size × size` boards and asks its `ABOUT`: checks that it runs
@@ -104,12 +161,20 @@ impl EngineAgent {
         Ok(reply(process, timeout, "ABOUT")?)
     }
 
+    /// Waits out what is left of [`QUIET_AFTER_MOVE`] since the brain's last answer.
+    fn wait_until_quiet(&self) {
+        if let Some(answered) = self.answered {
+            std::thread::sleep((answered + QUIET_AFTER_MOVE).saturating_duration_since(Instant::now()));
+        }
+    }
+
     /// A brain at the start of a `size × size` game: the running one after `RESTART`, or a
     /// new one.
     fn start_game(&mut self, size: usize) -> Result<(), EngineError> {
         let timeout = answer_deadline(self.config.move_timeout);
         if let Some(mut process) = self.process.take() {
             if self.size == Some(size) {
+                self.wait_until_quiet();
                 let restarted =
                     process.send(&["RESTART".into()]).and_then(|()| reply(&mut process, timeout, "RESTART"));
                 if matches!(restarted.as_deref(), Ok(answer) if answer.eq_ignore_ascii_case("OK")) {
@@ -120,6 +185,7 @@ impl EngineAgent {
             // Another board, or no RESTART (an old brain, or a broken one): a new process.
             process.kill();
         }
+        self.answered = None;
         let mut process = spawn(&self.config.command)?;
         let start = format!("START {size}");
         process.send(std::slice::from_ref(&start))?;
@@ -135,6 +201,7 @@ impl EngineAgent {
             "INFO game_type 1".into(),
             "INFO rule 0".into(),
         ];
+        let info: Vec<String> = info.into_iter().chain(self.config.limits.info_lines()).collect();
         process.send(&info)?;
         self.process = Some(process);
         self.size = Some(size);
@@ -192,9 +259,18 @@ impl EngineAgent {
         }
         let ask = self.ask(game);
         let timeout = answer_deadline(self.config.move_timeout);
+        self.wait_until_quiet();
         let process = self.process.as_mut().ok_or(EngineError::NotRunning)?;
         process.send(&ask)?;
-        let answer = reply(process, timeout, &ask[0])?;
+        let mut answer = reply(process, timeout, &ask[0])?;
+        if is_error(&answer) {
+            // The request was dropped (see the module's notes): once more, past the errors
+            // its remaining lines caused.
+            tracing::debug!("{}: the brain answered {answer:?} to {}; asking again", self.name, ask[0]);
+            process.send(&ask)?;
+            answer = reply_skipping(process, timeout, &ask[0], &["MESSAGE", "DEBUG", "ERROR"])?;
+        }
+        self.answered = Some(Instant::now());
         let action = parse_move(game, &answer)?;
         let mut known = game.clone();
         known.play(action).expect("parse_move checked the point is empty");
