@@ -8,13 +8,13 @@
 //! graph search's simulations/s in Gumbel mode (`search.mode = "gumbel"`, two-player games).
 
 use crate::players::{BaselinePlayers, PlayerError, PlayerSpec};
-use dojo_core::game::{Action, AnyGame, Game, GameSpec, ToMove};
-use dojo_core::rng::Rng;
-use dojo_core::search::chance::{ChanceConfig, ChanceSearch};
-use dojo_core::search::config::{SearchConfig, SearchMode};
-use dojo_core::search::evaluator::UniformEvaluator;
-use dojo_core::search::puct::Search;
-use dojo_core::with_game;
+use dojo_game::rng::Rng;
+use dojo_game::with_game;
+use dojo_game::{Action, AnyGame, Game, GameSpec, ToMove};
+use dojo_search::chance::{ChanceConfig, ChanceSearch};
+use dojo_search::config::{SearchConfig, SearchMode};
+use dojo_search::evaluator::UniformEvaluator;
+use dojo_search::puct::Search;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde::Serialize;

@@ -1,5 +1,5 @@
 //! Contests: how the players of a game are compared. The game chooses, by the one question
-//! [`GameSpec::is_one_player`](dojo_core::game::GameSpec::is_one_player):
+//! [`GameSpec::is_one_player`](dojo_game::GameSpec::is_one_player):
 //!
 //! | | [`TwoPlayer`] (Connect Four, Gomoku) | [`OnePlayer`] (2048, 2584) |
 //! | --- | --- | --- |
@@ -24,7 +24,7 @@ pub struct TwoPlayer;
 pub struct OnePlayer;
 
 /// Runs `$body` with `$contest` bound to the contest of the game `$game` (a
-/// [`GameSpec`](dojo_core::game::GameSpec)): [`OnePlayer`] or [`TwoPlayer`], so generic code
+/// [`GameSpec`](dojo_game::GameSpec)): [`OnePlayer`] or [`TwoPlayer`], so generic code
 /// is monomorphised per contest: `with_contest!(&spec, contest => play(contest, ...))`.
 #[macro_export]
 macro_rules! with_contest {

@@ -10,9 +10,9 @@ use crate::grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, Gr
 use crate::grading::Case;
 use crate::promotion::{BestError, BestKeeper, Promoter};
 use crate::sprt::{SprtConfig, SprtStatus};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::AnyGame;
-use dojo_core::net::checkpoint::{self, CheckpointError};
+use dojo_game::connect4::Connect4;
+use dojo_game::AnyGame;
+use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_proto::tensorboard::EventWriter;
 use dojo_run::config::{GateMode, RunConfig};
 use dojo_run::journal::{self, JournalError};
@@ -233,7 +233,7 @@ impl Gatekeeper {
         let candidate = self.run.model_version(version);
         let best = self.keeper.best().current()?.map(|s| s.version);
         let mut record = GateRecord {
-            unix_ms: dojo_core::util::now_unix_ms(),
+            unix_ms: dojo_game::util::now_unix_ms(),
             candidate: version,
             best,
             games: 0,
@@ -383,12 +383,12 @@ pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, JournalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::game::GameSpec;
-    use dojo_core::ntuple::report::GameScore;
+    use dojo_game::GameSpec;
+    use dojo_ntuple::report::GameScore;
 
     #[test]
     fn a_run_config_gates_as_its_gating_section_and_its_search_say() {
-        use dojo_core::search::config::{SearchConfig, SearchMode};
+        use dojo_search::config::{SearchConfig, SearchMode};
         // The defaults: a fixed match of 40 games, graded on 50 positions a category at
         // the match's playouts.
         let mut run = RunConfig::default();

@@ -31,11 +31,11 @@ use crate::matches::{
 use crate::players::{BaselinePlayers, PlayerSpec};
 use crate::sprt::{Pentanomial, SprtConfig, SprtError, SprtStatus, Verdict};
 use crate::with_contest;
-use dojo_core::game::{GameError, GameSpec};
-use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::ntuple::report::{GameScore, ScoreReport};
-use dojo_core::rng::Rng;
-use dojo_core::search::config::SearchConfig;
+use dojo_game::rng::Rng;
+use dojo_game::{GameError, GameSpec};
+use dojo_net::checkpoint::{self, CheckpointError};
+use dojo_ntuple::report::{GameScore, ScoreReport};
+use dojo_search::config::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -276,7 +276,7 @@ pub fn gate_players<C: GateContest>(
     cancel: Option<&AtomicBool>,
 ) -> Result<GateResult, GateError> {
     let probe = game.probe()?;
-    dojo_core::with_game!(probe, g => gate_typed::<C, _>(g, game, candidate, best, settings, seed, cancel))
+    dojo_game::with_game!(probe, g => gate_typed::<C, _>(g, game, candidate, best, settings, seed, cancel))
 }
 
 fn gate_typed<C: GateContest, G: BaselinePlayers>(
@@ -422,7 +422,7 @@ impl ScoreComparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::search::config::SearchMode;
+    use dojo_search::config::SearchMode;
 
     #[test]
     fn both_sides_of_a_gate_search_as_the_run_does() {
@@ -430,7 +430,7 @@ mod tests {
         let run = SearchConfig {
             mode: SearchMode::Gumbel,
             nonroot_noise_epsilon: 0.1,
-            forced_visits: dojo_core::search::config::ForcedVisits::Min(2),
+            forced_visits: dojo_search::config::ForcedVisits::Min(2),
             c_puct: 2.5,
             ..SearchConfig::default()
         };

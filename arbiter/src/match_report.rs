@@ -4,7 +4,7 @@
 
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::matches::{GameResult, MatchContest, MatchResult, OnePlayerGame, OnePlayerResult, Tally};
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

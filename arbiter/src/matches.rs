@@ -7,10 +7,10 @@
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
-use dojo_core::game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
-use dojo_core::ntuple::{GameScore, ScoreReport};
-use dojo_core::rng::Rng;
-use dojo_core::search::player::Agent;
+use dojo_game::rng::Rng;
+use dojo_game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
+use dojo_ntuple::{GameScore, ScoreReport};
+use dojo_search::player::Agent;
 use rand::{Rng as _, SeedableRng};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -604,9 +604,9 @@ fn start_seed(seed: u64, start: u32) -> u64 {
 mod tests {
     use super::*;
     use crate::contest::{OnePlayer, TwoPlayer};
-    use dojo_core::game::connect4::Connect4;
-    use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig};
-    use dojo_core::search::player::RandomAgent;
+    use dojo_game::connect4::Connect4;
+    use dojo_search::mcts::{Connect4Rollout, Mcts, MctsConfig};
+    use dojo_search::player::RandomAgent;
 
     type MakeC4 = Result<Box<dyn Agent<Connect4>>, PlayerError>;
 
@@ -623,7 +623,7 @@ mod tests {
 
     #[test]
     fn one_player_games_are_refused() {
-        use dojo_core::game::sliding::Twenty48;
+        use dojo_game::sliding::Twenty48;
         let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, PlayerError> {
             Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
         };
@@ -637,13 +637,13 @@ mod tests {
         assert_eq!(err.to_string(), "2048 is a one-player game; matches need two players");
     }
 
-    fn start_2048(rng: &mut Rng) -> dojo_core::game::sliding::Twenty48 {
-        dojo_core::game::sliding::Sliding::new_game(dojo_core::game::sliding::Rules2048, rng)
+    fn start_2048(rng: &mut Rng) -> dojo_game::sliding::Twenty48 {
+        dojo_game::sliding::Sliding::new_game(dojo_game::sliding::Rules2048, rng)
     }
 
     #[test]
     fn one_player_matches_play_the_same_games_on_any_threads_and_report_scores() {
-        use dojo_core::game::sliding::Twenty48;
+        use dojo_game::sliding::Twenty48;
         let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, PlayerError> {
             Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
         };
@@ -674,7 +674,7 @@ mod tests {
 
     #[test]
     fn one_player_matches_refuse_early_stops_and_report_cancellation() {
-        use dojo_core::game::sliding::Twenty48;
+        use dojo_game::sliding::Twenty48;
         let make = |s: u64| -> Result<Box<dyn Agent<Twenty48>>, PlayerError> {
             Ok(Box::new(RandomAgent::new(Rng::seed_from_u64(s))))
         };
@@ -719,7 +719,7 @@ mod tests {
         let enough = |results: &[GameResult]| results.iter().map(|r| f64::from(r.result + 1) / 2.0).sum::<f64>() >= 3.0;
         let start = |rng: &mut Rng| {
             let mut g = Connect4::standard();
-            dojo_core::game::play_random_opening(&mut g, 2, rng);
+            dojo_game::play_random_opening(&mut g, 2, rng);
             g
         };
         let run = |threads| {
@@ -741,7 +741,7 @@ mod tests {
 
     #[test]
     fn both_games_of_a_pair_start_from_one_opening_and_cancel_stops_a_match() {
-        use dojo_core::game::play_random_opening;
+        use dojo_game::play_random_opening;
         let random = random_c4;
         let openings = Mutex::new(Vec::new());
         let start = |rng: &mut Rng| {

@@ -11,8 +11,8 @@
 //! lines are skipped. Every line is checked against the game before a game is played.
 
 use crate::players::PlayerSpec;
-use dojo_core::game::{play_random_opening, Action, Game};
-use dojo_core::rng::Rng;
+use dojo_game::rng::Rng;
+use dojo_game::{play_random_opening, Action, Game};
 use std::path::{Path, PathBuf};
 
 /// Why an opening book cannot be used. A wrapped error's text is part of the message and
@@ -129,7 +129,7 @@ impl Opening<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::game::GameSpec;
+    use dojo_game::GameSpec;
     use rand::SeedableRng;
 
     #[test]
@@ -149,10 +149,10 @@ mod tests {
         book.check_not_cycled(60, [("a", &a), ("mcts", &mcts)]).unwrap();
     }
 
-    fn gomoku(size: &str) -> dojo_core::game::gomoku::Gomoku {
+    fn gomoku(size: &str) -> dojo_game::gomoku::Gomoku {
         let spec: GameSpec = size.parse().unwrap();
         match spec.new_game(&mut Rng::seed_from_u64(0)).unwrap() {
-            dojo_core::game::AnyGame::Gomoku(g) => g,
+            dojo_game::AnyGame::Gomoku(g) => g,
             _ => unreachable!(),
         }
     }

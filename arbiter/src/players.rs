@@ -3,21 +3,21 @@
 
 use crate::gomocup::manager::{BrainLimits, EngineAgent, EngineConfig, EngineError};
 use crate::saiblo::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
-use dojo_core::game::connect4::{BitWord, Bits192, Connect4};
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::sliding::Sliding;
-use dojo_core::game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
-use dojo_core::net::agent::{NetAgent, NetPlayerError};
-use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::net::device::set_threads;
-use dojo_core::ntuple::file::NtupleError;
-use dojo_core::ntuple::{self, Network, NtupleAgent, TupleRules};
-use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchConfig, SearchMode};
-use dojo_core::search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
-use dojo_core::search::player::{Agent, MoveError, RandomAgent};
-use dojo_core::search::solver_agent::SolverAgent;
-use dojo_core::util::SettingError;
+use dojo_game::connect4::{BitWord, Bits192, Connect4};
+use dojo_game::gomoku::Gomoku;
+use dojo_game::rng::Rng;
+use dojo_game::sliding::Sliding;
+use dojo_game::util::SettingError;
+use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
+use dojo_net::agent::{NetAgent, NetPlayerError};
+use dojo_net::checkpoint::{self, CheckpointError};
+use dojo_net::device::set_threads;
+use dojo_ntuple::file::NtupleError;
+use dojo_ntuple::{self as ntuple, Network, NtupleAgent, TupleRules};
+use dojo_search::config::{SearchConfig, SearchMode};
+use dojo_search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
+use dojo_search::player::{Agent, MoveError, RandomAgent};
+use dojo_search::solver_agent::SolverAgent;
 use rand::SeedableRng;
 use std::any::Any;
 use std::fmt;
@@ -151,7 +151,7 @@ fn not_game(game: &Option<GameSpec>) -> String {
 /// A brain's time per move unless told otherwise (`--move-timeout`).
 pub const DEFAULT_MOVE_TIMEOUT_MS: u64 = 5_000;
 
-pub const DEFAULT_NET_SIMS: u32 = dojo_core::search::config::PLAY_SIMULATIONS;
+pub const DEFAULT_NET_SIMS: u32 = dojo_search::config::PLAY_SIMULATIONS;
 
 /// The deepest n-tuple search a spec may ask for. Each level multiplies the work by about
 /// 4 × 2 × the empty cells: on 2048, one core plays about 500 000 moves/s greedy, 15 000 at
@@ -507,10 +507,10 @@ impl<G: Game, A: Agent<G>> Agent<G> for Named<A> {
     fn new_game(&mut self, seed: u64) {
         self.agent.new_game(seed)
     }
-    fn select_move(&mut self, game: &G) -> dojo_core::game::Action {
+    fn select_move(&mut self, game: &G) -> dojo_game::Action {
         self.agent.select_move(game)
     }
-    fn try_select_move(&mut self, game: &G) -> Result<dojo_core::game::Action, MoveError> {
+    fn try_select_move(&mut self, game: &G) -> Result<dojo_game::Action, MoveError> {
         self.agent.try_select_move(game)
     }
 }
@@ -791,7 +791,7 @@ mod tests {
 
     #[test]
     fn uct_is_mcts_with_uniform_rollouts_under_its_own_name() {
-        use dojo_core::game::sliding::Twenty48;
+        use dojo_game::sliding::Twenty48;
         let spec = |text: &str| text.parse::<PlayerSpec>().unwrap();
         // Connect Four's mcts:N uses seed 001's rollouts; uct:N is mcts:N:uniform.
         let board = Connect4::<u64>::standard();
@@ -805,7 +805,7 @@ mod tests {
         }
         // 2048's mcts:N is the same player.
         let mut rng = Rng::seed_from_u64(5);
-        let game = Sliding::new_game(dojo_core::game::sliding::Rules2048, &mut rng);
+        let game = Sliding::new_game(dojo_game::sliding::Rules2048, &mut rng);
         let mut uct = Twenty48::baseline(&spec("uct:10"), 1).unwrap();
         let mut mcts = Twenty48::baseline(&spec("mcts:10"), 2).unwrap();
         for seed in 0..4 {

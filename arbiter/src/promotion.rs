@@ -4,8 +4,8 @@
 //! two processes never write the best (or `gating.jsonl`, which the gatekeeper appends to
 //! under the same lock) at once; the copy itself is checked and atomic ([`BestStore`]).
 
-use dojo_core::net::checkpoint::{self, CheckpointError, Sidecar};
-use dojo_core::util::{atomic_write, sha256_hex};
+use dojo_game::util::{atomic_write, sha256_hex};
+use dojo_net::checkpoint::{self, CheckpointError, Sidecar};
 use dojo_run::journal::{self, JournalError};
 use dojo_run::paths::RunPaths;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@ use crate::charts::{draw_panels, ChartError, Panel, Series};
 use crate::gatekeeper::read_records;
 use crate::tournament::plot;
 use crate::tournament::standings::Standings;
-use dojo_core::metrics::SeriesLayout;
+use dojo_metrics::SeriesLayout;
 use dojo_run::config::RunConfig;
 use dojo_run::journal::{self, JournalError};
 use dojo_run::paths::RunPaths;
@@ -50,7 +50,7 @@ pub fn plot_run(run_dir: &Path, out: Option<&Path>) -> Result<Plotted, PlotError
     // A config that does not load is `dojo plot`'s problem only as far as the figures go.
     let one_player = RunConfig::load(&run.config()).is_ok_and(|c| c.game.is_one_player());
     // The figures, their panels and every label are the metrics table's.
-    let charts = dojo_core::metrics::charts(one_player);
+    let charts = dojo_metrics::charts(one_player);
     let mut plotted = Plotted { written: Vec::new(), failed: Vec::new() };
     for figure in &charts.figures {
         let panels: Vec<Panel> = figure
@@ -153,7 +153,7 @@ mod tests {
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-        let charts = dojo_core::metrics::charts(true);
+        let charts = dojo_metrics::charts(true);
         let reach = &charts.figures.iter().find(|f| f.file == "reach.png").unwrap().panels[0].series[0];
         let series = series(&lines, "step", reach);
         let got: Vec<(&str, &[(f64, f64)])> = series.iter().map(|s| (s.name.as_str(), s.points.as_slice())).collect();

@@ -187,7 +187,7 @@ impl SprtConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::rng::Rng;
+    use dojo_game::rng::Rng;
     use rand::{RngExt, SeedableRng};
 
     #[test]

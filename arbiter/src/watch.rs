@@ -5,7 +5,7 @@
 //! caller as [`Event`]s, which each prints its own way.
 
 use crate::gatekeeper::{GateFailed, GateRecord, Gatekeeper};
-use dojo_core::net::checkpoint::CheckpointError;
+use dojo_net::checkpoint::CheckpointError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 

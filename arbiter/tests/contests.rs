@@ -11,10 +11,10 @@ use dojo_arbiter::gating::{gate_players, GateSettings};
 use dojo_arbiter::matches::{play_match, MatchPlan};
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
 use dojo_arbiter::tournament::{Entrant, Format, Tournament, TournamentDir, TournamentSpec};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::sliding::{Rules2048, Sliding, Twenty48};
-use dojo_core::game::GameSpec;
-use dojo_core::rng::Rng;
+use dojo_game::connect4::Connect4;
+use dojo_game::rng::Rng;
+use dojo_game::sliding::{Rules2048, Sliding, Twenty48};
+use dojo_game::GameSpec;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
@@ -104,7 +104,7 @@ fn a_one_player_gate_plays_the_games_it_played_before() {
     let settings = GateSettings {
         games: 4,
         sprt: None,
-        search: dojo_core::search::config::SearchConfig::for_play(1),
+        search: dojo_search::config::SearchConfig::for_play(1),
         opening_plies: 0,
         average_symmetries: false,
         threads: 2,

@@ -5,10 +5,10 @@
 use dojo_arbiter::gatekeeper::{newest_version, read_records, GatePolicy, Gatekeeper};
 use dojo_arbiter::promotion::{self, BestKeeper, Promoter};
 use dojo_arbiter::watch::{watch, Event, Schedule, Watch, WatchError};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_game::connect4::Connect4;
+use dojo_net::checkpoint::{self, CheckpointError};
+use dojo_net::device::set_threads;
+use dojo_net::model::{Architecture, Model};
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
 use std::cell::Cell;

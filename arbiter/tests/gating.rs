@@ -3,11 +3,11 @@
 use dojo_arbiter::gating::{gate_match, GateSettings};
 use dojo_arbiter::promotion::BestStore;
 use dojo_arbiter::sprt::{SprtConfig, Verdict};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_game::connect4::Connect4;
+use dojo_game::gomoku::Gomoku;
+use dojo_net::checkpoint;
+use dojo_net::device::set_threads;
+use dojo_net::model::{Architecture, Model};
 use std::path::{Path, PathBuf};
 use tch::Device;
 
@@ -31,7 +31,7 @@ fn settings(games: u32) -> GateSettings {
     GateSettings {
         games,
         sprt: None,
-        search: dojo_core::search::config::SearchConfig::for_play(16),
+        search: dojo_search::config::SearchConfig::for_play(16),
         opening_plies: 4,
         average_symmetries: true,
         threads: 1,

@@ -1,12 +1,12 @@
 //! Network players built from specs play as their options say.
 
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::Game;
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
-use dojo_core::search::config::{SearchConfig, SearchMode};
+use dojo_game::connect4::Connect4;
+use dojo_game::Game;
+use dojo_net::checkpoint;
+use dojo_net::device::set_threads;
+use dojo_net::model::{Architecture, Model};
+use dojo_search::config::{SearchConfig, SearchMode};
 use tch::Device;
 
 type C4 = Connect4<u64>;

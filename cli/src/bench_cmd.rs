@@ -15,9 +15,9 @@ mod train;
 use crate::common::load_checkpoint;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint::read_sidecar;
-use dojo_core::net::model::{Architecture, Model, PolicyHeadChoice};
+use dojo_game::GameSpec;
+use dojo_net::checkpoint::read_sidecar;
+use dojo_net::model::{Architecture, Model, PolicyHeadChoice};
 use std::path::PathBuf;
 
 #[derive(Args)]

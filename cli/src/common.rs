@@ -3,11 +3,11 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint::{self, Loaded};
-use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::net::model::Model;
-use dojo_core::net::precision::{Precision, PrecisionChoice};
+use dojo_game::GameSpec;
+use dojo_net::checkpoint::{self, Loaded};
+use dojo_net::device::{set_threads, DeviceSpec};
+use dojo_net::model::Model;
+use dojo_net::precision::{Precision, PrecisionChoice};
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;

@@ -4,8 +4,8 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use dojo_arbiter::saiblo::export::{self, ExportConfig, DEFAULT_MOVE_MS};
-use dojo_core::net::device::set_threads;
-use dojo_core::search::config::SearchConfig;
+use dojo_net::device::set_threads;
+use dojo_search::config::SearchConfig;
 use std::path::PathBuf;
 
 #[derive(Args)]

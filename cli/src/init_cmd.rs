@@ -4,9 +4,9 @@ use crate::common::DeviceArgs;
 use crate::settings::RunConfigArgs;
 use anyhow::{anyhow, Result};
 use clap::Args;
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint;
-use dojo_core::net::model::{Model, PolicyHeadChoice};
+use dojo_game::GameSpec;
+use dojo_net::checkpoint;
+use dojo_net::model::{Model, PolicyHeadChoice};
 use dojo_run::config::{ConfigError, RunConfig};
 use std::path::PathBuf;
 

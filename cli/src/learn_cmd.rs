@@ -5,11 +5,11 @@ use crate::common::{progress, DeviceArgs, Progress};
 use crate::settings::RunConfigArgs;
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_core::game::{FromAnyGame, Game};
-use dojo_core::net::checkpoint::{self, read_sidecar};
-use dojo_core::net::train::{Losses, OptimizerKind};
-use dojo_core::with_game;
+use dojo_game::with_game;
+use dojo_game::{FromAnyGame, Game};
 use dojo_learner::offline::{self, Loaded, Observer, Offline};
+use dojo_net::checkpoint::{self, read_sidecar};
+use dojo_net::train::{Losses, OptimizerKind};
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 
@@ -62,7 +62,7 @@ pub struct LearnArgs {
 pub fn run(args: LearnArgs) -> Result<()> {
     let device = args.device.init()?;
     let spec = read_sidecar(&args.init)?.architecture.game;
-    let start = dojo_core::record::record_start(&spec)?;
+    let start = dojo_record::record_start(&spec)?;
     let config = config(&args)?;
     with_game!(start, g => learn_typed(g, &args, &config, device))
 }

@@ -3,9 +3,9 @@
 use crate::common::TokenArgs;
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_core::net::device::DeviceSpec;
 use dojo_learner::ingest::IngestLimits;
 use dojo_learner::server::{refuse_exposed, start_learner, LearnerOptions, TlsIdentity};
+use dojo_net::device::DeviceSpec;
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

@@ -8,7 +8,7 @@ use clap::Args;
 use dojo_arbiter::match_report::Rendered;
 use dojo_arbiter::match_session::{self, MatchRequest};
 use dojo_arbiter::players::PlayerSpec;
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 
 #[derive(Args)]
 pub struct MatchArgs {

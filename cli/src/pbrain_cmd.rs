@@ -7,7 +7,7 @@ use crate::analyse_cmd::PlayArgs;
 use crate::common::DeviceArgs;
 use anyhow::Result;
 use clap::Args;
-use dojo_core::net::checkpoint::read_sidecar;
+use dojo_net::checkpoint::read_sidecar;
 use dojo_program::pbrain;
 use std::path::PathBuf;
 

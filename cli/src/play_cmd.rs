@@ -6,7 +6,7 @@ use crate::analyse_cmd::PlayArgs;
 use crate::common::DeviceArgs;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use dojo_core::net::checkpoint::read_sidecar;
+use dojo_net::checkpoint::read_sidecar;
 use dojo_program::play::play;
 use std::path::PathBuf;
 
@@ -32,7 +32,7 @@ pub struct PlayCmdArgs {
     /// The board (default: the network's game): any board of its game for an any-size
     /// network (e.g. gomoku:15 for gomoku:9-15).
     #[arg(long)]
-    game: Option<dojo_core::game::GameSpec>,
+    game: Option<dojo_game::GameSpec>,
     /// Seed of a random board (connect4:saiblo, gomoku:9-15) and of the model's tie-breaks.
     #[arg(long, default_value_t = 0)]
     seed: u64,

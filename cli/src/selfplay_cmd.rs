@@ -5,10 +5,10 @@ use crate::common::{progress, DeviceArgs, PrecisionArgs};
 use crate::settings::RunConfigArgs;
 use anyhow::Result;
 use clap::Args;
-use dojo_core::net::checkpoint::read_sidecar;
-use dojo_core::search::config::ForcedVisits;
+use dojo_net::checkpoint::read_sidecar;
 use dojo_program::selfplay::{self_play, SelfPlayJob};
 use dojo_run::config::RunConfig;
+use dojo_search::config::ForcedVisits;
 use std::path::PathBuf;
 
 /// Every search and self-play default is the run config's (`--config`, else the built-in

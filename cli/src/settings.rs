@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 

@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 use dojo_program::solve::{first_mistakes_of_games, solvable, solve_positions};
 
 #[derive(Args)]

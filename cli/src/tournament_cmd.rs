@@ -23,7 +23,7 @@ pub struct TournamentArgs {
     /// The board played, for a run of an any-size network (e.g. gomoku:11 for gomoku:9-15;
     /// default: the tournament's so far, else the run's game).
     #[arg(long)]
-    game: Option<dojo_core::game::GameSpec>,
+    game: Option<dojo_game::GameSpec>,
     /// The tournament's name (its folder). Running a name again resumes it, playing only
     /// the games not finished, and extends it by any new players.
     #[arg(long, default_value = "default")]
@@ -44,7 +44,7 @@ pub struct TournamentArgs {
     /// Playouts per move of the run's checkpoints, averaged over the board's symmetries except
     /// in one-player games (2048, 2584: 8 times the network time over thousands of moves; name
     /// `net:CKPT:sims=N:avg` in --players for that).
-    #[arg(long, default_value_t = dojo_core::search::config::PLAY_SIMULATIONS)]
+    #[arg(long, default_value_t = dojo_search::config::PLAY_SIMULATIONS)]
     sims: u32,
     /// Games per pairing, in pairs from one random opening, each side moving first once
     /// (default: the tournament's so far, or 10). One-player games (2048, 2584): games per

@@ -5,7 +5,7 @@
 use crate::duration::parse_duration;
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 use dojo_program::train::{session_config, Status, TrainOptions, Training};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;

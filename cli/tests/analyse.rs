@@ -4,8 +4,8 @@
 mod common;
 
 use common::{dojo, path, stdout_of, tiny_net};
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::Game;
+use dojo_game::gomoku::Gomoku;
+use dojo_game::Game;
 
 #[test]
 fn gomoku_tactic_positions_are_judged_for_the_policy_and_the_search() {
@@ -99,9 +99,9 @@ fn init_refuses_a_convolutional_policy_head_where_moves_are_not_cells() {
 
 #[test]
 fn positions_from_recorded_games_are_their_distinct_prefixes() {
-    use dojo_core::game::connect4::Connect4;
-    use dojo_core::record::{random_game_record, write_records};
-    use dojo_core::rng::Rng;
+    use dojo_game::connect4::Connect4;
+    use dojo_game::rng::Rng;
+    use dojo_record::{random_game_record, write_records};
     use rand::SeedableRng;
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng::seed_from_u64(21);

@@ -6,15 +6,15 @@
 mod common;
 
 use common::{dojo, dojo_with_input, path, stdout_of, tiny_config};
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::{FromAnyGame, Game, GameSpec};
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::net::model::{Architecture, Model, PolicyHead};
-use dojo_core::net::precision::PrecisionChoice;
-use dojo_core::record::GameRecord;
+use dojo_game::gomoku::Gomoku;
+use dojo_game::{FromAnyGame, Game, GameSpec};
 use dojo_learner::gamelog::GameLog;
 use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
+use dojo_net::checkpoint;
+use dojo_net::device::{set_threads, DeviceSpec};
+use dojo_net::model::{Architecture, Model, PolicyHead};
+use dojo_net::precision::PrecisionChoice;
+use dojo_record::GameRecord;
 use dojo_run::dir::RunDir;
 use dojo_worker::run::{run_worker, WorkerOptions};
 use std::collections::BTreeSet;
@@ -270,7 +270,7 @@ fn init_writes_an_any_size_network_for_a_spec_of_several_boards_and_selfplay_pla
     let args = ["selfplay", "--model", path(&ckpt), "--games", "6", "--sims", "4", "--seed", "5", "--threads", "1"];
     let out = stdout_of(&dojo(&[&args[..], &["--out", path(&recs)]].concat()));
     assert!(out.contains("wrote 6 games"), "{out}");
-    let records = dojo_core::record::read_records(&recs).unwrap();
+    let records = dojo_record::read_records(&recs).unwrap();
     let spec: GameSpec = "gomoku:7-9".parse().unwrap();
     let sizes: BTreeSet<String> = records.iter().map(|r| r.spec.to_string()).collect();
     assert!(records.iter().all(|r| spec.admits(&r.spec)) && sizes.len() >= 2, "{sizes:?}");

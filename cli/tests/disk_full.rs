@@ -11,8 +11,8 @@
 mod common;
 
 use common::{dojo_bin, get, path, random_games, tiny_config, wait_for, Proc};
-use dojo_core::record::GameRecord;
 use dojo_learner::gamelog::GameLog;
+use dojo_record::GameRecord;
 use dojo_worker::client::{self, Delivery};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -9,8 +9,8 @@
 mod common;
 
 use common::{path, random_games, tiny_config, Proc};
-use dojo_core::record::GameRecord;
 use dojo_proto::pb::GameSubmission;
+use dojo_record::GameRecord;
 use dojo_worker::client::{self, Delivery};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

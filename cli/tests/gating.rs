@@ -4,10 +4,10 @@
 mod common;
 
 use common::{dojo, stdout_of, tiny_config, tiny_gating_run};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_game::connect4::Connect4;
+use dojo_net::checkpoint;
+use dojo_net::device::set_threads;
+use dojo_net::model::{Architecture, Model};
 use dojo_run::config::{GateMode, RunConfig};
 use dojo_run::dir::RunDir;
 use std::process::{Command, Stdio};
@@ -198,8 +198,8 @@ fn every_dojo_train_session_gates_its_final_version() {
 
 #[test]
 fn dojo_gate_on_a_one_player_run_compares_mean_scores_on_the_same_seeds() {
-    use dojo_core::game::sliding::Twenty48;
-    use dojo_core::game::GameSpec;
+    use dojo_game::sliding::Twenty48;
+    use dojo_game::GameSpec;
     set_threads(1);
     let tmp = tempfile::tempdir().unwrap();
     let run = RunDir::new(tmp.path().join("run"));

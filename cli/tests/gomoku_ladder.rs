@@ -8,10 +8,10 @@
 mod common;
 
 use common::{path, tiny_config};
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_game::gomoku::Gomoku;
+use dojo_net::checkpoint;
+use dojo_net::device::set_threads;
+use dojo_net::model::{Architecture, Model};
 use dojo_run::dir::RunDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

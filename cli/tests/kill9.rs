@@ -11,11 +11,11 @@
 mod common;
 
 use common::{path, tiny_config, Proc};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::net::checkpoint;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
+use dojo_game::connect4::Connect4;
+use dojo_game::rng::Rng;
 use dojo_learner::gamelog::GameLog;
+use dojo_net::checkpoint;
+use dojo_record::{random_game_record, GameRecord};
 use dojo_run::dir::RunDir;
 use dojo_worker::client::{self, Delivery};
 use rand::{RngExt, SeedableRng};

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{dojo, path, stdout_of};
-use dojo_core::ntuple::read_header;
+use dojo_ntuple::read_header;
 
 fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -4,14 +4,14 @@
 mod common;
 
 use common::{tiny_config, wait_until};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::{set_threads, DeviceSpec};
-use dojo_core::net::precision::PrecisionChoice;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
+use dojo_game::connect4::Connect4;
+use dojo_game::rng::Rng;
+use dojo_game::GameSpec;
 use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
+use dojo_net::checkpoint;
+use dojo_net::device::{set_threads, DeviceSpec};
+use dojo_net::precision::PrecisionChoice;
+use dojo_record::{random_game_record, GameRecord};
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
 use dojo_worker::client::{self, CallError, Delivery};

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{dojo, path, stdout_of, tiny_config};
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 use dojo_run::dir::RunDir;
 
 /// A PNG's height in pixels (from its header).

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{dojo, dojo_with_input, error_line, path, seeded_tiny_net, stdout_of, tiny_net};
-use dojo_core::record::{read_records, GameRecord};
+use dojo_record::{read_records, GameRecord};
 
 /// The records of a two-game Connect Four `dojo selfplay` with `extra` arguments, every
 /// move a full search at 2 playouts and none a random opening.

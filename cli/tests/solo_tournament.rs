@@ -5,11 +5,11 @@
 mod common;
 
 use common::{dojo, path, stdout_of, tiny_config};
-use dojo_core::game::sliding::Twenty48;
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_game::sliding::Twenty48;
+use dojo_game::GameSpec;
+use dojo_net::checkpoint;
+use dojo_net::device::set_threads;
+use dojo_net::model::{Architecture, Model};
 use dojo_run::dir::RunDir;
 use std::collections::BTreeMap;
 use std::path::Path;

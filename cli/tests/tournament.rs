@@ -5,10 +5,10 @@
 mod common;
 
 use common::{dojo, path, stdout_of, tiny_config};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::net::checkpoint;
-use dojo_core::net::device::set_threads;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_game::connect4::Connect4;
+use dojo_net::checkpoint;
+use dojo_net::device::set_threads;
+use dojo_net::model::{Architecture, Model};
 use dojo_run::dir::RunDir;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;

@@ -5,19 +5,19 @@
 mod common;
 
 use common::tiny_config;
-use dojo_core::game::connect4::Connect4;
-use dojo_core::net::checkpoint::{self, Sidecar, FORMAT};
-use dojo_core::net::device::DeviceSpec;
-use dojo_core::net::model::{Architecture, Model};
-use dojo_core::net::precision::PrecisionChoice;
-use dojo_core::record::GameRecord;
-use dojo_core::util::sha256_hex;
+use dojo_game::connect4::Connect4;
+use dojo_game::util::sha256_hex;
+use dojo_net::checkpoint::{self, Sidecar, FORMAT};
+use dojo_net::device::DeviceSpec;
+use dojo_net::model::{Architecture, Model};
+use dojo_net::precision::PrecisionChoice;
 use dojo_proto::pb::game_ack::Result as AckResult;
 use dojo_proto::pb::learner_server::{Learner, LearnerServer};
 use dojo_proto::pb::{
     GameAck, GameSubmission, GetModelRequest, HelloReply, HelloRequest, ModelChunk, StatusReply, StatusRequest,
 };
 use dojo_proto::PROTOCOL_VERSION;
+use dojo_record::GameRecord;
 use dojo_worker::run::{run_worker, WorkerOptions};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -1,12 +1,12 @@
-//! Checkpoints (`core/src/net/checkpoint.rs`): a sidecar JSON and safetensors weights. The
+//! Checkpoints (`net/src/checkpoint.rs`): a sidecar JSON and safetensors weights. The
 //! input is `u16 LE sidecar length | sidecar JSON | weights`. Both are written as a
 //! checkpoint's two files and loaded (`read_sidecar`, `read_verified`, `load`), and then
 //! loaded past the sha256 check the way a worker builds a downloaded model: the sidecar
 //! parsed and validated, the model built from the weight bytes (`model_from_bytes`).
 #![no_main]
 
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint::{self, Sidecar};
+use dojo_game::GameSpec;
+use dojo_net::checkpoint::{self, Sidecar};
 use libfuzzer_sys::fuzz_target;
 use tch::Device;
 

@@ -5,16 +5,16 @@
 //! append and open again.
 #![no_main]
 
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::random_game_record;
-use dojo_core::rng::Rng;
+use dojo_game::connect4::Connect4;
+use dojo_record::random_game_record;
+use dojo_game::rng::Rng;
 use dojo_learner::gamelog::{segment_name, GameLog};
 use libfuzzer_sys::fuzz_target;
 use rand::SeedableRng;
 use std::sync::OnceLock;
 
-fn new_game() -> &'static dojo_core::record::GameRecord {
-    static GAME: OnceLock<dojo_core::record::GameRecord> = OnceLock::new();
+fn new_game() -> &'static dojo_record::GameRecord {
+    static GAME: OnceLock<dojo_record::GameRecord> = OnceLock::new();
     GAME.get_or_init(|| {
         let mut r = random_game_record(&Connect4::<u64>::standard(), 1, &mut Rng::seed_from_u64(7));
         r.game_id = *b"fuzz-appended-id";

@@ -6,8 +6,8 @@
 
 use dojo_arbiter::gomocup::manager::parse_move;
 use dojo_arbiter::gomocup::{Brain, MoveChooser, Reply};
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::{Action, Game};
+use dojo_game::gomoku::Gomoku;
+use dojo_game::{Action, Game};
 use libfuzzer_sys::fuzz_target;
 use std::time::Instant;
 

@@ -4,9 +4,9 @@
 //! each with a small random model made once. The first byte picks the run.
 #![no_main]
 
-use dojo_core::game::{Game, GameSpec};
-use dojo_core::net::checkpoint;
-use dojo_core::net::model::{Architecture, Model};
+use dojo_game::{Game, GameSpec};
+use dojo_net::checkpoint;
+use dojo_net::model::{Architecture, Model};
 use dojo_run::config::RunConfig;
 use dojo_learner::gamelog::GameLog;
 use dojo_learner::http::{play, PlayRequest};
@@ -23,7 +23,7 @@ fn shared(game: GameSpec) -> Shared {
     let config = RunConfig { game: game.clone(), ..RunConfig::default() };
     let (config, run_id) = run.create_or_open(Some(&config)).expect("a run folder");
     let start = game.start().expect("a concrete game");
-    let arch = dojo_core::with_game!(&start, g => Architecture::for_game(g, 1, 8));
+    let arch = dojo_game::with_game!(&start, g => Architecture::for_game(g, 1, 8));
     let model = Model::new(arch, tch::Device::Cpu);
     checkpoint::save(&model, &run.model_version(0), 0, 0, None).expect("save the model");
     checkpoint::save(&model, &run.best(), 0, 0, None).expect("save the best model");
@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
         // The reply's moves are the request's plus the model's legal reply.
         assert_eq!(&reply.moves[..request.moves.len()], &request.moves[..]);
         let start = shared.config.game.start().expect("a concrete game");
-        dojo_core::with_game!(start, g => {
+        dojo_game::with_game!(start, g => {
             let mut g = g;
             for &a in &reply.moves {
                 g.play(a).expect("every move of a reply is legal");

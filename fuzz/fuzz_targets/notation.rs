@@ -6,9 +6,9 @@
 #![no_main]
 
 use dojo_arbiter::players::PlayerSpec;
-use dojo_core::game::{Game, GameSpec, ToMove};
-use dojo_core::rng::Rng;
-use dojo_core::with_game;
+use dojo_game::{Game, GameSpec, ToMove};
+use dojo_game::rng::Rng;
+use dojo_game::with_game;
 use libfuzzer_sys::fuzz_target;
 use rand::SeedableRng;
 

@@ -5,9 +5,9 @@
 //! The first byte picks the message; the rest is its encoding.
 #![no_main]
 
-use dojo_core::game::GameSpec;
-use dojo_core::record::GameRecord;
-use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
+use dojo_game::GameSpec;
+use dojo_record::GameRecord;
+use dojo_search::config::{SearchConfig, SelfPlayConfig};
 use dojo_learner::ingest::check_record;
 use dojo_proto::pb;
 use libfuzzer_sys::fuzz_target;
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         }
         3 => {
             if let Ok(m) = pb::ModelChunk::decode(bytes) {
-                let _ = serde_json::from_str::<dojo_core::net::checkpoint::Sidecar>(&m.sidecar_json)
+                let _ = serde_json::from_str::<dojo_net::checkpoint::Sidecar>(&m.sidecar_json)
                     .map(|s| s.architecture.validate());
             }
         }

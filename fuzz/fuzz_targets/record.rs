@@ -1,12 +1,12 @@
-//! Game record bytes (`core/src/record/`): `GameRecord::decode`/`decode_prefix` on the raw
+//! Game record bytes (`record/src/`): `GameRecord::decode`/`decode_prefix` on the raw
 //! input and on the input framed with a valid checksum (so the body parser is reached),
 //! then what a receiver does with a decoded record: `validate` (the replay), training
 //! samples under every symmetry, and re-encoding (which must decode to the same bytes).
 //! The input is also read as a records file (`read_records`).
 #![no_main]
 
-use dojo_core::record::{read_records, GameRecord, SampleOptions, TrainingGame};
-use dojo_core::with_game;
+use dojo_record::{read_records, GameRecord, SampleOptions, TrainingGame};
+use dojo_game::with_game;
 use libfuzzer_sys::fuzz_target;
 
 fn exercise(bytes: &[u8]) {

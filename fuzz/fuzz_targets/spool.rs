@@ -6,9 +6,9 @@
 //! open finds the same games, and acking them all empties the spool.
 #![no_main]
 
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::random_game_record;
-use dojo_core::rng::Rng;
+use dojo_game::connect4::Connect4;
+use dojo_record::random_game_record;
+use dojo_game::rng::Rng;
 use dojo_worker::spool::Spool;
 use libfuzzer_sys::fuzz_target;
 use rand::SeedableRng;

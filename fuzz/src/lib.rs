@@ -11,11 +11,11 @@ pub fn scratch_dir() -> tempfile::TempDir {
 }
 
 /// `body` framed as a game record with a correct header and checksum, so that the fuzzer
-/// reaches the body decoder instead of stopping at the CRC (`core/src/record/codec.rs`).
+/// reaches the body decoder instead of stopping at the CRC (`record/src/codec.rs`).
 pub fn frame_record(body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(body.len() + 13);
-    out.extend_from_slice(&dojo_core::record::RECORD_MAGIC);
-    out.push(dojo_core::record::RECORD_VERSION);
+    out.extend_from_slice(&dojo_record::RECORD_MAGIC);
+    out.push(dojo_record::RECORD_VERSION);
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(body);
     let crc = crc32(&out[4..]);

@@ -15,7 +15,7 @@
 use crate::gamelog::{Appended, LogError};
 use crate::learner::Shared;
 use crate::storage::Writer;
-use dojo_core::record::GameRecord;
+use dojo_record::GameRecord;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
@@ -149,9 +149,9 @@ mod tests {
     use super::*;
     use crate::gamelog::GameLog;
     use crate::learner::Published;
-    use dojo_core::game::connect4::Connect4;
-    use dojo_core::record::random_game_record;
-    use dojo_core::rng::Rng;
+    use dojo_game::connect4::Connect4;
+    use dojo_game::rng::Rng;
+    use dojo_record::random_game_record;
     use dojo_run::config::RunConfig;
     use dojo_run::dir::RunDir;
     use rand::SeedableRng;

@@ -28,7 +28,7 @@
 //! The log keeps the set of stored ids in memory (16 bytes a game). It takes no lock on
 //! the folder: one learner owns a run directory.
 
-use dojo_core::record::{GameRecord, RecordError, RECORD_MAGIC};
+use dojo_record::{GameRecord, RecordError, RECORD_MAGIC};
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -623,10 +623,10 @@ fn create_segment(dir: &Path, number: u64) -> Result<PathBuf, LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::game::connect4::Connect4;
-    use dojo_core::game::{Game, GameSpec};
-    use dojo_core::record::{new_game_id, MoveRecord};
-    use dojo_core::rng::Rng;
+    use dojo_game::connect4::Connect4;
+    use dojo_game::rng::Rng;
+    use dojo_game::{Game, GameSpec};
+    use dojo_record::{new_game_id, MoveRecord};
     use rand::{seq::IndexedRandom, Rng as _, RngExt, SeedableRng};
 
     /// A random legal Connect Four game as a record.
@@ -1101,7 +1101,7 @@ mod tests {
         let gs = games(16, 2);
         let (mut log, _) = GameLog::open(tmp.path(), DEFAULT_SEGMENT_BYTES).unwrap();
         let mut huge = gs[0].clone();
-        huge.moves[0].policy = (0..=dojo_core::record::MAX_POLICY as u16).map(|a| (a, 0.0)).collect();
+        huge.moves[0].policy = (0..=dojo_record::MAX_POLICY as u16).map(|a| (a, 0.0)).collect();
         let err = log.append_batch(&[gs[1].clone(), huge]).unwrap_err();
         assert!(matches!(err, LogError::Unstorable { .. }), "{err}");
         assert!(err.to_string().contains(&gs[0].id_hex()), "{err}");

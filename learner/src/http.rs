@@ -9,7 +9,7 @@
 //!   run's page charts scores and reach rates instead of offering a game against the model);
 //! - `GET /api/metrics`: the last lines of `metrics.jsonl`;
 //! - `GET /api/charts`: what to draw from them, the metrics table's figures for the run's
-//!   game (`dojo_core::metrics::charts`: keys, labels, units), so the page spells none;
+//!   game (`dojo_metrics::charts`: keys, labels, units), so the page spells none;
 //! - `GET /api/gating`: `gating.jsonl`;
 //! - `GET /api/tournament`: the newest tournament's `ratings.json` (or null);
 //! - `GET /api/workers`: each worker's last call and games;
@@ -24,11 +24,11 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use dojo_core::game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
-use dojo_core::net::agent::{NetAgent, NetPlayerError};
-use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::rng::Rng;
-use dojo_core::search::config::PLAY_SIMULATIONS;
+use dojo_game::rng::Rng;
+use dojo_game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
+use dojo_net::agent::{NetAgent, NetPlayerError};
+use dojo_net::checkpoint::{self, CheckpointError};
+use dojo_search::config::PLAY_SIMULATIONS;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -108,14 +108,14 @@ async fn metrics_lines(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
     Json(tokio::task::spawn_blocking(move || json_lines(&path, METRICS_LINES)).await.unwrap_or_default())
 }
 
-async fn charts(State(shared): State<Arc<Shared>>) -> Json<dojo_core::metrics::Charts> {
-    Json(dojo_core::metrics::charts(shared.config.game.is_one_player()))
+async fn charts(State(shared): State<Arc<Shared>>) -> Json<dojo_metrics::Charts> {
+    Json(dojo_metrics::charts(shared.config.game.is_one_player()))
 }
 
 /// The dashboard, with the run's charts (what `/api/charts` serves) written into it: the
 /// page lays its charts out as it loads, before it has fetched anything.
 async fn page(State(shared): State<Arc<Shared>>) -> Html<String> {
-    let charts = dojo_core::metrics::charts(shared.config.game.is_one_player());
+    let charts = dojo_metrics::charts(shared.config.game.is_one_player());
     // JSON inside a <script>: a "</" would end it.
     let json = serde_json::to_string(&charts).map_or_else(|_| "null".into(), |j| j.replace("</", "<\\/"));
     Html(PAGE.replace("/*CHARTS*/null", &json))
@@ -207,7 +207,7 @@ pub enum PlayError {
 /// the run's best model (`models/best.*`), or its newest before any gating.
 pub fn play(shared: &Shared, moves: &[u16]) -> Result<PlayReply, PlayError> {
     let start = shared.config.game.start()?;
-    dojo_core::with_game!(start, g => play_typed(g, shared, moves))
+    dojo_game::with_game!(start, g => play_typed(g, shared, moves))
 }
 
 fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]) -> Result<PlayReply, PlayError> {

@@ -1,8 +1,8 @@
 //! Checking a submitted game before it is stored: decodable, for this run's game, every move
 //! legal when replayed, policy targets summing to 1 over legal moves, sizes within limits.
 
-use dojo_core::game::GameSpec;
-use dojo_core::record::GameRecord;
+use dojo_game::GameSpec;
+use dojo_record::GameRecord;
 use std::time::Duration;
 
 /// Bounds on what uploads may take of a learner, so that no client (slow, stuck or
@@ -132,9 +132,9 @@ pub fn check_record(bytes: &[u8], spec: &GameSpec) -> Result<GameRecord, Rejecti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::game::connect4::Connect4;
-    use dojo_core::game::Game;
-    use dojo_core::record::MoveRecord;
+    use dojo_game::connect4::Connect4;
+    use dojo_game::Game;
+    use dojo_record::MoveRecord;
 
     fn game(moves: &str) -> GameRecord {
         let mut g = Connect4::<u64>::standard();
@@ -168,7 +168,7 @@ mod tests {
         assert!(err.reason.contains("move 3"), "{}", err.reason);
 
         let mut lied = game("1212121");
-        lied.outcome = dojo_core::record::RecordOutcome::Draw;
+        lied.outcome = dojo_record::RecordOutcome::Draw;
         assert!(check_record(&lied.encode(), &GameSpec::connect4()).is_err());
 
         let empty = GameRecord::new([1; 16], GameSpec::connect4(), 1);
@@ -180,7 +180,7 @@ mod tests {
         let saiblo = GameSpec::Connect4Saiblo;
         let on = |spec: &str, moves: &str| {
             let spec: GameSpec = spec.parse().unwrap();
-            let mut g = dojo_core::game::connect4::Connect4::<dojo_core::game::connect4::Bits192>::new(
+            let mut g = dojo_game::connect4::Connect4::<dojo_game::connect4::Bits192>::new(
                 spec.largest_board().unwrap().0,
                 spec.largest_board().unwrap().1,
                 &match &spec {

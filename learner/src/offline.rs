@@ -6,11 +6,11 @@
 //! asked for.
 
 use crate::replay::{train_step, ReplayBuffer};
-use dojo_core::game::{FromAnyGame, Game};
-use dojo_core::net::checkpoint::{self, CheckpointError, Sidecar};
-use dojo_core::net::train::{Batch, Losses, TrainError, Trainer};
-use dojo_core::record::{read_records, RecordError, TrainingGame};
-use dojo_core::rng::Rng;
+use dojo_game::rng::Rng;
+use dojo_game::{FromAnyGame, Game};
+use dojo_net::checkpoint::{self, CheckpointError, Sidecar};
+use dojo_net::train::{Batch, Losses, TrainError, Trainer};
+use dojo_record::{read_records, RecordError, TrainingGame};
 use dojo_run::config::{ConfigError, RunConfig};
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};

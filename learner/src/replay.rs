@@ -22,11 +22,11 @@
 //! A draw is O(log games in the class): per class, a prefix sum of position masses kept in
 //! game order, appended on add and trimmed at the front on eviction, so adds need no rebuild.
 
-use dojo_core::game::{Game, Player};
-use dojo_core::net::train::{Batch, Losses, Trainer};
-use dojo_core::record::{InvalidRecord, RecordError, RecordOutcome, SampleError, SampleOptions, TrainingGame};
-use dojo_core::returns::ReturnScale;
-use dojo_core::rng::Rng;
+use dojo_game::returns::ReturnScale;
+use dojo_game::rng::Rng;
+use dojo_game::{Game, Player};
+use dojo_net::train::{Batch, Losses, Trainer};
+use dojo_record::{InvalidRecord, RecordError, RecordOutcome, SampleError, SampleOptions, TrainingGame};
 use dojo_run::config::replay::ReplayConfig;
 use dojo_run::config::ConfigError;
 use rand::{seq::IndexedRandom, RngExt};
@@ -337,10 +337,10 @@ pub fn train_step<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::game::connect4::Connect4;
-    use dojo_core::game::GameSpec;
-    use dojo_core::record::{GameRecord, MoveRecord};
-    use dojo_core::returns::DEFAULT_MAX_RETURN;
+    use dojo_game::connect4::Connect4;
+    use dojo_game::returns::DEFAULT_MAX_RETURN;
+    use dojo_game::GameSpec;
+    use dojo_record::{GameRecord, MoveRecord};
     use rand::SeedableRng;
 
     type C4 = Connect4<u64>;

@@ -13,11 +13,11 @@ use crate::learner::schedule::SessionBound;
 use crate::learner::{Counters, Shared, TrainingError, TrainingLoop};
 use crate::listen::Serving;
 pub use crate::listen::{refuse_exposed, ListenError, TlsIdentity};
-use dojo_core::game::{FromAnyGame, Game, GameError};
-use dojo_core::metrics::table::{BUFFER_POSITIONS, STEP};
-use dojo_core::metrics::Line;
-use dojo_core::record::RecordError;
-use dojo_core::with_game;
+use dojo_game::with_game;
+use dojo_game::{FromAnyGame, Game, GameError};
+use dojo_metrics::table::{BUFFER_POSITIONS, STEP};
+use dojo_metrics::Line;
+use dojo_record::RecordError;
 use dojo_run::config::RunConfig;
 use dojo_run::dir::{RunDir, RunDirError};
 use std::net::SocketAddr;
@@ -155,7 +155,7 @@ pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, LearnerError
     if stale > 0 {
         tracing::info!("removed {stale} half-written files an earlier learner left behind");
     }
-    let start = dojo_core::record::boards::typing_start(&config.game)?;
+    let start = dojo_record::boards::typing_start(&config.game)?;
     with_game!(start, g => start_typed(g, run, config, run_id, opts))
 }
 

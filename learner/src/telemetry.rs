@@ -2,12 +2,12 @@
 //! and its ack latency, the metrics window's gauges (training progress and losses, and for
 //! one-player games (2048, 2584) the self-play scores), the workers it has heard from, and
 //! how many one-player games reached each tile. Every name, help and type is a row of the
-//! metrics table (`dojo_core::metrics::table`): the window's gauges are made from it.
+//! metrics table (`dojo_metrics::table`): the window's gauges are made from it.
 
-use dojo_core::game::GameSpec;
-use dojo_core::metrics::table::{self, learner as names, LINE};
-use dojo_core::metrics::{Kind, Line, Metric, Prometheus, Value};
-use dojo_core::ntuple::report::{reach_tiles, GameScore};
+use dojo_game::GameSpec;
+use dojo_metrics::table::{self, learner as names, LINE};
+use dojo_metrics::{Kind, Line, Metric, Prometheus, Value};
+use dojo_ntuple::report::{reach_tiles, GameScore};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -75,7 +75,7 @@ struct ScoreCounters {
 }
 
 /// The learner's metrics, updated where things happen and read by each scrape. Names, help
-/// and types are the metrics table's (`dojo_core::metrics::table`).
+/// and types are the metrics table's (`dojo_metrics::table`).
 pub struct Telemetry {
     registry: Registry,
     games: Family<Outcome, Counter>,
@@ -300,7 +300,7 @@ impl Telemetry {
 mod tests {
     use super::*;
     use crate::learner::metrics::scores;
-    use dojo_core::metrics::table::*;
+    use dojo_metrics::table::*;
 
     #[test]
     fn the_page_counts_ingest_by_outcome_and_names_the_workers() {

@@ -12,9 +12,9 @@ use dojo_arbiter::grading::positions::{
 };
 use dojo_arbiter::grading::{Case, Grade, Mover};
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
-use dojo_core::game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
-use dojo_core::search::player::Agent;
-use dojo_core::with_game;
+use dojo_game::with_game;
+use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
+use dojo_search::player::Agent;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 

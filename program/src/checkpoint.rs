@@ -1,7 +1,7 @@
 //! Loading a checkpoint as every program does: its path named in the error.
 
-use dojo_core::game::GameSpec;
-use dojo_core::net::checkpoint::{self, CheckpointError, Loaded};
+use dojo_game::GameSpec;
+use dojo_net::checkpoint::{self, CheckpointError, Loaded};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]

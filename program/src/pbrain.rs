@@ -3,12 +3,12 @@
 
 use dojo_arbiter::gomocup::{Brain, MoveChooser, Reply};
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::spec::{GOMOKU_MAX, GOMOKU_MIN};
-use dojo_core::game::{Action, GameSpec};
-use dojo_core::net::agent::NetAgent;
-use dojo_core::net::model::Architecture;
-use dojo_core::search::player::Agent;
+use dojo_game::gomoku::Gomoku;
+use dojo_game::spec::{GOMOKU_MAX, GOMOKU_MIN};
+use dojo_game::{Action, GameSpec};
+use dojo_net::agent::NetAgent;
+use dojo_net::model::Architecture;
+use dojo_search::player::Agent;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Instant;

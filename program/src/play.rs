@@ -2,11 +2,11 @@
 //! the network says its move, how it rates its position and which moves it weighed.
 
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
-use dojo_core::game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
-use dojo_core::rng::Rng;
-use dojo_core::search::player::Agent;
-use dojo_core::search::puct::Proven;
-use dojo_core::with_game;
+use dojo_game::rng::Rng;
+use dojo_game::with_game;
+use dojo_game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
+use dojo_search::player::Agent;
+use dojo_search::puct::Proven;
 use rand::SeedableRng;
 use std::io::{BufRead, Write};
 
@@ -122,10 +122,10 @@ fn play_typed<G: Game + FromAnyGame>(
 
 /// The model's move in `game`, said with its rating and the moves it weighed.
 fn model_move<G: Game>(
-    model: &mut dojo_core::net::agent::NetAgent<G>,
+    model: &mut dojo_net::agent::NetAgent<G>,
     game: &G,
     out: &mut impl Write,
-) -> std::io::Result<dojo_core::game::Action> {
+) -> std::io::Result<dojo_game::Action> {
     let search = model.analyse(game);
     let (value, proven) = (search.root_value(), search.proven());
     let mut children = search.root_children();

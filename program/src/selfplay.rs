@@ -2,19 +2,19 @@
 //! search and self-play settings, as a worker would, and the records go to a file.
 
 use crate::checkpoint::{load_checkpoint, LoadError};
-use dojo_core::game::GameError;
-use dojo_core::game::{FromAnyGame, Game, GameSpec, Player};
-use dojo_core::net::device::DeviceError;
-use dojo_core::net::infer::NetEvaluator;
-use dojo_core::net::precision::PrecisionChoice;
-use dojo_core::ntuple::report::{GameScore, ScoreReport};
-use dojo_core::record::boards::{typing_start, Boards};
-use dojo_core::record::{write_records, GameRecord, RecordError};
-use dojo_core::rng::Rng;
-use dojo_core::search::evaluator::Evaluator;
-use dojo_core::search::selfplay::{winner, SelfPlayEngine, SelfPlayError};
-use dojo_core::with_game;
+use dojo_game::rng::Rng;
+use dojo_game::with_game;
+use dojo_game::GameError;
+use dojo_game::{FromAnyGame, Game, GameSpec, Player};
+use dojo_net::device::DeviceError;
+use dojo_net::infer::NetEvaluator;
+use dojo_net::precision::PrecisionChoice;
+use dojo_ntuple::report::{GameScore, ScoreReport};
+use dojo_record::boards::{typing_start, Boards};
+use dojo_record::{write_records, GameRecord, RecordError};
 use dojo_run::config::RunConfig;
+use dojo_search::evaluator::Evaluator;
+use dojo_search::selfplay::{winner, SelfPlayEngine, SelfPlayError};
 use dojo_worker::run::self_play_precision;
 use rand::SeedableRng;
 use std::fmt;

@@ -3,10 +3,10 @@
 
 use dojo_arbiter::grading::judge::position_after;
 use dojo_arbiter::match_report::game_of_line;
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{Action, AnyGame, Game, GameError, GameSpec};
-use dojo_core::search::mistakes::{common_lines, first_mistakes, Mistake};
-use dojo_core::search::solver::{Position, Solver};
+use dojo_game::connect4::Connect4;
+use dojo_game::{Action, AnyGame, Game, GameError, GameSpec};
+use dojo_search::mistakes::{common_lines, first_mistakes, Mistake};
+use dojo_search::solver::{Position, Solver};
 use std::io::{BufRead, Write};
 
 #[derive(Debug, thiserror::Error)]

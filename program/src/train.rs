@@ -7,11 +7,11 @@
 
 use dojo_arbiter::gatekeeper::{GatePolicy, Gatekeeper};
 use dojo_arbiter::watch::{watch, Event, Schedule, Watch};
-use dojo_core::game::GameSpec;
-use dojo_core::net::device::{DeviceError, DeviceSpec};
-use dojo_core::net::train::Losses;
+use dojo_game::GameSpec;
 use dojo_learner::learner::Shared;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
+use dojo_net::device::{DeviceError, DeviceSpec};
+use dojo_net::train::Losses;
 use dojo_run::config::{ConfigError, RunConfig, WorkersConfig};
 use dojo_run::dir::RunDir;
 use std::net::SocketAddr;

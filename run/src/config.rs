@@ -6,12 +6,12 @@ pub mod replay;
 
 pub use error::{ConfigError, CoreError};
 
-use dojo_core::game::Game;
-use dojo_core::game::GameSpec;
-use dojo_core::net::model::{Architecture, PolicyHeadChoice};
-use dojo_core::net::precision::PrecisionChoice;
-use dojo_core::net::train::TrainConfig;
-use dojo_core::search::config::{split_assignment, SearchConfig, SearchMode, SelfPlayConfig};
+use dojo_game::Game;
+use dojo_game::GameSpec;
+use dojo_net::model::{Architecture, PolicyHeadChoice};
+use dojo_net::precision::PrecisionChoice;
+use dojo_net::train::TrainConfig;
+use dojo_search::config::{split_assignment, SearchConfig, SearchMode, SelfPlayConfig};
 use replay::ReplayConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -412,7 +412,7 @@ impl RunConfig {
     /// writes and a new run of this config starts from.
     pub fn first_architecture(&self) -> Result<Architecture, ConfigError> {
         let probe = self.game.probe().map_err(ConfigError::core)?;
-        dojo_core::with_game!(&probe, g => self.architecture(g))
+        dojo_game::with_game!(&probe, g => self.architecture(g))
     }
 
     /// [`RunConfig::architecture`] with every input plane the game encodes.
@@ -528,7 +528,7 @@ mod tests {
         assert_eq!((c.game.clone(), c.gating.games, c.gating.simulations), (GameSpec::Twenty48, 8, 50));
         assert_eq!((c.search.clone(), c.net.clone()), (SearchConfig::default(), NetConfig::default()));
         c.validate().unwrap();
-        let fib = GameSpec::Fib2584 { odds: dojo_core::game::sliding::SpawnOdds::OneThree };
+        let fib = GameSpec::Fib2584 { odds: dojo_game::sliding::SpawnOdds::OneThree };
         assert_eq!(RunConfig::for_game(fib).gating.games, 8);
         let gomoku = GameSpec::Gomoku { size: 9 };
         assert_eq!(RunConfig::for_game(gomoku.clone()), RunConfig { game: gomoku, ..RunConfig::default() });
@@ -549,7 +549,7 @@ mod tests {
 
     #[test]
     fn the_shipped_alphafive_and_15x15_configs_are_the_11x11_config_but_for_what_they_switch() {
-        use dojo_core::search::config::ForcedVisits;
+        use dojo_search::config::ForcedVisits;
         let load = |name: &str| RunConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name));
         let base = load("gomoku11.toml").unwrap();
         assert_eq!((base.game.to_string(), base.learner.keep_versions), ("gomoku:11".into(), 0));
@@ -576,16 +576,16 @@ mod tests {
         assert_eq!(c.game.to_string(), "gomoku:9-15");
         assert!(c.any_size() && !c.net.any_size, "a spec of several sizes needs no switch");
         let probe = c.game.probe().unwrap();
-        let arch = dojo_core::with_game!(&probe, g => c.architecture(g)).unwrap();
+        let arch = dojo_game::with_game!(&probe, g => c.architecture(g)).unwrap();
         assert_eq!((arch.frame(), arch.actions, arch.input_channels), (Some((15, 15)), 225, 8));
-        assert_eq!(arch.policy_head, dojo_core::net::model::PolicyHead::Point);
+        assert_eq!(arch.policy_head, dojo_net::model::PolicyHead::Point);
         let fc = RunConfig::from_toml("game = \"gomoku:9-15\"\n[net]\npolicy_head = \"fc\"\n").unwrap_err();
         assert!(fc.to_string().contains("leave policy_head auto"), "{fc}");
     }
 
     #[test]
     fn the_shipped_gumbel_config_loads_with_what_it_promises() {
-        use dojo_core::search::config::SearchMode;
+        use dojo_search::config::SearchMode;
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/connect4-gumbel.toml");
         let c = RunConfig::load(&path).unwrap();
         assert_eq!(c.game.to_string(), "connect4:7x6");
@@ -654,7 +654,7 @@ mod tests {
         let c = RunConfig::from_toml("game = \"connect4:saiblo\"\n").unwrap();
         assert!(c.any_size() && !c.net.any_size);
         let probe = c.game.probe().unwrap();
-        let arch = dojo_core::with_game!(&probe, g => c.architecture(g)).unwrap();
+        let arch = dojo_game::with_game!(&probe, g => c.architecture(g)).unwrap();
         assert_eq!((arch.any_size, arch.width, arch.height, arch.actions), (true, 12, 12, 12));
         let err = RunConfig::from_toml("game = \"2048\"\n[net]\nany_size = true\n").unwrap_err().to_string();
         assert_eq!(err, "net.any_size: an any-size network plays Connect Four or Gomoku boards, not 2048");
@@ -670,7 +670,7 @@ mod tests {
         assert_eq!(c.net.policy_head, PolicyHeadChoice::Conv);
         // A run without Gomoku's threat planes: the network takes the first four.
         let c = RunConfig::from_toml("game = \"gomoku:9\"\n[net]\ninput_planes = 4\n").unwrap();
-        let arch = c.architecture(&dojo_core::game::gomoku::Gomoku::new(9).unwrap()).unwrap();
+        let arch = c.architecture(&dojo_game::gomoku::Gomoku::new(9).unwrap()).unwrap();
         assert_eq!(arch.input_channels, 4);
         assert!(c.to_toml().contains("input_planes = 4"));
         assert!(!RunConfig::default().to_toml().contains("input_planes"), "0 (all planes) is not written");

@@ -3,8 +3,8 @@
 
 use crate::config::{ConfigError, RunConfig};
 use crate::paths::RunPaths;
-use dojo_core::game::GameSpec;
-use dojo_core::util::atomic_write;
+use dojo_game::util::atomic_write;
+use dojo_game::GameSpec;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

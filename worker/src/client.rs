@@ -1,13 +1,13 @@
 //! The worker's side of the gRPC contract: handshake, model download, game upload.
 
-use dojo_core::net::checkpoint::{self, Sidecar};
-use dojo_core::net::model::Model;
-use dojo_core::record::GameRecord;
-use dojo_core::util::sha256_hex;
+use dojo_game::util::sha256_hex;
+use dojo_net::checkpoint::{self, Sidecar};
+use dojo_net::model::Model;
 use dojo_proto::pb::game_ack::Result as AckResult;
 use dojo_proto::pb::learner_client::LearnerClient;
 use dojo_proto::pb::{GameSubmission, GetModelRequest, HelloReply, HelloRequest, StatusReply, StatusRequest};
 use dojo_proto::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
+use dojo_record::GameRecord;
 use std::time::Duration;
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;

@@ -9,19 +9,19 @@ use crate::backoff::Backoff;
 use crate::client::{self, CallError, Client, Delivery};
 use crate::spool::{Spool, SpoolError};
 use crate::telemetry::WorkerTelemetry;
-use dojo_core::game::{FromAnyGame, Game, GameError, GameSpec};
-use dojo_core::net::autotune::{choose_precision, DecisionCache};
-use dojo_core::net::device::{set_threads, DeviceError, DeviceSpec};
-use dojo_core::net::infer::NetEvaluator;
-use dojo_core::net::model::Model;
-use dojo_core::net::precision::{Precision, PrecisionChoice};
-use dojo_core::record::boards::{typing_start, Boards};
-use dojo_core::record::{GameRecord, RecordError};
-use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
-use dojo_core::search::selfplay::{SelfPlayEngine, SelfPlayError};
-use dojo_core::util::SettingError;
-use dojo_core::with_game;
+use dojo_game::rng::Rng;
+use dojo_game::util::SettingError;
+use dojo_game::with_game;
+use dojo_game::{FromAnyGame, Game, GameError, GameSpec};
+use dojo_net::autotune::{choose_precision, DecisionCache};
+use dojo_net::device::{set_threads, DeviceError, DeviceSpec};
+use dojo_net::infer::NetEvaluator;
+use dojo_net::model::Model;
+use dojo_net::precision::{Precision, PrecisionChoice};
+use dojo_record::boards::{typing_start, Boards};
+use dojo_record::{GameRecord, RecordError};
+use dojo_search::config::{SearchConfig, SelfPlayConfig};
+use dojo_search::selfplay::{SelfPlayEngine, SelfPlayError};
 use rand::{Rng as _, SeedableRng};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,7 +40,7 @@ pub struct WorkerOptions {
     pub spool: PathBuf,
     pub device: DeviceSpec,
     /// The format self-play evaluates the network in (`auto`: the fastest, timed on the
-    /// first model; see `dojo_core::net::autotune`).
+    /// first model; see `dojo_net::autotune`).
     pub precision: PrecisionChoice,
     pub threads: usize,
     /// A name for the learner's logs.
@@ -453,7 +453,7 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary, timeout: Duration)
                 match delivery {
                     Delivery::Delivered => delivered += 1,
                     Delivery::Rejected(why) => {
-                        tracing::error!("the learner rejected game {}: {why}", dojo_core::util::hex(&id));
+                        tracing::error!("the learner rejected game {}: {why}", dojo_game::util::hex(&id));
                         rejected += 1;
                     }
                 }

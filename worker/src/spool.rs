@@ -18,8 +18,8 @@
 //!
 //! One spool directory belongs to one worker process at a time.
 
-use dojo_core::record::{GameRecord, RecordError};
-use dojo_core::util::atomic_write;
+use dojo_game::util::atomic_write;
+use dojo_record::{GameRecord, RecordError};
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
@@ -226,7 +226,7 @@ impl Spool {
     }
 
     fn path_of(&self, game_id: &[u8; 16]) -> PathBuf {
-        self.dir.join(format!("{}{EXT}", dojo_core::util::hex(game_id)))
+        self.dir.join(format!("{}{EXT}", dojo_game::util::hex(game_id)))
     }
 }
 

@@ -1,10 +1,10 @@
 //! What a worker tells Prometheus and the probes (`dojo worker --http ADDR`): games played
 //! and uploaded, the spool, the model it plays, and whether it is ready (a model loaded and
 //! the learner reachable). Every name, help and type is a row of the metrics table
-//! (`dojo_core::metrics::table::worker`).
+//! (`dojo_metrics::table::worker`).
 
-use dojo_core::metrics::table::worker as names;
-use dojo_core::metrics::Prometheus;
+use dojo_metrics::table::worker as names;
+use dojo_metrics::Prometheus;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;

@@ -1,9 +1,9 @@
 //! The spool keeps every pushed game across reopens and crashes, hands them back oldest
 //! first, forgets acknowledged ones, and survives garbage in its directory.
 
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
+use dojo_game::connect4::Connect4;
+use dojo_game::rng::Rng;
+use dojo_record::{random_game_record, GameRecord};
 use dojo_worker::spool::{Spool, SpoolError, QUARANTINE_DIR};
 use rand::SeedableRng;
 use std::fs;
@@ -255,7 +255,7 @@ fn a_record_that_would_not_load_again_is_refused() {
     let mut r = games(7, 1).remove(0);
     // Over the codec's policy limit: encode() accepts it but decode() does not.
     let last = r.moves.last().unwrap().clone();
-    r.moves.last_mut().unwrap().policy = vec![(last.action, 0.0); dojo_core::record::MAX_POLICY + 1];
+    r.moves.last_mut().unwrap().policy = vec![(last.action, 0.0); dojo_record::MAX_POLICY + 1];
     let err = spool.push(&r).unwrap_err();
     assert!(matches!(err, SpoolError::Undecodable { .. }), "{err:?}");
     assert!(err.to_string().contains(&r.id_hex()), "{err}");

@@ -15,8 +15,8 @@
 //! With a time limit the brain searches until its share of the time is spent, never past
 //! `timeout_turn` (a margin covers the answer's way out); without one, a fixed playout count.
 
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::{Action, Game};
+use dojo_game::gomoku::Gomoku;
+use dojo_game::{Action, Game};
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
@@ -406,7 +406,7 @@ mod tests {
         let g = b.game().unwrap();
         assert_eq!(g.ply(), 4);
         assert_eq!(g.stone(5, 5), g.stone(0, 0));
-        assert_eq!(g.stone(4, 4), Some(dojo_core::game::Player::First));
+        assert_eq!(g.stone(4, 4), Some(dojo_game::Player::First));
         // Counts no side to move fits, field 3, and bad lines.
         for line in ["BOARD", "4,4,1", "5,5,1"] {
             say(&mut b, line);

@@ -21,9 +21,9 @@
 //! arguments as commands of their own) is sent once more, its further `ERROR` lines skipped.
 
 use crate::child::{answer_deadline, ChildError, LineChild};
-use dojo_core::game::gomoku::Gomoku;
-use dojo_core::game::{Action, Game, Player, ToMove};
-use dojo_core::search::player::{Agent, MoveError};
+use dojo_game::gomoku::Gomoku;
+use dojo_game::{Action, Game, Player, ToMove};
+use dojo_search::player::{Agent, MoveError};
 use std::process::Command;
 use std::time::{Duration, Instant};
 

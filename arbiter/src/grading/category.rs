@@ -2,7 +2,7 @@
 //! and the difficulty (moves left to the end of the game under perfect play), e.g. `L2R1`.
 //!
 //! Moves left come from the solver's exact score (gamesolver.org's convention, see
-//! `dojo_core::search::solver`): a win for the side to move whose winning disc goes onto a
+//! `dojo_search::solver`): a win for the side to move whose winning disc goes onto a
 //! board already holding `k` discs scores `(cells + 1 - k) / 2`, so the score and the
 //! parity of the winner's turns give `k` back; a loss is the opponent's win; a draw fills
 //! the board.

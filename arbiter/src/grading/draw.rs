@@ -5,10 +5,10 @@
 
 use super::category::{Category, Stage, STAGES};
 use super::labelled::Labelled;
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::Game;
-use dojo_core::rng::Rng;
-use dojo_core::search::solver::{Position, Solver};
+use dojo_game::connect4::Connect4;
+use dojo_game::rng::Rng;
+use dojo_game::Game;
+use dojo_search::solver::{Position, Solver};
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use std::collections::{BTreeMap, HashSet};
@@ -248,7 +248,7 @@ mod tests {
             let mut played = 0;
             while game.outcome().is_none() {
                 let col = solver.best_move(&Position::from_game(&game));
-                game.play(col as dojo_core::game::Action).unwrap();
+                game.play(col as dojo_game::Action).unwrap();
                 played += 1;
             }
             assert_eq!(played, label.moves_left, "{} (score {})", label.moves, label.score);

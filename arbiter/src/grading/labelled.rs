@@ -7,14 +7,14 @@
 //!
 //! `moves` is gamesolver's notation (1-based columns); `scores` holds each column's score
 //! for the side to move, left to right, `null` for a full column (the solver's convention:
-//! see `dojo_core::search::solver`); `score` is the best of them. A file may also hold plain
+//! see `dojo_search::solver`); `score` is the best of them. A file may also hold plain
 //! move strings, one a line, as `dojo positions` wrote before (the grader solves those).
 //! The reader checks every labelled line against the board and says which line is wrong.
 
 use super::category::{moves_left, Category};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::game::{Game, GameError, GameSpec};
-use dojo_core::search::solver::Position;
+use dojo_game::connect4::Connect4;
+use dojo_game::{Game, GameError, GameSpec};
+use dojo_search::solver::Position;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -66,7 +66,7 @@ pub enum LabelledError {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Labelled {
-    pub game: dojo_core::game::GameSpec,
+    pub game: dojo_game::GameSpec,
     pub moves: String,
     pub category: Category,
     /// The position's exact score for the side to move (the best of `scores`).
@@ -198,7 +198,7 @@ pub fn to_text(positions: &[Labelled]) -> String {
 
 /// Writes `positions` to `path` atomically (a crash leaves the old file or the new one).
 pub fn write_labelled(path: &Path, positions: &[Labelled]) -> Result<(), LabelledError> {
-    dojo_core::util::atomic_write(path, to_text(positions).as_bytes())
+    dojo_game::util::atomic_write(path, to_text(positions).as_bytes())
         .map_err(|error| LabelledError::Write { path: path.to_path_buf(), error })
 }
 

@@ -4,9 +4,9 @@
 //! positions count: by default those where the side to move has no immediate win, so
 //! every one is a real decision.
 
-use dojo_core::game::{Game, GameError, GameSpec, Outcome, ToMove};
-use dojo_core::record::{read_records, RecordError};
-use dojo_core::rng::Rng;
+use dojo_game::rng::Rng;
+use dojo_game::{Game, GameError, GameSpec, Outcome, ToMove};
+use dojo_record::{read_records, RecordError};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{RngExt, SeedableRng};
 use std::collections::HashSet;
@@ -140,8 +140,8 @@ pub fn positions_from_games<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::game::connect4::Connect4;
-    use dojo_core::game::gomoku::Gomoku;
+    use dojo_game::connect4::Connect4;
+    use dojo_game::gomoku::Gomoku;
 
     fn range(count: usize, min_moves: usize, max_moves: usize) -> PositionRange {
         PositionRange { count, min_moves, max_moves, seed: 3 }
@@ -179,8 +179,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("games.bin");
         let mut rng = Rng::seed_from_u64(1);
-        let record = dojo_core::record::random_game_record(&Connect4::<u64>::standard(), 1, &mut rng);
-        dojo_core::record::write_records(&path, &[record]).unwrap();
+        let record = dojo_record::random_game_record(&Connect4::<u64>::standard(), 1, &mut rng);
+        dojo_record::write_records(&path, &[record]).unwrap();
         let err = positions_from_games(&Gomoku::new(9).unwrap(), &[&path], range(5, 0, 9), |_| true).unwrap_err();
         assert_eq!(err.to_string(), format!("{}: game 1 is a game of connect4:7x6, not gomoku:9", path.display()));
         let start = Connect4::<u64>::standard();

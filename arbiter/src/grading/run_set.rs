@@ -5,12 +5,12 @@
 use super::draw::{draw_positions, DrawSettings, Drawn};
 use super::grade::{grade, labelled_verdict, Case, ErrorRate, Mover};
 use super::labelled::{read_labelled, write_labelled, LabelledError};
-use dojo_core::game::connect4::Connect4;
-use dojo_core::net::agent::{NetAgent, NetPlayerError};
-use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::rng::Rng;
-use dojo_core::search::config::SearchConfig;
+use dojo_game::connect4::Connect4;
+use dojo_game::rng::Rng;
+use dojo_net::agent::{NetAgent, NetPlayerError};
+use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_run::paths::RunPaths;
+use dojo_search::config::SearchConfig;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -4,9 +4,9 @@
 
 use super::board::{BoardError, SaibloView};
 use crate::child::{answer_deadline, ChildError, LineChild};
-use dojo_core::game::connect4::{BitWord, Connect4};
-use dojo_core::game::{Action, Game};
-use dojo_core::search::player::{Agent, MoveError};
+use dojo_game::connect4::{BitWord, Connect4};
+use dojo_game::{Action, Game};
+use dojo_search::player::{Agent, MoveError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

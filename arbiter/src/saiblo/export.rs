@@ -10,14 +10,14 @@
 //! every saiblo board.
 
 use super::board::SaibloView;
-use dojo_core::game::connect4::{Bits192, Connect4};
-use dojo_core::game::{AnyGame, Game, GameSpec};
-use dojo_core::net::checkpoint::{self, CheckpointError, Loaded};
-use dojo_core::net::folded::{FoldedNetwork, PlainAnySize, PlainLayer};
-use dojo_core::net::model::Model;
-use dojo_core::net::precision::Precision;
-use dojo_core::rng::Rng;
-use dojo_core::search::config::{SearchConfig, SearchMode};
+use dojo_game::connect4::{Bits192, Connect4};
+use dojo_game::rng::Rng;
+use dojo_game::{AnyGame, Game, GameSpec};
+use dojo_net::checkpoint::{self, CheckpointError, Loaded};
+use dojo_net::folded::{FoldedNetwork, PlainAnySize, PlainLayer};
+use dojo_net::model::Model;
+use dojo_net::precision::Precision;
+use dojo_search::config::{SearchConfig, SearchMode};
 use rand::{RngExt, SeedableRng};
 use std::ffi::c_int;
 use std::fmt::Write as _;
@@ -131,7 +131,7 @@ pub fn write_strategy(
     std::fs::create_dir_all(dir).map_err(|error| ExportError::Write { path: dir.to_path_buf(), error })?;
     for (name, text) in [("Strategy.cpp", source.as_str()), ("Strategy.h", STRATEGY_H), ("Point.h", POINT_H)] {
         let path = dir.join(name);
-        dojo_core::util::atomic_write(&path, text.as_bytes()).map_err(|error| ExportError::Write { path, error })?;
+        dojo_game::util::atomic_write(&path, text.as_bytes()).map_err(|error| ExportError::Write { path, error })?;
     }
     Ok(Exported {
         source: dir.join("Strategy.cpp"),
@@ -355,7 +355,7 @@ fn random_position(rng: &mut Rng) -> Connect4<Bits192> {
 }
 
 /// The columns' probabilities: a softmax of `logits` over `legal`, 0 elsewhere.
-fn softmax_over(logits: &[f32], legal: &[dojo_core::game::Action], width: usize) -> Vec<f32> {
+fn softmax_over(logits: &[f32], legal: &[dojo_game::Action], width: usize) -> Vec<f32> {
     let most = legal.iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
     let sum: f32 = legal.iter().map(|&a| (logits[a as usize] - most).exp()).sum();
     let mut p = vec![0.0; width];

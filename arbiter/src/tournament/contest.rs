@@ -18,8 +18,8 @@ use super::standings::{score_standings, standings, Ranking, ScoreStandings, Stan
 use super::{file_safe, fnv1a, Format, TournamentDir, TournamentError, TournamentSpec};
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::matches::{MatchContest, Played};
-use dojo_core::game::{AnyGame, Game, Player, ToMove};
-use dojo_core::ntuple::report::GameScore;
+use dojo_game::{AnyGame, Game, Player, ToMove};
+use dojo_ntuple::report::GameScore;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
@@ -182,7 +182,7 @@ impl TournamentContest for TwoPlayer {
             opening,
             moves: played.end.moves_to_text(&played.moves),
             seconds,
-            unix_ms: dojo_core::util::now_unix_ms(),
+            unix_ms: dojo_game::util::now_unix_ms(),
         }
     }
 
@@ -353,7 +353,7 @@ impl TournamentContest for OnePlayer {
             moves: played.moves.len() as u32,
             forfeit: played.forfeit.clone(),
             seconds,
-            unix_ms: dojo_core::util::now_unix_ms(),
+            unix_ms: dojo_game::util::now_unix_ms(),
         }
     }
 

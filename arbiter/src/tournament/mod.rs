@@ -39,10 +39,10 @@ pub use error::TournamentError;
 use crate::matches::play_game;
 use crate::openings::{Opening, Openings};
 use crate::players::{BaselinePlayers, PlayerSpec, PlayerSpecError};
-use dojo_core::game::GameSpec;
-use dojo_core::rng::Rng;
-use dojo_core::search::player::Agent;
+use dojo_game::rng::Rng;
+use dojo_game::GameSpec;
 use dojo_run::journal;
+use dojo_search::player::Agent;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -178,7 +178,7 @@ impl TournamentSpec {
             .new_game(&mut Rng::seed_from_u64(0))
             .map_err(|error| TournamentError::GameStart { game: game.clone(), error })?;
         let book = self.book();
-        dojo_core::with_game!(probe, g => book.check(&g))?;
+        dojo_game::with_game!(probe, g => book.check(&g))?;
         self.check_book_not_cycled()
     }
 
@@ -363,7 +363,7 @@ fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(Tournament
         None => spec.clone(),
     };
     let json = serde_json::to_vec_pretty(&spec).expect("a tournament spec serialises");
-    dojo_core::util::atomic_write(&dir.spec(), &json).map_err(TournamentError::io("write", dir.spec()))?;
+    dojo_game::util::atomic_write(&dir.spec(), &json).map_err(TournamentError::io("write", dir.spec()))?;
     journal::end_partial_line(&dir.results())?;
     Ok((spec, lock))
 }
@@ -409,7 +409,7 @@ impl<C: TournamentContest> Tournament<C> {
     ) -> Result<Vec<C::Line>, TournamentError> {
         let game = self.spec.game_spec()?;
         let probe = game.new_game(&mut Rng::seed_from_u64(0))?;
-        let played = dojo_core::with_game!(probe, g => self.play_typed(g, &game, threads, cancel, on_game))?;
+        let played = dojo_game::with_game!(probe, g => self.play_typed(g, &game, threads, cancel, on_game))?;
         self.results.extend(played);
         Ok(self.results.clone())
     }
@@ -488,7 +488,7 @@ impl<C: TournamentContest> Tournament<C> {
         let line = C::line(key, &played, first, opening, started.elapsed().as_secs_f64());
         let (name, text) = C::game_text(&self.spec, &line, &start, &played);
         let path = self.dir.games().join(format!("{name}.txt"));
-        dojo_core::util::atomic_write(&path, text.as_bytes()).map_err(TournamentError::io("write", path.clone()))?;
+        dojo_game::util::atomic_write(&path, text.as_bytes()).map_err(TournamentError::io("write", path.clone()))?;
         Ok(line)
     }
 }

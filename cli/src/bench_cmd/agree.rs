@@ -1,13 +1,13 @@
 //! `dojo bench agree`: the network's outputs on this device, in every format it runs,
 //! against the same weights in f32 on the CPU, on fixed positions of the game. Fails (exit
-//! status 1) when a format is outside its tolerance (see `dojo_core::net::agreement`).
+//! status 1) when a format is outside its tolerance (see `dojo_net::agreement`).
 
 use super::NetChoice;
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_core::net::bench::{agree::compare, precisions};
-use dojo_core::net::precision::PrecisionChoice;
+use dojo_net::bench::{agree::compare, precisions};
+use dojo_net::precision::PrecisionChoice;
 
 #[derive(Args)]
 pub struct AgreeArgs {
@@ -36,7 +36,7 @@ pub fn run(args: AgreeArgs) -> Result<()> {
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let precisions = precisions(args.precision, device)?;
-    let start = dojo_core::record::record_start(&spec)?;
+    let start = dojo_record::record_start(&spec)?;
     let report = compare(&start, &spec, &model, &precisions, args.positions, args.seed)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);

@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dojo_arbiter::bench::{measure_search, search_header};
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 use std::time::Duration;
 
 #[derive(Args)]

@@ -1,12 +1,12 @@
 //! `dojo bench selfplay`: self-play as a worker plays it, against the bare network
-//! (`dojo_core::net::bench::selfplay`).
+//! (`dojo_net::bench::selfplay`).
 
 use super::NetChoice;
 use crate::common::{DeviceArgs, PrecisionArgs};
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_core::net::bench::selfplay::{time_self_play, SelfPlayOptions};
-use dojo_core::search::config::{SearchConfig, SelfPlayConfig};
+use dojo_net::bench::selfplay::{time_self_play, SelfPlayOptions};
+use dojo_search::config::{SearchConfig, SelfPlayConfig};
 use std::time::Duration;
 
 #[derive(Args)]
@@ -66,7 +66,7 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let precision = args.precision.choose(&model, play.parallel_games)?;
-    let start = dojo_core::record::record_start(&spec)?;
+    let start = dojo_record::record_start(&spec)?;
     let budget = Duration::from_secs_f64(args.seconds);
     let options = SelfPlayOptions { search, play, precision, seed: args.seed, budget, matmul_size: args.matmul_size };
     let report = time_self_play(start, &spec, &model, options)?;

@@ -5,8 +5,8 @@ use super::NetChoice;
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_core::net::bench::train::time_training;
-use dojo_core::net::train::{OptimizerKind, TrainConfig};
+use dojo_net::bench::train::time_training;
+use dojo_net::train::{OptimizerKind, TrainConfig};
 use std::time::Duration;
 
 #[derive(Args)]

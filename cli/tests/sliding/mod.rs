@@ -6,10 +6,10 @@
 #![allow(dead_code)]
 
 use crate::common::{path, tiny_config, Proc};
-use dojo_core::game::sliding::Twenty48;
-use dojo_core::game::{Action, Game, GameSpec};
-use dojo_core::ntuple::report::GameScore;
-use dojo_core::record::{GameRecord, MoveRecord};
+use dojo_game::sliding::Twenty48;
+use dojo_game::{Action, Game, GameSpec};
+use dojo_ntuple::report::GameScore;
+use dojo_record::{GameRecord, MoveRecord};
 use dojo_worker::client::{self, Delivery};
 use std::path::Path;
 

@@ -1,5 +1,5 @@
 //! The training thread's metrics: a window of training steps and stored games, measured
-//! into a line of the metrics table (`dojo_core::metrics`) every so many steps and written to
+//! into a line of the metrics table (`dojo_metrics`) every so many steps and written to
 //! every sink at once: `RUN/metrics.jsonl`, TensorBoard (`RUN/tensorboard/learner/`, a file
 //! of this session's own), the learner's Prometheus gauges, and the losses `dojo train`'s
 //! progress line shows. What each number is called in each sink is the table's business;
@@ -7,13 +7,13 @@
 
 use super::Shared;
 use crate::replay::ReplayBuffer;
-use dojo_core::game::{Game, GameSpec, Outcome, Player};
-use dojo_core::metrics::table::*;
-use dojo_core::metrics::Line;
-use dojo_core::net::train::{Losses, Trainer};
-use dojo_core::ntuple::report::{GameScore, ScoreReport};
-use dojo_core::record::GameRecord;
+use dojo_game::{Game, GameSpec, Outcome, Player};
+use dojo_metrics::table::*;
+use dojo_metrics::Line;
+use dojo_net::train::{Losses, Trainer};
+use dojo_ntuple::report::{GameScore, ScoreReport};
 use dojo_proto::tensorboard::EventWriter;
+use dojo_record::GameRecord;
 use dojo_run::dir::RunDir;
 use std::io::Write;
 use std::path::PathBuf;
@@ -126,7 +126,7 @@ impl Metrics {
         let l2 = trainer.l2_term();
         let counters = &shared.counters;
         let mut line = Line::new();
-        line.count(&UNIX_MS, dojo_core::util::now_unix_ms())
+        line.count(&UNIX_MS, dojo_game::util::now_unix_ms())
             .count(&STEP, trainer.step)
             .count(&VERSION, version)
             .real(&POLICY_LOSS, mean.policy)
@@ -178,8 +178,8 @@ pub(crate) fn scores(spec: &GameSpec, games: &[GameScore], line: &mut Line) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_core::game::sliding::SpawnOdds;
-    use dojo_core::metrics::Value;
+    use dojo_game::sliding::SpawnOdds;
+    use dojo_metrics::Value;
 
     fn g(score: u64, max_tile: u32) -> GameScore {
         GameScore { score, max_tile }

@@ -5,10 +5,10 @@
 
 use super::{read_published, Shared};
 use crate::storage::Writer;
-use dojo_core::net::average::WeightAverage;
-use dojo_core::net::checkpoint::{self, CheckpointError};
-use dojo_core::net::optim::OptimError;
-use dojo_core::net::train::Trainer;
+use dojo_net::average::WeightAverage;
+use dojo_net::checkpoint::{self, CheckpointError};
+use dojo_net::optim::OptimError;
+use dojo_net::train::Trainer;
 use dojo_run::dir::{RunDir, RunDirError, RunState};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -68,7 +68,7 @@ impl Publisher {
         let sidecar = checkpoint::save(model, &path, trainer.step, version, parent.as_deref())?;
         // Atomic: a gatekeeper polls this file while versions come several a second.
         let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
-        dojo_core::util::atomic_write(&run.latest(), &json).map_err(|error| PublishError::Latest { error })?;
+        dojo_game::util::atomic_write(&run.latest(), &json).map_err(|error| PublishError::Latest { error })?;
         self.version = version;
         self.announce(to)
     }

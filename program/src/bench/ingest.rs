@@ -6,10 +6,10 @@
 //! phase, for a given time). Every ack follows the learner's fsync; the report says how many
 //! fsyncs there were (group commit makes it far fewer than games).
 
-use dojo_core::game::connect4::Connect4;
-use dojo_core::record::{random_game_record, GameRecord};
-use dojo_core::rng::Rng;
+use dojo_game::connect4::Connect4;
+use dojo_game::rng::Rng;
 use dojo_learner::server::{start_learner, LearnerError, LearnerOptions};
+use dojo_record::{random_game_record, GameRecord};
 use dojo_run::config::RunConfig;
 use dojo_worker::client::{self, CallError, Delivery};
 use rand::{RngExt, SeedableRng};
@@ -179,7 +179,7 @@ pub fn bench_ingest(load: Load) -> Result<IngestReport, IngestError> {
         fsyncs,
         games_per_fsync: total as f64 / fsyncs.max(1) as f64,
         late_calls,
-        peak_rss_mib: dojo_core::util::peak_rss_bytes().unwrap_or(0) as f64 / (1 << 20) as f64,
+        peak_rss_mib: dojo_game::util::peak_rss_bytes().unwrap_or(0) as f64 / (1 << 20) as f64,
     })
 }
 

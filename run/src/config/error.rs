@@ -6,7 +6,7 @@
 //! match on, and its text is part of the message; it is not also returned by `source()`,
 //! since `dojo` prints an error with its chain (`{:#}`) and would say it twice.
 
-use dojo_core::game::GameSpec;
+use dojo_game::GameSpec;
 use std::path::PathBuf;
 
 /// An error core returned for a section or a network it checks (its text names the key).

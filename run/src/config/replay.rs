@@ -2,8 +2,8 @@
 //! which draws the samples these settings shape, is the learner's (`dojo_learner::replay`).
 
 use super::ConfigError;
-use dojo_core::record::SampleOptions;
-use dojo_core::returns::ReturnScale;
+use dojo_game::returns::ReturnScale;
+use dojo_record::SampleOptions;
 use serde::{Deserialize, Serialize};
 
 /// The replay buffer's knobs (the `replay` section of a run's config).

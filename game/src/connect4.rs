@@ -1,0 +1,1206 @@
+//! Connect Four on bitboards, after the gamesolver.org articles, with the saiblo variant's
+//! blocked cells (seed 001).
+//!
+//! # Layout
+//!
+//! Column-major: cell `(col, row)` is bit `col * (height + 1) + row`, row 0 at the bottom.
+//! Each column has one extra *sentinel* bit above its top row that is never set, so carries
+//! and shifted lines never leak from one column into the next.
+//!
+//! A position keeps `current` (the side to move's discs) and `mask` (every occupied cell,
+//! blocked cells included). A blocked cell behaves like a disc that belongs to no one: discs
+//! stack on top of it and it never counts toward a line. Because occupied cells are always
+//! "the bottom of the column plus some blocked cells higher up", the next playable cell of
+//! every column is the lowest zero bit of `mask` in that column:
+//! `(mask + bottom) & !mask & board`. A column whose remaining cells are all blocked has no
+//! zero bit below the sentinel, so it is simply not playable.
+//!
+//! `B` is the bit-set type: `u64` fits every board with `width * (height + 1) <= 64`
+//! (7×6, 8×7), `u128` up to 128 bits, [`Bits192`] everything up to 12×12.
+//!
+//! # Notation
+//!
+//! One action is a 1-based column number: `4`, `10`. For columns 10, 11, 12 the letters
+//! `a`, `b`, `c` (either case) are accepted as well.
+//!
+//! A move list is either
+//! - *compact*, with no separators: one character per move, digits `1`–`9` then `a`, `b`, `c`
+//!   for columns 10–12, e.g. `4453` or `4a3b`. [`Game::moves_to_text`] writes this form; or
+//! - *tokens* separated by whitespace, `;` or `,`: one column per token, each a number or a
+//!   letter, e.g. `10 4 12` or `4;4;5;3`.
+//!
+//! So on a wide board `12` is the two moves 1 then 2; write `12;` or `c` for column 12 alone.
+
+use super::*;
+use crate::rng::Rng;
+use rand::{Rng as _, RngExt};
+use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
+
+/// A fixed-width bit set with the operations the bitboard needs.
+pub trait BitWord:
+    Copy
+    + Eq
+    + Default
+    + fmt::Debug
+    + Send
+    + Sync
+    + 'static
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + Shl<u32, Output = Self>
+    + Shr<u32, Output = Self>
+{
+    const BITS: u32;
+    fn zero() -> Self;
+    /// The set `{i}`; `i < BITS`.
+    fn bit(i: u32) -> Self;
+    fn is_zero(self) -> bool;
+    fn count_ones(self) -> u32;
+    /// Index of the lowest set bit, `BITS` when empty.
+    fn trailing_zeros(self) -> u32;
+    /// Addition modulo 2^BITS, carrying across words.
+    fn wrapping_add(self, other: Self) -> Self;
+    /// Subtraction modulo 2^BITS, borrowing across words.
+    fn wrapping_sub(self, other: Self) -> Self;
+    /// `self` without its lowest set bit (`x & (x - 1)`).
+    fn clear_lowest(self) -> Self;
+
+    /// Whether bit `i` is set.
+    #[inline]
+    fn has(self, i: u32) -> bool {
+        !(self & Self::bit(i)).is_zero()
+    }
+
+    /// The lowest `n` bits set, `n <= BITS`.
+    #[inline]
+    fn ones(n: u32) -> Self {
+        if n >= Self::BITS {
+            !Self::zero()
+        } else {
+            Self::bit(n).wrapping_sub(Self::bit(0))
+        }
+    }
+}
+
+macro_rules! prim_bitword {
+    ($t:ty) => {
+        impl BitWord for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline(always)]
+            fn zero() -> Self {
+                0
+            }
+            #[inline(always)]
+            fn bit(i: u32) -> Self {
+                1 << i
+            }
+            #[inline(always)]
+            fn is_zero(self) -> bool {
+                self == 0
+            }
+            #[inline(always)]
+            fn count_ones(self) -> u32 {
+                <$t>::count_ones(self)
+            }
+            #[inline(always)]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
+            }
+            #[inline(always)]
+            fn wrapping_add(self, other: Self) -> Self {
+                <$t>::wrapping_add(self, other)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$t>::wrapping_sub(self, other)
+            }
+            #[inline(always)]
+            fn clear_lowest(self) -> Self {
+                self & self.wrapping_sub(1)
+            }
+        }
+    };
+}
+
+prim_bitword!(u64);
+prim_bitword!(u128);
+
+/// 192 bits, for boards wider/taller than a u64 holds (up to 12 × 12 with sentinels).
+/// Word 0 holds bits 0..64.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Bits192(pub [u64; 3]);
+
+impl BitAnd for Bits192 {
+    type Output = Self;
+    #[inline(always)]
+    fn bitand(self, o: Self) -> Self {
+        Bits192([self.0[0] & o.0[0], self.0[1] & o.0[1], self.0[2] & o.0[2]])
+    }
+}
+
+impl BitOr for Bits192 {
+    type Output = Self;
+    #[inline(always)]
+    fn bitor(self, o: Self) -> Self {
+        Bits192([self.0[0] | o.0[0], self.0[1] | o.0[1], self.0[2] | o.0[2]])
+    }
+}
+
+impl BitXor for Bits192 {
+    type Output = Self;
+    #[inline(always)]
+    fn bitxor(self, o: Self) -> Self {
+        Bits192([self.0[0] ^ o.0[0], self.0[1] ^ o.0[1], self.0[2] ^ o.0[2]])
+    }
+}
+
+impl Not for Bits192 {
+    type Output = Self;
+    #[inline(always)]
+    fn not(self) -> Self {
+        Bits192([!self.0[0], !self.0[1], !self.0[2]])
+    }
+}
+
+impl Shl<u32> for Bits192 {
+    type Output = Self;
+    #[inline]
+    fn shl(self, n: u32) -> Self {
+        let [a, b, c] = self.0;
+        if n == 0 {
+            self
+        } else if n < 64 {
+            let m = 64 - n;
+            Bits192([a << n, (b << n) | (a >> m), (c << n) | (b >> m)])
+        } else if n == 64 {
+            Bits192([0, a, b])
+        } else if n < 128 {
+            let n = n - 64;
+            Bits192([0, a << n, (b << n) | (a >> (64 - n))])
+        } else if n < 192 {
+            Bits192([0, 0, a << (n - 128)])
+        } else {
+            Bits192([0; 3])
+        }
+    }
+}
+
+impl Shr<u32> for Bits192 {
+    type Output = Self;
+    #[inline]
+    fn shr(self, n: u32) -> Self {
+        let [a, b, c] = self.0;
+        if n == 0 {
+            self
+        } else if n < 64 {
+            let m = 64 - n;
+            Bits192([(a >> n) | (b << m), (b >> n) | (c << m), c >> n])
+        } else if n == 64 {
+            Bits192([b, c, 0])
+        } else if n < 128 {
+            let n = n - 64;
+            Bits192([(b >> n) | (c << (64 - n)), c >> n, 0])
+        } else if n < 192 {
+            Bits192([c >> (n - 128), 0, 0])
+        } else {
+            Bits192([0; 3])
+        }
+    }
+}
+
+impl BitWord for Bits192 {
+    const BITS: u32 = 192;
+    #[inline(always)]
+    fn zero() -> Self {
+        Bits192([0; 3])
+    }
+    #[inline]
+    fn bit(i: u32) -> Self {
+        debug_assert!(i < 192);
+        let mut w = [0; 3];
+        w[(i / 64) as usize] = 1 << (i % 64);
+        Bits192(w)
+    }
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        (self.0[0] | self.0[1] | self.0[2]) == 0
+    }
+    #[inline(always)]
+    fn count_ones(self) -> u32 {
+        self.0[0].count_ones() + self.0[1].count_ones() + self.0[2].count_ones()
+    }
+    #[inline]
+    fn trailing_zeros(self) -> u32 {
+        if self.0[0] != 0 {
+            self.0[0].trailing_zeros()
+        } else if self.0[1] != 0 {
+            64 + self.0[1].trailing_zeros()
+        } else {
+            128 + self.0[2].trailing_zeros()
+        }
+    }
+    #[inline]
+    fn wrapping_add(self, o: Self) -> Self {
+        let (r0, c0) = self.0[0].overflowing_add(o.0[0]);
+        let (r1, c1a) = self.0[1].overflowing_add(o.0[1]);
+        let (r1, c1b) = r1.overflowing_add(c0 as u64);
+        let r2 = self.0[2].wrapping_add(o.0[2]).wrapping_add((c1a | c1b) as u64);
+        Bits192([r0, r1, r2])
+    }
+    #[inline]
+    fn wrapping_sub(self, o: Self) -> Self {
+        let (r0, b0) = self.0[0].overflowing_sub(o.0[0]);
+        let (r1, b1a) = self.0[1].overflowing_sub(o.0[1]);
+        let (r1, b1b) = r1.overflowing_sub(b0 as u64);
+        let r2 = self.0[2].wrapping_sub(o.0[2]).wrapping_sub((b1a | b1b) as u64);
+        Bits192([r0, r1, r2])
+    }
+    #[inline]
+    fn clear_lowest(self) -> Self {
+        let [a, b, c] = self.0;
+        if a != 0 {
+            Bits192([a & (a - 1), b, c])
+        } else if b != 0 {
+            Bits192([a, b & (b - 1), c])
+        } else {
+            Bits192([a, b, c & c.wrapping_sub(1)])
+        }
+    }
+}
+
+/// Zobrist keys: one per bit index per player, one per blocked bit index, one for the side
+/// to move. Built at compile time so the hot path is a plain table load.
+const ZOBRIST_CELLS: usize = 192;
+
+const fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+const fn zobrist_table() -> [[u64; ZOBRIST_CELLS]; 3] {
+    let mut t = [[0u64; ZOBRIST_CELLS]; 3];
+    let mut s = 0x0c4c_4f4e_4e45_4354u64;
+    let mut k = 0;
+    while k < 3 {
+        let mut i = 0;
+        while i < ZOBRIST_CELLS {
+            t[k][i] = splitmix(&mut s);
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+/// `[First, Second, blocked][bit index]`.
+static ZOBRIST: [[u64; ZOBRIST_CELLS]; 3] = zobrist_table();
+const ZOBRIST_SIDE: u64 = 0x6a09_e667_f3bc_c909;
+
+const ONGOING: u8 = 0;
+const FIRST_WINS: u8 = 1;
+const SECOND_WINS: u8 = 2;
+const DRAW: u8 = 3;
+const NO_LAST: u8 = u8::MAX;
+/// Input planes of [`Game::encode_planes`].
+const PLANES: usize = 9;
+
+/// A Connect Four position. See the module docs for the layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Connect4<B: BitWord = u64> {
+    /// Discs of the side to move.
+    current: B,
+    /// Every occupied cell: both players' discs and the blocked cells.
+    mask: B,
+    blocked: B,
+    /// Bit 0 of every column.
+    bottom: B,
+    /// Every cell of the board (no sentinels).
+    board: B,
+    hash: u64,
+    width: u8,
+    height: u8,
+    /// The input planes' size and the number of moves the network is asked about: the
+    /// board's own unless [`Connect4::framed`] placed it in a larger frame, so that boards
+    /// of several sizes share one network's batches.
+    frame_width: u8,
+    frame_height: u8,
+    /// `ceil(2^16 / (height + 1))`: `idx * col_magic >> 16 == idx / (height + 1)` for every
+    /// bit index below 192, without a division on the hot path.
+    col_magic: u32,
+    ply: u16,
+    /// Cells that are not blocked: the game is drawn when `ply` reaches it.
+    free_cells: u16,
+    /// Bit index of the last disc (its column is derived on demand, off the hot path).
+    last_bit: u8,
+    result: u8,
+    mirror_symmetric: bool,
+}
+
+impl<B: BitWord> Connect4<B> {
+    /// An empty `width × height` board with the given blocked cells `(column, row)`, 0-based,
+    /// row 0 at the bottom. Duplicates are allowed.
+    pub fn new(width: usize, height: usize, blocked: &[(usize, usize)]) -> Result<Self, GameError> {
+        let min = spec::C4_MIN as usize;
+        let spec_text = || {
+            let mut s = format!("connect4:{width}x{height}");
+            if !blocked.is_empty() {
+                let cells: Vec<String> =
+                    blocked.iter().map(|&(c, r)| format!("{}.{}", c.saturating_add(1), r.saturating_add(1))).collect();
+                s.push(':');
+                s.push_str(&cells.join(","));
+            }
+            s
+        };
+        let err = |reason: String| GameError::Spec { spec: spec_text(), reason };
+        for (what, v, max) in
+            [("width", width, spec::C4_MAX_WIDTH as usize), ("height", height, spec::C4_MAX_HEIGHT as usize)]
+        {
+            if !(min..=max).contains(&v) {
+                return Err(err(format!("{what} {v} is outside {min}..={max}")));
+            }
+        }
+        let h1 = (height + 1) as u32;
+        let bits = width as u32 * h1;
+        if bits > B::BITS {
+            return Err(err(format!("a {width}x{height} board needs {bits} bits but this bitboard has {}", B::BITS)));
+        }
+        let mut bottom = B::zero();
+        let mut board = B::zero();
+        let column = B::ones(height as u32);
+        for c in 0..width as u32 {
+            bottom = bottom | B::bit(c * h1);
+            board = board | (column << (c * h1));
+        }
+        let mut blocked_bits = B::zero();
+        let mut hash = 0u64;
+        for &(c, r) in blocked {
+            if c >= width || r >= height {
+                return Err(err(format!(
+                    "blocked cell {}.{} is off the {width}x{height} board",
+                    c.saturating_add(1),
+                    r.saturating_add(1)
+                )));
+            }
+            let i = c as u32 * h1 + r as u32;
+            if !blocked_bits.has(i) {
+                blocked_bits = blocked_bits | B::bit(i);
+                hash ^= ZOBRIST[2][i as usize];
+            }
+        }
+        let free_cells = (width * height) as u32 - blocked_bits.count_ones();
+        if free_cells == 0 {
+            return Err(err("every cell is blocked, so no move is possible".into()));
+        }
+        let mirror_symmetric = blocked.iter().all(|&(c, r)| {
+            let i = (width - 1 - c) as u32 * h1 + r as u32;
+            blocked_bits.has(i)
+        });
+        Ok(Connect4 {
+            current: B::zero(),
+            mask: blocked_bits,
+            blocked: blocked_bits,
+            bottom,
+            board,
+            hash,
+            width: width as u8,
+            height: height as u8,
+            frame_width: width as u8,
+            frame_height: height as u8,
+            col_magic: (1u32 << 16).div_ceil(h1),
+            ply: 0,
+            free_cells: free_cells as u16,
+            last_bit: NO_LAST,
+            result: ONGOING,
+            mirror_symmetric,
+        })
+    }
+
+    /// The same position, encoded in a `width × height` frame: its planes are the frame's
+    /// size with the board in the top left corner (zero outside it) and it has one move per
+    /// frame column, those beyond the board never legal. An any-size network
+    /// (`dojo_net::model::Architecture::any_size`) plays every board this way.
+    pub fn framed(mut self, width: usize, height: usize) -> Result<Self, GameError> {
+        if width < self.width() || height < self.height() || width > 255 || height > 255 {
+            return Err(GameError::Spec {
+                spec: self.spec().to_string(),
+                reason: format!("the {}x{} board does not fit a {width}x{height} frame", self.width(), self.height()),
+            });
+        }
+        self.frame_width = width as u8;
+        self.frame_height = height as u8;
+        Ok(self)
+    }
+
+    /// The frame's width and height (the board's own unless [`Connect4::framed`]).
+    pub fn frame(&self) -> (usize, usize) {
+        (self.frame_width as usize, self.frame_height as usize)
+    }
+
+    /// Standard 7 × 6 Connect Four (needs a bit set of at least 49 bits).
+    pub fn standard() -> Self {
+        Self::new(7, 6, &[]).expect("7x6 fits every BitWord")
+    }
+
+    #[inline(always)]
+    pub fn width(&self) -> usize {
+        self.width as usize
+    }
+
+    #[inline(always)]
+    pub fn height(&self) -> usize {
+        self.height as usize
+    }
+
+    /// Discs played so far (blocked cells not counted); equals [`Game::ply`].
+    #[inline(always)]
+    pub fn discs_played(&self) -> usize {
+        self.ply as usize
+    }
+
+    /// The side to move (also meaningful, as "who would move", once the game is over).
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Player {
+        if self.ply & 1 == 0 {
+            Player::First
+        } else {
+            Player::Second
+        }
+    }
+
+    /// The side to move's discs.
+    #[inline(always)]
+    pub fn current_stones(&self) -> B {
+        self.current
+    }
+
+    /// The discs of the player who just moved.
+    #[inline(always)]
+    pub fn opponent_stones(&self) -> B {
+        self.current ^ self.mask ^ self.blocked
+    }
+
+    /// The discs of `player`.
+    #[inline]
+    pub fn stones(&self, player: Player) -> B {
+        if player == self.side_to_move() {
+            self.current_stones()
+        } else {
+            self.opponent_stones()
+        }
+    }
+
+    /// Every occupied cell: both players' discs and the blocked cells.
+    #[inline(always)]
+    pub fn occupied(&self) -> B {
+        self.mask
+    }
+
+    #[inline(always)]
+    pub fn blocked(&self) -> B {
+        self.blocked
+    }
+
+    /// Bit 0 of every column.
+    #[inline(always)]
+    pub fn bottom_mask(&self) -> B {
+        self.bottom
+    }
+
+    /// Every cell of the board, without the sentinel bits.
+    #[inline(always)]
+    pub fn board_mask(&self) -> B {
+        self.board
+    }
+
+    /// The bit index of cell `(col, row)`, row 0 at the bottom.
+    #[inline(always)]
+    pub fn bit_index(&self, col: usize, row: usize) -> u32 {
+        col as u32 * (self.height as u32 + 1) + row as u32
+    }
+
+    /// The column of bit index `i`.
+    #[inline(always)]
+    pub fn column_of_bit(&self, i: u32) -> usize {
+        ((i * self.col_magic) >> 16) as usize
+    }
+
+    /// The row of bit index `i` (row 0 at the bottom).
+    #[inline(always)]
+    pub fn row_of_bit(&self, i: u32) -> usize {
+        (i - self.column_of_bit(i) as u32 * (self.height as u32 + 1)) as usize
+    }
+
+    /// Every cell of column `col`.
+    #[inline]
+    pub fn column_mask(&self, col: usize) -> B {
+        B::ones(self.height as u32) << self.bit_index(col, 0)
+    }
+
+    /// The lowest empty cell of every column (none for a full or blocked-out column),
+    /// given the occupied cells `occ`.
+    #[inline(always)]
+    fn next_cells(&self, occ: B) -> B {
+        occ.wrapping_add(self.bottom) & !occ & self.board
+    }
+
+    /// The next playable cell of every column; empty once the game is over.
+    #[inline(always)]
+    pub fn playable(&self) -> B {
+        if self.result != ONGOING {
+            return B::zero();
+        }
+        self.next_cells(self.mask)
+    }
+
+    /// The empty, unblocked cells where a disc of `player` would complete four in a row
+    /// (gamesolver's `compute_winning_position`), playable now or not.
+    #[inline]
+    pub fn winning_cells(&self, player: Player) -> B {
+        self.winning_cells_of(self.stones(player))
+    }
+
+    #[inline]
+    fn winning_cells_of(&self, p: B) -> B {
+        let h1 = self.height as u32 + 1;
+        // Vertical: three below.
+        let mut r = (p << 1) & (p << 2) & (p << 3);
+        // Horizontal and both diagonals: the missing cell may be at any of the four spots.
+        for d in [h1, h1 - 1, h1 + 1] {
+            let a = (p << d) & (p << (2 * d));
+            r = r | (a & (p << (3 * d)));
+            r = r | (a & (p >> d));
+            let b = (p >> d) & (p >> (2 * d));
+            r = r | (b & (p << d));
+            r = r | (b & (p >> (3 * d)));
+        }
+        r & self.board & !self.mask
+    }
+
+    /// Playable cells where the side to move wins at once.
+    #[inline]
+    pub fn immediate_wins(&self) -> B {
+        self.playable() & self.winning_cells_of(self.current)
+    }
+
+    /// For cells `x`, each above a cell of `target` in the same column with only blocked
+    /// cells in between, those cells of `target`. (Without blocked cells: `(x >> 1) & target`.)
+    #[inline]
+    fn drop_onto(&self, x: B, target: B) -> B {
+        let down = x >> 1;
+        if self.blocked.is_zero() {
+            return down & target;
+        }
+        // Kogge–Stone occluded fill downward through runs of blocked cells (height <= 12,
+        // so runs are shorter than 15 and four doublings reach the bottom of any run).
+        let mut g = down;
+        let mut p = self.blocked;
+        g = g | (p & (g >> 1));
+        p = p & (p >> 1);
+        g = g | (p & (g >> 2));
+        p = p & (p >> 2);
+        g = g | (p & (g >> 4));
+        p = p & (p >> 4);
+        g = g | (p & (g >> 8));
+        (g | (g >> 1)) & target
+    }
+
+    /// Playable cells that do not lose at once, gamesolver's `possibleNonLosingMoves`: empty
+    /// if the opponent has two immediate wins; only the block if it has one; never a cell
+    /// that makes an opponent winning cell playable. Assumes the side to move cannot win at
+    /// once (check [`Connect4::immediate_wins`] first).
+    #[inline]
+    pub fn non_losing_moves(&self) -> B {
+        let mut possible = self.playable();
+        let opp_win = self.winning_cells_of(self.opponent_stones());
+        let forced = possible & opp_win;
+        if !forced.is_zero() {
+            if !forced.clear_lowest().is_zero() {
+                return B::zero();
+            }
+            possible = forced;
+        }
+        let above = self.next_cells(self.mask | possible);
+        possible & !self.drop_onto(above & opp_win, possible)
+    }
+
+    #[inline(always)]
+    fn column_of_cell(&self, cell: B) -> Action {
+        self.column_of_bit(cell.trailing_zeros()) as Action
+    }
+
+    /// A uniformly random legal column, 0 if the game is over.
+    #[inline]
+    pub fn random_move(&self, rng: &mut Rng) -> Action {
+        let poss = self.playable();
+        self.random_in(poss, rng)
+    }
+
+    /// A uniformly random column among those holding a cell of `cells` (at most one cell
+    /// per column), 0 if `cells` is empty.
+    #[inline]
+    fn random_in(&self, cells: B, rng: &mut Rng) -> Action {
+        // Rejection sampling over columns: most of the time the first candidate is legal, so
+        // this costs one draw and no data-dependent loop. Two 32-bit candidates per draw
+        // (bias below 2^-28); if both miss, fall back to picking the k-th cell. Every path
+        // is uniform over the columns of `cells`.
+        let r = rng.next_u64();
+        let w = self.width as u64;
+        for half in [r & 0xffff_ffff, r >> 32] {
+            let c = ((half * w) >> 32) as usize;
+            if !(cells & self.column_mask(c)).is_zero() {
+                return c as Action;
+            }
+        }
+        let n = cells.count_ones();
+        if n == 0 {
+            return 0;
+        }
+        let mut x = cells;
+        for _ in 0..rng.random_range(..n) {
+            x = x.clear_lowest();
+        }
+        self.column_of_cell(x)
+    }
+
+    /// The seed-001 rollout policy, in priority order:
+    /// 1. win at once if possible;
+    /// 2. block the opponent's immediate win (with two of them the game is lost: block one);
+    /// 3. never play directly under an opponent winning cell (禁入) unless nothing else is
+    ///    left;
+    /// 4. play a column whose next two cells are both our winning cells (同列两步杀): the
+    ///    opponent must block the first and we win on the second;
+    /// 5. prefer columns the opponent may still play: a column whose second cell is ours to
+    ///    win is a resource (敌方禁入列), so spend it last;
+    ///
+    /// choosing uniformly within the best class. 0 if the game is over.
+    #[inline]
+    pub fn heuristic_move(&self, rng: &mut Rng) -> Action {
+        let poss = self.playable();
+        let my_win = self.winning_cells_of(self.current);
+        let win = poss & my_win;
+        if !win.is_zero() {
+            return self.column_of_cell(win);
+        }
+        let opp_win = self.winning_cells_of(self.opponent_stones());
+        let threats = poss & opp_win;
+        if !threats.is_zero() {
+            return self.column_of_cell(threats);
+        }
+        let occ2 = self.mask | poss;
+        let second = self.next_cells(occ2);
+        let safe = poss & !self.drop_onto(second & opp_win, poss);
+        if safe.is_zero() {
+            return self.random_in(poss, rng);
+        }
+        let theirs_forbidden = safe & self.drop_onto(second & my_win, poss);
+        if !theirs_forbidden.is_zero() {
+            let third = self.next_cells(occ2 | second);
+            let two_step = theirs_forbidden & self.drop_onto(self.drop_onto(third & my_win, second), poss);
+            if !two_step.is_zero() {
+                return self.column_of_cell(two_step);
+            }
+        }
+        let rest = safe & !theirs_forbidden;
+        self.random_in(if rest.is_zero() { safe } else { rest }, rng)
+    }
+
+    /// Plays the playable cell `cell` (one bit, from [`Connect4::playable`]) for the side to
+    /// move. The solver's entry point: no column lookup.
+    #[inline]
+    pub fn play_cell(&mut self, cell: B) {
+        debug_assert!(cell.count_ones() == 1 && !(cell & self.playable()).is_zero());
+        let idx = cell.trailing_zeros();
+        let mover = self.current | cell;
+        let side = (self.ply & 1) as usize;
+        self.current = self.opponent_stones();
+        self.mask = self.mask | cell;
+        self.hash ^= ZOBRIST[side][idx as usize] ^ ZOBRIST_SIDE;
+        self.ply += 1;
+        self.last_bit = idx as u8;
+        if self.has_four(mover) {
+            self.result = FIRST_WINS + side as u8;
+        } else if self.ply == self.free_cells {
+            self.result = DRAW;
+        }
+    }
+
+    /// The one-ply answer: the cells that do not lose at once, or else (`Err`) a win at once
+    /// or a loss whatever is played.
+    #[inline]
+    fn safe_cells(&self) -> Result<B, Lookahead> {
+        let wins = self.immediate_wins();
+        if !wins.is_zero() {
+            return Err(Lookahead::Win(self.column_of_cell(wins)));
+        }
+        let safe = self.non_losing_moves();
+        if safe.is_zero() {
+            return Err(Lookahead::Lost);
+        }
+        Ok(safe)
+    }
+
+    /// Appends the columns of `cells` (at most one cell per column), left to right.
+    #[inline]
+    fn push_columns(&self, mut cells: B, out: &mut Vec<Action>) {
+        while !cells.is_zero() {
+            out.push(self.column_of_cell(cells));
+            cells = cells.clear_lowest();
+        }
+    }
+
+    /// The position after the side to move plays `cell` (one playable cell).
+    #[inline]
+    fn after(&self, cell: B) -> Self {
+        let mut next = self.clone();
+        next.play_cell(cell);
+        next
+    }
+
+    /// Whether the side to move, in a game still going, cannot win at once and loses at
+    /// once whatever it plays: every move lets the opponent win at once (two threats to
+    /// block, a threat with another right above it, or every playable cell under one).
+    #[inline]
+    fn is_lost_at_once(&self) -> bool {
+        self.result == ONGOING && self.immediate_wins().is_zero() && self.non_losing_moves().is_zero()
+    }
+
+    /// Whether the side to move has a two-step kill: it wins at once, or has a safe move
+    /// after which the opponent [`is lost at once`](Connect4::is_lost_at_once).
+    #[inline]
+    fn has_kill(&self) -> bool {
+        if self.result != ONGOING {
+            return false;
+        }
+        !self.immediate_wins().is_zero() || self.kill_among(self.non_losing_moves()).is_some()
+    }
+
+    /// The first of the `safe` cells after which the opponent is lost at once.
+    #[inline]
+    fn kill_among(&self, safe: B) -> Option<B> {
+        let mut rest = safe;
+        while !rest.is_zero() {
+            let cell = rest ^ rest.clear_lowest();
+            if self.after(cell).is_lost_at_once() {
+                return Some(cell);
+            }
+            rest = rest.clear_lowest();
+        }
+        None
+    }
+
+    /// Whether discs `p` contain four in a row. The sentinel row keeps every shifted line
+    /// inside its column.
+    #[inline(always)]
+    fn has_four(&self, p: B) -> bool {
+        let h1 = self.height as u32 + 1;
+        let mut any = B::zero();
+        for d in [1, h1, h1 - 1, h1 + 1] {
+            let m = p & (p >> d);
+            any = any | (m & (m >> (2 * d)));
+        }
+        !any.is_zero()
+    }
+
+    /// The hash recomputed from the bitboards (equal to [`Game::hash`]; for tests and
+    /// for positions set up without playing the moves).
+    pub fn hash_from_scratch(&self) -> u64 {
+        let mut h = 0;
+        let tables = [(self.stones(Player::First), 0), (self.stones(Player::Second), 1), (self.blocked, 2)];
+        for (mut bits, k) in tables {
+            while !bits.is_zero() {
+                h ^= ZOBRIST[k][bits.trailing_zeros() as usize];
+                bits = bits.clear_lowest();
+            }
+        }
+        if self.ply & 1 == 1 {
+            h ^= ZOBRIST_SIDE;
+        }
+        h
+    }
+
+    /// Whether the blocked cells allow the left-right mirror as a symmetry.
+    pub fn is_mirror_symmetric(&self) -> bool {
+        self.mirror_symmetric
+    }
+
+    fn parse_column(&self, token: &str) -> Result<Action, GameError> {
+        let w = self.width as usize;
+        let bad = |reason: String| GameError::Parse { what: "column", text: token.to_string(), reason };
+        let col = match token {
+            t if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+                // Long digit runs saturate so the message can still say "off the board".
+                t.parse::<usize>().unwrap_or(usize::MAX)
+            }
+            t if t.len() == 1 && matches!(t.as_bytes()[0].to_ascii_lowercase(), b'a'..=b'c') => {
+                (t.as_bytes()[0].to_ascii_lowercase() - b'a') as usize + 10
+            }
+            _ => {
+                return Err(bad(format!(
+                    "not a column; expected a number 1..={w}{}",
+                    if w >= 10 { " or a letter a-c" } else { "" }
+                )))
+            }
+        };
+        if col == 0 {
+            return Err(bad(format!("columns are numbered from 1 to {w}")));
+        }
+        if col > w {
+            return Err(bad(format!("the board has only {w} columns")));
+        }
+        Ok((col - 1) as Action)
+    }
+
+    fn cell_char(&self, i: u32) -> char {
+        if self.blocked.has(i) {
+            '#'
+        } else if self.stones(Player::First).has(i) {
+            'X'
+        } else if self.stones(Player::Second).has(i) {
+            'O'
+        } else {
+            '.'
+        }
+    }
+}
+
+impl<B: BitWord> Game for Connect4<B> {
+    fn spec(&self) -> GameSpec {
+        let mut blocked = Vec::new();
+        let mut bits = self.blocked;
+        while !bits.is_zero() {
+            let i = bits.trailing_zeros();
+            blocked.push((self.column_of_bit(i) as u8, self.row_of_bit(i) as u8));
+            bits = bits.clear_lowest();
+        }
+        // Bits ascend column-major, which is the sorted (column, row) order GameSpec uses.
+        GameSpec::Connect4 { width: self.width, height: self.height, blocked }
+    }
+
+    #[inline]
+    fn num_actions(&self) -> usize {
+        self.frame_width as usize
+    }
+
+    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
+        self.clone().framed(width, height)
+    }
+
+    #[inline]
+    fn to_move(&self) -> ToMove {
+        ToMove::Player(self.side_to_move())
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        out.clear();
+        let mut poss = self.playable();
+        while !poss.is_zero() {
+            out.push(self.column_of_cell(poss));
+            poss = poss.clear_lowest();
+        }
+    }
+
+    /// Exact with bitboards: an immediate win, or gamesolver's non-losing moves (the block
+    /// when the opponent threatens one cell; never a cell under an opponent winning cell).
+    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        out.clear();
+        match self.safe_cells() {
+            Ok(safe) => {
+                self.push_columns(safe, out);
+                Lookahead::Moves
+            }
+            Err(answer) => answer,
+        }
+    }
+
+    /// Exact with bitboards: at most `width` positions after a safe move and `width²` after
+    /// a safe reply, each one `non_losing_moves`: a few microseconds, next to the ~100 µs of
+    /// a small network's evaluation.
+    fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        out.clear();
+        let safe = match self.safe_cells() {
+            Ok(safe) => safe,
+            Err(answer) => return answer,
+        };
+        if let Some(kill) = self.kill_among(safe) {
+            return Lookahead::Win(self.column_of_cell(kill));
+        }
+        let mut kept = B::zero();
+        let mut rest = safe;
+        while !rest.is_zero() {
+            let cell = rest ^ rest.clear_lowest();
+            if !self.after(cell).has_kill() {
+                kept = kept | cell;
+            }
+            rest = rest.clear_lowest();
+        }
+        // Lost in two steps whatever is played: the moves that do not lose at once are still
+        // the ones to play (an opponent may miss the kill).
+        self.push_columns(if kept.is_zero() { safe } else { kept }, out);
+        if kept.is_zero() {
+            Lookahead::Lost
+        } else {
+            Lookahead::Moves
+        }
+    }
+
+    #[inline]
+    fn is_legal(&self, action: Action) -> bool {
+        (action as usize) < self.width as usize && !(self.playable() & self.column_mask(action as usize)).is_zero()
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, action: Action) -> u32 {
+        let base = B::bit(self.bit_index(action as usize, 0));
+        let cell = self.mask.wrapping_add(base) & !self.mask;
+        self.play_cell(cell);
+        0
+    }
+
+    fn illegal_reason(&self, action: Action) -> GameError {
+        let w = self.width as usize;
+        let col = action as usize;
+        let reason = if self.result != ONGOING {
+            "the game is over".to_string()
+        } else if col >= w {
+            format!("the board has only {w} columns")
+        } else {
+            let top = self.bit_index(col, self.height as usize - 1);
+            let column = self.column_mask(col);
+            if (self.blocked & column) == column {
+                format!("column {} is entirely blocked", col + 1)
+            } else if self.blocked.has(top) {
+                format!("the rest of column {} is blocked", col + 1)
+            } else {
+                format!("column {} is full", col + 1)
+            }
+        };
+        GameError::IllegalMove { action: self.action_to_text(action), reason }
+    }
+
+    #[inline]
+    fn outcome(&self) -> Option<Outcome> {
+        match self.result {
+            ONGOING => None,
+            FIRST_WINS => Some(Outcome::Win(Player::First)),
+            SECOND_WINS => Some(Outcome::Win(Player::Second)),
+            _ => Some(Outcome::Draw),
+        }
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    #[inline]
+    fn ply(&self) -> usize {
+        self.ply as usize
+    }
+
+    #[inline]
+    fn last_action(&self) -> Option<Action> {
+        (self.last_bit != NO_LAST).then(|| self.column_of_bit(self.last_bit as u32) as Action)
+    }
+
+    fn num_symmetries(&self) -> usize {
+        if self.mirror_symmetric {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < self.num_symmetries());
+        if sym == 1 && (action as usize) < self.width as usize {
+            self.width as Action - 1 - action
+        } else {
+            action
+        }
+    }
+
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < self.num_symmetries());
+        // Rows of the frame; the board's own columns are mirrored, the rest is outside it.
+        let (w, fw) = (self.width as usize, self.frame_width as usize);
+        if sym == 1 {
+            for (d, s) in dst.chunks_exact_mut(fw).zip(src.chunks_exact(fw)) {
+                for (x, y) in d[..w].iter_mut().zip(s[..w].iter().rev()) {
+                    *x = *y;
+                }
+                d[w..].copy_from_slice(&s[w..]);
+            }
+        } else {
+            dst.copy_from_slice(src);
+        }
+    }
+
+    fn plane_shape(&self) -> PlaneShape {
+        PlaneShape { channels: PLANES, height: self.frame_height as usize, width: self.frame_width as usize }
+    }
+
+    /// Planes: side to move's discs, opponent's discs, the last move, blocked cells, a plane
+    /// of ones, a plane of ones when the first player is to move, the empty cells where the
+    /// side to move and where the opponent would complete four, and the playable cells.
+    /// Plane row 0 is the top row of the board, so a plane reads like a diagram.
+    ///
+    /// Why the ones and side-to-move planes: the convolutions pad with zeros, so on an
+    /// empty stretch of board a cell next to the edge looks like any other unless one plane
+    /// is 1 on the board and 0 in the padding (KataGo's on-board plane). And Connect Four is
+    /// a game of parity: a threat on an odd row is worth something to the first player, one
+    /// on an even row to the second. From stone counts alone a convolution cannot tell which
+    /// side it is looking at; the side-to-move plane tells every cell of the trunk.
+    ///
+    /// Why the threat planes: a middle game is won or lost on threats (empty cells that
+    /// would complete four), which ones lie on which rows and which sit above which. Finding
+    /// them takes a small trunk most of its layers, as a Go network spends layers on
+    /// liberties that KataGo hands it as input features; the bitboards compute them in a few
+    /// shifts (seed 001's "where are the threes"), so the trunk can spend itself on what
+    /// the threats are worth.
+    ///
+    /// In a frame ([`Connect4::framed`]) the board takes the top left corner and every
+    /// plane is 0 outside it: the ones plane is then the board's mask.
+    fn encode_planes(&self, out: &mut [f32]) {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let fw = self.frame_width as usize;
+        let plane = fw * self.frame_height as usize;
+        debug_assert_eq!(out.len(), PLANES * plane);
+        out.fill(0.0);
+        let last = if self.last_bit == NO_LAST { B::zero() } else { B::bit(self.last_bit as u32) };
+        let mut put = |ch: usize, mut bits: B| {
+            while !bits.is_zero() {
+                let i = bits.trailing_zeros();
+                let (c, r) = (self.column_of_bit(i), self.row_of_bit(i));
+                out[ch * plane + (h - 1 - r) * fw + c] = 1.0;
+                bits = bits.clear_lowest();
+            }
+        };
+        put(0, self.current_stones());
+        put(1, self.opponent_stones());
+        put(2, last);
+        put(3, self.blocked);
+        put(6, self.winning_cells_of(self.current_stones()));
+        put(7, self.winning_cells_of(self.opponent_stones()));
+        put(8, self.playable());
+        let first = self.side_to_move() == Player::First;
+        for row in 0..h {
+            out[4 * plane + row * fw..][..w].fill(1.0);
+            if first {
+                out[5 * plane + row * fw..][..w].fill(1.0);
+            }
+        }
+    }
+
+    fn action_to_text(&self, action: Action) -> String {
+        (action as u32 + 1).to_string()
+    }
+
+    fn action_from_text(&self, text: &str) -> Result<Action, GameError> {
+        self.parse_column(text.trim())
+    }
+
+    fn moves_from_text(&self, text: &str) -> Result<Vec<Action>, GameError> {
+        let text = text.trim();
+        let is_sep = |c: char| c.is_whitespace() || c == ';' || c == ',';
+        if text.contains(is_sep) {
+            text.split(is_sep).filter(|t| !t.is_empty()).map(|t| self.parse_column(t)).collect()
+        } else {
+            let mut buf = [0u8; 4];
+            text.chars().map(|c| self.parse_column(c.encode_utf8(&mut buf))).collect()
+        }
+    }
+
+    fn moves_to_text(&self, moves: &[Action]) -> String {
+        moves
+            .iter()
+            .map(|&a| match a {
+                0..=8 => (b'1' + a as u8) as char,
+                9..=11 => (b'a' + (a - 9) as u8) as char,
+                // Not a column of any legal board; keep it readable rather than lossy.
+                _ => '?',
+            })
+            .collect()
+    }
+
+    fn render(&self) -> String {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let cell_w = if w >= 10 { 2 } else { 1 };
+        let mut s = String::new();
+        for r in (0..h).rev() {
+            let row: Vec<String> =
+                (0..w).map(|c| format!("{:>cell_w$}", self.cell_char(self.bit_index(c, r)))).collect();
+            s.push_str(&row.join(" "));
+            s.push('\n');
+        }
+        let labels: Vec<String> = (1..=w).map(|c| format!("{c:>cell_w$}")).collect();
+        s.push_str(&labels.join(" "));
+        s.push('\n');
+        match self.outcome() {
+            None => {
+                let who = if self.side_to_move() == Player::First { 'X' } else { 'O' };
+                s.push_str(&format!("{who} to move\n"));
+            }
+            Some(Outcome::Win(Player::First)) => s.push_str("X wins\n"),
+            Some(Outcome::Win(Player::Second)) => s.push_str("O wins\n"),
+            Some(_) => s.push_str("draw\n"),
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn column_magic_divides_exactly() {
+        for h in 4..=12u32 {
+            let g = Connect4::<Bits192>::new(4, h as usize, &[]).unwrap();
+            for i in 0..192 {
+                assert_eq!(g.column_of_bit(i), (i / (h + 1)) as usize, "h={h} i={i}");
+            }
+        }
+    }
+
+    #[test]
+    fn bits192_arithmetic_matches_u128_on_the_low_bits() {
+        let mut rng = Rng::seed_from_u64(5);
+        for round in 0..2000 {
+            let a = ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128;
+            let b = ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128;
+            let to = |x: u128, hi: u64| Bits192([x as u64, (x >> 64) as u64, hi]);
+            let low = |x: Bits192| (x.0[0] as u128) | ((x.0[1] as u128) << 64);
+            let (x, y) = (to(a, 0), to(b, 0));
+            assert_eq!(low(x.wrapping_add(y)), a.wrapping_add(b));
+            assert_eq!(x.wrapping_add(y).0[2], a.checked_add(b).is_none() as u64);
+            assert_eq!(low(x.wrapping_sub(y)), a.wrapping_sub(b));
+            assert_eq!(low(x.clear_lowest()), a & a.wrapping_sub(1));
+            assert_eq!(x.trailing_zeros(), if a == 0 { 192 } else { a.trailing_zeros() });
+            let n = rng.random_range(..128u32);
+            assert_eq!(low(x << n), a << n);
+            assert_eq!(low(x >> n), a >> n);
+            if round >= 20 {
+                continue;
+            }
+            // Bits shifted out of the top 64-bit word of u128 land in word 2.
+            let hi = rng.next_u64();
+            let z = to(a, hi);
+            for n in [1, 13, 63, 64, 65, 100, 128, 150, 191] {
+                for i in 0..192 {
+                    let want = i >= n && z.has(i - n);
+                    assert_eq!((z << n).has(i), want, "shl {n} bit {i}");
+                    let want = i + n < 192 && z.has(i + n);
+                    assert_eq!((z >> n).has(i), want, "shr {n} bit {i}");
+                }
+            }
+        }
+        assert_eq!(Bits192::ones(192), Bits192([u64::MAX; 3]));
+        assert_eq!(Bits192::ones(70), Bits192([u64::MAX, 63, 0]));
+    }
+}

@@ -1,0 +1,456 @@
+//! Game rules. Every game implements [`Game`]; search, network and records only ever
+//! see this trait, so adding a game never touches them.
+//!
+//! Moves are *actions*: small integers indexing the game's fixed action space (a column in
+//! Connect Four, a point in Gomoku, a direction in 2048). The network's policy head has one
+//! logit per action, records store actions, and notation converts them to and from text.
+//!
+//! Stochastic one-player games (2048, 2584) alternate a player's move with a chance event
+//! (a tile spawn). While a chance event is pending, [`Game::to_move`] is [`ToMove::Chance`]
+//! and [`Game::chance_outcomes`] lists the events with their probabilities, so a search can
+//! expand them; the chance events are actions too, in their own space.
+
+pub mod returns;
+pub mod rng;
+pub mod util;
+
+pub mod connect4;
+pub mod gomoku;
+pub mod sliding;
+pub mod spec;
+
+pub use spec::{AnyGame, FromAnyGame, GameSpec};
+
+use crate::rng::Rng;
+use rand::seq::IndexedRandom;
+use rand::RngExt;
+use std::fmt;
+
+/// An index into a game's action space (or, at a chance node, its chance-event space).
+pub type Action = u16;
+
+/// One of the two players; one-player games only have `First`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Player {
+    First,
+    Second,
+}
+
+impl Player {
+    pub fn other(self) -> Player {
+        match self {
+            Player::First => Player::Second,
+            Player::Second => Player::First,
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Who acts next in a position that is not over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToMove {
+    Player(Player),
+    /// Nature: pick one of [`Game::chance_outcomes`].
+    Chance,
+}
+
+/// How a finished game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Win(Player),
+    Draw,
+    /// One-player games end with a score (the sum of the move rewards).
+    Score(u64),
+}
+
+impl Outcome {
+    /// The result from `player`'s point of view in {-1, 0, 1}; a score counts as 0.
+    pub fn value_for(self, player: Player) -> f32 {
+        match self {
+            Outcome::Win(p) if p == player => 1.0,
+            Outcome::Win(_) => -1.0,
+            Outcome::Draw | Outcome::Score(_) => 0.0,
+        }
+    }
+}
+
+/// What [`Game::lookahead`] proves about a position, from the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookahead {
+    /// This move wins at once.
+    Win(Action),
+    /// Every legal move loses: with [`Game::lookahead`], no move wins at once and every one
+    /// lets the opponent win at once (`out` is empty); with [`Game::two_step_lookahead`],
+    /// also when every move that does not lose at once allows a two-step kill, and then
+    /// `out` holds those moves: the ones that make the opponent find the kill.
+    Lost,
+    /// No move wins at once; the moves written to `out` are the ones worth searching.
+    Moves,
+}
+
+/// Everything that can go wrong when a caller hands a game bad input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    #[error("illegal move {action}: {reason}")]
+    IllegalMove { action: String, reason: String },
+    #[error("the game is already over")]
+    GameOver,
+    #[error("a chance event is pending; a player move is not allowed now")]
+    ChancePending,
+    #[error("no chance event is pending")]
+    NoChancePending,
+    #[error("cannot parse {what} {text:?}: {reason}")]
+    Parse { what: &'static str, text: String, reason: String },
+    #[error("bad game spec {spec:?}: {reason}")]
+    Spec { spec: String, reason: String },
+}
+
+/// The shape of the network input for a game: `channels` planes of `height × width`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaneShape {
+    pub channels: usize,
+    pub height: usize,
+    pub width: usize,
+}
+
+impl PlaneShape {
+    pub fn len(&self) -> usize {
+        self.channels * self.height * self.width
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The rules of one game, implemented over a position value that is cheap to clone.
+pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
+    /// The spec this position's rules come from, e.g. `connect4:7x6`, `gomoku:15`.
+    /// For games whose board is drawn at random (saiblo), the concrete board, so a
+    /// record replays exactly.
+    fn spec(&self) -> GameSpec;
+
+    /// Whether one player plays the game alone, for a score (2048, 2584), rather than two
+    /// against each other. The one question every part of dojo asks about a game's kind:
+    /// which search it gets, how its games are recorded and reported, and how its players
+    /// are compared (see [`GameSpec::is_one_player`] for a spec).
+    fn is_one_player(&self) -> bool {
+        false
+    }
+
+    /// 1 for one-player games, 2 for the others: [`Game::is_one_player`] as a count.
+    /// Kept only for `learner/src/config.rs` until it moves to the run crate (issue 33);
+    /// ask [`Game::is_one_player`].
+    #[doc(hidden)]
+    fn num_players(&self) -> usize {
+        if self.is_one_player() {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// Size of the player action space (the policy head's width).
+    fn num_actions(&self) -> usize;
+
+    /// Who acts next; meaningless once [`Game::outcome`] is `Some`.
+    fn to_move(&self) -> ToMove;
+
+    /// Appends the legal player actions to `out` (clearing it first). Empty when the game
+    /// is over or a chance event is pending.
+    fn legal_actions(&self, out: &mut Vec<Action>);
+
+    /// Whether `action` is a legal player move now.
+    fn is_legal(&self, action: Action) -> bool;
+
+    /// Plays a player move without checking it; the caller guarantees `is_legal`.
+    /// Returns the move's reward (0 for two-player games).
+    fn play_unchecked(&mut self, action: Action) -> u32;
+
+    /// Plays a player move, or explains why it is not legal. Never panics.
+    fn play(&mut self, action: Action) -> Result<u32, GameError> {
+        if self.outcome().is_some() {
+            return Err(GameError::GameOver);
+        }
+        if self.to_move() == ToMove::Chance {
+            return Err(GameError::ChancePending);
+        }
+        if !self.is_legal(action) {
+            return Err(self.illegal_reason(action));
+        }
+        Ok(self.play_unchecked(action))
+    }
+
+    /// The error for an illegal `action` (called only when `is_legal` is false).
+    fn illegal_reason(&self, action: Action) -> GameError {
+        GameError::IllegalMove {
+            action: self.action_to_text(action),
+            reason: "not a legal move in this position".into(),
+        }
+    }
+
+    /// `Some` once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// One ply of lookahead for the side to move, cheap enough to run at every node a
+    /// search expands (seed 001's rollout rules, moved into the tree): a move that wins at
+    /// once, or else the moves that do not hand the opponent an immediate win, written to
+    /// `out`. Only called on positions that are not over.
+    ///
+    /// The default, [`lookahead_by_play`], is exact but plays every move and every reply;
+    /// games override it with something cheaper that must give the same answer.
+    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        lookahead_by_play(self, out)
+    }
+
+    /// [`Game::lookahead`] two plies deeper: seed 001's two-step kills (两步杀). A safe move
+    /// after which the opponent is lost at once (a double threat, or a threat with another
+    /// stacked on it) is a win in three, returned as [`Lookahead::Win`]; safe moves that
+    /// hand the opponent such a kill are dropped from `out`, and when none is left the
+    /// position is [`Lookahead::Lost`] with the one-ply safe moves left in `out`. Exact,
+    /// like `lookahead`.
+    ///
+    /// The default looks only one ply deep: a game opts in where the deeper look is cheap
+    /// next to a network evaluation (Connect Four: at most 12 × 12 bitboard lookaheads;
+    /// on a Gomoku board it would be thousands). [`two_step_lookahead_by_play`] is the
+    /// reference a game's version is tested against.
+    fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        self.lookahead(out)
+    }
+
+    /// Threat-space search, run where [`Game::lookahead`] (or the two-step version) left
+    /// `out` holding the moves worth searching (or, without tactics, every legal move), at
+    /// most `max_nodes` nodes a search; Gomoku's VCF prover. [`Lookahead::Win`]: the side to
+    /// move wins by force, starting with that move. [`Lookahead::Moves`]: `out` is kept, or
+    /// narrowed to the moves that refute a forced win the opponent would have were it to
+    /// move. [`Lookahead::Lost`]: every move in `out` was checked and allows the opponent's
+    /// forced win; `out` is left as it came, so the search still has moves to play.
+    ///
+    /// The default finds nothing and keeps `out`: Connect Four's threats are in its
+    /// two-step lookahead, and the search stays game-agnostic.
+    fn threat_search(&self, max_nodes: u32, out: &mut Vec<Action>) -> Lookahead {
+        let _ = (max_nodes, out);
+        Lookahead::Moves
+    }
+
+    /// Zobrist-style hash of the position (including side to move and pending chance),
+    /// kept incrementally.
+    fn hash(&self) -> u64;
+
+    /// Number of player moves played so far.
+    fn ply(&self) -> usize;
+
+    /// The last player action, if any (an input plane of the network).
+    fn last_action(&self) -> Option<Action>;
+
+    // --- chance (stochastic games only) ---
+
+    /// The pending chance events with their probabilities (summing to 1). Empty when no
+    /// chance event is pending.
+    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
+        out.clear();
+    }
+
+    /// Applies a chance event from [`Game::chance_outcomes`].
+    fn apply_chance(&mut self, _event: Action) -> Result<(), GameError> {
+        Err(GameError::NoChancePending)
+    }
+
+    /// Samples and applies a chance event with the right probabilities.
+    fn sample_chance(&mut self, _rng: &mut Rng) {}
+
+    // --- symmetries ---
+
+    /// Number of symmetries of the board (1 = identity only).
+    fn num_symmetries(&self) -> usize {
+        1
+    }
+
+    /// Maps a player action through symmetry `sym` (0 is the identity).
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < self.num_symmetries());
+        action
+    }
+
+    /// Maps a single `height × width` plane (row-major) through symmetry `sym`.
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < self.num_symmetries());
+        dst.copy_from_slice(src);
+    }
+
+    // --- network input ---
+
+    /// This position encoded in a larger `width × height` frame, for an any-size network
+    /// (see [`connect4::Connect4::framed`], [`gomoku::Gomoku::framed`]); games that have no
+    /// frames say so.
+    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
+        let _ = (width, height);
+        Err(GameError::Spec {
+            spec: self.spec().to_string(),
+            reason: "only Connect Four and Gomoku boards are played by an any-size network".into(),
+        })
+    }
+
+    /// Shape of [`Game::encode_planes`].
+    fn plane_shape(&self) -> PlaneShape;
+
+    /// Writes the input planes (from the side to move's point of view) into `out`,
+    /// whose length is `plane_shape().len()`.
+    ///
+    /// An encoding only ever grows by planes appended after the existing ones: a network
+    /// trained by an older build is fed the first planes, the ones it knows.
+    fn encode_planes(&self, out: &mut [f32]);
+
+    /// Whether action `i` is placing on cell `i` of the planes (row-major), for every `i`:
+    /// then a network may read one logit per cell off its last planes (a convolutional
+    /// policy head) instead of learning every move from every cell.
+    fn actions_are_cells(&self) -> bool {
+        false
+    }
+
+    // --- notation ---
+
+    /// Text for one action, e.g. `4` (Connect Four column, 1-based) or `7,7` (Gomoku).
+    fn action_to_text(&self, action: Action) -> String;
+
+    /// Parses one action's text.
+    fn action_from_text(&self, text: &str) -> Result<Action, GameError>;
+
+    /// Parses a move list (the game's position notation: the moves from the start).
+    /// The default splits on whitespace and `;`; Connect Four also takes digit strings.
+    fn moves_from_text(&self, text: &str) -> Result<Vec<Action>, GameError> {
+        text.split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|t| !t.is_empty())
+            .map(|t| self.action_from_text(t))
+            .collect()
+    }
+
+    /// Formats a move list so that [`Game::moves_from_text`] reads it back.
+    fn moves_to_text(&self, moves: &[Action]) -> String {
+        moves.iter().map(|&a| self.action_to_text(a)).collect::<Vec<_>>().join(" ")
+    }
+
+    /// Human-readable board diagram (for `dojo play` and debugging).
+    fn render(&self) -> String;
+}
+
+/// [`Game::two_step_lookahead`] by playing it out: [`Game::lookahead`] at the position, after
+/// every safe move, and after every safe reply to it. The reference for games' versions.
+pub fn two_step_lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead {
+    let first = game.lookahead(out);
+    if first != Lookahead::Moves {
+        return first;
+    }
+    let safe = out.clone();
+    out.clear();
+    let mut replies = Vec::new();
+    let mut scratch = Vec::new();
+    // Lost at once after `m`: the side to move there cannot win at once and every move of
+    // its loses at once.
+    let lost_after = |g: &G, m: Action, scratch: &mut Vec<Action>| {
+        let mut after = g.clone();
+        after.play_unchecked(m);
+        after.outcome().is_none() && after.lookahead(scratch) == Lookahead::Lost
+    };
+    if let Some(&kill) = safe.iter().find(|&&m| lost_after(game, m, &mut scratch)) {
+        return Lookahead::Win(kill);
+    }
+    for &m in &safe {
+        let mut after = game.clone();
+        after.play_unchecked(m);
+        let opponent_kills = after.outcome().is_none()
+            && match after.lookahead(&mut replies) {
+                Lookahead::Win(_) => true,
+                Lookahead::Lost => false,
+                Lookahead::Moves => replies.iter().any(|&r| lost_after(&after, r, &mut scratch)),
+            };
+        if !opponent_kills {
+            out.push(m);
+        }
+    }
+    if out.is_empty() {
+        *out = safe;
+        Lookahead::Lost
+    } else {
+        Lookahead::Moves
+    }
+}
+
+/// [`Game::lookahead`] by brute force: plays each legal move, then each reply. The reference
+/// the games' fast versions are tested against.
+pub fn lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead {
+    out.clear();
+    let ToMove::Player(me) = game.to_move() else { return Lookahead::Moves };
+    let mut moves = Vec::new();
+    let mut replies = Vec::new();
+    game.legal_actions(&mut moves);
+    for &m in &moves {
+        let mut after = game.clone();
+        after.play_unchecked(m);
+        if after.outcome() == Some(Outcome::Win(me)) {
+            return Lookahead::Win(m);
+        }
+    }
+    for &m in &moves {
+        let mut after = game.clone();
+        after.play_unchecked(m);
+        after.legal_actions(&mut replies);
+        let loses = replies.iter().any(|&r| {
+            let mut reply = after.clone();
+            reply.play_unchecked(r);
+            reply.outcome() == Some(Outcome::Win(me.other()))
+        });
+        if !loses {
+            out.push(m);
+        }
+    }
+    if out.is_empty() && !moves.is_empty() {
+        Lookahead::Lost
+    } else {
+        Lookahead::Moves
+    }
+}
+
+/// Draws the pending chance event with its probability, applies it and returns it (what a
+/// record stores); None when no chance event is pending. `scratch` holds the outcomes.
+pub fn draw_chance_event<G: Game>(game: &mut G, rng: &mut Rng, scratch: &mut Vec<(Action, f32)>) -> Option<Action> {
+    game.chance_outcomes(scratch);
+    let total: f32 = scratch.iter().map(|&(_, p)| p).sum();
+    let mut x = rng.random::<f32>() * total;
+    let mut pick = *scratch.last()?;
+    for &(event, p) in scratch.iter() {
+        x -= p;
+        if x < 0.0 {
+            pick = (event, p);
+            break;
+        }
+    }
+    game.apply_chance(pick.0).ok()?;
+    Some(pick.0)
+}
+
+/// Plays up to `plies` uniformly random moves that do not end the game (a varied opening
+/// for self-play and for matches between deterministic players) and returns them. Stops
+/// early at a chance event or when every move would end the game.
+pub fn play_random_opening<G: Game>(game: &mut G, plies: usize, rng: &mut Rng) -> Vec<Action> {
+    let mut played = Vec::with_capacity(plies);
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        if !matches!(game.to_move(), ToMove::Player(_)) {
+            break;
+        }
+        game.legal_actions(&mut moves);
+        moves.retain(|&a| {
+            let mut next = game.clone();
+            next.play(a).is_ok() && next.outcome().is_none()
+        });
+        if moves.is_empty() {
+            break;
+        }
+        let action = *moves.choose(rng).expect("a non-empty list");
+        game.play(action).expect("a legal move");
+        played.push(action);
+    }
+    played
+}

@@ -1,0 +1,373 @@
+//! `--precision auto`: choosing self-play's number format by timing the network itself.
+//!
+//! Which format is fastest depends on the CPU (or GPU), the network's shape and the batch:
+//! on this project's EPYC bf16 self-play ran 1.4× faster than f32, on an Intel Xeon with
+//! the very same AVX512-BF16 flag 1.45× slower. So a process about to play times the
+//! network it will actually run, folded as self-play runs it, in every candidate format
+//! ([`Precision::candidates`]) at the batch sizes self-play will use, for about a tenth of
+//! a second each after a warm-up, and keeps the fastest.
+//!
+//! The decision is cached per (CPU model, device, libtorch threads, architecture, batches)
+//! in `${DOJO_CACHE}/precision.json`, behind a file lock, so the workers that start
+//! together on one machine measure once between them (the others wait for the lock, then
+//! read the answer) and a new architecture is measured again.
+
+use super::device::DeviceError;
+use super::model::{Architecture, Model};
+use super::precision::{Precision, PrecisionChoice};
+use super::timing::NetTimer;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long each (format, batch) pair is timed, after its warm-up.
+pub const DEFAULT_BUDGET: Duration = Duration::from_millis(100);
+
+/// Another format replaces f32 (the first candidate) only when it is at least this much
+/// faster: below that the measurement cannot tell them apart, and f32 is the exact one.
+const MIN_GAIN: f64 = 1.03;
+
+/// One timing: forward passes of `batch` positions in `precision`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    pub precision: Precision,
+    pub batch: usize,
+    pub evals_per_s: f64,
+}
+
+/// Where a decision came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Source {
+    /// The user named the format.
+    #[default]
+    Fixed,
+    /// Timed just now.
+    Measured,
+    /// Read from the cache file.
+    Cached(PathBuf),
+}
+
+/// The format self-play runs in, and the timings behind it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrecisionDecision {
+    pub chosen: Precision,
+    /// Every candidate at every batch size (empty for a fixed choice).
+    pub measured: Vec<Rate>,
+    #[serde(skip)]
+    pub source: Source,
+}
+
+impl PrecisionDecision {
+    /// The decision for a format the user named.
+    pub fn fixed(precision: Precision) -> PrecisionDecision {
+        PrecisionDecision { chosen: precision, measured: Vec::new(), source: Source::Fixed }
+    }
+
+    /// Each measured format's throughput over a workload of one batch of every measured
+    /// size (positions over time: fast small batches do not hide a slow large one), in the
+    /// order first measured.
+    pub fn throughputs(&self) -> Vec<(Precision, f64)> {
+        let mut order: Vec<Precision> = Vec::new();
+        for r in &self.measured {
+            if !order.contains(&r.precision) {
+                order.push(r.precision);
+            }
+        }
+        order
+            .into_iter()
+            .map(|p| {
+                let (mut evals, mut secs) = (0.0, 0.0);
+                for r in self.measured.iter().filter(|r| r.precision == p) {
+                    evals += r.batch as f64;
+                    secs += r.batch as f64 / r.evals_per_s.max(1e-9);
+                }
+                (p, evals / secs.max(1e-12))
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for PrecisionDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "precision {}", self.chosen)?;
+        let how = match &self.source {
+            Source::Fixed => return f.write_str(" (as asked)"),
+            Source::Measured => "measured".to_string(),
+            Source::Cached(path) => format!("cached in {}", path.display()),
+        };
+        let mut batches: Vec<usize> = self.measured.iter().map(|r| r.batch).collect();
+        batches.sort_unstable();
+        batches.dedup();
+        let rates: Vec<String> = self.throughputs().iter().map(|(p, r)| format!("{p} {:.0} evals/s", r)).collect();
+        let batches: Vec<String> = batches.iter().map(|b| b.to_string()).collect();
+        write!(f, " (auto, {how} at batch {}: {})", batches.join(" and "), rates.join(", "))
+    }
+}
+
+/// The fastest of `candidates` by `time(precision, batch)` (evals/s) at every batch size;
+/// the first candidate keeps the place unless another beats it by [`MIN_GAIN`]. The
+/// timing source is a parameter so the choice can be tested without timing anything.
+pub fn fastest(
+    candidates: &[Precision],
+    batches: &[usize],
+    mut time: impl FnMut(Precision, usize) -> f64,
+) -> PrecisionDecision {
+    let mut measured = Vec::new();
+    for &precision in candidates {
+        for &batch in batches {
+            measured.push(Rate { precision, batch, evals_per_s: time(precision, batch) });
+        }
+    }
+    let mut decision = PrecisionDecision { chosen: candidates[0], measured, source: Source::Measured };
+    let rates = decision.throughputs();
+    let baseline = rates.first().map_or(0.0, |r| r.1);
+    let best = rates.iter().copied().filter(|r| r.1.is_finite()).max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((p, rate)) = best {
+        if rate >= baseline * MIN_GAIN {
+            decision.chosen = p;
+        }
+    }
+    decision
+}
+
+/// Resolves `choice` for self-play with `model`: a named format as it is (checked against
+/// the device), `auto` by measurement at `batches`, through `cache` when there is one.
+pub fn choose_precision(
+    choice: PrecisionChoice,
+    model: &Model,
+    batches: &[usize],
+    cache: Option<&DecisionCache>,
+) -> Result<PrecisionDecision, DeviceError> {
+    let device = model.device();
+    if let PrecisionChoice::Fixed(p) = choice {
+        super::device::check_precision(p, device)?;
+        return Ok(PrecisionDecision::fixed(p));
+    }
+    let mut batches: Vec<usize> = batches.iter().map(|&b| b.max(1)).collect();
+    batches.sort_unstable();
+    batches.dedup();
+    if batches.is_empty() {
+        batches.push(1);
+    }
+    let measure = || {
+        let mut timer = NetTimer::new(model, DEFAULT_BUDGET);
+        fastest(Precision::candidates(device), &batches, |p, b| timer.evals_per_s(p, b))
+    };
+    match cache {
+        Some(cache) => {
+            let key = cache_key(model.arch(), device, tch::get_num_threads(), &batches);
+            Ok(cache.get_or_insert(&key, measure))
+        }
+        None => Ok(measure()),
+    }
+}
+
+/// What a cached decision is valid for: the same hardware, threads, network shape and
+/// batches.
+pub fn cache_key(arch: &Architecture, device: tch::Device, threads: i32, batches: &[usize]) -> String {
+    let arch = serde_json::to_string(arch).unwrap_or_default();
+    format!(
+        "{} | {device:?} | {threads} threads | batches {batches:?} | {arch} | dojo {}",
+        cpu_model(),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The CPU's model name (Linux), else its architecture.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+/// Decisions by [`cache_key`], in one JSON file.
+pub struct DecisionCache {
+    path: PathBuf,
+}
+
+#[derive(Default, Serialize, Deserialize)]
+struct CacheFile {
+    decisions: BTreeMap<String, PrecisionDecision>,
+}
+
+impl DecisionCache {
+    /// The cache in `dir` (created when first written).
+    pub fn in_dir(dir: &Path) -> DecisionCache {
+        DecisionCache { path: dir.join("precision.json") }
+    }
+
+    /// The user's cache: `${DOJO_CACHE}`, else `~/.cache/dojo` (where `scripts/env.sh` keeps
+    /// libtorch too); None without either.
+    pub fn default_location() -> Option<DecisionCache> {
+        let dir = match std::env::var_os("DOJO_CACHE") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?).join(".cache/dojo"),
+        };
+        Some(DecisionCache::in_dir(&dir))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The decision stored under `key`, or `measure()`'s, stored for next time. Holds an
+    /// exclusive lock throughout, so processes asking at once measure once. A cache that
+    /// cannot be read or written is warned about and bypassed: it only saves time.
+    pub fn get_or_insert(&self, key: &str, measure: impl FnOnce() -> PrecisionDecision) -> PrecisionDecision {
+        let _lock = match self.lock() {
+            Ok(lock) => lock,
+            Err(e) => {
+                tracing::warn!("precision cache {} unusable ({e}); measuring without it", self.path.display());
+                return measure();
+            }
+        };
+        let mut file = self.read();
+        if let Some(found) = file.decisions.get(key) {
+            return PrecisionDecision { source: Source::Cached(self.path.clone()), ..found.clone() };
+        }
+        let decision = measure();
+        file.decisions.insert(key.to_string(), decision.clone());
+        let written = serde_json::to_vec_pretty(&file)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| dojo_game::util::atomic_write(&self.path, &bytes).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            tracing::warn!("cannot write the precision cache {}: {e}", self.path.display());
+        }
+        decision
+    }
+
+    fn lock(&self) -> std::io::Result<File> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let lock = OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("precision.lock"))?;
+        lock.lock()?;
+        Ok(lock)
+    }
+
+    /// The cached decisions; a missing file is an empty cache, and so is a damaged one
+    /// (said in a warning; it is rewritten whole on the next decision).
+    fn read(&self) -> CacheFile {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                tracing::warn!("ignoring the damaged precision cache {}: {e}", self.path.display());
+                CacheFile::default()
+            }),
+            Err(_) => CacheFile::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Precision::{Bf16, F16, F32};
+
+    /// A timing source from a table: (precision, batch) → evals/s.
+    fn table(rates: &[(Precision, usize, f64)]) -> impl FnMut(Precision, usize) -> f64 + '_ {
+        move |p, b| rates.iter().find(|r| r.0 == p && r.1 == b).expect("timed an unlisted pair").2
+    }
+
+    #[test]
+    fn the_fastest_format_is_chosen_whatever_the_cpu_flags_say() {
+        // This project's EPYC: bf16 ahead at both batches.
+        let epyc = [(F32, 32, 10_000.0), (F32, 64, 12_000.0), (Bf16, 32, 14_000.0), (Bf16, 64, 17_000.0)];
+        let d = fastest(&[F32, Bf16], &[32, 64], table(&epyc));
+        assert_eq!(d.chosen, Bf16);
+        assert_eq!(d.measured.len(), 4);
+        assert_eq!(d.source, Source::Measured);
+        // The Xeon of the issue: the same flag, bf16 1.45× slower.
+        let xeon = [(F32, 64, 17_400.0), (Bf16, 64, 12_000.0)];
+        assert_eq!(fastest(&[F32, Bf16], &[64], table(&xeon)).chosen, F32);
+        // CUDA: f16 fastest of three.
+        let gpu = [(F32, 256, 1e6), (Bf16, 256, 1.6e6), (F16, 256, 1.9e6)];
+        assert_eq!(fastest(&[F32, Bf16, F16], &[256], table(&gpu)).chosen, F16);
+    }
+
+    #[test]
+    fn a_gain_within_noise_keeps_f32_and_a_slow_large_batch_counts() {
+        let close = [(F32, 64, 10_000.0), (Bf16, 64, 10_200.0)];
+        assert_eq!(fastest(&[F32, Bf16], &[64], table(&close)).chosen, F32);
+        // bf16 wins the small batch by far but loses the large one by more: over one batch
+        // of each (96 positions), f32 takes 32/8000 + 64/8000 = 12 ms, bf16 2 + 32 = 34 ms.
+        let mixed = [(F32, 32, 8_000.0), (F32, 64, 8_000.0), (Bf16, 32, 16_000.0), (Bf16, 64, 2_000.0)];
+        let d = fastest(&[F32, Bf16], &[32, 64], table(&mixed));
+        assert_eq!(d.chosen, F32);
+        let t = d.throughputs();
+        assert_eq!(t[0].0, F32);
+        assert!((t[0].1 - 96.0 / 0.012).abs() < 1e-6, "{t:?}");
+        assert!((t[1].1 - 96.0 / 0.034).abs() < 1e-6, "{t:?}");
+        // With f32 slow at the small batch, 32 + 8 = 40 ms, bf16's 34 ms is the faster.
+        let mixed = [(F32, 32, 1_000.0), (F32, 64, 8_000.0), (Bf16, 32, 16_000.0), (Bf16, 64, 2_000.0)];
+        assert_eq!(fastest(&[F32, Bf16], &[32, 64], table(&mixed)).chosen, Bf16);
+    }
+
+    #[test]
+    fn decisions_print_what_was_chosen_and_every_candidate() {
+        let d = fastest(&[F32, Bf16], &[64], table(&[(F32, 64, 12_000.0), (Bf16, 64, 17_000.0)]));
+        assert_eq!(d.to_string(), "precision bf16 (auto, measured at batch 64: f32 12000 evals/s, bf16 17000 evals/s)");
+        assert_eq!(PrecisionDecision::fixed(F32).to_string(), "precision f32 (as asked)");
+    }
+
+    #[test]
+    fn the_cache_measures_once_per_key_and_survives_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DecisionCache::in_dir(&dir.path().join("nested"));
+        let rates = [(F32, 8, 100.0), (Bf16, 8, 200.0)];
+        let measured = std::cell::Cell::new(0);
+        let measure = || {
+            measured.set(measured.get() + 1);
+            fastest(&[F32, Bf16], &[8], table(&rates))
+        };
+        let first = cache.get_or_insert("a", measure);
+        assert_eq!((first.chosen, first.source.clone()), (Bf16, Source::Measured));
+        let again = cache.get_or_insert("a", measure);
+        assert_eq!(again.source, Source::Cached(cache.path().to_path_buf()));
+        assert_eq!((again.chosen, again.measured.clone()), (first.chosen, first.measured.clone()));
+        cache.get_or_insert("b", measure);
+        assert_eq!(measured.get(), 2, "a key seen before is not measured again");
+        std::fs::write(cache.path(), b"{ not json").unwrap();
+        let after = cache.get_or_insert("a", measure);
+        assert_eq!((after.chosen, after.source, measured.get()), (Bf16, Source::Measured, 3));
+        assert_eq!(cache.get_or_insert("a", measure).source, Source::Cached(cache.path().to_path_buf()));
+    }
+
+    #[test]
+    fn keys_change_with_the_architecture_threads_and_batches() {
+        let game = dojo_game::connect4::Connect4::<u64>::standard();
+        let small = Architecture::for_game(&game, 3, 32);
+        let big = Architecture::for_game(&game, 5, 64);
+        let cpu = tch::Device::Cpu;
+        let k = cache_key(&small, cpu, 1, &[32, 64]);
+        assert_eq!(k, cache_key(&small.clone(), cpu, 1, &[32, 64]));
+        assert_ne!(k, cache_key(&big, cpu, 1, &[32, 64]));
+        assert_ne!(k, cache_key(&small, cpu, 2, &[32, 64]));
+        assert_ne!(k, cache_key(&small, cpu, 1, &[64]));
+        assert!(k.starts_with(&cpu_model()), "{k}");
+    }
+
+    #[test]
+    fn auto_times_every_candidate_of_a_real_network_and_fixed_choices_are_checked() {
+        crate::device::set_threads(1);
+        let game = dojo_game::connect4::Connect4::<u64>::standard();
+        let model = Model::new(Architecture::for_game(&game, 1, 8), tch::Device::Cpu);
+        let d = choose_precision(PrecisionChoice::Auto, &model, &[4, 0, 4], None).unwrap();
+        let timed: Vec<(Precision, usize)> = d.measured.iter().map(|r| (r.precision, r.batch)).collect();
+        assert_eq!(timed, vec![(F32, 1), (F32, 4), (Bf16, 1), (Bf16, 4)]);
+        assert!(d.measured.iter().all(|r| r.evals_per_s.is_finite() && r.evals_per_s > 0.0), "{d:?}");
+        let best = d.throughputs().into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+        assert!(d.chosen == best.0 || d.chosen == F32, "{d:?}");
+        let fixed = choose_precision(PrecisionChoice::Fixed(Bf16), &model, &[4], None).unwrap();
+        assert_eq!(fixed, PrecisionDecision::fixed(Bf16));
+        let err = choose_precision(PrecisionChoice::Fixed(F16), &model, &[4], None).unwrap_err().to_string();
+        assert!(err.starts_with("precision f16 runs only on CUDA"), "{err}");
+    }
+}

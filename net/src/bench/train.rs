@@ -1,0 +1,67 @@
+//! The learner's training steps per second on a device, for a network and batch size, on
+//! sample batches: the speed does not depend on the data (`dojo bench train`).
+
+use super::describe;
+use crate::device::DeviceSpec;
+use crate::model::Model;
+use crate::timing::train_steps_per_s;
+use crate::train::{TrainConfig, TrainError};
+use dojo_game::GameSpec;
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+
+#[derive(Serialize)]
+pub struct TrainReport {
+    pub network: String,
+    pub device: String,
+    pub threads: i32,
+    pub optimizer: String,
+    pub batch: usize,
+    pub steps_per_s: f64,
+    pub positions_per_s: f64,
+    /// Forward and backward: about three forward passes' worth per position.
+    pub gflops: f64,
+}
+
+/// Trains `model` (a network for `spec`) with `config` for `budget` (after a warm-up of a
+/// quarter of that).
+pub fn time_training(
+    spec: &GameSpec,
+    model: Model,
+    config: TrainConfig,
+    budget: Duration,
+) -> Result<TrainReport, TrainError> {
+    let network = describe(spec, model.arch());
+    let flops = model.arch().flops_per_eval();
+    let device = DeviceSpec::of(model.device()).to_string();
+    let (batch, optimizer) = (config.batch_size, config.optimizer.to_string());
+    let steps_per_s = train_steps_per_s(model, config, budget)?;
+    let positions_per_s = steps_per_s * batch as f64;
+    Ok(TrainReport {
+        network,
+        device,
+        threads: tch::get_num_threads(),
+        optimizer,
+        batch,
+        steps_per_s,
+        positions_per_s,
+        gflops: 3.0 * positions_per_s * flops / 1e9,
+    })
+}
+
+impl fmt::Display for TrainReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.network)?;
+        writeln!(
+            f,
+            "{}, {} libtorch thread(s), {} with batches of {}",
+            self.device, self.threads, self.optimizer, self.batch
+        )?;
+        writeln!(
+            f,
+            "{:.1} steps/s, {:.0} positions/s, about {:.1} GFLOP/s",
+            self.steps_per_s, self.positions_per_s, self.gflops
+        )
+    }
+}

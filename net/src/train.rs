@@ -1,0 +1,268 @@
+//! One training step: policy cross-entropy + value MSE (+ L2 through the optimizer's weight
+//! decay), per-sample weights, SGD with momentum or Adam; the optimizer's state can be saved
+//! next to a checkpoint and restored on restart.
+
+use super::model::Model;
+use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
+use dojo_game::util::{atomic_write, SettingError};
+use dojo_game::Game;
+use dojo_record::{RecordError, SampleOptions, TrainingGame};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use tch::{Kind, Reduction, Tensor};
+
+pub use super::optim::OptimizerKind;
+
+/// Metadata key of the trainer's step in a state file.
+const STEP_KEY: &str = "trainer_step";
+
+/// The trainer's knobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    pub optimizer: OptimizerKind,
+    pub learning_rate: f64,
+    /// SGD momentum (ignored by Adam).
+    pub momentum: f64,
+    /// L2 regularisation, applied as weight decay.
+    pub weight_decay: f64,
+    pub batch_size: usize,
+    /// Weight of the value loss against the policy loss.
+    pub value_loss_weight: f64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            optimizer: OptimizerKind::Adam,
+            learning_rate: 1e-3,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+            batch_size: 256,
+            value_loss_weight: 1.0,
+        }
+    }
+}
+
+impl TrainConfig {
+    pub fn validate(&self) -> Result<(), SettingError> {
+        let lr = self.learning_rate;
+        SettingError::check(lr > 0.0 && lr < 10.0, "train.learning_rate", lr, "within (0, 10)")?;
+        let momentum = self.momentum;
+        SettingError::check((0.0..1.0).contains(&momentum), "train.momentum", momentum, "within 0..1")?;
+        let decay = self.weight_decay;
+        SettingError::check((0.0..1.0).contains(&decay), "train.weight_decay", decay, "within 0..1")?;
+        if self.batch_size == 0 {
+            return Err(SettingError::Zero { key: "train.batch_size" });
+        }
+        Ok(())
+    }
+}
+
+/// Why a trainer cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A `train.*` setting outside its range.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    /// The optimizer refused its settings or could not allocate its state (its error is in
+    /// the message, not also a source, so a report does not print it twice).
+    #[error("cannot build the optimizer: {0}")]
+    Optimizer(OptimError),
+}
+
+/// A batch of training samples laid out for the network.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    pub len: usize,
+    /// `len` positions' planes as the game encodes them (`Game::plane_shape().len()` floats
+    /// each; the network takes the first `input_channels` planes of each).
+    pub planes: Vec<f32>,
+    /// `len × actions` policy targets (each row sums to 1 over legal moves).
+    pub policy: Vec<f32>,
+    /// `len` value targets from the side to move's view.
+    pub value: Vec<f32>,
+    /// `len` sample weights.
+    pub weight: Vec<f32>,
+}
+
+impl Batch {
+    /// Appends position `index` of `game` under symmetry `sym`.
+    pub fn push<G: Game>(
+        &mut self,
+        game: &TrainingGame<G>,
+        index: usize,
+        sym: usize,
+        opts: &SampleOptions,
+    ) -> Result<(), RecordError> {
+        let (p0, q0) = (self.planes.len(), self.policy.len());
+        self.planes.resize(p0 + game.plane_shape().len(), 0.0);
+        self.policy.resize(q0 + game.num_actions(), 0.0);
+        match game.write_sample(index, sym, opts, &mut self.planes[p0..], &mut self.policy[q0..]) {
+            Ok(t) => {
+                self.value.push(t.value);
+                self.weight.push(t.weight);
+                self.len += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.planes.truncate(p0);
+                self.policy.truncate(q0);
+                Err(e)
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.planes.clear();
+        self.policy.clear();
+        self.value.clear();
+        self.weight.clear();
+    }
+}
+
+/// Losses of one step (unweighted means, for curves), and the policy's entropy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Losses {
+    pub policy: f64,
+    pub value: f64,
+    /// The weighted objective that was minimised (without the L2 term).
+    pub total: f64,
+    pub entropy: f64,
+}
+
+/// Owns a model and its optimizer.
+pub struct Trainer {
+    pub model: Model,
+    pub config: TrainConfig,
+    optimizer: Optimizer,
+    /// Training steps taken (from wherever the caller started counting; restored by
+    /// [`Trainer::load_state`]).
+    pub step: u64,
+}
+
+impl Trainer {
+    pub fn new(model: Model, config: TrainConfig) -> Result<Trainer, TrainError> {
+        config.validate()?;
+        let opt = match config.optimizer {
+            OptimizerKind::Sgd => OptimizerConfig::sgd(config.momentum, config.weight_decay),
+            OptimizerKind::Adam => OptimizerConfig::adam(config.weight_decay),
+        };
+        let optimizer = Optimizer::new(&model.vs, opt, config.learning_rate).map_err(TrainError::Optimizer)?;
+        Ok(Trainer { model, config, optimizer, step: 0 })
+    }
+
+    /// Sets the learning rate of the following steps. A negative, NaN or infinite rate is
+    /// ignored (the previous one stays); `TrainConfig::validate` bounds configured rates.
+    pub fn set_learning_rate(&mut self, lr: f64) {
+        let _ = self.optimizer.set_lr(lr);
+    }
+
+    pub fn optimizer(&self) -> &Optimizer {
+        &self.optimizer
+    }
+
+    /// The optimizer state plus `step`, as safetensors bytes (see [`super::optim`]).
+    pub fn state_bytes(&self) -> Result<Vec<u8>, OptimError> {
+        self.optimizer.state_bytes_with(&[(STEP_KEY, self.step.to_string())])
+    }
+
+    /// Writes the optimizer state and `step` to `path` atomically.
+    pub fn save_state(&self, path: &Path) -> Result<(), OptimError> {
+        let bytes = self.state_bytes()?;
+        atomic_write(path, &bytes).map_err(|error| OptimError::Io { path: path.to_path_buf(), error })
+    }
+
+    /// Restores the optimizer state and `step` from bytes written by [`Trainer::state_bytes`].
+    /// On error nothing changes.
+    pub fn load_state_bytes(&mut self, bytes: &[u8]) -> Result<(), OptimError> {
+        let meta = Optimizer::state_metadata(bytes)?;
+        let step = meta.get(STEP_KEY).ok_or(StateFormatError::NoKey { key: STEP_KEY })?;
+        let step = step.parse::<u64>().map_err(|error| StateFormatError::BadKey {
+            key: STEP_KEY,
+            text: step.clone(),
+            error,
+        })?;
+        self.optimizer.load_state(bytes)?;
+        self.step = step;
+        Ok(())
+    }
+
+    /// Restores the optimizer state and `step` from a file written by [`Trainer::save_state`].
+    /// Errors name the file; on error nothing changes.
+    pub fn load_state(&mut self, path: &Path) -> Result<(), OptimError> {
+        let bytes = std::fs::read(path).map_err(|error| OptimError::Io { path: path.to_path_buf(), error })?;
+        self.load_state_bytes(&bytes).map_err(|e| OptimError::File { path: path.to_path_buf(), error: Box::new(e) })
+    }
+
+    /// One gradient step on `batch`.
+    pub fn train_step(&mut self, batch: &Batch) -> Losses {
+        super::denormals::flush_to_zero();
+        let arch = self.model.arch().clone();
+        let n = batch.len as i64;
+        let device = self.model.device();
+        let xs = arch.input_tensor(&batch.planes, batch.len).to_device(device);
+        let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
+        let target_v = Tensor::from_slice(&batch.value).to_device(device);
+        let w = Tensor::from_slice(&batch.weight).to_device(device);
+        // Normalised to mean 1 so the learning rate means the same with or without weights.
+        let w = &w / w.mean(Kind::Float).clamp_min(1e-8);
+        let (logits, v) = self.model.net.forward(&xs, true);
+        let log_p = logits.log_softmax(1, Kind::Float);
+        let policy_each = -(&target_p * &log_p).sum_dim_intlist(1, false, Kind::Float);
+        let value_each = (&v - &target_v).square();
+        let total = (&policy_each * &w).mean(Kind::Float)
+            + (&value_each * &w).mean(Kind::Float) * self.config.value_loss_weight;
+        // The loss always depends on the trainable weights, so a failure here is libtorch's
+        // (out of memory and the like), which the old tch optimizer panicked on as well.
+        if let Err(e) = self.optimizer.step(&total) {
+            panic!("training step {}: {e}", self.step + 1);
+        }
+        self.step += 1;
+        // The four numbers come back to the host in one copy: on a GPU each read is a wait
+        // for the device, and one per step is enough.
+        let numbers = tch::no_grad(|| {
+            let entropy = -(log_p.exp() * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+            Tensor::stack(&[policy_each.mean(Kind::Float), value_each.mean(Kind::Float), total.detach(), entropy], 0)
+                .to_kind(Kind::Double)
+                .to_device(tch::Device::Cpu)
+        });
+        let n = |i: i64| numbers.double_value(&[i]);
+        Losses { policy: n(0), value: n(1), total: n(2), entropy: n(3) }
+    }
+
+    /// The L2 term the weight decay minimises: `weight_decay / 2 × Σ w²` over the trainable
+    /// weights (the optimizer adds its gradient, `weight_decay × w`, rather than the term).
+    pub fn l2_term(&self) -> f64 {
+        let squares: f64 = tch::no_grad(|| {
+            self.model.vs.trainable_variables().iter().map(|v| v.square().sum(Kind::Double).double_value(&[])).sum()
+        });
+        self.config.weight_decay / 2.0 * squares
+    }
+
+    /// Losses on `batch` without training (batch norm in inference mode).
+    pub fn evaluate(&self, batch: &Batch) -> Losses {
+        let arch = self.model.arch();
+        let n = batch.len as i64;
+        let device = self.model.device();
+        tch::no_grad(|| {
+            let xs = arch.input_tensor(&batch.planes, batch.len).to_device(device);
+            let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
+            let target_v = Tensor::from_slice(&batch.value).to_device(device);
+            let (logits, v) = self.model.net.forward(&xs, false);
+            let log_p = logits.log_softmax(1, Kind::Float);
+            let policy = -(&target_p * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+            let value = v.mse_loss(&target_v, Reduction::Mean);
+            let entropy = -(log_p.exp() * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+            let p = policy.double_value(&[]);
+            let val = value.double_value(&[]);
+            Losses {
+                policy: p,
+                value: val,
+                total: p + self.config.value_loss_weight * val,
+                entropy: entropy.double_value(&[]),
+            }
+        })
+    }
+}

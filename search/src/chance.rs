@@ -1,0 +1,623 @@
+//! Network-guided PUCT search for one-player games with chance events (2048, 2584).
+//!
+//! The tree alternates two kinds of node. A *decision* node is a position where the player
+//! moves; its edges carry the move's prior and its reward (the merge score) and lead to a
+//! *chance* node, the after-state, where nature spawns a tile. A chance node's children are
+//! decision nodes, one per spawn outcome (cell × tile) the search has visited.
+//!
+//! **Values are expectations, in score units.** A decision node's value is the expected sum
+//! of the rewards still to come; it is recomputed from the network's estimate and its
+//! edges (KataGo-style: `(v_nn + Σ N(a)·Q(a)) / (1 + Σ N(a))`), with
+//! `Q(a) = reward(a) + value(after-state)`. A chance node's value is the
+//! probability-weighted mean of the outcomes visited so far, `Σ p_i·V_i / Σ p_i`, not the
+//! mean of the playouts that went through it, so an unlucky run of rare spawns does not
+//! skew it. There is no side switching: one player maximises throughout. Selection
+//! normalises Q to [0, 1] by the smallest and largest Q in the tree (MuZero's min-max), as
+//! scores go from hundreds to hundreds of thousands over a game.
+//!
+//! **Which outcomes are searched: progressive widening.** A 2048 after-state has up to 30
+//! outcomes; expanding them all at each chance node spends a 200-playout budget a level or
+//! two deep. A chance node with `n` visits has at most `ceil(c · (n + 1)^α)` children
+//! (`α = 0.5` by default); while it may add one, a new outcome is drawn with its
+//! probability among those not yet searched, and otherwise the visited outcome with the
+//! largest `p / (1 + visits)` is followed again, so visits track probabilities. See
+//! [`ChanceConfig`] for the measurement behind the defaults.
+//!
+//! **The network's value** is read as a scaled return ([`ReturnScale`]): the network sees
+//! `h(G) / h(G_max)` with MuZero's `h(x) = sqrt(x + 1) - 1 + ε·x`, which keeps targets in
+//! [0, 1] and compresses a range of 10² to 10⁶ points into one a tanh head can fit.
+//!
+//! The interface follows [`super::puct::Search`]: [`ChanceSearch::run`] stops at a leaf
+//! that needs the network (so self-play can batch many games' leaves), [`ChanceSearch::deliver`]
+//! hands its output back.
+
+use super::config::SearchConfig;
+use super::puct::{legal_softmax, mix_dirichlet, ChildStats, Proven, Step};
+pub use dojo_game::returns::ReturnScale;
+use dojo_game::rng::Rng;
+use dojo_game::{Action, Game, ToMove};
+use rand::RngExt;
+
+const NONE: u32 = u32::MAX;
+
+/// The chance-node search's own knobs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChanceConfig {
+    /// Progressive widening: a chance node with `n` visits has at most
+    /// `ceil(widening_c · (n + 1)^widening_alpha)` children. `f32::INFINITY` for `c`
+    /// expands every outcome at once.
+    pub widening_c: f32,
+    pub widening_alpha: f32,
+    pub scale: ReturnScale,
+}
+
+impl ChanceConfig {
+    /// The defaults, reading the network's value with `config`'s return scale.
+    pub fn for_search(config: &SearchConfig) -> ChanceConfig {
+        ChanceConfig { scale: config.return_scale(), ..ChanceConfig::default() }
+    }
+}
+
+impl Default for ChanceConfig {
+    fn default() -> Self {
+        ChanceConfig {
+            widening_c: 1.0,
+            widening_alpha: 0.5,
+            scale: ReturnScale::new(dojo_game::returns::DEFAULT_MAX_RETURN),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Decision {
+    first_edge: u32,
+    num_edges: u32,
+    /// 1 for the node's own evaluation plus its edges' visits, once evaluated.
+    visits: u32,
+    /// The network's estimate of the points to come, in points.
+    nn_points: f64,
+    /// Expected points to come (see the module docs).
+    points: f64,
+    state: State,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Unexpanded,
+    Expanded,
+    Terminal,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    action: Action,
+    prior: f32,
+    reward: u32,
+    visits: u32,
+    /// The after-state (a chance node), once visited.
+    chance: u32,
+}
+
+/// One searched outcome of a chance node.
+#[derive(Clone, Copy, Debug)]
+struct Outcome {
+    event: Action,
+    prob: f32,
+    /// The decision node after it.
+    child: u32,
+    /// The child's value as last counted in the chance node's weighted mean.
+    counted: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Chance {
+    visits: u32,
+    /// The outcomes searched so far.
+    children: Vec<Outcome>,
+    /// Σ p·V and Σ p over `children` that have a value.
+    weighted_points: f64,
+    weight: f64,
+}
+
+impl Chance {
+    fn points(&self) -> f64 {
+        if self.weight > 0.0 {
+            self.weighted_points / self.weight
+        } else {
+            0.0
+        }
+    }
+}
+
+/// One step down the tree: decision node, edge, chance node, index of the outcome taken.
+#[derive(Clone, Copy, Debug)]
+struct Hop {
+    node: u32,
+    edge: u32,
+    chance: u32,
+    outcome: u32,
+}
+
+/// The search tree of one game of a one-player game with chance events.
+pub struct ChanceSearch<G: Game> {
+    config: SearchConfig,
+    chance_config: ChanceConfig,
+    self_play: bool,
+    rng: Rng,
+    decisions: Vec<Decision>,
+    edges: Vec<Edge>,
+    chances: Vec<Chance>,
+    root_game: Option<G>,
+    playouts: u32,
+    path: Vec<Hop>,
+    leaf: u32,
+    leaf_game: Option<G>,
+    /// Smallest and largest Q seen (points), for normalising.
+    q_min: f64,
+    q_max: f64,
+    legal: Vec<Action>,
+    outcomes: Vec<(Action, f32)>,
+}
+
+impl<G: Game> ChanceSearch<G> {
+    /// A search; `self_play` mixes Dirichlet noise into the root priors as configured.
+    pub fn new(config: SearchConfig, chance_config: ChanceConfig, self_play: bool, rng: Rng) -> ChanceSearch<G> {
+        ChanceSearch {
+            config,
+            chance_config,
+            self_play,
+            rng,
+            decisions: Vec::new(),
+            edges: Vec::new(),
+            chances: Vec::new(),
+            root_game: None,
+            playouts: 0,
+            path: Vec::new(),
+            leaf: NONE,
+            leaf_game: None,
+            q_min: f64::INFINITY,
+            q_max: f64::NEG_INFINITY,
+            legal: Vec::new(),
+            outcomes: Vec::new(),
+        }
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Whether the next searches mix root noise in (self-play's full searches) or not (its
+    /// fast searches, and play).
+    pub fn set_exploration(&mut self, on: bool) {
+        self.self_play = on;
+    }
+
+    /// Replaces the random source (noise, widening draws, temperature).
+    pub fn reseed(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
+    /// Starts a new search at `game`, where the player is to move (or the game is over).
+    pub fn set_root(&mut self, game: &G) {
+        assert!(game.is_one_player(), "the chance search is for one-player games");
+        assert!(
+            game.outcome().is_some() || game.to_move() != ToMove::Chance,
+            "the root must be a decision (apply pending chance events first)"
+        );
+        self.decisions.clear();
+        self.edges.clear();
+        self.chances.clear();
+        self.playouts = 0;
+        self.leaf = NONE;
+        self.leaf_game = None;
+        self.q_min = f64::INFINITY;
+        self.q_max = f64::NEG_INFINITY;
+        self.root_game = Some(game.clone());
+        self.new_decision(game);
+    }
+
+    fn new_decision(&mut self, game: &G) -> u32 {
+        let state = if game.outcome().is_some() { State::Terminal } else { State::Unexpanded };
+        self.decisions.push(Decision { first_edge: 0, num_edges: 0, visits: 0, nn_points: 0.0, points: 0.0, state });
+        (self.decisions.len() - 1) as u32
+    }
+
+    /// Playouts run since [`ChanceSearch::set_root`].
+    pub fn playouts(&self) -> u32 {
+        self.playouts
+    }
+
+    /// Nodes (decision and chance) in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.decisions.len() + self.chances.len()
+    }
+
+    /// Runs playouts until one needs the network or `budget` playouts are done.
+    pub fn run(&mut self, budget: u32) -> Step {
+        assert!(self.leaf == NONE, "deliver the pending evaluation first");
+        loop {
+            let root = &self.decisions[0];
+            if root.state == State::Terminal || (root.state == State::Expanded && self.playouts >= budget) {
+                return Step::Done;
+            }
+            if self.playout() {
+                return Step::NeedsEval;
+            }
+        }
+    }
+
+    /// One playout; true if it stopped at a leaf that needs the network.
+    fn playout(&mut self) -> bool {
+        self.path.clear();
+        let mut node = 0u32;
+        let mut game = self.root_game.clone().expect("set_root first");
+        loop {
+            match self.decisions[node as usize].state {
+                State::Unexpanded => {
+                    self.leaf = node;
+                    self.leaf_game = Some(game);
+                    return true;
+                }
+                State::Terminal => {
+                    self.decisions[node as usize].visits += 1;
+                    break;
+                }
+                State::Expanded => {}
+            }
+            let e = self.select(node);
+            let edge = self.edges[e as usize];
+            game.play_unchecked(edge.action);
+            let chance = if edge.chance == NONE {
+                self.chances.push(Chance::default());
+                let c = (self.chances.len() - 1) as u32;
+                self.edges[e as usize].chance = c;
+                c
+            } else {
+                edge.chance
+            };
+            // A move can end the game without a spawn pending (a full board): then the
+            // after-state is the end, worth nothing more.
+            if game.outcome().is_some() && game.to_move() != ToMove::Chance {
+                self.path.push(Hop { node, edge: e, chance, outcome: NONE });
+                break;
+            }
+            let outcome = self.pick_outcome(chance, &game);
+            let o = self.chances[chance as usize].children[outcome as usize];
+            game.apply_chance(o.event).expect("an outcome the game listed");
+            self.path.push(Hop { node, edge: e, chance, outcome });
+            node = o.child;
+        }
+        self.backup();
+        false
+    }
+
+    /// PUCT over the node's moves, with Q normalised by the tree's range.
+    fn select(&mut self, node: u32) -> u32 {
+        let d = &self.decisions[node as usize];
+        let sqrt_n = (d.visits.max(1) as f32).sqrt();
+        let range = self.q_max - self.q_min;
+        let normalise = |q: f64| if range > 0.0 { ((q - self.q_min) / range) as f32 } else { 0.5 };
+        // Unvisited moves are valued at the node's own value (normalised), less FPU.
+        let visited_prior: f32 = (d.first_edge..d.first_edge + d.num_edges)
+            .map(|e| &self.edges[e as usize])
+            .filter(|e| e.visits > 0)
+            .map(|e| e.prior)
+            .sum();
+        let fpu = normalise(d.points) - self.config.fpu_reduction * visited_prior.sqrt();
+        let mut best = (f32::NEG_INFINITY, d.first_edge);
+        for e in d.first_edge..d.first_edge + d.num_edges {
+            let edge = &self.edges[e as usize];
+            let q = if edge.visits == 0 { fpu } else { normalise(self.edge_q(edge)) };
+            let u = self.config.c_puct * edge.prior * sqrt_n / (1.0 + edge.visits as f32);
+            if q + u > best.0 {
+                best = (q + u, e);
+            }
+        }
+        best.1
+    }
+
+    fn edge_q(&self, edge: &Edge) -> f64 {
+        let after = if edge.chance == NONE { 0.0 } else { self.chances[edge.chance as usize].points() };
+        f64::from(edge.reward) + after
+    }
+
+    /// The outcome to follow at `chance` (adding a child when widening allows).
+    fn pick_outcome(&mut self, chance: u32, game: &G) -> u32 {
+        let c = &self.chances[chance as usize];
+        let cfg = self.chance_config;
+        let allowed = (cfg.widening_c * ((c.visits + 1) as f32).powf(cfg.widening_alpha)).ceil();
+        game.chance_outcomes(&mut self.outcomes);
+        if (c.children.len() as f32) < allowed && c.children.len() < self.outcomes.len() {
+            // Draw a new outcome with its probability among those not searched yet.
+            let fresh: f32 =
+                self.outcomes.iter().filter(|(ev, _)| !c.children.iter().any(|o| o.event == *ev)).map(|(_, p)| p).sum();
+            let mut x = self.rng.random::<f32>() * fresh;
+            let mut pick = None;
+            for &(ev, p) in &self.outcomes {
+                if c.children.iter().any(|o| o.event == ev) {
+                    continue;
+                }
+                pick = Some((ev, p));
+                x -= p;
+                if x <= 0.0 {
+                    break;
+                }
+            }
+            if let Some((ev, p)) = pick {
+                let mut child_game = game.clone();
+                child_game.apply_chance(ev).expect("an outcome the game listed");
+                let child = self.new_decision(&child_game);
+                let c = &mut self.chances[chance as usize];
+                c.children.push(Outcome { event: ev, prob: p, child, counted: None });
+                return (c.children.len() - 1) as u32;
+            }
+        }
+        // Follow the visited outcome most under-visited for its probability.
+        let mut best = (f32::NEG_INFINITY, 0u32);
+        for (i, o) in c.children.iter().enumerate() {
+            let score = o.prob / (1.0 + self.decisions[o.child as usize].visits as f32);
+            if score > best.0 {
+                best = (score, i as u32);
+            }
+        }
+        best.1
+    }
+
+    /// The position waiting for the network.
+    pub fn leaf(&self) -> &G {
+        self.leaf_game.as_ref().expect("no leaf is pending")
+    }
+
+    /// Hands back the network's output for [`ChanceSearch::leaf`]: logits over all actions
+    /// and the value (a scaled return, see [`ReturnScale`]).
+    pub fn deliver(&mut self, logits: &[f32], value: f32) {
+        let leaf = self.leaf;
+        assert!(leaf != NONE, "no leaf is pending");
+        let game = self.leaf_game.take().expect("no leaf is pending");
+        game.legal_actions(&mut self.legal);
+        let mut priors = Vec::with_capacity(self.legal.len());
+        legal_softmax(logits, &self.legal, &mut priors);
+        if leaf == 0 && self.self_play && self.config.dirichlet_epsilon > 0.0 && priors.len() > 1 {
+            let alpha = self.config.dirichlet_alpha(priors.len());
+            mix_dirichlet(&mut self.rng, alpha, self.config.dirichlet_epsilon, &mut priors);
+        }
+        let first = self.edges.len() as u32;
+        for (&action, &prior) in self.legal.iter().zip(&priors) {
+            let mut after = game.clone();
+            let reward = after.play_unchecked(action);
+            self.edges.push(Edge { action, prior, reward, visits: 0, chance: NONE });
+        }
+        let points = self.chance_config.scale.to_points(value);
+        let d = &mut self.decisions[leaf as usize];
+        d.first_edge = first;
+        d.num_edges = self.legal.len() as u32;
+        d.state = State::Expanded;
+        d.visits = 1;
+        d.nn_points = points;
+        d.points = points;
+        self.leaf = NONE;
+        self.backup();
+    }
+
+    /// Updates the values along the last playout's path, from the bottom up.
+    fn backup(&mut self) {
+        self.playouts += 1;
+        for i in (0..self.path.len()).rev() {
+            let hop = self.path[i];
+            if hop.outcome != NONE {
+                // Replace this outcome's term in the weighted mean with its new value.
+                let o = self.chances[hop.chance as usize].children[hop.outcome as usize];
+                let now = self.decisions[o.child as usize].points;
+                let p = f64::from(o.prob);
+                let c = &mut self.chances[hop.chance as usize];
+                match o.counted {
+                    Some(before) => c.weighted_points += p * (now - before),
+                    None => {
+                        c.weighted_points += p * now;
+                        c.weight += p;
+                    }
+                }
+                c.children[hop.outcome as usize].counted = Some(now);
+            }
+            self.chances[hop.chance as usize].visits += 1;
+            self.edges[hop.edge as usize].visits += 1;
+            let q = self.edge_q(&self.edges[hop.edge as usize]);
+            self.q_min = self.q_min.min(q);
+            self.q_max = self.q_max.max(q);
+            self.recompute(hop.node);
+        }
+    }
+
+    /// A decision node's value from its network estimate and its visited moves.
+    fn recompute(&mut self, node: u32) {
+        let d = &self.decisions[node as usize];
+        let (mut sum, mut n) = (d.nn_points, 1u32);
+        for e in d.first_edge..d.first_edge + d.num_edges {
+            let edge = &self.edges[e as usize];
+            if edge.visits > 0 {
+                sum += f64::from(edge.visits) * self.edge_q(edge);
+                n += edge.visits;
+            }
+        }
+        let d = &mut self.decisions[node as usize];
+        d.visits = n;
+        d.points = sum / f64::from(n);
+    }
+
+    /// Per-move statistics at the root; `q` is the move's expected points (its reward
+    /// included), None while unvisited.
+    pub fn root_children(&self) -> Vec<ChildStats> {
+        let root = &self.decisions[0];
+        (root.first_edge..root.first_edge + root.num_edges)
+            .map(|e| {
+                let edge = &self.edges[e as usize];
+                ChildStats {
+                    action: edge.action,
+                    visits: edge.visits,
+                    prior: edge.prior,
+                    q: (edge.visits > 0).then(|| self.edge_q(edge) as f32),
+                    proven: Proven::Unknown,
+                }
+            })
+            .collect()
+    }
+
+    /// The root's expected points to come.
+    pub fn root_points(&self) -> f64 {
+        self.decisions[0].points
+    }
+
+    /// The root's expected points to come as the network's value (scaled, see
+    /// [`ReturnScale`]): what a record stores as the root value.
+    pub fn root_value(&self) -> f32 {
+        self.chance_config.scale.to_value(self.root_points())
+    }
+
+    /// The visit distribution over the root's moves (the policy target).
+    pub fn policy_target(&self) -> Vec<(Action, f32)> {
+        let children = self.root_children();
+        let total: u32 = children.iter().map(|c| c.visits).sum();
+        if total == 0 {
+            return children.iter().map(|c| (c.action, c.prior)).collect();
+        }
+        children.iter().map(|c| (c.action, c.visits as f32 / total as f32)).collect()
+    }
+
+    /// The move to play: the most visited (ties to the better Q) at temperature ~0, else
+    /// drawn with weights visits^(1/T).
+    pub fn choose_move(&mut self, temperature: f32) -> Action {
+        let children = self.root_children();
+        assert!(!children.is_empty(), "choose_move needs an expanded root with moves");
+        if temperature <= 1e-3 {
+            let key = |c: &ChildStats| (c.visits, c.q.unwrap_or(f32::NEG_INFINITY));
+            let best = children.iter().max_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
+            return best.expect("non-empty").action;
+        }
+        let most = children.iter().map(|c| c.visits).max().unwrap_or(0).max(1);
+        let exponent = 1.0 / f64::from(temperature);
+        let weights: Vec<f64> =
+            children.iter().map(|c| (f64::from(c.visits) / f64::from(most)).powf(exponent)).collect();
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 {
+            return children[self.rng.random_range(0..children.len())].action;
+        }
+        let mut x = self.rng.random::<f64>() * total;
+        for (c, w) in children.iter().zip(&weights) {
+            x -= w;
+            if x <= 0.0 {
+                return c.action;
+            }
+        }
+        children[children.len() - 1].action
+    }
+
+    /// Runs a whole search with `evaluate` giving each leaf's logits and value, one leaf at
+    /// a time (tests, benchmarks and baselines that need no batching).
+    pub fn search_with(&mut self, budget: u32, mut evaluate: impl FnMut(&G, &mut [f32]) -> f32) {
+        let game = self.root_game.as_ref().expect("set_root first");
+        let mut logits = vec![0.0; game.num_actions()];
+        while self.run(budget) == Step::NeedsEval {
+            let value = evaluate(self.leaf(), &mut logits);
+            self.deliver(&logits, value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dojo_game::sliding::{Twenty48, DOWN, LEFT, RIGHT, UP};
+    use rand::SeedableRng;
+
+    fn search(widening_c: f32) -> ChanceSearch<Twenty48> {
+        let config = SearchConfig { c_puct: 1.5, fpu_reduction: 0.0, ..SearchConfig::default() };
+        let chance = ChanceConfig { widening_c, ..ChanceConfig::default() };
+        ChanceSearch::new(config, chance, false, Rng::seed_from_u64(1))
+    }
+
+    #[test]
+    fn the_search_takes_the_merge_that_scores_and_spends_its_budget() {
+        // Two 1024s side by side on the bottom row: sliding left or right merges them into
+        // 2048 (2048 points); up and down score nothing.
+        let g = Twenty48::from_tiles([[0, 0, 0, 0], [0, 0, 0, 0], [2, 0, 0, 0], [1024, 1024, 0, 0]]).unwrap();
+        let mut s = search(1.0);
+        s.set_root(&g);
+        // A free evaluator: uniform policy, nothing more to come.
+        s.search_with(200, |_, logits| {
+            logits.fill(0.0);
+            0.0
+        });
+        assert_eq!(s.playouts(), 200);
+        let children = s.root_children();
+        assert_eq!(
+            children.iter().map(|c| c.visits).sum::<u32>(),
+            199,
+            "every playout but the root's evaluation went through a move"
+        );
+        let best = s.choose_move(0.0);
+        assert!(best == LEFT || best == RIGHT, "the merge is found: {best}");
+        // Moves that change nothing (down, here) are not legal and have no child.
+        let q = |a| children.iter().find(|c| c.action == a).map_or(f32::NEG_INFINITY, |c| c.q.unwrap_or(0.0));
+        let merge = q(LEFT).max(q(RIGHT));
+        assert!(merge >= 2048.0 && merge > q(UP) && merge > q(DOWN), "{children:?}");
+    }
+
+    #[test]
+    fn a_chance_node_is_the_probability_weighted_mean_of_its_outcomes() {
+        // One empty cell: the spawn is a 2 (90%) or a 4 (10%). Value a position by its
+        // largest tile: after the 4, one more merge is possible.
+        let g = Twenty48::from_tiles([[2, 4, 8, 16], [32, 64, 128, 256], [512, 1024, 2, 4], [8, 16, 32, 0]]).unwrap();
+        let mut s = search(f32::INFINITY);
+        s.set_root(&g);
+        let scale = s.chance_config.scale;
+        s.search_with(400, |game, logits| {
+            logits.fill(0.0);
+            scale.to_value(if game.tiles().contains(&2) && game.tiles()[15] == 2 { 1000.0 } else { 0.0 })
+        });
+        // Whatever move is taken, each after-state's value must be a probability-weighted mean
+        // of its visited outcomes, not a visit-weighted one.
+        for c in &s.chances {
+            if c.children.len() < 2 {
+                continue;
+            }
+            let want: f64 =
+                c.children.iter().map(|o| f64::from(o.prob) * s.decisions[o.child as usize].points).sum::<f64>()
+                    / c.children.iter().map(|o| f64::from(o.prob)).sum::<f64>();
+            assert!((c.points() - want).abs() < 1e-6 * want.abs().max(1.0), "{} vs {want}", c.points());
+        }
+    }
+
+    #[test]
+    fn widening_limits_the_outcomes_a_chance_node_searches() {
+        let g = Twenty48::from_tiles([[0, 0, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 2, 0]]).unwrap();
+        for (c, most) in [(1.0f32, 20usize), (f32::INFINITY, 28)] {
+            let mut s = search(c);
+            s.set_root(&g);
+            s.search_with(400, |_, logits| {
+                logits.fill(0.0);
+                0.0
+            });
+            let widest = s.chances.iter().map(|c| c.children.len()).max().unwrap();
+            let visits = s.chances.iter().map(|c| c.visits).max().unwrap();
+            if c.is_finite() {
+                assert!(
+                    widest as f32 <= (visits as f32 + 1.0).sqrt().ceil(),
+                    "{widest} children after {visits} visits"
+                );
+                assert!(widest <= most);
+            } else {
+                // 14 empty cells after any move, two tiles each: all 28 outcomes.
+                assert_eq!(widest, most);
+            }
+        }
+    }
+
+    #[test]
+    fn a_finished_game_is_done_at_once() {
+        let g = Twenty48::from_tiles([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]).unwrap();
+        assert!(g.outcome().is_some());
+        let mut s = search(1.0);
+        s.set_root(&g);
+        assert_eq!(s.run(100), Step::Done);
+    }
+}
