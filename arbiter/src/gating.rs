@@ -298,7 +298,12 @@ fn gate_typed<C: GateContest, G: BaselinePlayers>(
 /// The network player of a gate (both sides play alike).
 fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
     let search = settings.search.clone();
-    PlayerSpec::Net { path: path.to_path_buf(), average_symmetries: settings.average_symmetries, search }
+    PlayerSpec::Net {
+        path: path.to_path_buf(),
+        average_symmetries: settings.average_symmetries,
+        search,
+        clock_ms: None,
+    }
 }
 
 /// The normal distribution's 97.5% point: 95% intervals.

@@ -19,7 +19,7 @@ pub enum MatchSessionError {
     #[error("--games must be at least 1")]
     NoGames,
     #[error("{family} is a one-player game: give only --a (--b {b} has no one to play against)")]
-    OnePlayerOpponent { family: &'static str, b: PlayerSpec },
+    OnePlayerOpponent { family: &'static str, b: Box<PlayerSpec> },
     #[error("{family} is a one-player game: its games start from their own random tiles (leave out --openings)")]
     OnePlayerOpenings { family: &'static str },
     #[error("{spec} is a two-player game: give the opponent with --b")]
@@ -73,7 +73,9 @@ impl MatchRequest<'_> {
         check_player_for(&self.a, &self.spec)?;
         let family = self.spec.family();
         match &self.b {
-            Some(b) if self.spec.is_one_player() => Err(MatchSessionError::OnePlayerOpponent { family, b: b.clone() }),
+            Some(b) if self.spec.is_one_player() => {
+                Err(MatchSessionError::OnePlayerOpponent { family, b: Box::new(b.clone()) })
+            }
             None if self.spec.is_one_player() && self.openings.is_some() => {
                 Err(MatchSessionError::OnePlayerOpenings { family })
             }

@@ -49,7 +49,8 @@ pub enum PlayerSpec {
     /// `net:PATH:sims=400:cpuct=1.5`; and any other search setting by its name in the
     /// config's `[search]` section, `:KEY=VALUE` ([`SearchConfig::KEYS`], e.g.
     /// `:fpu_reduction=0.1`). The search starts from [`SearchConfig::for_play`] with
-    /// [`DEFAULT_NET_SIMS`] playouts.
+    /// [`DEFAULT_NET_SIMS`] playouts. `:clock=1s` (or `:clock=250ms`) searches each move for
+    /// that long instead, as many playouts as fit (`clock_ms`): a match by the clock.
     ///
     /// By default every evaluation is averaged over the board's symmetries (KataGo's
     /// symmetry averaging, at k times the network cost: 2 for Connect Four, 8 for Gomoku):
@@ -57,13 +58,15 @@ pub enum PlayerSpec {
     /// mean plays stronger at the same playouts (Connect Four, 30-minute networks, 200
     /// playouts against `mcts:1000`: 84.8% → 88.7% of 600 games, and 88.5% → 92.2% with
     /// `cpuct=1.0`). `:noavg` evaluates the board as it stands (`:avg` is accepted too).
-    Net { path: PathBuf, average_symmetries: bool, search: SearchConfig },
+    Net { path: PathBuf, average_symmetries: bool, search: SearchConfig, clock_ms: Option<u64> },
     /// An external Gomoku brain over the Gomocup protocol: `pbrain:COMMAND` (the rest of
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
     /// losing a game where it crashes, overruns `move_timeout_ms` or answers nonsense.
     /// `pbrain:nodes=N:COMMAND` and `pbrain:depth=D:COMMAND` (or both) cap its search by
-    /// the protocol (`INFO MAX_NODE`, `INFO MAX_DEPTH`: Rapfi's ladder rungs).
-    Pbrain { command: String, move_timeout_ms: u64, limits: BrainLimits },
+    /// the protocol (`INFO MAX_NODE`, `INFO MAX_DEPTH`: Rapfi's ladder rungs);
+    /// `pbrain:clock=1s:COMMAND` gives it its own time a move (`clock_ms`, told as `INFO
+    /// timeout_turn`), which a match's `--move-timeout-ms` does not change.
+    Pbrain { command: String, move_timeout_ms: u64, limits: BrainLimits, clock_ms: Option<u64> },
     /// A saiblo.net Connect Four strategy (seed 001), a shared object built from the
     /// platform's C++ interface: `saiblo:PATH.so` (the rest of the spec is the path). It
     /// plays boards with one blocked cell, in a fresh process each game, and loses a game
@@ -161,7 +164,12 @@ pub const MAX_NTUPLE_DEPTH: u32 = 6;
 impl PlayerSpec {
     /// A network player with the default options and `sims` playouts.
     pub fn net(path: impl Into<PathBuf>, sims: u32) -> PlayerSpec {
-        PlayerSpec::Net { path: path.into(), average_symmetries: true, search: SearchConfig::for_play(sims) }
+        PlayerSpec::Net {
+            path: path.into(),
+            average_symmetries: true,
+            search: SearchConfig::for_play(sims),
+            clock_ms: None,
+        }
     }
 
     /// Whether the player answers a position with the same move every time: a network's
@@ -176,8 +184,8 @@ impl PlayerSpec {
     /// kind has its own default; dojo's own players have no clock).
     pub fn with_move_timeout(self, ms: Option<u64>) -> PlayerSpec {
         match (self, ms) {
-            (PlayerSpec::Pbrain { command, limits, .. }, Some(ms)) => {
-                PlayerSpec::Pbrain { command, move_timeout_ms: ms, limits }
+            (PlayerSpec::Pbrain { command, limits, clock_ms, .. }, Some(ms)) => {
+                PlayerSpec::Pbrain { command, move_timeout_ms: ms, limits, clock_ms }
             }
             (PlayerSpec::Saiblo { path, .. }, Some(ms)) => PlayerSpec::Saiblo { path, clock_ms: ms },
             (other, _) => other,
@@ -205,6 +213,26 @@ fn rollouts(text: Option<&&str>, kind: &str) -> Result<u32, String> {
 /// The clock of `mcts:3s` or `mcts:250ms` in milliseconds (at least 1); None for text
 /// that is not a time (a number of rollouts).
 fn clock(text: &str) -> Result<Option<u64>, String> {
+    clock_in(text, "mcts:", "mcts")
+}
+
+/// A clock given on its own (`1s`, `1.5s`, `250ms`: a command's `--clock`) in milliseconds.
+pub fn parse_clock(text: &str) -> Result<u64, String> {
+    required_clock(text, "", "a clock")
+}
+
+/// [`clock_in`] where only a time will do.
+fn required_clock(text: &str, prefix: &str, who: &str) -> Result<u64, String> {
+    clock_in(text, prefix, who)?.ok_or_else(|| not_a_time(text, prefix))
+}
+
+fn not_a_time(text: &str, prefix: &str) -> String {
+    format!("{prefix}{text} is not a time: {prefix}3s, {prefix}1.5s or {prefix}250ms")
+}
+
+/// `text` (`3s`, `1.5s`, `250ms`) in milliseconds, at least 1, for the option written
+/// `{prefix}TIME` of `who`; None for text that is not a time.
+fn clock_in(text: &str, prefix: &str, who: &str) -> Result<Option<u64>, String> {
     let ms = if let Some(ms) = text.strip_suffix("ms") {
         ms.parse::<u64>().ok()
     } else if let Some(secs) = text.strip_suffix('s') {
@@ -213,8 +241,8 @@ fn clock(text: &str) -> Result<Option<u64>, String> {
         return Ok(None);
     };
     match ms {
-        None => Err(format!("mcts:{text} is not a time: mcts:3s, mcts:1.5s or mcts:250ms")),
-        Some(0) => Err("mcts needs a clock of at least 1 ms".into()),
+        None => Err(not_a_time(text, prefix)),
+        Some(0) => Err(format!("{who} needs a clock of at least 1 ms")),
         Some(ms) => Ok(Some(ms)),
     }
 }
@@ -274,18 +302,24 @@ impl FromStr for PlayerSpec {
     }
 }
 
-/// `pbrain:[nodes=N:][depth=D:]COMMAND`: the text after `pbrain:`, or why it is not a
-/// player. Only those two keys are caps, so a command is never mistaken for one.
+/// `pbrain:[nodes=N:][depth=D:][clock=T:]COMMAND`: the text after `pbrain:`, or why it is
+/// not a player. Only those three keys are options, so a command is never mistaken for one.
 fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, String> {
     let mut limits = BrainLimits::default();
+    let mut clock_ms = None;
     loop {
         let trimmed = rest.trim_start();
-        let (key, after) = match (trimmed.strip_prefix("nodes="), trimmed.strip_prefix("depth=")) {
-            (Some(after), _) => ("nodes", after),
-            (_, Some(after)) => ("depth", after),
-            _ => break,
+        let Some((key, after)) =
+            ["nodes", "depth", "clock"].iter().find_map(|k| Some((*k, trimmed.strip_prefix(k)?.strip_prefix('=')?)))
+        else {
+            break;
         };
         let (value, command) = after.split_once(':').unwrap_or((after, ""));
+        if key == "clock" {
+            clock_ms = Some(required_clock(value, "pbrain:clock=", "pbrain")?);
+            rest = command;
+            continue;
+        }
         let cap = |form: &str| format!("pbrain:{form}:COMMAND needs a whole number above 0, not {key}={value}");
         if key == "nodes" {
             limits.max_nodes = Some(value.parse().ok().filter(|&n| n > 0).ok_or_else(|| cap("nodes=N"))?);
@@ -298,7 +332,7 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, String> {
     if command.is_empty() {
         return Err("pbrain:COMMAND needs the command that starts the brain".into());
     }
-    Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits })
+    Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits, clock_ms })
 }
 
 /// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`: the parts after
@@ -320,11 +354,14 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
     let mut path = rest;
     let mut search = SearchConfig::for_play(DEFAULT_NET_SIMS);
     let mut average_symmetries = true;
+    let mut clock_ms = None;
     while let Some((last, before)) = path.split_last() {
         if before.is_empty() {
             break;
         } else if *last == "avg" || *last == "noavg" {
             average_symmetries = *last == "avg";
+        } else if let Some(value) = last.strip_prefix("clock=") {
+            clock_ms = Some(required_clock(value, "clock=", "a net: player")?);
         } else if let Some((key, value)) = last.split_once('=') {
             // A name no setting has is part of the path, as it always was.
             let Ok(setting) = SearchConfig::key(net_option_setting(key)) else { break };
@@ -341,7 +378,7 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
         return Err("cpuct must be a positive number".into());
     }
     search.validate().map_err(|e| e.to_string())?;
-    Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), average_symmetries, search })
+    Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), average_symmetries, search, clock_ms })
 }
 
 /// `ntuple:PATH[:depth=D]`: the parts after `ntuple`, or why they are not a player.
@@ -379,7 +416,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Uct { iterations } => write!(f, "uct:{iterations}"),
             PlayerSpec::Solver { max_nodes } if *max_nodes == DEFAULT_SOLVER_NODES => write!(f, "solver"),
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
-            PlayerSpec::Net { path, average_symmetries, search } => {
+            PlayerSpec::Net { path, average_symmetries, search, clock_ms } => {
                 write!(f, "net:{}", path.display())?;
                 // Settings that differ from a spec's default, short names first in the order
                 // specs have always been printed (tournaments and gating journals name
@@ -407,15 +444,21 @@ impl fmt::Display for PlayerSpec {
                         write!(f, ":{}={value}", key.name)?;
                     }
                 }
+                if let Some(ms) = clock_ms {
+                    write!(f, ":clock={}", clock_name(*ms))?;
+                }
                 Ok(())
             }
-            PlayerSpec::Pbrain { command, limits, .. } => {
+            PlayerSpec::Pbrain { command, limits, clock_ms, .. } => {
                 write!(f, "pbrain:")?;
                 if let Some(nodes) = limits.max_nodes {
                     write!(f, "nodes={nodes}:")?;
                 }
                 if let Some(depth) = limits.max_depth {
                     write!(f, "depth={depth}:")?;
+                }
+                if let Some(ms) = clock_ms {
+                    write!(f, "clock={}:", clock_name(*ms))?;
                 }
                 write!(f, "{command}")
             }
@@ -428,6 +471,17 @@ impl fmt::Display for PlayerSpec {
                 Ok(())
             }
         }
+    }
+}
+
+/// A clock as specs write it: `1s`, `1.5s`, `250ms`.
+fn clock_name(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else if ms > 1000 && ms.is_multiple_of(100) {
+        format!("{}s", ms as f64 / 1000.0)
+    } else {
+        format!("{ms}ms")
     }
 }
 
@@ -478,7 +532,7 @@ pub fn net_player<G: Game + FromAnyGame>(
     device: Device,
     game: Option<(&GameSpec, &G)>,
 ) -> Result<NetAgent<G>, PlayerError> {
-    let PlayerSpec::Net { path, average_symmetries, search } = spec else {
+    let PlayerSpec::Net { path, average_symmetries, search, clock_ms } = spec else {
         return Err(PlayerError::NotNet { spec: spec.to_string() });
     };
     // (An unreadable sidecar is reported by the load below.)
@@ -487,7 +541,8 @@ pub fn net_player<G: Game + FromAnyGame>(
     let loaded = checkpoint::load(path, device, expect)?;
     let name = spec.to_string();
     let rng = Rng::seed_from_u64(seed);
-    let mut agent = NetAgent::from_checkpoint(path, loaded, search.clone(), *average_symmetries, name, rng)?;
+    let mut agent = NetAgent::from_checkpoint(path, loaded, search.clone(), *average_symmetries, name, rng)?
+        .with_clock(clock_ms.map(Duration::from_millis));
     if let Some((_, position)) = game {
         agent.check_board(position)?;
     }
@@ -592,8 +647,9 @@ pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, Pla
 impl BaselinePlayers for Gomoku {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
         match spec {
-            PlayerSpec::Pbrain { command, move_timeout_ms, limits } => {
-                Ok(Box::new(EngineAgent::new(engine_config(command, *move_timeout_ms, *limits), spec.to_string())))
+            PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms } => {
+                let config = engine_config(command, clock_ms.unwrap_or(*move_timeout_ms), *limits);
+                Ok(Box::new(EngineAgent::new(config, spec.to_string())))
             }
             _ => generic_baseline(spec, seed),
         }
@@ -614,13 +670,14 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
         PlayerSpec::Solver { .. } if game.family() != "connect4" => {
             Err(PlayerError::SolverGame { game: Some(game.clone()) })
         }
-        PlayerSpec::Pbrain { command, move_timeout_ms, limits } => {
+        PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms } => {
             // The largest board: a random spec (gomoku:9-15) starts the brain on each.
             let size = match (game.family(), game.largest_board()) {
                 ("gomoku", Some((size, _))) => size,
                 _ => return Err(PlayerError::PbrainGame { game: Some(game.clone()) }),
             };
-            let mut brain = EngineAgent::new(engine_config(command, *move_timeout_ms, *limits), spec.to_string());
+            let config = engine_config(command, clock_ms.unwrap_or(*move_timeout_ms), *limits);
+            let mut brain = EngineAgent::new(config, spec.to_string());
             brain.about(size).map(|_| ()).map_err(|error| PlayerError::Engine { spec: spec.to_string(), error })
         }
         PlayerSpec::Saiblo { path, clock_ms } => {
@@ -708,7 +765,8 @@ mod tests {
                     c_puct: 1.0,
                     mode: SearchMode::Puct,
                     ..SearchConfig::for_play(200)
-                }
+                },
+                clock_ms: None,
             }
         );
         // `:avg` (the default) is still accepted and prints as nothing.
@@ -719,7 +777,8 @@ mod tests {
             PlayerSpec::Net {
                 path: PathBuf::from("a:b"),
                 average_symmetries: false,
-                search: SearchConfig { c_puct: 2.5, ..SearchConfig::for_play(9) }
+                search: SearchConfig { c_puct: 2.5, ..SearchConfig::for_play(9) },
+                clock_ms: None,
             }
         );
         // The search mode: Gumbel in any position among the options; puct prints as nothing.
@@ -728,7 +787,8 @@ mod tests {
             PlayerSpec::Net {
                 path: PathBuf::from("a"),
                 average_symmetries: true,
-                search: SearchConfig { mode: SearchMode::Gumbel, ..SearchConfig::for_play(32) }
+                search: SearchConfig { mode: SearchMode::Gumbel, ..SearchConfig::for_play(32) },
+                clock_ms: None,
             }
         );
         assert_eq!("net:x.json:mode=puct".parse::<PlayerSpec>().unwrap().to_string(), "net:x.json");
@@ -769,7 +829,10 @@ mod tests {
     fn net_specs_set_any_search_setting_by_its_config_name() {
         let spec: PlayerSpec = "net:a:b.json:fpu_reduction=0.1:sims=64:tactics=false:c_puct=2".parse().unwrap();
         let search = SearchConfig { fpu_reduction: 0.1, tactics: false, c_puct: 2.0, ..SearchConfig::for_play(64) };
-        assert_eq!(spec, PlayerSpec::Net { path: PathBuf::from("a:b.json"), average_symmetries: true, search });
+        assert_eq!(
+            spec,
+            PlayerSpec::Net { path: PathBuf::from("a:b.json"), average_symmetries: true, search, clock_ms: None }
+        );
         // Printed with the short names first, then the others in the table's order.
         assert_eq!(spec.to_string(), "net:a:b.json:sims=64:cpuct=2:fpu_reduction=0.1:tactics=false");
         assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
@@ -787,6 +850,39 @@ mod tests {
         // A name that no setting has stays part of the path.
         let PlayerSpec::Net { path, .. } = "net:runs/x=1:sims=5".parse::<PlayerSpec>().unwrap() else { panic!() };
         assert_eq!(path, PathBuf::from("runs/x=1"));
+    }
+
+    #[test]
+    fn clocks_are_part_of_net_and_pbrain_specs() {
+        let spec = |text: &str| text.parse::<PlayerSpec>().unwrap();
+        // A network by the clock: its other options as before, the clock printed last.
+        let net = spec("net:a:b.json:clock=1s:sims=50");
+        assert!(matches!(&net, PlayerSpec::Net { clock_ms: Some(1000), search, .. } if search.simulations == 50));
+        assert_eq!(net.to_string(), "net:a:b.json:sims=50:clock=1s");
+        assert_eq!(spec("net:x:clock=250ms").to_string(), "net:x:clock=250ms");
+        assert_eq!(spec("net:x:clock=1.5s").to_string(), "net:x:clock=1.5s");
+        assert_eq!(spec(&net.to_string()), net);
+        // A brain with its own time a move, which a match's --move-timeout-ms leaves alone.
+        let brain = spec("pbrain:nodes=10:clock=1.5s:engine --flag");
+        assert!(
+            matches!(&brain, PlayerSpec::Pbrain { clock_ms: Some(1500), command, .. } if command == "engine --flag")
+        );
+        assert_eq!(brain.to_string(), "pbrain:nodes=10:clock=1.5s:engine --flag");
+        let timed = brain.clone().with_move_timeout(Some(60_000));
+        assert!(matches!(timed, PlayerSpec::Pbrain { clock_ms: Some(1500), move_timeout_ms: 60_000, .. }));
+        assert_eq!(parse_clock("2s"), Ok(2000));
+        assert_eq!(parse_clock("2"), Err("2 is not a time: 3s, 1.5s or 250ms".to_string()));
+        for (bad, why) in [
+            ("net:x:clock=fast", "clock=fast is not a time: clock=3s, clock=1.5s or clock=250ms"),
+            ("net:x:clock=5s5", "clock=5s5 is not a time: clock=3s"),
+            ("net:x:clock=0ms", "a net: player needs a clock of at least 1 ms"),
+            ("pbrain:clock=soon:engine", "pbrain:clock=soon is not a time: pbrain:clock=3s"),
+            ("pbrain:clock=0s:engine", "pbrain needs a clock of at least 1 ms"),
+            ("mcts:0ms", "mcts needs a clock of at least 1 ms"),
+        ] {
+            let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ fn fake_brain(mode: &str, log: &Path, timeout_ms: u64) -> PlayerSpec {
         command: format!("python3 {} {mode} {}", script.display(), log.display()),
         move_timeout_ms: timeout_ms,
         limits: BrainLimits::default(),
+        clock_ms: None,
     }
 }
 
@@ -187,6 +188,12 @@ fn node_and_depth_caps_are_told_to_the_brain_and_kept_in_the_spec() {
     let lines = log_lines(&log);
     let info: Vec<&String> = lines.iter().filter(|l| l.starts_with("INFO MAX_")).collect();
     assert_eq!(info, ["INFO MAX_NODE 1000", "INFO MAX_DEPTH 4"], "{lines:?}");
+    // A brain's own clock is its time a move, whatever the match's default.
+    let (_dir, log) = temp_log();
+    let command = fake_brain("good", &log, 5_000).to_string();
+    let timed: PlayerSpec = format!("pbrain:clock=250ms:{}", command.trim_start_matches("pbrain:")).parse().unwrap();
+    check_player_for(&timed.with_move_timeout(Some(60_000)), &"gomoku:9".parse().unwrap()).unwrap();
+    assert!(log_lines(&log).contains(&"INFO timeout_turn 250".to_string()), "{:?}", log_lines(&log));
     // A depth cap alone; a command that merely looks like one is a command.
     let depth: PlayerSpec = "pbrain:depth=2:brain".parse().unwrap();
     assert!(matches!(depth, PlayerSpec::Pbrain { limits: BrainLimits { max_nodes: None, max_depth: Some(2) }, .. }));

@@ -48,7 +48,12 @@ fn the_default_network_player_averages_over_the_mirror_so_mirrored_positions_get
         let (pick, mirror_pick) = picks(&averaged, moves);
         let expected = char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();
         assert_eq!(mirror_pick, expected, "{moves}: {pick} but {mirror_pick} in the mirror image");
-        let raw = PlayerSpec::Net { path: path.clone(), average_symmetries: false, search: SearchConfig::for_play(64) };
+        let raw = PlayerSpec::Net {
+            path: path.clone(),
+            average_symmetries: false,
+            search: SearchConfig::for_play(64),
+            clock_ms: None,
+        };
         let (pick, mirror_pick) = picks(&raw, moves);
         raw_differs |= mirror_pick != char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();
     }

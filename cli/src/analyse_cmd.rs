@@ -61,7 +61,7 @@ impl PlayArgs {
 
     /// The network player `model` searching as the flags say.
     pub fn player(&self, model: &Path, average_symmetries: bool) -> Result<PlayerSpec> {
-        Ok(PlayerSpec::Net { path: model.to_path_buf(), average_symmetries, search: self.config()? })
+        Ok(PlayerSpec::Net { path: model.to_path_buf(), average_symmetries, search: self.config()?, clock_ms: None })
     }
 }
 

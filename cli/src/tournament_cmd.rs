@@ -31,7 +31,7 @@ pub struct TournamentArgs {
     /// Players besides the run's checkpoints: random, mcts:N, mcts:N:uniform, uct:N, solver,
     /// net:CKPT[:sims=N...], pbrain:COMMAND (an external Gomocup brain; quote it), or for
     /// 2048 and 2584 ntuple:WEIGHTS[:depth=D]. NAME=SPEC names a player (letters, digits,
-    /// '.', '_' and '-'), e.g. `rapfi-1000=pbrain:ENGINE 1000`; unnamed, a player is
+    /// '.', '_' and '-'), e.g. `rapfi-1000=pbrain:nodes=1000:ENGINE`; unnamed, a player is
     /// known by its spec.
     #[arg(long, num_args = 1..)]
     players: Vec<String>,
@@ -46,6 +46,10 @@ pub struct TournamentArgs {
     /// `net:CKPT:sims=N:avg` in --players for that).
     #[arg(long, default_value_t = dojo_search::config::PLAY_SIMULATIONS)]
     sims: u32,
+    /// The run's checkpoints search each move for this long instead of --sims playouts
+    /// (e.g. 1s, 250ms): a tournament by the clock, as against `pbrain:clock=1s:ENGINE`.
+    #[arg(long, value_name = "TIME", value_parser = dojo_arbiter::players::parse_clock)]
+    clock: Option<u64>,
     /// Games per pairing, in pairs from one random opening, each side moving first once
     /// (default: the tournament's so far, or 10). One-player games (2048, 2584): games per
     /// player (also --games-per-player), game N of every player on the same seed.
@@ -105,6 +109,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         every_nth_version: args.every_nth_version,
         newest_version: args.newest_version,
         sims: args.sims,
+        clock_ms: args.clock,
         games_per_pair: args.games_per_pair,
         format: args.mode,
         reference: args.reference.clone(),

@@ -116,6 +116,39 @@ fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
 }
 
 #[test]
+fn a_ladder_by_the_clock_plays_rapfi_at_full_strength_without_a_timeout() {
+    let Ok(engine) = std::env::var("DOJO_RAPFI_ENGINE") else {
+        eprintln!(
+            "SKIPPED: the Gomoku ladder by the clock against Rapfi: DOJO_RAPFI_ENGINE is not set (scripts/test.sh finds Rapfi with scripts/setup-rapfi.sh and sets it, or says why not)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let run = new_run(dir.path(), "gomoku:11");
+    let args = ["--rungs", "1s", "--clock", "200ms", "--pairs", "1", "--name", "clock", "--", "--json"];
+    let out = ladder(&run, &engine, &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the network at clock=200ms"), "{}", stderr(&out));
+    let standings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(standings["anchor"], "rapfi-1s");
+    let against = &standings["gauntlet"][0]["against"][0];
+    assert_eq!((against["reference"].as_str(), against["games"].as_u64()), (Some("rapfi-1s"), Some(2)));
+    // The time control is in the players' specs, kept with the tournament: Rapfi at full
+    // strength with 1 s a move, the network searching 200 ms a move.
+    let folder = run.tournaments().join("clock");
+    let kept = std::fs::read_to_string(folder.join("tournament.json")).unwrap();
+    assert!(kept.contains("pbrain:clock=1s:"), "{kept}");
+    assert!(kept.contains(":clock=200ms"), "{kept}");
+    // Neither side ran out of time: both games were played out.
+    let results = std::fs::read_to_string(folder.join("results.jsonl")).unwrap();
+    for line in results.lines() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(game.get("forfeit").is_none(), "{game}");
+    }
+    assert_eq!(results.lines().count(), 2);
+}
+
+#[test]
 fn the_ladder_says_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let run = new_run(dir.path(), "gomoku:11");
@@ -135,7 +168,13 @@ fn the_ladder_says_what_is_missing() {
     let out = ladder(&run, path(&missing), &["--rungs", "1", "--openings", "/nonexistent/book.txt"]);
     assert!(stderr(&out).contains("--openings /nonexistent/book.txt: no such file"), "{}", stderr(&out));
     let out = ladder(&run, path(&missing), &["--rungs", "1,x"]);
-    assert!(stderr(&out).contains("--rungs: x is neither a node cap N nor a depth cap dD"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--rungs: x is neither a node cap N, a depth cap dD nor a time (1s, 250ms)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ladder(&run, path(&missing), &["--rungs", "1,1.5.5s"]);
+    assert!(stderr(&out).contains("--rungs: 1.5.5s is not a time (1s, 1.5s, 250ms)"), "{}", stderr(&out));
 
     let other = tempfile::tempdir().unwrap();
     let c4 = new_run(other.path(), "connect4");

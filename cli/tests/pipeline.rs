@@ -14,7 +14,7 @@ use dojo_net::precision::PrecisionChoice;
 use dojo_record::{random_game_record, GameRecord};
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
-use dojo_worker::client::{self, CallError, Delivery};
+use dojo_worker::client::{self, CallError, Delivery, Refusal};
 use dojo_worker::run::{run_worker, WorkerOptions, WorkerSummary};
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
@@ -134,10 +134,10 @@ fn duplicates_are_acked_and_stored_once_and_bad_records_are_rejected_with_reason
     });
     assert_eq!(acks.len(), 6);
     assert_eq!(acks[0], (good[0].game_id, Delivery::Delivered));
-    assert!(matches!(&acks[1].1, Delivery::Rejected(why) if why.contains("move 2")), "{:?}", acks[1]);
+    assert!(matches!(&acks[1].1, Delivery::Rejected { reason } if reason.contains("move 2")), "{:?}", acks[1]);
     assert_eq!(acks[3], (good[0].game_id, Delivery::Delivered));
     assert!(
-        matches!(&acks[4].1, Delivery::Rejected(why) if why.contains("this run plays connect4:7x6")),
+        matches!(&acks[4].1, Delivery::Rejected { reason } if reason.contains("this run plays connect4:7x6")),
         "{:?}",
         acks[4]
     );
@@ -288,12 +288,13 @@ fn wrong_token_and_wrong_protocol_are_refused() {
         let mut c = client::connect(&url, Some("wrong"), "test-worker").await.unwrap();
         client::hello(&mut c, "t").await.unwrap_err()
     });
-    assert_eq!(err, CallError::Refused("the learner refused this worker (the handshake): wrong token".into()));
+    assert_eq!(err, CallError::Refused(Refusal::Unauthorized { what: "the handshake", message: "wrong token".into() }));
+    assert_eq!(err.to_string(), "the learner refused this worker (the handshake): wrong token");
     let err = rt.block_on(async {
         let mut c = client::connect(&url, None, "test-worker").await.unwrap();
         client::status(&mut c).await.unwrap_err()
     });
-    assert!(err.message().contains("needs a token"), "{err}");
+    assert!(err.to_string().contains("needs a token"), "{err}");
     let err = rt.block_on(async {
         use dojo_proto::pb::HelloRequest;
         let mut c = client::connect(&url, Some("right"), "test-worker").await.unwrap();

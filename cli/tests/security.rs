@@ -6,7 +6,7 @@
 mod common;
 
 use common::{dojo, path, tiny_config, Proc};
-use dojo_worker::client::{self, CallError};
+use dojo_worker::client::{self, CallError, Refusal};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use std::path::Path;
 
@@ -69,14 +69,15 @@ fn a_tls_learner_serves_clients_that_trust_its_ca_and_no_others() {
     let plain = hello(&format!("http://127.0.0.1:{port}"), Some("t0ken"), None).unwrap_err();
     assert!(matches!(plain, CallError::Transient(_)), "a client without TLS gets no answer: {plain:?}");
     let wrong = hello(&https, Some("t0ken"), Some(&other_ca)).unwrap_err();
-    assert!(wrong.message().contains("certificate"), "another CA is not trusted: {wrong:?}");
+    assert!(wrong.to_string().contains("certificate"), "another CA is not trusted: {wrong:?}");
     let refused = hello(&https, Some("wrong"), Some(&ca)).unwrap_err();
-    assert!(matches!(&refused, CallError::Refused(m) if m.contains("wrong token")), "{refused:?}");
-    let mismatch = hello(&format!("http://127.0.0.1:{port}"), None, Some(&ca)).unwrap_err();
-    assert_eq!(
-        mismatch,
-        CallError::Refused(format!("a CA certificate is given but http://127.0.0.1:{port} is not https://"))
+    assert!(
+        matches!(&refused, CallError::Refused(Refusal::Unauthorized { message, .. }) if message.contains("wrong token")),
+        "{refused:?}"
     );
+    let mismatch = hello(&format!("http://127.0.0.1:{port}"), None, Some(&ca)).unwrap_err();
+    assert_eq!(mismatch, CallError::Refused(Refusal::CaWithoutHttps { url: format!("http://127.0.0.1:{port}") }));
+    assert_eq!(mismatch.to_string(), format!("a CA certificate is given but http://127.0.0.1:{port} is not https://"));
 
     // A real worker over TLS delivers its games.
     let out = dojo(&[

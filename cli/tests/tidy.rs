@@ -18,8 +18,8 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[];
 
 /// The crates whose sources are read; all but `cli` are libraries.
 const CRATES: &[&str] = &[
-    "proto", "game", "metrics", "record", "search", "net", "ntuple", "run", "worker", "learner", "arbiter", "program",
-    "cli",
+    "proto", "game", "metrics", "record", "arch", "search", "net", "ntuple", "run", "worker", "learner", "arbiter",
+    "program", "cli",
 ];
 
 fn workspace() -> PathBuf {

@@ -9,13 +9,13 @@ use super::infer::NetEvaluator;
 use super::model::Architecture;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, FromAnyGame, Game, GameSpec};
-use dojo_search::config::SearchConfig;
+use dojo_search::config::{SearchConfig, MAX_TIMED_PLAYOUTS};
 use dojo_search::evaluator::{Evaluator, SymmetryAveraged};
 use dojo_search::player::{Agent, MoveError};
 use dojo_search::searcher::Searcher;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a network player cannot be built from its checkpoint.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +30,9 @@ pub struct NetAgent<G: Game> {
     search: Searcher<G>,
     evaluator: Evaluation,
     name: String,
+    /// Each move searched for this long ([`NetAgent::with_clock`]); None: for the
+    /// config's playouts.
+    clock: Option<Duration>,
 }
 
 /// What a network player evaluates with.
@@ -61,7 +64,7 @@ impl<G: Game> NetAgent<G> {
     /// [`dojo_search::evaluator::SymmetryAveraged`]).
     pub fn new(evaluator: impl Evaluator + 'static, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
         let evaluator = Evaluation::Fixed(Box::new(evaluator));
-        NetAgent { search: Searcher::new(config, false, rng), evaluator, name }
+        NetAgent { search: Searcher::new(config, false, rng), evaluator, name, clock: None }
     }
 
     /// The same for an any-size network ([`Architecture::any_size`]): positions are framed
@@ -71,7 +74,7 @@ impl<G: Game> NetAgent<G> {
     pub fn any_size(network: NetEvaluator, config: SearchConfig, name: String, rng: Rng) -> NetAgent<G> {
         let trained = network.arch().clone();
         let evaluator = Evaluation::AnySize(Box::new(AnySizeNet { network, trained }));
-        NetAgent { search: Searcher::new(config, false, rng), evaluator, name }
+        NetAgent { search: Searcher::new(config, false, rng), evaluator, name, clock: None }
     }
 
     /// The frame positions are searched in now: an any-size network's; None for a network
@@ -139,6 +142,14 @@ impl<G: Game> NetAgent<G> {
     /// visited; in Gumbel mode, sequential halving's).
     pub fn analysed_move(&mut self) -> Action {
         self.search.choose_move(0.0)
+    }
+
+    /// The same player searching each move for `clock` (as many playouts as fit, at most
+    /// [`MAX_TIMED_PLAYOUTS`]) instead of for its config's playouts: a match by the clock
+    /// (`net:PATH:clock=1s`).
+    pub fn with_clock(mut self, clock: Option<Duration>) -> NetAgent<G> {
+        self.clock = clock;
+        self
     }
 
     /// The search's move for `game` after searching until `deadline` (checked every few
@@ -226,6 +237,9 @@ impl<G: Game> Agent<G> for NetAgent<G> {
     }
 
     fn select_move(&mut self, game: &G) -> Action {
+        if let Some(clock) = self.clock {
+            return self.select_move_until(game, Instant::now() + clock, MAX_TIMED_PLAYOUTS);
+        }
         self.analyse(game);
         self.search.choose_move(0.0)
     }

@@ -10,115 +10,40 @@
 //! - The heads see the board through global pooling (KataGo's mean, size-scaled mean and
 //!   max over the mask), never through a linear layer over cells.
 //! - The moves' logits are read off the cells by the board's own numbering
-//!   ([`Board::move_logits`]): a Connect Four column's at the cell where its next disc would
+//!   ([`move_logits`]): a Connect Four column's at the cell where its next disc would
 //!   land (the playable plane), a Gomoku point's at its cell, so a move has the same number
 //!   and logit framed as alone.
 //!
 //! Shared by the trained network ([`super::model`]) and the folded one ([`super::folded`]).
 
-use dojo_game::connect4::Connect4;
-use dojo_game::gomoku::Gomoku;
-use dojo_game::spec::{C4_MAX_HEIGHT, C4_MAX_WIDTH, GOMOKU_MAX, GOMOKU_MIN};
-use dojo_game::{Game, GameSpec};
+pub use dojo_arch::board::Board;
+use dojo_arch::board::{C4_BLOCKED_PLANE, C4_ONES_PLANE, C4_PLAYABLE_PLANE, GOMOKU_ONES_PLANE};
 use tch::nn;
 use tch::{Kind, Tensor};
 
 /// Pooled features per channel: mean, size-scaled mean and max.
 pub const POOLED: i64 = 3;
 
-/// The boards an any-size network plays: where the input planes hold the board, and how
-/// its moves are read off the cells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Board {
-    /// Connect Four: the board is the ones plane less the blocked plane; one move per
-    /// column, read at the column's playable cell.
-    Connect4,
-    /// Gomoku: the board is the ones plane, a square in the frame's top left corner; one
-    /// move per point, numbered `y * size + x` by the board's own size.
-    Gomoku,
+/// [batch, 1, height, width]: 1 on the board's free cells, 0 on blocked cells and
+/// outside the board (where the ones plane is 0).
+pub fn mask(board: Board, xs: &Tensor) -> Tensor {
+    match board {
+        Board::Connect4 => {
+            let ones = xs.narrow(1, C4_ONES_PLANE, 1);
+            let blocked = xs.narrow(1, C4_BLOCKED_PLANE, 1);
+            ones * (blocked.ones_like() - blocked)
+        }
+        Board::Gomoku => xs.narrow(1, GOMOKU_ONES_PLANE, 1),
+    }
 }
 
-/// Connect Four's planes the mask and the policy read.
-const C4_BLOCKED_PLANE: i64 = 3;
-const C4_ONES_PLANE: i64 = 4;
-const C4_PLAYABLE_PLANE: i64 = 8;
-/// Gomoku's plane of ones (the stones, the last move, then the ones).
-const GOMOKU_ONES_PLANE: i64 = 3;
-
-impl Board {
-    /// The boards of `game`'s family; None for a game without frames (2048, 2584).
-    pub fn of(game: &GameSpec) -> Option<Board> {
-        match game.family() {
-            "connect4" => Some(Board::Connect4),
-            "gomoku" => Some(Board::Gomoku),
-            _ => None,
-        }
-    }
-
-    /// The moves of a `width × height` frame: one per column (Connect Four) or per cell
-    /// (Gomoku).
-    pub fn moves(self, width: usize, height: usize) -> usize {
-        match self {
-            Board::Connect4 => width,
-            Board::Gomoku => width * height,
-        }
-    }
-
-    /// The largest frame: the game's largest board (a square for Gomoku, whose frames are).
-    pub fn largest_frame(self) -> (usize, usize) {
-        match self {
-            Board::Connect4 => (C4_MAX_WIDTH as usize, C4_MAX_HEIGHT as usize),
-            Board::Gomoku => (GOMOKU_MAX as usize, GOMOKU_MAX as usize),
-        }
-    }
-
-    /// Input planes the network needs: up to the last plane its mask and policy read.
-    pub fn min_input_planes(self) -> usize {
-        match self {
-            Board::Connect4 => C4_PLAYABLE_PLANE as usize + 1,
-            Board::Gomoku => GOMOKU_ONES_PLANE as usize + 1,
-        }
-    }
-
-    /// The planes a new network of these boards is fed: Connect Four's up to the playable
-    /// plane (as the first any-size networks were trained), Gomoku's all (the threat planes
-    /// are worth the most there).
-    pub fn default_input_planes(self) -> usize {
-        match self {
-            Board::Connect4 => self.min_input_planes(),
-            Board::Gomoku => self.encoded_planes(),
-        }
-    }
-
-    /// The planes the game encodes today: the most a network can be fed.
-    pub fn encoded_planes(self) -> usize {
-        match self {
-            Board::Connect4 => Connect4::<u64>::standard().plane_shape().channels,
-            Board::Gomoku => Gomoku::new(GOMOKU_MIN as usize).expect("the smallest board").plane_shape().channels,
-        }
-    }
-
-    /// [batch, 1, height, width]: 1 on the board's free cells, 0 on blocked cells and
-    /// outside the board (where the ones plane is 0).
-    pub fn mask(self, xs: &Tensor) -> Tensor {
-        match self {
-            Board::Connect4 => {
-                let ones = xs.narrow(1, C4_ONES_PLANE, 1);
-                let blocked = xs.narrow(1, C4_BLOCKED_PLANE, 1);
-                ones * (blocked.ones_like() - blocked)
-            }
-            Board::Gomoku => xs.narrow(1, GOMOKU_ONES_PLANE, 1),
-        }
-    }
-
-    /// [batch, moves]: the moves' logits read off the per-cell logits `cells`
-    /// ([batch, 1, height, width]) in the board's own numbering; [`NO_MOVE_LOGIT`] for the
-    /// numbers past the board (the frame's), so they take no probability.
-    pub fn move_logits(self, cells: &Tensor, xs: &Tensor, mask: &Tensor) -> Tensor {
-        match self {
-            Board::Connect4 => column_logits(cells, xs),
-            Board::Gomoku => point_logits(cells, mask),
-        }
+/// [batch, moves]: the moves' logits read off the per-cell logits `cells`
+/// ([batch, 1, height, width]) in the board's own numbering; [`NO_MOVE_LOGIT`] for the
+/// numbers past the board (the frame's), so they take no probability.
+pub fn move_logits(board: Board, cells: &Tensor, xs: &Tensor, mask: &Tensor) -> Tensor {
+    match board {
+        Board::Connect4 => column_logits(cells, xs),
+        Board::Gomoku => point_logits(cells, mask),
     }
 }
 
@@ -181,7 +106,7 @@ pub fn policy_logits(
 ) -> Tensor {
     let g = global(&pool(trunk, mask)).unsqueeze(-1).unsqueeze(-1);
     let p = (p + g).relu() * mask;
-    board.move_logits(&out(&p), xs, mask)
+    move_logits(board, &out(&p), xs, mask)
 }
 
 /// Batch norm in training over the board's cells only: the statistics of a batch do not

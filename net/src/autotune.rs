@@ -154,7 +154,7 @@ pub fn choose_precision(
     }
     let measure = || {
         let mut timer = NetTimer::new(model, DEFAULT_BUDGET);
-        fastest(Precision::candidates(device), &batches, |p, b| timer.evals_per_s(p, b))
+        fastest(super::precision::candidates(device), &batches, |p, b| timer.evals_per_s(p, b))
     };
     match cache {
         Some(cache) => {

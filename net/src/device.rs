@@ -106,7 +106,7 @@ pub fn set_threads(threads: usize) {
 
 /// An error naming the problem when `device` cannot run `precision` (f16 on a CPU).
 pub fn check_precision(precision: Precision, device: tch::Device) -> Result<(), DeviceError> {
-    if Precision::candidates(device).contains(&precision) {
+    if super::precision::candidates(device).contains(&precision) {
         Ok(())
     } else {
         Err(DeviceError::Precision { precision, device: DeviceSpec::of(device) })

@@ -119,7 +119,7 @@ impl FoldedNetwork {
     /// does not reach this copy: fold again after changing the weights.
     pub fn new(model: &Model, precision: Precision) -> FoldedNetwork {
         let net = &model.net;
-        let kind = precision.kind();
+        let kind = super::precision::tensor_kind(precision);
         let conv = |layer: &ConvBn| FoldedConv::new(layer, kind);
         tch::no_grad(|| FoldedNetwork {
             arch: net.arch.clone(),
@@ -151,7 +151,7 @@ impl FoldedNetwork {
 
     fn forward(&self, xs: &Tensor) -> (Tensor, Tensor) {
         // The outputs go back to f32 in `infer_with`.
-        let xs = xs.to_kind(self.precision.kind());
+        let xs = xs.to_kind(super::precision::tensor_kind(self.precision));
         if self.arch.any_size {
             return self.forward_any_size(&xs);
         }
@@ -186,7 +186,7 @@ impl FoldedNetwork {
     /// (as [`super::model::Network`] does at inference), pooled heads.
     fn forward_any_size(&self, xs: &Tensor) -> (Tensor, Tensor) {
         let board = self.arch.policy_head.any_size_board().expect("an any-size network (validated)");
-        let mask = board.mask(xs);
+        let mask = super::any_size::mask(board, xs);
         // In place, as in `forward`: a product would allocate, and could lose the
         // channels-last layout the convolutions run fastest in.
         let masked = |mut t: Tensor| {

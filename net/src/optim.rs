@@ -14,67 +14,18 @@
 //! for inspection; on load the optimizer keeps its own, so a restart may change them).
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
-use serde::{Deserialize, Serialize};
+
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::PathBuf;
 use tch::{nn, Device, Kind, Tensor};
 
+pub use dojo_arch::train::OptimizerKind;
+
 pub const FORMAT: &str = "dojo-optimizer/1";
 
 /// A state file's safetensors metadata: key to value.
 pub type Metadata = HashMap<String, String>;
-
-/// Which update rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OptimizerKind {
-    Sgd,
-    Adam,
-}
-
-impl OptimizerKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            OptimizerKind::Sgd => "sgd",
-            OptimizerKind::Adam => "adam",
-        }
-    }
-
-    /// A learning rate that suits this rule where none was chosen for it (1e-3 for Adam,
-    /// 0.02 for SGD).
-    pub fn default_learning_rate(self) -> f64 {
-        match self {
-            OptimizerKind::Sgd => 0.02,
-            OptimizerKind::Adam => 1e-3,
-        }
-    }
-
-    /// The per-variable buffers this rule keeps, in order.
-    fn buffers(self) -> &'static [&'static str] {
-        match self {
-            OptimizerKind::Sgd => &["momentum"],
-            OptimizerKind::Adam => &["exp_avg", "exp_avg_sq"],
-        }
-    }
-}
-
-impl std::str::FromStr for OptimizerKind {
-    type Err = dojo_game::util::SettingError;
-    fn from_str(text: &str) -> Result<OptimizerKind, Self::Err> {
-        match text {
-            "sgd" => Ok(OptimizerKind::Sgd),
-            "adam" => Ok(OptimizerKind::Adam),
-            _ => Err(dojo_game::util::SettingError::not_a_choice("optimizer", text, "sgd or adam")),
-        }
-    }
-}
-
-impl fmt::Display for OptimizerKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The update rule and its hyperparameters (the learning rate is kept apart, as it changes).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -73,7 +73,7 @@ pub fn sample_planes(arch: &Architecture, batch: usize) -> Vec<f32> {
 /// threads libtorch has now. Warmed up, then timed for about `budget`.
 pub fn matmul_gflops(device: Device, precision: Precision, size: usize, budget: Duration) -> f64 {
     let n = size.max(1) as i64;
-    let options = (precision.kind(), device);
+    let options = (super::precision::tensor_kind(precision), device);
     let (a, b) = tch::no_grad(|| (Tensor::randn([n, n], options), Tensor::randn([n, n], options)));
     let sync = || {
         if let Device::Cuda(i) = device {

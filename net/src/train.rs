@@ -12,52 +12,10 @@ use std::path::Path;
 use tch::{Kind, Reduction, Tensor};
 
 pub use super::optim::OptimizerKind;
+pub use dojo_arch::train::TrainConfig;
 
 /// Metadata key of the trainer's step in a state file.
 const STEP_KEY: &str = "trainer_step";
-
-/// The trainer's knobs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TrainConfig {
-    pub optimizer: OptimizerKind,
-    pub learning_rate: f64,
-    /// SGD momentum (ignored by Adam).
-    pub momentum: f64,
-    /// L2 regularisation, applied as weight decay.
-    pub weight_decay: f64,
-    pub batch_size: usize,
-    /// Weight of the value loss against the policy loss.
-    pub value_loss_weight: f64,
-}
-
-impl Default for TrainConfig {
-    fn default() -> Self {
-        TrainConfig {
-            optimizer: OptimizerKind::Adam,
-            learning_rate: 1e-3,
-            momentum: 0.9,
-            weight_decay: 1e-4,
-            batch_size: 256,
-            value_loss_weight: 1.0,
-        }
-    }
-}
-
-impl TrainConfig {
-    pub fn validate(&self) -> Result<(), SettingError> {
-        let lr = self.learning_rate;
-        SettingError::check(lr > 0.0 && lr < 10.0, "train.learning_rate", lr, "within (0, 10)")?;
-        let momentum = self.momentum;
-        SettingError::check((0.0..1.0).contains(&momentum), "train.momentum", momentum, "within 0..1")?;
-        let decay = self.weight_decay;
-        SettingError::check((0.0..1.0).contains(&decay), "train.weight_decay", decay, "within 0..1")?;
-        if self.batch_size == 0 {
-            return Err(SettingError::Zero { key: "train.batch_size" });
-        }
-        Ok(())
-    }
-}
 
 /// Why a trainer cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -202,7 +160,7 @@ impl Trainer {
         let arch = self.model.arch().clone();
         let n = batch.len as i64;
         let device = self.model.device();
-        let xs = arch.input_tensor(&batch.planes, batch.len).to_device(device);
+        let xs = super::model::input_tensor(&arch, &batch.planes, batch.len).to_device(device);
         let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
         let target_v = Tensor::from_slice(&batch.value).to_device(device);
         let w = Tensor::from_slice(&batch.weight).to_device(device);
@@ -247,7 +205,7 @@ impl Trainer {
         let n = batch.len as i64;
         let device = self.model.device();
         tch::no_grad(|| {
-            let xs = arch.input_tensor(&batch.planes, batch.len).to_device(device);
+            let xs = super::model::input_tensor(arch, &batch.planes, batch.len).to_device(device);
             let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
             let target_v = Tensor::from_slice(&batch.value).to_device(device);
             let (logits, v) = self.model.net.forward(&xs, false);

@@ -8,6 +8,7 @@ use dojo_game::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use dojo_game::{Action, GameSpec};
 use dojo_net::agent::NetAgent;
 use dojo_net::model::Architecture;
+use dojo_search::config::MAX_TIMED_PLAYOUTS;
 use dojo_search::player::Agent;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -22,9 +23,6 @@ pub enum PbrainError {
     #[error("talking to the manager")]
     Io(#[from] std::io::Error),
 }
-
-/// The most playouts a timed search may run (the clock stops it long before on any board).
-const MAX_TIMED_PLAYOUTS: u32 = 10_000_000;
 
 struct NetChooser {
     agent: NetAgent<Gomoku>,

@@ -6,11 +6,11 @@ pub mod replay;
 
 pub use error::{ConfigError, CoreError};
 
+use dojo_arch::architecture::{Architecture, PolicyHeadChoice};
+use dojo_arch::precision::PrecisionChoice;
+use dojo_arch::train::TrainConfig;
 use dojo_game::Game;
 use dojo_game::GameSpec;
-use dojo_net::model::{Architecture, PolicyHeadChoice};
-use dojo_net::precision::PrecisionChoice;
-use dojo_net::train::TrainConfig;
 use dojo_search::config::{split_assignment, SearchConfig, SearchMode, SelfPlayConfig};
 use replay::ReplayConfig;
 use serde::{Deserialize, Serialize};
@@ -578,7 +578,7 @@ mod tests {
         let probe = c.game.probe().unwrap();
         let arch = dojo_game::with_game!(&probe, g => c.architecture(g)).unwrap();
         assert_eq!((arch.frame(), arch.actions, arch.input_channels), (Some((15, 15)), 225, 8));
-        assert_eq!(arch.policy_head, dojo_net::model::PolicyHead::Point);
+        assert_eq!(arch.policy_head, dojo_arch::architecture::PolicyHead::Point);
         let fc = RunConfig::from_toml("game = \"gomoku:9-15\"\n[net]\npolicy_head = \"fc\"\n").unwrap_err();
         assert!(fc.to_string().contains("leave policy_head auto"), "{fc}");
     }

@@ -332,6 +332,10 @@ pub const PLAY_C_PUCT: f32 = 1.0;
 /// play`, `bestmove`, `eval`, `tournament`'s checkpoints and the dashboard's play board.
 pub const PLAY_SIMULATIONS: u32 = 200;
 
+/// The most playouts a search by the clock may run (`net:PATH:clock=1s`, `dojo pbrain`
+/// under a Gomocup time control): the clock stops it long before on any board.
+pub const MAX_TIMED_PLAYOUTS: u32 = 10_000_000;
+
 impl SearchConfig {
     /// The search of a network playing to win: `simulations` playouts, [`PLAY_C_PUCT`], and
     /// the self-play exploration settings unused (a player's search runs without them).

@@ -2,7 +2,7 @@
 
 use dojo_game::util::sha256_hex;
 use dojo_net::checkpoint::{self, Sidecar};
-use dojo_net::model::Model;
+use dojo_net::model::{ArchitectureError, Model};
 use dojo_proto::pb::game_ack::Result as AckResult;
 use dojo_proto::pb::learner_client::LearnerClient;
 use dojo_proto::pb::{GameSubmission, GetModelRequest, HelloReply, HelloRequest, StatusReply, StatusRequest};
@@ -40,28 +40,82 @@ pub type Client = LearnerClient<InterceptedService<Channel, Auth>>;
 pub enum Delivery {
     /// Stored now, or already stored earlier: either way the learner has it.
     Delivered,
-    /// Refused for good (the reason says why); resending cannot help.
-    Rejected(String),
+    /// Refused for good; resending cannot help. `reason` is the learner's own words (its
+    /// ack's message).
+    Rejected { reason: String },
 }
 
 /// Why a call to the learner failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
     /// Worth retrying: the learner is away or busy, the connection broke, a download was bad.
-    #[error("{0}")]
-    Transient(String),
+    #[error(transparent)]
+    Transient(#[from] Transient),
     /// Retrying cannot help (a wrong or missing token, another protocol version): a worker
     /// must stop and say so rather than look healthy while it retries forever.
-    #[error("{0}")]
-    Refused(String),
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+}
+
+/// A call that failed this time and may work the next. A wrapped error's text (`why`,
+/// `error`) is kept as the learner or the transport said it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Transient {
+    /// The call (`what`: "SubmitGames", "the handshake"...) came back with an error status;
+    /// `why` is its message and the transport's causes.
+    #[error("{what} failed: {why}")]
+    Failed { what: &'static str, why: String },
+    #[error("{what} timed out after {secs}s")]
+    TimedOut { what: &'static str, secs: u64 },
+    #[error("cannot reach the learner at {url}: {error}")]
+    Unreachable { url: String, error: String },
+    #[error("the learner offers a {bytes} byte model; refusing")]
+    ModelTooLarge { bytes: u64 },
+    #[error("model chunks of different versions in one download")]
+    MixedChunks,
+    #[error("model chunk at offset {offset} but {received} bytes received")]
+    ChunkGap { offset: u64, received: usize },
+    #[error("the learner sent no model")]
+    NoModel,
+    #[error("model download truncated: {received} of {total} bytes")]
+    Truncated { received: usize, total: u64 },
+    #[error("model v{version} sha256 is {actual}, the learner said {said}")]
+    Checksum { version: u64, actual: String, said: String },
+    #[error("bad model sidecar: {error}")]
+    Sidecar { error: String },
+    #[error("model sidecar and weights disagree")]
+    SidecarMismatch,
+    #[error("model v{version} cannot be used: {error}")]
+    Unusable { version: u64, error: ArchitectureError },
+    /// The weights do not load into the sidecar's architecture.
+    #[error("{error}")]
+    Weights { error: String },
+}
+
+/// A call this worker must not repeat: its settings or the learner's answer rule it out.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The learner refused this worker as such (`what`: the call) with `message`.
+    #[error("the learner refused this worker ({what}): {message}")]
+    Unauthorized { what: &'static str, message: String },
+    #[error("bad learner address {url:?}: {error}")]
+    Address { url: String, error: String },
+    #[error("TLS settings: {error}")]
+    Tls { error: String },
+    #[error("a CA certificate is given but {url} is not https://")]
+    CaWithoutHttps { url: String },
+    #[error("the token has characters a header cannot carry")]
+    TokenCharacters,
+    #[error("protocol version mismatch: the learner speaks {learner}, this worker speaks {ours}")]
+    Protocol { learner: u32, ours: u32 },
 }
 
 impl CallError {
     /// A failed call's status: refusals of this worker as such are final, the rest transient.
-    fn from_status(what: &str, status: &Status) -> CallError {
+    fn from_status(what: &'static str, status: &Status) -> CallError {
         match status.code() {
             tonic::Code::Unauthenticated | tonic::Code::PermissionDenied => {
-                CallError::Refused(format!("the learner refused this worker ({what}): {}", status.message()))
+                Refusal::Unauthorized { what, message: status.message().to_string() }.into()
             }
             _ => {
                 // A transport error's cause (reset, refused, timed out) is in its sources.
@@ -71,27 +125,9 @@ impl CallError {
                     why = format!("{why}: {s}");
                     source = s.source();
                 }
-                CallError::Transient(format!("{what} failed: {why}"))
+                Transient::Failed { what, why }.into()
             }
         }
-    }
-
-    pub fn message(&self) -> &str {
-        match self {
-            CallError::Transient(m) | CallError::Refused(m) => m,
-        }
-    }
-}
-
-impl From<String> for CallError {
-    fn from(message: String) -> CallError {
-        CallError::Transient(message)
-    }
-}
-
-impl From<&str> for CallError {
-    fn from(message: &str) -> CallError {
-        CallError::Transient(message.to_string())
     }
 }
 
@@ -117,7 +153,7 @@ pub async fn connect_tls(
     ca_pem: Option<&[u8]>,
 ) -> Result<Client, CallError> {
     let mut endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| CallError::Refused(format!("bad learner address {url:?}: {e}")))?
+        .map_err(|e| Refusal::Address { url: url.to_string(), error: e.to_string() })?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true);
     if url.starts_with("https://") {
@@ -125,21 +161,17 @@ pub async fn connect_tls(
             Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
             None => ClientTlsConfig::new().with_native_roots(),
         };
-        endpoint = endpoint.tls_config(tls).map_err(|e| CallError::Refused(format!("TLS settings: {e}")))?;
+        endpoint = endpoint.tls_config(tls).map_err(|e| Refusal::Tls { error: e.to_string() })?;
     } else if ca_pem.is_some() {
-        return Err(CallError::Refused(format!("a CA certificate is given but {url} is not https://")));
+        return Err(Refusal::CaWithoutHttps { url: url.to_string() }.into());
     }
     let channel = endpoint.connect().await.map_err(|e| {
         // The transport error's cause (refused, TLS handshake, certificate) is in its source.
         let cause = std::error::Error::source(&e).map(|s| format!(": {s}")).unwrap_or_default();
-        format!("cannot reach the learner at {url}: {e}{cause}")
+        Transient::Unreachable { url: url.to_string(), error: format!("{e}{cause}") }
     })?;
     let header = match token {
-        Some(t) => Some(
-            format!("Bearer {t}")
-                .parse()
-                .map_err(|_| CallError::Refused("the token has characters a header cannot carry".into()))?,
-        ),
+        Some(t) => Some(format!("Bearer {t}").parse().map_err(|_| Refusal::TokenCharacters)?),
         None => None,
     };
     let worker = worker.parse().ok();
@@ -156,10 +188,7 @@ pub async fn hello(client: &mut Client, worker: &str) -> Result<HelloReply, Call
         .map_err(|s| CallError::from_status("the handshake", &s))?
         .into_inner();
     if reply.protocol_version != PROTOCOL_VERSION {
-        return Err(CallError::Refused(format!(
-            "protocol version mismatch: the learner speaks {}, this worker speaks {PROTOCOL_VERSION}",
-            reply.protocol_version
-        )));
+        return Err(Refusal::Protocol { learner: reply.protocol_version, ours: PROTOCOL_VERSION }.into());
     }
     Ok(reply)
 }
@@ -190,36 +219,38 @@ pub async fn fetch_model(
         match &head {
             None => {
                 if chunk.total_bytes as usize > 1 << 30 {
-                    return Err(format!("the learner offers a {} byte model; refusing", chunk.total_bytes).into());
+                    return Err(Transient::ModelTooLarge { bytes: chunk.total_bytes }.into());
                 }
                 bytes.reserve(chunk.total_bytes as usize);
                 head = Some((chunk.version, chunk.sha256.clone(), chunk.total_bytes, chunk.sidecar_json.clone()));
             }
             Some((v, sha, _, _)) if *v != chunk.version || *sha != chunk.sha256 => {
-                return Err("model chunks of different versions in one download".into());
+                return Err(Transient::MixedChunks.into());
             }
             Some(_) => {}
         }
         if chunk.offset as usize != bytes.len() {
-            return Err(format!("model chunk at offset {} but {} bytes received", chunk.offset, bytes.len()).into());
+            return Err(Transient::ChunkGap { offset: chunk.offset, received: bytes.len() }.into());
         }
         bytes.extend_from_slice(&chunk.data);
     }
-    let (version, sha, total, sidecar_json) = head.ok_or("the learner sent no model")?;
+    let (version, sha, total, sidecar_json) = head.ok_or(Transient::NoModel)?;
     if bytes.len() as u64 != total {
-        return Err(format!("model download truncated: {} of {total} bytes", bytes.len()).into());
+        return Err(Transient::Truncated { received: bytes.len(), total }.into());
     }
     let actual = sha256_hex(&bytes);
     if actual != sha {
-        return Err(format!("model v{version} sha256 is {actual}, the learner said {sha}").into());
+        return Err(Transient::Checksum { version, actual, said: sha }.into());
     }
-    let sidecar: Sidecar = serde_json::from_str(&sidecar_json).map_err(|e| format!("bad model sidecar: {e}"))?;
+    let sidecar: Sidecar =
+        serde_json::from_str(&sidecar_json).map_err(|e| Transient::Sidecar { error: e.to_string() })?;
     if sidecar.sha256 != sha {
-        return Err("model sidecar and weights disagree".into());
+        return Err(Transient::SidecarMismatch.into());
     }
     // Sizes, and input planes the game still encodes this way (a learner of another build).
-    sidecar.architecture.validate().map_err(|e| format!("model v{version} cannot be used: {e}"))?;
-    let model = checkpoint::model_from_bytes(&sidecar.architecture, &bytes, device).map_err(|e| e.to_string())?;
+    sidecar.architecture.validate().map_err(|error| Transient::Unusable { version, error })?;
+    let model = checkpoint::model_from_bytes(&sidecar.architecture, &bytes, device)
+        .map_err(|e| Transient::Weights { error: e.to_string() })?;
     Ok(Some(Downloaded { version, model, sidecar }))
 }
 
@@ -266,7 +297,7 @@ async fn submit_stream(client: &mut Client, games: &[GameRecord]) -> Result<Vec<
                     Ok(AckResult::Stored) | Ok(AckResult::Duplicate) => Delivery::Delivered,
                     // Unavailable: the learner could not store it now; try again later.
                     _ if ack.code == tonic::Code::Unavailable as u32 => continue,
-                    _ => Delivery::Rejected(ack.message),
+                    _ => Delivery::Rejected { reason: ack.message },
                 };
                 out.push((game.game_id, delivery));
             }

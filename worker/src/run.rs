@@ -6,7 +6,7 @@
 //! its grace period (abandoning the rest), and uploads its spool in what is left.
 
 use crate::backoff::Backoff;
-use crate::client::{self, CallError, Client, Delivery};
+use crate::client::{self, CallError, Client, Delivery, Transient};
 use crate::spool::{Spool, SpoolError};
 use crate::telemetry::WorkerTelemetry;
 use dojo_game::rng::Rng;
@@ -150,9 +150,9 @@ impl Connection {
     }
 
     fn failed(&mut self, why: &CallError) {
-        if let CallError::Refused(message) = why {
-            tracing::error!("{message}; stopping");
-            self.refused = Some(message.clone());
+        if let CallError::Refused(refusal) = why {
+            tracing::error!("{refusal}; stopping");
+            self.refused = Some(refusal.to_string());
             self.client = None;
             self.telemetry.learner(false);
             return;
@@ -432,12 +432,12 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 fn within<T>(
     rt: &tokio::runtime::Runtime,
     limit: Duration,
-    what: &str,
+    what: &'static str,
     call: impl std::future::Future<Output = Result<T, CallError>>,
 ) -> Result<T, CallError> {
     // The timer is made inside the runtime (block_on's future), where it has a clock.
     rt.block_on(async { tokio::time::timeout(limit, call).await })
-        .unwrap_or_else(|_| Err(CallError::Transient(format!("{what} timed out after {}s", limit.as_secs()))))
+        .unwrap_or_else(|_| Err(Transient::TimedOut { what, secs: limit.as_secs() }.into()))
 }
 
 /// Uploads the spool, waiting at most `timeout`; acknowledged games leave it.
@@ -452,7 +452,7 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary, timeout: Duration)
             for (id, delivery) in acks {
                 match delivery {
                     Delivery::Delivered => delivered += 1,
-                    Delivery::Rejected(why) => {
+                    Delivery::Rejected { reason: why } => {
                         tracing::error!("the learner rejected game {}: {why}", dojo_game::util::hex(&id));
                         rejected += 1;
                     }

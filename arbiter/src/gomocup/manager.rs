@@ -56,6 +56,13 @@ pub enum EngineError {
 /// to each of the brain's moves; against a searching one, nothing.
 pub const QUIET_AFTER_MOVE: Duration = Duration::from_millis(30);
 
+/// The memory a brain is told it may use (`INFO max_memory`, bytes). Gomocup allows 350 MB,
+/// but a brain sizes its hash table by it and fills it on its first move: Rapfi told 350 MB
+/// took 685 ms for a first move of a 500 ms turn on a 2-core EPYC (and lost it on time), 458
+/// ms told 32 MB. 64 MiB holds millions of positions, more than one thread searches in a
+/// turn of seconds.
+pub const BRAIN_MEMORY: u64 = 64 << 20;
+
 /// How an external brain is run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
@@ -197,7 +204,7 @@ impl EngineAgent {
         let info = [
             format!("INFO timeout_turn {}", self.config.move_timeout.as_millis()),
             "INFO timeout_match 0".into(),
-            "INFO max_memory 0".into(),
+            format!("INFO max_memory {BRAIN_MEMORY}"),
             "INFO game_type 1".into(),
             "INFO rule 0".into(),
         ];

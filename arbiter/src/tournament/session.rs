@@ -52,6 +52,9 @@ pub struct Request {
     pub newest_version: bool,
     /// Playouts per move of the run's checkpoints.
     pub sims: u32,
+    /// The run's checkpoints search each move for this long instead (`net:...:clock=`), a
+    /// tournament by the clock.
+    pub clock_ms: Option<u64>,
     pub games_per_pair: Option<u32>,
     pub format: Option<FormatChoice>,
     /// The gauntlet's references (specs or names), weakest first.
@@ -313,8 +316,9 @@ fn checkpoints(request: &Request, run: &RunPaths, one_player: bool) -> Result<Ve
         let path = run_abs.model_version(v);
         let sidecar = checkpoint::read_sidecar(&path)?;
         let mut spec = PlayerSpec::net(&path, request.sims);
-        if let PlayerSpec::Net { average_symmetries, .. } = &mut spec {
+        if let PlayerSpec::Net { average_symmetries, clock_ms, .. } = &mut spec {
             *average_symmetries = !one_player;
+            *clock_ms = request.clock_ms;
         }
         entrants.push(Entrant {
             name: format!("v{v}"),

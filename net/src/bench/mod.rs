@@ -17,7 +17,7 @@ use dojo_game::GameSpec;
 /// where the device cannot run it).
 pub fn precisions(choice: PrecisionChoice, device: tch::Device) -> Result<Vec<Precision>, DeviceError> {
     match choice {
-        PrecisionChoice::Auto => Ok(Precision::candidates(device).to_vec()),
+        PrecisionChoice::Auto => Ok(super::precision::candidates(device).to_vec()),
         PrecisionChoice::Fixed(p) => {
             crate::device::check_precision(p, device)?;
             Ok(vec![p])
