@@ -384,7 +384,7 @@ pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, JournalError> {
 mod tests {
     use super::*;
     use dojo_game::GameSpec;
-    use dojo_ntuple::report::GameScore;
+    use dojo_record::score::GameScore;
 
     #[test]
     fn a_run_config_gates_as_its_gating_section_and_its_search_say() {

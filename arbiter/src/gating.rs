@@ -34,7 +34,7 @@ use crate::with_contest;
 use dojo_game::rng::Rng;
 use dojo_game::{GameError, GameSpec};
 use dojo_net::checkpoint::{self, CheckpointError};
-use dojo_ntuple::report::{GameScore, ScoreReport};
+use dojo_record::score::{GameScore, ScoreReport};
 use dojo_search::config::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

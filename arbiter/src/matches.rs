@@ -9,7 +9,7 @@ use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
-use dojo_ntuple::{GameScore, ScoreReport};
+use dojo_record::score::{GameScore, ScoreReport};
 use dojo_search::player::Agent;
 use rand::{Rng as _, SeedableRng};
 use serde::Serialize;

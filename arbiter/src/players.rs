@@ -216,9 +216,35 @@ fn clock(text: &str) -> Result<Option<u64>, String> {
     clock_in(text, "mcts:", "mcts")
 }
 
+/// A time that is not one, as a command's `--clock` was given it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    #[error("{text} is not a time: 3s, 1.5s or 250ms")]
+    NotATime { text: String },
+    #[error("a clock needs at least 1 ms")]
+    Zero,
+}
+
 /// A clock given on its own (`1s`, `1.5s`, `250ms`: a command's `--clock`) in milliseconds.
-pub fn parse_clock(text: &str) -> Result<u64, String> {
-    required_clock(text, "", "a clock")
+pub fn parse_clock(text: &str) -> Result<u64, ClockError> {
+    millis(text).unwrap_or_else(|| Err(ClockError::NotATime { text: text.to_string() }))
+}
+
+/// `text` (`3s`, `1.5s`, `250ms`) in milliseconds, at least 1; None for text without a
+/// unit (a number of rollouts, say).
+fn millis(text: &str) -> Option<Result<u64, ClockError>> {
+    let ms = if let Some(ms) = text.strip_suffix("ms") {
+        ms.parse::<u64>().ok()
+    } else if let Some(secs) = text.strip_suffix('s') {
+        secs.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e9).map(|s| (s * 1000.0).round() as u64)
+    } else {
+        return None;
+    };
+    Some(match ms {
+        None => Err(ClockError::NotATime { text: text.to_string() }),
+        Some(0) => Err(ClockError::Zero),
+        Some(ms) => Ok(ms),
+    })
 }
 
 /// [`clock_in`] where only a time will do.
@@ -230,20 +256,14 @@ fn not_a_time(text: &str, prefix: &str) -> String {
     format!("{prefix}{text} is not a time: {prefix}3s, {prefix}1.5s or {prefix}250ms")
 }
 
-/// `text` (`3s`, `1.5s`, `250ms`) in milliseconds, at least 1, for the option written
-/// `{prefix}TIME` of `who`; None for text that is not a time.
+/// The clock of the option written `{prefix}TIME` of `who` (a spec's words for its errors);
+/// None for text that is not a time.
 fn clock_in(text: &str, prefix: &str, who: &str) -> Result<Option<u64>, String> {
-    let ms = if let Some(ms) = text.strip_suffix("ms") {
-        ms.parse::<u64>().ok()
-    } else if let Some(secs) = text.strip_suffix('s') {
-        secs.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e9).map(|s| (s * 1000.0).round() as u64)
-    } else {
-        return Ok(None);
-    };
-    match ms {
-        None => Err(not_a_time(text, prefix)),
-        Some(0) => Err(format!("{who} needs a clock of at least 1 ms")),
-        Some(ms) => Ok(Some(ms)),
+    match millis(text) {
+        None => Ok(None),
+        Some(Ok(ms)) => Ok(Some(ms)),
+        Some(Err(ClockError::Zero)) => Err(format!("{who} needs a clock of at least 1 ms")),
+        Some(Err(ClockError::NotATime { .. })) => Err(not_a_time(text, prefix)),
     }
 }
 
@@ -871,7 +891,8 @@ mod tests {
         let timed = brain.clone().with_move_timeout(Some(60_000));
         assert!(matches!(timed, PlayerSpec::Pbrain { clock_ms: Some(1500), move_timeout_ms: 60_000, .. }));
         assert_eq!(parse_clock("2s"), Ok(2000));
-        assert_eq!(parse_clock("2"), Err("2 is not a time: 3s, 1.5s or 250ms".to_string()));
+        assert_eq!(parse_clock("2").unwrap_err().to_string(), "2 is not a time: 3s, 1.5s or 250ms");
+        assert_eq!(parse_clock("0ms"), Err(ClockError::Zero));
         for (bad, why) in [
             ("net:x:clock=fast", "clock=fast is not a time: clock=3s, clock=1.5s or clock=250ms"),
             ("net:x:clock=5s5", "clock=5s5 is not a time: clock=3s"),

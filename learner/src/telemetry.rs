@@ -7,7 +7,7 @@
 use dojo_game::GameSpec;
 use dojo_metrics::table::{self, learner as names, LINE};
 use dojo_metrics::{Kind, Line, Metric, Prometheus, Value};
-use dojo_ntuple::report::{reach_tiles, GameScore};
+use dojo_record::score::{reach_tiles, GameScore};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;

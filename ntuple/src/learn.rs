@@ -3,12 +3,12 @@
 //! next after-state's (already updated) value; the last after-state's target is 0.
 
 use super::network::Network;
-use super::report::GameScore;
 use super::search::greedy;
 use super::TupleRules;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::Sliding;
 use dojo_game::Game;
+use dojo_record::score::GameScore;
 
 /// How the weights move toward their targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,8 +9,8 @@
 //! - [`search`]: greedy and expectimax move choice.
 //! - [`file`]: the weight file (header, tables, checksum).
 //! - [`agent`]: the network as an [`Agent`](dojo_search::player::Agent) for matches.
-//! - [`report`]: score statistics and seed 002's reach-rate table, for any player of a
-//!   sliding game.
+//! - score statistics and seed 002's reach-rate table, for any player of a sliding game,
+//!   are `dojo_record::score`'s.
 //! - [`session`]: a training session (resume from a weight file, report and save in
 //!   blocks, stop cleanly), as `dojo ntuple train` runs it.
 //!
@@ -22,7 +22,6 @@ pub mod file;
 pub mod layout;
 pub mod learn;
 pub mod network;
-pub mod report;
 pub mod search;
 pub mod session;
 
@@ -31,7 +30,6 @@ pub use file::{read_header, Header, NtupleError};
 pub use layout::Layout;
 pub use learn::{Method, Trainer};
 pub use network::Network;
-pub use report::{GameScore, ScoreReport};
 pub use search::{best_move, greedy, Choice};
 
 use dojo_game::sliding::{Rules, Rules2048, Rules2584};

@@ -7,9 +7,10 @@
 
 use super::file::{load, read_header, save};
 use super::layout::LayoutError;
-use super::{GameScore, Layout, Method, Network, NtupleError, Trainer, TupleRules};
+use super::{Layout, Method, Network, NtupleError, Trainer, TupleRules};
 use dojo_game::rng::Rng;
 use dojo_game::GameSpec;
+use dojo_record::score::{GameScore, ScoreReport};
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -105,7 +106,7 @@ pub struct Block {
 impl Block {
     /// The block's report: the episode, the speed, and the reach-rate table of its games.
     pub fn report(&self, spec: &GameSpec) -> String {
-        let report = super::ScoreReport::new(spec, &self.games);
+        let report = ScoreReport::new(spec, &self.games);
         let speed = self.moves as f64 / self.seconds.max(1e-9);
         format!(
             "episode {}: {} ({speed:.0} moves/s, {:.1} s)\n{}",

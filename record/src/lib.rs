@@ -12,12 +12,17 @@
 //! events, so the whole game is in the record. A worker must therefore record the opening
 //! spawns itself rather than take them from [`GameSpec::new_game`], which applies them
 //! silently.
+//!
+//! How a one-player game ended, and statistics over many ([`score`]: mean, median, a 95%
+//! interval, seed 002's reach-rate table), live here, beside the records they are read
+//! from, for every contest of one-player games (matches, gating, tournaments, the learner).
 
 pub mod boards;
 pub mod codec;
 mod file;
 mod replay;
 mod sample;
+pub mod score;
 
 pub use codec::{MAX_BODY_LEN, MAX_MOVES, MAX_POLICY, MAX_SPEC_LEN, MAX_TOTAL_POLICY, RECORD_MAGIC, RECORD_VERSION};
 pub use file::{read_records, write_records, FILE_MAGIC, FILE_VERSION};

@@ -19,7 +19,7 @@ use super::{file_safe, fnv1a, Format, TournamentDir, TournamentError, Tournament
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::matches::{MatchContest, Played};
 use dojo_game::{AnyGame, Game, Player, ToMove};
-use dojo_ntuple::report::GameScore;
+use dojo_record::score::GameScore;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;

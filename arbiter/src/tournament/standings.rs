@@ -22,7 +22,7 @@ use super::{Entrant, GameLine, ScoreLine, TournamentSpec};
 use crate::matches::Tally;
 use crate::rating::{fit, FitError, PairResults};
 use dojo_game::{GameError, GameSpec};
-use dojo_ntuple::report::{reach_tiles, GameScore, ScoreReport};
+use dojo_record::score::{reach_tiles, GameScore, ScoreReport};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -2,9 +2,9 @@
 //! median and max score, a 95% interval for the mean, and seed 002's reach-rate table (the
 //! share of games whose largest tile reached each big tile, and the share that ended there).
 
+use crate::GameRecord;
 use dojo_game::sliding::{Rules, Sliding};
 use dojo_game::{AnyGame, GameSpec};
-use dojo_record::GameRecord;
 use serde::Serialize;
 use std::fmt;
 
@@ -160,10 +160,10 @@ impl fmt::Display for ScoreReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{random_game_record, MoveRecord, RecordOutcome};
     use dojo_game::rng::Rng;
     use dojo_game::sliding::{Fib2584, SpawnOdds, Twenty48};
     use dojo_game::{Game, ToMove};
-    use dojo_record::{random_game_record, MoveRecord, RecordOutcome};
     use rand::seq::IndexedRandom;
     use rand::SeedableRng;
 
