@@ -121,15 +121,7 @@ pub fn learn<G: Game + FromAnyGame>(
         observer.step(start_step + step + 1, &losses);
         window.push(losses);
         if (step + 1).is_multiple_of(REPORT_EVERY) || step + 1 == job.steps {
-            let n = window.len() as f64;
-            let mean = |f: fn(&Losses) -> f64| window.iter().map(f).sum::<f64>() / n;
-            let losses = Losses {
-                policy: mean(|l| l.policy),
-                value: mean(|l| l.value),
-                total: mean(|l| l.total),
-                entropy: mean(|l| l.entropy),
-            };
-            observer.report(start_step + step + 1, &losses);
+            observer.report(start_step + step + 1, &Losses::mean(&window));
             window.clear();
         }
     }

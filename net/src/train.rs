@@ -90,6 +90,22 @@ pub struct Losses {
     pub entropy: f64,
 }
 
+impl Losses {
+    /// The mean of a window of steps' losses (each step's, unweighted; its total the mean
+    /// objective), as the learner's metrics and offline training report them; zeros for
+    /// none.
+    pub fn mean(window: &[Losses]) -> Losses {
+        let n = window.len().max(1) as f64;
+        let mean = |of: fn(&Losses) -> f64| window.iter().map(of).sum::<f64>() / n;
+        Losses {
+            policy: mean(|l| l.policy),
+            value: mean(|l| l.value),
+            total: mean(|l| l.total),
+            entropy: mean(|l| l.entropy),
+        }
+    }
+}
+
 /// Owns a model and its optimizer.
 pub struct Trainer {
     pub model: Model,

@@ -92,7 +92,7 @@ impl Metrics {
 
     /// Measures the window, writes the line to every sink and starts the next window.
     pub fn write<G: Game>(&mut self, trainer: &Trainer, buffer: &ReplayBuffer<G>, version: u64, shared: &Shared) {
-        let mean = mean(&self.window.losses);
+        let mean = Losses::mean(&self.window.losses);
         let line = self.measure(&mean, trainer, buffer, version, shared);
         shared.telemetry.window(&line, &self.window.scores);
         *shared.latest_losses.lock().expect("losses lock") = Some(mean);
@@ -149,18 +149,6 @@ impl Metrics {
     }
 }
 
-/// The mean of a window's losses (each step's, unweighted), its total the mean objective.
-fn mean(losses: &[Losses]) -> Losses {
-    let n = losses.len().max(1) as f64;
-    let mean = |of: fn(&Losses) -> f64| losses.iter().map(of).sum::<f64>() / n;
-    Losses {
-        policy: mean(|l| l.policy),
-        value: mean(|l| l.value),
-        total: mean(|l| l.total),
-        entropy: mean(|l| l.entropy),
-    }
-}
-
 /// A one-player window's scores, the numbers of seed 002's report: the games they are over,
 /// mean and best score, largest tile and the share of games reaching each tile of the
 /// game's reach table. Nothing without games: a window in which no game finished has no
@@ -214,8 +202,8 @@ mod tests {
     #[test]
     fn a_windows_mean_losses_have_a_real_total() {
         let l = |policy, value, total| Losses { policy, value, total, entropy: 1.0 };
-        let m = mean(&[l(1.0, 0.5, 1.5), l(3.0, 0.5, 3.5)]);
+        let m = Losses::mean(&[l(1.0, 0.5, 1.5), l(3.0, 0.5, 3.5)]);
         assert_eq!((m.policy, m.value, m.total, m.entropy), (2.0, 0.5, 2.5, 1.0));
-        assert_eq!(mean(&[]).total, 0.0, "an empty window divides by one, not zero");
+        assert_eq!(Losses::mean(&[]).total, 0.0, "an empty window divides by one, not zero");
     }
 }
