@@ -128,7 +128,8 @@ fn random_playouts<G: Game>(start: &G, budget: Duration) -> (f64, f64) {
 
 /// The `mcts:sims` baseline choosing its first move, again and again: rollouts/s.
 fn mcts_rollouts<G: BaselinePlayers>(start: &G, sims: u32, budget: Duration) -> Result<f64, PlayerError> {
-    let mut agent = G::baseline(&PlayerSpec::Mcts { iterations: sims, clock_ms: None, uniform: false }, 1)?;
+    let mut agent =
+        G::baseline(&PlayerSpec::Mcts { iterations: sims, clock_ms: None, uniform: false, fresh: false }, 1)?;
     let (mut searches, t0) = (0u64, Instant::now());
     while searches < 2 || t0.elapsed() < budget {
         agent.new_game(searches);

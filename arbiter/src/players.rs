@@ -34,8 +34,10 @@ pub enum PlayerSpec {
     Random,
     /// Pure MCTS with `iterations` rollouts per move, or as many as `clock_ms` allows
     /// (`mcts:3s`, `mcts:250ms`: seed 001's engine plays by the clock); Connect Four uses
-    /// seed 001's rollout rules unless `uniform` is set (`mcts:N:uniform`).
-    Mcts { iterations: u32, clock_ms: Option<u64>, uniform: bool },
+    /// seed 001's rollout rules unless `uniform` is set (`mcts:N:uniform`). By the clock it
+    /// keeps the subtree below the moves played from one move to the next unless `fresh`
+    /// (`mcts:3s:fresh`, a new tree every move, as `mcts:N` always searches).
+    Mcts { iterations: u32, clock_ms: Option<u64>, uniform: bool, fresh: bool },
     /// Seed 004's UCT baseline, as issue 22 names it (`uct:N`): UCT with uniformly random
     /// rollouts, `iterations` per move, on every game. The same player as `mcts:N:uniform`
     /// (and, on 2048 and 2584, as `mcts:N`), under the name the issue's tables use.
@@ -355,17 +357,23 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, String> {
     Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits, clock_ms })
 }
 
-/// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`: the parts after
-/// `mcts`, or why they are not a player.
+/// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`, and by the clock
+/// `:fresh`: the parts after `mcts`, or why they are not a player.
 fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, String> {
     let clock_ms = rest.first().map(|text| clock(text)).transpose()?.flatten();
     let iterations = if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts")? };
-    let uniform = match rest.get(1..) {
-        None | Some([]) => false,
-        Some(["uniform"]) => true,
-        Some(_) => return Err("expected mcts:N, mcts:N:uniform or mcts:3s (by the clock)".into()),
-    };
-    Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform })
+    let (mut uniform, mut fresh) = (false, false);
+    for option in rest.get(1..).unwrap_or_default() {
+        match *option {
+            "uniform" if !uniform => uniform = true,
+            "fresh" if !fresh && clock_ms.is_some() => fresh = true,
+            _ => return Err(
+                "expected mcts:N, mcts:N:uniform or mcts:3s (by the clock), mcts:3s:fresh for a new tree every move"
+                    .into(),
+            ),
+        }
+    }
+    Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform, fresh })
 }
 
 /// `net:PATH[:OPTION...]`: the parts after `net`, or why they are not a player.
@@ -426,10 +434,13 @@ impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerSpec::Random => write!(f, "random"),
-            PlayerSpec::Mcts { iterations, clock_ms, uniform } => {
-                write!(f, "mcts:{}", mcts_config(*iterations, *clock_ms).budget_name())?;
+            PlayerSpec::Mcts { iterations, clock_ms, uniform, fresh } => {
+                write!(f, "mcts:{}", mcts_config(*iterations, *clock_ms, false).budget_name())?;
                 if *uniform {
                     write!(f, ":uniform")?;
+                }
+                if *fresh {
+                    write!(f, ":fresh")?;
                 }
                 Ok(())
             }
@@ -505,9 +516,11 @@ fn clock_name(ms: u64) -> String {
     }
 }
 
-fn mcts_config(iterations: u32, clock_ms: Option<u64>) -> MctsConfig {
+/// A search of `iterations` rollouts a move, or by the clock (keeping its tree between
+/// moves unless `fresh`).
+fn mcts_config(iterations: u32, clock_ms: Option<u64>, fresh: bool) -> MctsConfig {
     match clock_ms {
-        Some(ms) => MctsConfig::with_clock(Duration::from_millis(ms)),
+        Some(ms) => MctsConfig { reuse_tree: !fresh, ..MctsConfig::with_clock(Duration::from_millis(ms)) },
         None => MctsConfig::with_iterations(iterations),
     }
 }
@@ -522,12 +535,12 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Resu
     let rng = Rng::seed_from_u64(seed);
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
-        PlayerSpec::Mcts { iterations, clock_ms, .. } => {
-            Ok(Box::new(Mcts::new(mcts_config(iterations, clock_ms), UniformRollout, rng)))
+        PlayerSpec::Mcts { iterations, clock_ms, fresh, .. } => {
+            Ok(named(Mcts::new(mcts_config(iterations, clock_ms, fresh), UniformRollout, rng), spec, fresh))
         }
         // The search names itself mcts:N; the player keeps the name it was asked for.
         PlayerSpec::Uct { iterations } => Ok(Box::new(Named {
-            agent: Mcts::new(mcts_config(iterations, None), UniformRollout, rng),
+            agent: Mcts::new(mcts_config(iterations, None, false), UniformRollout, rng),
             name: spec.to_string(),
         })),
         PlayerSpec::Solver { .. } => Err(PlayerError::SolverGame { game: None }),
@@ -569,6 +582,16 @@ pub fn net_player<G: Game + FromAnyGame>(
     Ok(agent)
 }
 
+/// A search that names itself by its budget (`mcts:3s`), under its spec's name where that
+/// says more (`mcts:3s:fresh`), so a match tells the two apart.
+fn named<G: Game, A: Agent<G> + 'static>(agent: A, spec: &PlayerSpec, rename: bool) -> Box<dyn Agent<G>> {
+    if rename {
+        Box::new(Named { agent, name: spec.to_string() })
+    } else {
+        Box::new(agent)
+    }
+}
+
 /// An agent under another name (the name its spec was written with).
 struct Named<A> {
     agent: A,
@@ -596,8 +619,9 @@ where
     Connect4<B>: FromAnyGame,
 {
     match *spec {
-        PlayerSpec::Mcts { iterations, clock_ms, uniform: false } => {
-            Ok(Box::new(Mcts::new(mcts_config(iterations, clock_ms), Connect4Rollout, Rng::seed_from_u64(seed))))
+        PlayerSpec::Mcts { iterations, clock_ms, uniform: false, fresh } => {
+            let config = mcts_config(iterations, clock_ms, fresh);
+            Ok(named(Mcts::new(config, Connect4Rollout, Rng::seed_from_u64(seed)), spec, fresh))
         }
         PlayerSpec::Saiblo { ref path, clock_ms } => {
             Ok(Box::new(StrategyAgent::new(strategy_config(path, clock_ms), spec.to_string())))
@@ -768,7 +792,7 @@ mod tests {
         }
         assert_eq!(
             "mcts".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Mcts { iterations: 1000, clock_ms: None, uniform: false }
+            PlayerSpec::Mcts { iterations: 1000, clock_ms: None, uniform: false, fresh: false }
         );
         // uct:N is seed 004's baseline under its own name; uct alone has mcts's default.
         assert_eq!("uct:20".parse::<PlayerSpec>().unwrap(), PlayerSpec::Uct { iterations: 20 });
@@ -890,6 +914,19 @@ mod tests {
         assert_eq!(brain.to_string(), "pbrain:nodes=10:clock=1.5s:engine --flag");
         let timed = brain.clone().with_move_timeout(Some(60_000));
         assert!(matches!(timed, PlayerSpec::Pbrain { clock_ms: Some(1500), move_timeout_ms: 60_000, .. }));
+        // Rollout MCTS by the clock keeps its tree between moves unless told `fresh`.
+        let fresh = spec("mcts:250ms:fresh:uniform");
+        assert_eq!(
+            fresh,
+            PlayerSpec::Mcts { iterations: DEFAULT_ROLLOUTS, clock_ms: Some(250), uniform: true, fresh: true }
+        );
+        assert_eq!(fresh.to_string(), "mcts:250ms:uniform:fresh");
+        assert_eq!(spec(&fresh.to_string()), fresh);
+        assert!(mcts_config(0, Some(250), false).reuse_tree && !mcts_config(0, Some(250), true).reuse_tree);
+        let agent = Connect4::<u64>::baseline(&spec("mcts:250ms:fresh"), 1).unwrap();
+        assert_eq!(agent.name(), "mcts:250ms:fresh", "a match tells it from mcts:250ms");
+        let err = "mcts:1000:fresh".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(err.contains("mcts:3s (by the clock), mcts:3s:fresh for a new tree every move"), "{err}");
         assert_eq!(parse_clock("2s"), Ok(2000));
         assert_eq!(parse_clock("2").unwrap_err().to_string(), "2 is not a time: 3s, 1.5s or 250ms");
         assert_eq!(parse_clock("0ms"), Err(ClockError::Zero));
