@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use dojo_arbiter::saiblo::export::{self, ExportConfig, DEFAULT_MOVE_MS};
 use dojo_net::device::set_threads;
+use dojo_program::saiblo_export::{self as export, ExportConfig, DEFAULT_MOVE_MS};
 use dojo_search::config::SearchConfig;
 use std::path::PathBuf;
 

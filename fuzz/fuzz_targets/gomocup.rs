@@ -5,7 +5,7 @@
 #![no_main]
 
 use dojo_arbiter::gomocup::manager::parse_move;
-use dojo_arbiter::gomocup::{Brain, MoveChooser, Reply};
+use dojo_program::brain::{Brain, MoveChooser, Reply};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{Action, Game};
 use libfuzzer_sys::fuzz_target;

@@ -8,7 +8,9 @@
 //! - [`analyse`]: a network's moves in given positions and its error rate on a judged set
 //!   (`dojo bestmove`, `dojo eval`), and the sets themselves (`dojo positions`).
 //! - [`play`]: a game against a network in a terminal (`dojo play`).
-//! - [`pbrain`]: a Gomoku network as a Gomocup brain (`dojo pbrain`).
+//! - [`pbrain`]: a Gomoku network as a Gomocup brain (`dojo pbrain`), on [`brain`], the
+//!   protocol from a brain's side.
+//! - [`saiblo_export`]: a network written as a saiblo.net strategy (`dojo export saiblo`).
 //! - [`solve`]: the Connect Four oracle on a stream (`dojo solve`).
 //! - [`bench`]: benchmarks that wire services together (the learner's intake).
 //! - [`health`]: whether a learner or worker is serving (`dojo health`).
@@ -16,10 +18,12 @@
 
 pub mod analyse;
 pub mod bench;
+pub mod brain;
 pub mod checkpoint;
 pub mod health;
 pub mod pbrain;
 pub mod play;
+pub mod saiblo_export;
 pub mod selfplay;
 pub mod solve;
 pub mod train;

@@ -1,7 +1,7 @@
 //! A Gomoku network as a Gomocup (Piskvork) brain (`dojo pbrain`): the protocol is the
 //! arbiter's `gomocup::Brain`; this gives it a network player and a stream to answer on.
 
-use dojo_arbiter::gomocup::{Brain, MoveChooser, Reply};
+use crate::brain::{Brain, MoveChooser, Reply};
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::spec::{GOMOKU_MAX, GOMOKU_MIN};

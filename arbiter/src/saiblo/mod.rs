@@ -27,7 +27,6 @@
 
 pub mod agent;
 pub mod board;
-pub mod export;
 pub mod host;
 
 pub use agent::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};

@@ -1,6 +1,6 @@
 //! A dojo network as a saiblo strategy (`dojo export saiblo`): one C++ file with the
 //! network's weights as data, its inference and dojo's PUCT search by the clock
-//! (`strategy.cpp`, the engine, with the generated part spliced in), plus the SDK's two
+//! (`saiblo_strategy.cpp`, the engine, with the generated part spliced in), plus the SDK's two
 //! headers, so the folder is a submission the platform builds with plain `g++ -O2`.
 //!
 //! What makes the C++ the network: the weights are the folded inference network's
@@ -9,7 +9,7 @@
 //! strategy and compares its `dojoEvaluate` with the network itself on random positions of
 //! every saiblo board.
 
-use super::board::SaibloView;
+use dojo_arbiter::saiblo::SaibloView;
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, Game, GameSpec};
@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The engine the generated part is spliced into.
-const ENGINE: &str = include_str!("strategy.cpp");
+const ENGINE: &str = include_str!("saiblo_strategy.cpp");
 const SPLICE: &str = "//@GENERATED@\n";
 
 /// The SDK's headers, as the strategy is built against them (our own words for its two
@@ -296,7 +296,7 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
     // tables of its own.
     let library =
         unsafe { libloading::Library::new(so) }.map_err(|error| ExportError::Load { path: so.to_path_buf(), error })?;
-    // SAFETY: the signature `strategy.cpp` declares.
+    // SAFETY: the signature `saiblo_strategy.cpp` declares.
     let evaluate = unsafe { library.get::<Evaluate>(b"dojoEvaluate\0") }
         .map(|f| *f)
         .map_err(|_| ExportError::NoEvaluate { path: so.to_path_buf() })?;
