@@ -6,7 +6,7 @@ use crate::saiblo::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_
 use dojo_game::connect4::{BitWord, Bits192, Connect4};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
-use dojo_game::sliding::Sliding;
+use dojo_game::sliding::{Fib2584, Sliding, Twenty48};
 use dojo_game::util::SettingError;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use dojo_net::agent::{NetAgent, NetPlayerError};
@@ -19,7 +19,7 @@ use dojo_search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_search::player::{Agent, MoveError, RandomAgent};
 use dojo_search::solver_agent::SolverAgent;
 use rand::SeedableRng;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -525,13 +525,49 @@ fn mcts_config(iterations: u32, clock_ms: Option<u64>, fresh: bool) -> MctsConfi
     }
 }
 
-/// Games whose baseline players the arbiter can build.
+/// A baseline player of the game `G`, or why it cannot be built.
+type Baseline<G> = Result<Box<dyn Agent<G>>, PlayerError>;
+
+/// The baseline players of a game: those every game has ([`generic_baseline`]) and, for
+/// the games that have them, their own (seed 001's rollouts, the solver, a saiblo strategy,
+/// a Gomocup brain, an n-tuple network). Every game has them, so a game added to
+/// `dojo_game` needs nothing here.
 pub trait BaselinePlayers: Game + FromAnyGame + Into<AnyGame> + Sized {
     fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError>;
 }
 
+impl<G: Game + FromAnyGame + Into<AnyGame>> BaselinePlayers for G {
+    fn baseline(spec: &PlayerSpec, seed: u64) -> Baseline<G> {
+        own_players::<G, Connect4<u64>>(spec, seed, connect4_baseline)
+            .or_else(|| own_players::<G, Connect4<Bits192>>(spec, seed, connect4_wide_baseline))
+            .or_else(|| own_players::<G, Gomoku>(spec, seed, gomoku_baseline))
+            .or_else(|| own_players::<G, Twenty48>(spec, seed, sliding_baseline))
+            .or_else(|| own_players::<G, Fib2584>(spec, seed, sliding_baseline))
+            .unwrap_or_else(|| generic_baseline(spec, seed))
+    }
+}
+
+/// The players `build` makes for the game `H`, when the game `G` is `H`; None for any other
+/// game. Code generic over every game reaches one game's own players through this, so the
+/// games need no trait of the arbiter's (the type check makes the downcast sure).
+fn own_players<G: Game, H: Game>(
+    spec: &PlayerSpec,
+    seed: u64,
+    build: fn(&PlayerSpec, u64) -> Baseline<H>,
+) -> Option<Baseline<G>> {
+    if TypeId::of::<G>() != TypeId::of::<H>() {
+        return None;
+    }
+    let agent = match build(spec, seed) {
+        Ok(agent) => agent,
+        Err(error) => return Some(Err(error)),
+    };
+    let erased: Box<dyn Any> = Box::new(agent);
+    Some(Ok(*erased.downcast::<Box<dyn Agent<G>>>().expect("G and H are the same type")))
+}
+
 /// The players every game has: random and MCTS with uniform rollouts.
-fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<G>>, PlayerError> {
+fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Baseline<G> {
     let rng = Rng::seed_from_u64(seed);
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
@@ -613,8 +649,8 @@ impl<G: Game, A: Agent<G>> Agent<G> for Named<A> {
     }
 }
 
-/// Connect Four players: MCTS with seed 001's rollouts; the solver where the board fits it.
-fn connect4_baseline<B: BitWord>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Connect4<B>>>, PlayerError>
+/// Connect Four players on any board: MCTS with seed 001's rollouts, a saiblo strategy.
+fn connect4_players<B: BitWord>(spec: &PlayerSpec, seed: u64) -> Baseline<Connect4<B>>
 where
     Connect4<B>: FromAnyGame,
 {
@@ -630,36 +666,32 @@ where
     }
 }
 
-impl BaselinePlayers for Connect4<u64> {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
-        match *spec {
-            PlayerSpec::Solver { max_nodes } => Ok(Box::new(SolverAgent::new(max_nodes, Rng::seed_from_u64(seed)))),
-            _ => connect4_baseline(spec, seed),
-        }
+/// Connect Four on a board that fits 64 bits: its players and the solver.
+fn connect4_baseline(spec: &PlayerSpec, seed: u64) -> Baseline<Connect4<u64>> {
+    match *spec {
+        PlayerSpec::Solver { max_nodes } => Ok(Box::new(SolverAgent::new(max_nodes, Rng::seed_from_u64(seed)))),
+        _ => connect4_players(spec, seed),
     }
 }
 
-impl BaselinePlayers for Connect4<Bits192> {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
-        match *spec {
-            PlayerSpec::Solver { .. } => Err(PlayerError::SolverBoard),
-            _ => connect4_baseline(spec, seed),
-        }
+/// Connect Four on a larger board: its players, but no solver.
+fn connect4_wide_baseline(spec: &PlayerSpec, seed: u64) -> Baseline<Connect4<Bits192>> {
+    match *spec {
+        PlayerSpec::Solver { .. } => Err(PlayerError::SolverBoard),
+        _ => connect4_players(spec, seed),
     }
 }
 
 /// 2048 and 2584: the generic players and n-tuple networks.
-impl<R: TupleRules> BaselinePlayers for Sliding<R>
+fn sliding_baseline<R: TupleRules>(spec: &PlayerSpec, seed: u64) -> Baseline<Sliding<R>>
 where
-    Sliding<R>: FromAnyGame + Into<AnyGame>,
+    Sliding<R>: FromAnyGame,
 {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
-        match spec {
-            PlayerSpec::Ntuple { path, depth } => {
-                Ok(Box::new(NtupleAgent::new(shared_network::<R>(path)?, *depth, spec.to_string())))
-            }
-            _ => generic_baseline(spec, seed),
+    match spec {
+        PlayerSpec::Ntuple { path, depth } => {
+            Ok(Box::new(NtupleAgent::new(shared_network::<R>(path)?, *depth, spec.to_string())))
         }
+        _ => generic_baseline(spec, seed),
     }
 }
 
@@ -688,15 +720,14 @@ pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, Pla
     Ok(net)
 }
 
-impl BaselinePlayers for Gomoku {
-    fn baseline(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Agent<Self>>, PlayerError> {
-        match spec {
-            PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms } => {
-                let config = engine_config(command, clock_ms.unwrap_or(*move_timeout_ms), *limits);
-                Ok(Box::new(EngineAgent::new(config, spec.to_string())))
-            }
-            _ => generic_baseline(spec, seed),
+/// Gomoku: the generic players and Gomocup brains.
+fn gomoku_baseline(spec: &PlayerSpec, seed: u64) -> Baseline<Gomoku> {
+    match spec {
+        PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms } => {
+            let config = engine_config(command, clock_ms.unwrap_or(*move_timeout_ms), *limits);
+            Ok(Box::new(EngineAgent::new(config, spec.to_string())))
         }
+        _ => generic_baseline(spec, seed),
     }
 }
 

@@ -202,14 +202,28 @@ impl Architecture {
     ) -> Result<Architecture, ArchitectureError> {
         let start = spec.start()?;
         let max_return = dojo_game::returns::DEFAULT_MAX_RETURN as u64;
-        let arch = dojo_game::with_game!(&start, g => head
-            .resolve(g)
-            .map(|head| Architecture::for_game(g, blocks, channels)
-                .with_policy_head(head)
-                .with_max_return(g.is_one_player().then_some(max_return))))
-        .map_err(|e| ArchitectureError::PolicyHeadChoice(Box::new(e)))?;
+        let arch =
+            dojo_game::with_game!(&start, g => Architecture::new_for_game(g, blocks, channels, head, max_return))
+                .map_err(|e| ArchitectureError::PolicyHeadChoice(Box::new(e)))?;
         arch.validate()?;
         Ok(arch)
+    }
+
+    /// A new `blocks × channels` network for `game`'s board with the policy head asked for
+    /// (the one thing that can fail), a one-player game's values on the scale `max_return`.
+    /// The one builder of a new network's shape: [`Architecture::new_for`] and a run's
+    /// config (`dojo_run`) both come here.
+    pub fn new_for_game<G: Game>(
+        game: &G,
+        blocks: usize,
+        channels: usize,
+        head: PolicyHeadChoice,
+        max_return: u64,
+    ) -> Result<Architecture, ArchitectureError> {
+        let head = head.resolve(game)?;
+        Ok(Architecture::for_game(game, blocks, channels)
+            .with_policy_head(head)
+            .with_max_return(game.is_one_player().then_some(max_return)))
     }
 
     /// The architecture for `game`'s board with a `blocks × channels` trunk and the game's

@@ -382,3 +382,46 @@ fn the_scanner_measures_what_it_should() {
     assert_eq!(declared_function("    pub const unsafe fn x() {"), Some("x"));
     assert_eq!(declared_function("    let f = |x| x; // fn y"), None);
 }
+
+/// The named games `games!` registers (`spec.rs`, after its `;`): (variant, path of the
+/// type), e.g. ("Hex", "crate::hex::Hex").
+fn named_games() -> Vec<(String, String)> {
+    let spec = std::fs::read_to_string(workspace().join("game/src/spec.rs")).unwrap();
+    let start = spec.find("\ngames! {").expect("spec.rs registers the games with games! { ... }");
+    let list = &spec[start..][..spec[start..].find("\n}").unwrap()];
+    let named = &list[list.find(';').expect("games! has named games after a ;") + 1..];
+    named
+        .lines()
+        .filter_map(|line| line.trim().strip_suffix("),"))
+        .filter_map(|entry| entry.split_once('('))
+        .map(|(variant, path)| (variant.to_string(), path.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_named_game_is_its_file_and_two_lines() {
+    let named = named_games();
+    assert!(named.iter().any(|(v, p)| v == "Hex" && p == "crate::hex::Hex"), "{named:?}");
+    for (variant, path) in named {
+        let module = path.strip_prefix("crate::").and_then(|p| p.split_once("::")).map(|m| m.0).unwrap();
+        let own_file = format!("game/src/{module}.rs");
+        let mut uses = Vec::new();
+        for (file, lines) in sources() {
+            for (number, line) in lines.iter().enumerate() {
+                let code = code_of(line);
+                let registration = (file == "game/src/lib.rs" && code.trim() == format!("pub mod {module};"))
+                    || (file == "game/src/spec.rs" && code.trim() == format!("{variant}({path}),"));
+                let named_here = code.contains(&format!("{module}::")) || code.contains(&format!("AnyGame::{variant}"));
+                if file != own_file && !registration && named_here {
+                    uses.push(format!("{file}:{}: {}", number + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            uses.is_empty(),
+            "the named game {variant} should need nothing outside {own_file} but its two registration lines \
+             (docs/new-game.md); these name it:\n{}",
+            uses.join("\n")
+        );
+    }
+}

@@ -16,10 +16,11 @@ pub mod util;
 
 pub mod connect4;
 pub mod gomoku;
+pub mod hex;
 pub mod sliding;
 pub mod spec;
 
-pub use spec::{AnyGame, FromAnyGame, GameSpec};
+pub use spec::{AnyGame, FromAnyGame, GameSpec, NamedGame};
 
 use crate::rng::Rng;
 use rand::seq::IndexedRandom;
@@ -137,18 +138,6 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// are compared (see [`GameSpec::is_one_player`] for a spec).
     fn is_one_player(&self) -> bool {
         false
-    }
-
-    /// 1 for one-player games, 2 for the others: [`Game::is_one_player`] as a count.
-    /// Kept only for `learner/src/config.rs` until it moves to the run crate (issue 33);
-    /// ask [`Game::is_one_player`].
-    #[doc(hidden)]
-    fn num_players(&self) -> usize {
-        if self.is_one_player() {
-            1
-        } else {
-            2
-        }
     }
 
     /// Size of the player action space (the policy head's width).

@@ -15,6 +15,74 @@ use rand::{RngExt, SeedableRng};
 use std::fmt;
 use std::str::FromStr;
 
+/// Every game dojo plays, one line each: the variant of [`AnyGame`] that holds its positions
+/// and the type of its rules. From this list come [`AnyGame`], [`with_game!`](crate::with_game)
+/// (which makes generic code run on the concrete game), the conversions in and out of an
+/// `AnyGame`, and the table of named games.
+///
+/// The games before the `;` have specs of their own in [`GameSpec`] (board sizes, random
+/// boards, spawn odds). The games after it are [`NamedGame`]s, named by their name alone:
+/// adding one is its rules' file, its `pub mod` in `lib.rs`, and one line here
+/// (`docs/new-game.md`).
+macro_rules! games {
+    ($($variant:ident($game:ty)),* ; $($named:ident($named_game:ty)),* $(,)?) => {
+        /// A position of any game, for code that picks the game at run time (the CLI,
+        /// records). Hot loops should be generic over [`Game`] instead: use
+        /// [`with_game!`](crate::with_game).
+        #[derive(Clone, Debug)]
+        pub enum AnyGame {
+            $($variant($game),)*
+            $($named($named_game),)*
+        }
+
+        games!(@with_game ($) $($variant)* $($named)*);
+
+        games!(@from_any $($variant($game))* $($named($named_game))*);
+
+        /// The named games' names and starting positions, in registration order.
+        const NAMED_GAMES: &[(&str, fn() -> AnyGame)] =
+            &[$((<$named_game as NamedGame>::NAME, || AnyGame::$named(<$named_game>::default())),)*];
+    };
+    (@from_any $($variant:ident($game:ty))*) => {$(
+        impl FromAnyGame for $game {
+            fn from_any(any: AnyGame) -> Option<Self> {
+                match any {
+                    AnyGame::$variant(g) => Some(g),
+                    _ => None,
+                }
+            }
+        }
+
+        impl From<$game> for AnyGame {
+            fn from(game: $game) -> AnyGame {
+                AnyGame::$variant(game)
+            }
+        }
+    )*};
+    // `$d` is a `$` passed in, so the macro written here can have metavariables of its own.
+    (@with_game ($d:tt) $($variant:ident)*) => {
+        /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so
+        /// generic code is monomorphised per game: `with_game!(any, g => run_match(g, ...))`.
+        #[macro_export]
+        macro_rules! with_game {
+            ($d any:expr, $d g:ident => $d body:expr) => {
+                match $d any {
+                    $($d crate::AnyGame::$variant($d g) => $d body,)*
+                }
+            };
+        }
+    };
+}
+
+games! {
+    Connect4(Connect4<u64>),
+    Connect4Wide(Connect4<Bits192>),
+    Gomoku(Gomoku),
+    Twenty48(Twenty48),
+    Fib2584(Fib2584);
+    Hex(crate::hex::Hex),
+}
+
 /// Which game, with which rules.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum GameSpec {
@@ -33,6 +101,8 @@ pub enum GameSpec {
     Twenty48,
     /// 2584 (Fibonacci) on 4×4 with the given spawn odds (1/2 at 80/20 unless told).
     Fib2584 { odds: SpawnOdds },
+    /// A [`NamedGame`]: its name is all of its spec (`hex5`).
+    Named { name: &'static str },
 }
 
 pub const C4_MIN: u8 = 4;
@@ -87,6 +157,7 @@ impl GameSpec {
                 g.sample_chance(rng);
                 AnyGame::Fib2584(g)
             }
+            GameSpec::Named { name } => named_game(name).ok_or_else(|| spec_err(name, "no such game"))?(),
         })
     }
 
@@ -141,7 +212,7 @@ impl GameSpec {
     /// disagree. How dojo searches, records, reports and compares players of a game turns
     /// on this one question.
     pub fn is_one_player(&self) -> bool {
-        self.probe().is_ok_and(|g| crate::with_game!(&g, g => g.is_one_player()))
+        self.probe().is_ok_and(|g| with_game!(&g, g => g.is_one_player()))
     }
 
     /// The short family name: `connect4`, `gomoku`, `2048`, `2584`.
@@ -151,8 +222,14 @@ impl GameSpec {
             GameSpec::Gomoku { .. } | GameSpec::GomokuSizes { .. } => "gomoku",
             GameSpec::Twenty48 => "2048",
             GameSpec::Fib2584 { .. } => "2584",
+            GameSpec::Named { name } => name,
         }
     }
+}
+
+/// The starting position of the named game `name`, if one is registered.
+fn named_game(name: &str) -> Option<fn() -> AnyGame> {
+    NAMED_GAMES.iter().find(|(n, _)| *n == name).map(|&(_, start)| start)
 }
 
 /// Connect Four bitboards use `height + 1` bits per column (a sentinel row).
@@ -211,9 +288,17 @@ impl FromStr for GameSpec {
                 _ => return Err(spec_err(text, "2048 takes no options")),
             },
             "2584" => GameSpec::Fib2584 { odds: parse_odds(text, &rest)? },
-            _ => {
-                return Err(spec_err(text, "unknown game; expected connect4, gomoku, 2048 or 2584"));
-            }
+            family => match NAMED_GAMES.iter().find(|(name, _)| *name == family) {
+                Some((name, _)) if rest.is_empty() => GameSpec::Named { name },
+                Some((name, _)) => return Err(spec_err(text, format!("{name} takes no options"))),
+                None => {
+                    let mut games = vec!["connect4", "gomoku", "2048", "2584"];
+                    games.extend(NAMED_GAMES.iter().map(|(name, _)| *name));
+                    let last = games.pop().unwrap_or_default();
+                    let reason = format!("unknown game; expected {} or {last}", games.join(", "));
+                    return Err(spec_err(text, reason));
+                }
+            },
         };
         Ok(spec)
     }
@@ -297,6 +382,7 @@ impl fmt::Display for GameSpec {
             GameSpec::Gomoku { size } => write!(f, "gomoku:{size}"),
             GameSpec::GomokuSizes { min, max } => write!(f, "gomoku:{min}-{max}"),
             GameSpec::Twenty48 => write!(f, "2048"),
+            GameSpec::Named { name } => write!(f, "{name}"),
             GameSpec::Fib2584 { odds } => {
                 write!(f, "2584:1-{}", odds.big())?;
                 if !odds.is_standard() {
@@ -321,30 +407,11 @@ impl<'de> serde::Deserialize<'de> for GameSpec {
     }
 }
 
-/// A position of any game, for code that picks the game at run time (the CLI, records).
-/// Hot loops should be generic over [`Game`] instead: use [`with_game!`](crate::with_game).
-#[derive(Clone, Debug)]
-pub enum AnyGame {
-    Connect4(Connect4<u64>),
-    Connect4Wide(Connect4<Bits192>),
-    Gomoku(Gomoku),
-    Twenty48(Twenty48),
-    Fib2584(Fib2584),
-}
-
-/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
-/// is monomorphised per game: `with_game!(any, g => run_match(g, ...))`.
-#[macro_export]
-macro_rules! with_game {
-    ($any:expr, $g:ident => $body:expr) => {
-        match $any {
-            $crate::AnyGame::Connect4($g) => $body,
-            $crate::AnyGame::Connect4Wide($g) => $body,
-            $crate::AnyGame::Gomoku($g) => $body,
-            $crate::AnyGame::Twenty48($g) => $body,
-            $crate::AnyGame::Fib2584($g) => $body,
-        }
-    };
+/// A game named by its name alone (`hex5`): no sizes, no options, one start. Its spec is
+/// [`GameSpec::Named`]; `games!` registers it.
+pub trait NamedGame: Game + Default {
+    /// What users type for it (`--game hex5`): lower case, no `:`.
+    const NAME: &'static str;
 }
 
 impl AnyGame {
@@ -366,26 +433,6 @@ impl AnyGame {
 pub trait FromAnyGame: Sized {
     fn from_any(any: AnyGame) -> Option<Self>;
 }
-
-macro_rules! from_any {
-    ($($variant:ident => $t:ty),*) => {$(
-        impl FromAnyGame for $t {
-            fn from_any(any: AnyGame) -> Option<Self> {
-                match any {
-                    AnyGame::$variant(g) => Some(g),
-                    _ => None,
-                }
-            }
-        }
-
-        impl From<$t> for AnyGame {
-            fn from(game: $t) -> AnyGame {
-                AnyGame::$variant(game)
-            }
-        }
-    )*};
-}
-from_any!(Connect4 => Connect4<u64>, Connect4Wide => Connect4<Bits192>, Gomoku => Gomoku, Twenty48 => Twenty48, Fib2584 => Fib2584);
 
 #[cfg(test)]
 mod tests {

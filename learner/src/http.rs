@@ -86,7 +86,8 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
         GameSpec::Connect4 { width, height, .. } => ("connect4", *width, *height),
         GameSpec::Gomoku { size } => ("gomoku", *size, *size),
         GameSpec::Twenty48 | GameSpec::Fib2584 { .. } => ("sliding", 4, 4),
-        GameSpec::Connect4Saiblo | GameSpec::GomokuSizes { .. } => ("other", 0, 0),
+        // A board drawn per game, or a game the page has no board for.
+        _ => ("other", 0, 0),
     };
     let players = if spec.is_one_player() { 1 } else { 2 };
     Json(json!({

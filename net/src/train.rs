@@ -9,7 +9,7 @@ use dojo_game::Game;
 use dojo_record::{RecordError, SampleOptions, TrainingGame};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use tch::{Kind, Reduction, Tensor};
+use tch::{Kind, Tensor};
 
 pub use super::optim::OptimizerKind;
 pub use dojo_arch::train::TrainConfig;
@@ -173,37 +173,14 @@ impl Trainer {
     /// One gradient step on `batch`.
     pub fn train_step(&mut self, batch: &Batch) -> Losses {
         super::denormals::flush_to_zero();
-        let arch = self.model.arch().clone();
-        let n = batch.len as i64;
-        let device = self.model.device();
-        let xs = super::model::input_tensor(&arch, &batch.planes, batch.len).to_device(device);
-        let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
-        let target_v = Tensor::from_slice(&batch.value).to_device(device);
-        let w = Tensor::from_slice(&batch.weight).to_device(device);
-        // Normalised to mean 1 so the learning rate means the same with or without weights.
-        let w = &w / w.mean(Kind::Float).clamp_min(1e-8);
-        let (logits, v) = self.model.net.forward(&xs, true);
-        let log_p = logits.log_softmax(1, Kind::Float);
-        let policy_each = -(&target_p * &log_p).sum_dim_intlist(1, false, Kind::Float);
-        let value_each = (&v - &target_v).square();
-        let total = (&policy_each * &w).mean(Kind::Float)
-            + (&value_each * &w).mean(Kind::Float) * self.config.value_loss_weight;
+        let terms = self.loss_terms(batch, true);
         // The loss always depends on the trainable weights, so a failure here is libtorch's
         // (out of memory and the like), which the old tch optimizer panicked on as well.
-        if let Err(e) = self.optimizer.step(&total) {
+        if let Err(e) = self.optimizer.step(&terms.total) {
             panic!("training step {}: {e}", self.step + 1);
         }
         self.step += 1;
-        // The four numbers come back to the host in one copy: on a GPU each read is a wait
-        // for the device, and one per step is enough.
-        let numbers = tch::no_grad(|| {
-            let entropy = -(log_p.exp() * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
-            Tensor::stack(&[policy_each.mean(Kind::Float), value_each.mean(Kind::Float), total.detach(), entropy], 0)
-                .to_kind(Kind::Double)
-                .to_device(tch::Device::Cpu)
-        });
-        let n = |i: i64| numbers.double_value(&[i]);
-        Losses { policy: n(0), value: n(1), total: n(2), entropy: n(3) }
+        tch::no_grad(|| terms.numbers())
     }
 
     /// The L2 term the weight decay minimises: `weight_decay / 2 × Σ w²` over the trainable
@@ -215,28 +192,59 @@ impl Trainer {
         self.config.weight_decay / 2.0 * squares
     }
 
-    /// Losses on `batch` without training (batch norm in inference mode).
+    /// Losses on `batch` without training (batch norm in inference mode), every position
+    /// weighing the same.
     pub fn evaluate(&self, batch: &Batch) -> Losses {
+        tch::no_grad(|| self.loss_terms(batch, false).numbers())
+    }
+
+    /// The losses of the network on `batch`, as training and evaluation both count them:
+    /// per position the policy's cross-entropy against its target and the value's squared
+    /// error, and their total. In `training`, batch norm is in training mode and the total
+    /// weighs each position by the batch's weights (normalised to mean 1, so the learning
+    /// rate means the same with or without them); otherwise every position counts once.
+    fn loss_terms(&self, batch: &Batch, training: bool) -> LossTerms {
         let arch = self.model.arch();
         let n = batch.len as i64;
         let device = self.model.device();
-        tch::no_grad(|| {
-            let xs = super::model::input_tensor(arch, &batch.planes, batch.len).to_device(device);
-            let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
-            let target_v = Tensor::from_slice(&batch.value).to_device(device);
-            let (logits, v) = self.model.net.forward(&xs, false);
-            let log_p = logits.log_softmax(1, Kind::Float);
-            let policy = -(&target_p * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
-            let value = v.mse_loss(&target_v, Reduction::Mean);
-            let entropy = -(log_p.exp() * &log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
-            let p = policy.double_value(&[]);
-            let val = value.double_value(&[]);
-            Losses {
-                policy: p,
-                value: val,
-                total: p + self.config.value_loss_weight * val,
-                entropy: entropy.double_value(&[]),
-            }
-        })
+        let xs = super::model::input_tensor(arch, &batch.planes, batch.len).to_device(device);
+        let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
+        let target_v = Tensor::from_slice(&batch.value).to_device(device);
+        let (logits, v) = self.model.net.forward(&xs, training);
+        let log_p = logits.log_softmax(1, Kind::Float);
+        let policy_each = -(&target_p * &log_p).sum_dim_intlist(1, false, Kind::Float);
+        let value_each = (&v - &target_v).square();
+        let vlw = self.config.value_loss_weight;
+        let total = if training {
+            let w = Tensor::from_slice(&batch.weight).to_device(device);
+            let w = &w / w.mean(Kind::Float).clamp_min(1e-8);
+            (&policy_each * &w).mean(Kind::Float) + (&value_each * &w).mean(Kind::Float) * vlw
+        } else {
+            policy_each.mean(Kind::Float) + value_each.mean(Kind::Float) * vlw
+        };
+        LossTerms { policy_each, value_each, total, log_p }
+    }
+}
+
+/// What [`Trainer::loss_terms`] computed, still on the device.
+struct LossTerms {
+    policy_each: Tensor,
+    value_each: Tensor,
+    total: Tensor,
+    log_p: Tensor,
+}
+
+impl LossTerms {
+    /// The mean losses and the policy's entropy. The four numbers come back to the host in
+    /// one copy: on a GPU each read is a wait for the device, and one per step is enough.
+    fn numbers(&self) -> Losses {
+        let entropy = -(self.log_p.exp() * &self.log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+        let mean = |t: &Tensor| t.mean(Kind::Float);
+        let numbers =
+            Tensor::stack(&[mean(&self.policy_each), mean(&self.value_each), self.total.detach(), entropy], 0)
+                .to_kind(Kind::Double)
+                .to_device(tch::Device::Cpu);
+        let n = |i: i64| numbers.double_value(&[i]);
+        Losses { policy: n(0), value: n(1), total: n(2), entropy: n(3) }
     }
 }

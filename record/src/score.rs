@@ -29,7 +29,7 @@ impl GameScore {
         match game {
             AnyGame::Twenty48(g) => Some(GameScore::of_sliding(g)),
             AnyGame::Fib2584(g) => Some(GameScore::of_sliding(g)),
-            AnyGame::Connect4(_) | AnyGame::Connect4Wide(_) | AnyGame::Gomoku(_) => None,
+            _ => None,
         }
     }
 
@@ -49,7 +49,7 @@ pub fn final_board(record: &GameRecord) -> Option<(GameScore, [[u32; 4]; 4])> {
     match record.start().ok()? {
         AnyGame::Twenty48(g) => replayed(record, g),
         AnyGame::Fib2584(g) => replayed(record, g),
-        AnyGame::Connect4(_) | AnyGame::Connect4Wide(_) | AnyGame::Gomoku(_) => None,
+        _ => None,
     }
 }
 

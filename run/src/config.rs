@@ -427,16 +427,10 @@ impl RunConfig {
             arch.validate().map_err(ConfigError::core)?;
             return Ok(arch);
         }
-        let head = self
-            .net
-            .policy_head
-            .resolve(start)
-            .map_err(|e| ConfigError::Net { setting: "net.policy_head".into(), error: e.into() })?;
         // A one-player game's network names the scale of its values.
-        let max_return = (start.num_players() == 1).then_some(self.search.max_return as u64);
-        Ok(Architecture::for_game(start, self.net.blocks, self.net.channels)
-            .with_policy_head(head)
-            .with_max_return(max_return))
+        let max_return = self.search.max_return as u64;
+        Architecture::new_for_game(start, self.net.blocks, self.net.channels, self.net.policy_head, max_return)
+            .map_err(|e| ConfigError::Net { setting: "net.policy_head".into(), error: e.into() })
     }
 
     /// Whether the run trains an any-size network: asked for, or needed by a game whose
