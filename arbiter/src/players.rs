@@ -270,23 +270,18 @@ fn clock_in(text: &str, prefix: &str, who: &str) -> Result<Option<u64>, String> 
 }
 
 /// The short names `net:` specs have for search settings, and the settings they name.
-const NET_OPTIONS: [(&str, &str); 4] =
-    [("sims", "simulations"), ("cpuct", "c_puct"), ("mode", "mode"), ("vcf", "vcf_nodes")];
+/// The order a `net:` spec prints the settings that differ from its default: these first,
+/// then `:noavg`, then these, then every other by the table's order. It is the order specs
+/// have always been printed in, and tournament and gating journals name players by that
+/// text. (What a setting is called, short or not, is its row's: [`SearchConfig::KEYS`].)
+const PRINTED_BEFORE_NOAVG: [&str; 2] = ["simulations", "c_puct"];
+const PRINTED_AFTER_NOAVG: [&str; 2] = ["mode", "vcf_nodes"];
 
-/// The search setting a `net:` option names: its short name's, or its own.
-fn net_option_setting(key: &str) -> &str {
-    NET_OPTIONS.iter().find(|(short, _)| *short == key).map_or(key, |(_, name)| name)
-}
-
-/// Why a `net:` option's value is refused: in the words each short name has always had,
-/// else as the settings table says it.
-fn net_option_error(key: &str, value: &str, error: SettingError) -> String {
-    match key {
-        "sims" => "sims=N needs a number".into(),
-        "cpuct" => "cpuct=X needs a number".into(),
-        "vcf" => "vcf=N needs a number of nodes (0 = off)".into(),
-        "mode" => value.parse::<SearchMode>().err().map_or_else(|| error.to_string(), |e| e.to_string()),
-        _ => error.to_string(),
+/// A `net:` option's value refused by its setting, named as the spec named it.
+fn net_option_error(typed: &'static str, error: SettingError) -> SettingError {
+    match error {
+        SettingError::BadValue { text, expected, .. } => SettingError::BadValue { key: typed, text, expected },
+        other => other,
     }
 }
 
@@ -392,8 +387,9 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
             clock_ms = Some(required_clock(value, "clock=", "a net: player")?);
         } else if let Some((key, value)) = last.split_once('=') {
             // A name no setting has is part of the path, as it always was.
-            let Ok(setting) = SearchConfig::key(net_option_setting(key)) else { break };
-            setting.set(&mut search, value).map_err(|e| net_option_error(key, value, e))?;
+            let Ok(setting) = SearchConfig::key(key) else { break };
+            let typed = if setting.name == key { setting.name } else { setting.spec_name() };
+            setting.set(&mut search, value).map_err(|e| net_option_error(typed, e).to_string())?;
         } else {
             break;
         }
@@ -457,24 +453,21 @@ impl fmt::Display for PlayerSpec {
                     let key = SearchConfig::key(name).expect("a setting of the table");
                     (key.value(search) != key.value(&base)).then(|| key.value(search))
                 };
-                for (short, name) in &NET_OPTIONS[..2] {
-                    if let Some(value) = differs(name) {
-                        write!(f, ":{short}={value}")?;
+                let mut print = |names: &mut dyn Iterator<Item = &str>| -> fmt::Result {
+                    for key in names.map(|name| SearchConfig::key(name).expect("a setting of the table")) {
+                        if let Some(value) = differs(key.name) {
+                            write!(f, ":{}={value}", key.spec_name())?;
+                        }
                     }
-                }
+                    Ok(())
+                };
+                print(&mut PRINTED_BEFORE_NOAVG.into_iter())?;
                 if !*average_symmetries {
                     write!(f, ":noavg")?;
                 }
-                for (short, name) in &NET_OPTIONS[2..] {
-                    if let Some(value) = differs(name) {
-                        write!(f, ":{short}={value}")?;
-                    }
-                }
-                for key in SearchConfig::KEYS.iter().filter(|k| NET_OPTIONS.iter().all(|(_, name)| *name != k.name)) {
-                    if let Some(value) = differs(key.name) {
-                        write!(f, ":{}={value}", key.name)?;
-                    }
-                }
+                print(&mut PRINTED_AFTER_NOAVG.into_iter())?;
+                let printed = |name: &str| PRINTED_BEFORE_NOAVG.contains(&name) || PRINTED_AFTER_NOAVG.contains(&name);
+                print(&mut SearchConfig::KEYS.iter().map(|k| k.name).filter(|name| !printed(name)))?;
                 if let Some(ms) = clock_ms {
                     write!(f, ":clock={}", clock_name(*ms))?;
                 }
@@ -877,9 +870,11 @@ mod tests {
         for (bad, why) in [
             ("net:x:sims=0", "at least 1"),
             ("net:x:cpuct=0", "cpuct must be a positive number"),
-            ("net:x:cpuct=fast", "cpuct=X needs a number"),
-            ("net:x:mode=alphabeta", r#"bad search mode "alphabeta": expected "puct" or "gumbel""#),
-            ("net:x:vcf=lots", "vcf=N needs a number of nodes (0 = off)"),
+            ("net:x:cpuct=fast", r#"cpuct = "fast": expected a number"#),
+            ("net:x:c_puct=fast", r#"c_puct = "fast": expected a number"#),
+            ("net:x:mode=alphabeta", r#"mode = "alphabeta": expected "puct" or "gumbel""#),
+            ("net:x:vcf=lots", r#"vcf = "lots": expected a whole number"#),
+            ("net:x:sims=many", r#"sims = "many": expected a whole number"#),
             ("net", "expected random"),
             ("mcts:x", "needs a number"),
             ("mcts:0", "at least 1"),

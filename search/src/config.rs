@@ -186,11 +186,15 @@ impl Default for SearchConfig {
 }
 
 /// One search setting as text: its name (the `[search]` section's key, a `net:PATH:KEY=VALUE`
-/// option, `--set search.KEY=VALUE`), how it is read from text and printed, and a line of
-/// help. Every front end reads [`SearchConfig::KEYS`], so a new setting is a field of
+/// option, `--set search.KEY=VALUE`), the short name a `net:` spec may use instead
+/// (`sims` for `simulations`), how it is read from text and printed, and a line of help.
+/// Every front end reads [`SearchConfig::KEYS`], so a new setting is a field of
 /// [`SearchConfig`] and a row of the table below, and nothing else.
 pub struct SearchKey {
     pub name: &'static str,
+    /// The short name, where the setting has one: `net:PATH:sims=400` (a `net:` spec prints
+    /// it by this name), and wherever a setting is named (`--set search.sims=400`).
+    pub short: Option<&'static str>,
     pub help: &'static str,
     get: fn(&SearchConfig) -> String,
     set: fn(&mut SearchConfig, &str) -> Result<(), SettingError>,
@@ -206,6 +210,16 @@ impl SearchKey {
     /// and the text. Ranges are [`SearchConfig::validate`]'s to check.
     pub fn set(&self, config: &mut SearchConfig, text: &str) -> Result<(), SettingError> {
         (self.set)(config, text)
+    }
+
+    /// Whether `name` names this setting: its name or its short name.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name == name || self.short == Some(name)
+    }
+
+    /// The name a spec prints it by: the short one where it has one.
+    pub fn spec_name(&self) -> &'static str {
+        self.short.unwrap_or(self.name)
     }
 }
 
@@ -243,12 +257,16 @@ fn parse_setting<T: SettingText>(key: &'static str, text: &str) -> Result<T, Set
     text.trim().parse().map_err(|_| SettingError::BadValue { key, text: text.to_string(), expected: T::EXPECTED })
 }
 
-/// The table's rows: each field's name, read and printed through its type's `FromStr` and
-/// `Display` (which serde's text of the enums uses too), and its help line.
+/// The table's rows: each field's name (`field / short` where it has a short name), read and
+/// printed through its type's `FromStr` and `Display` (which serde's text of the enums uses
+/// too), and its help line.
 macro_rules! search_keys {
-    ($($field:ident: $help:literal,)*) => {
+    (@short) => { None };
+    (@short $short:ident) => { Some(stringify!($short)) };
+    ($($field:ident $(/ $short:ident)?: $help:literal,)*) => {
         const SEARCH_KEYS: &[SearchKey] = &[$(SearchKey {
             name: stringify!($field),
+            short: search_keys!(@short $($short)?),
             help: $help,
             get: |config| config.$field.to_string(),
             set: |config, text| {
@@ -260,12 +278,12 @@ macro_rules! search_keys {
 }
 
 search_keys! {
-    simulations: "playouts per move (Gumbel mode: simulations spread by sequential halving)",
+    simulations / sims: "playouts per move (Gumbel mode: simulations spread by sequential halving)",
     mode: "the search: puct (AlphaZero) or gumbel (Gumbel AlphaZero, for 16-64 simulations)",
     gumbel_considered: "Gumbel mode: root moves Gumbel-top-k samples",
     gumbel_c_visit: "Gumbel mode: c_visit of sigma",
     gumbel_c_scale: "Gumbel mode: c_scale of sigma",
-    c_puct: "PUCT's exploration constant",
+    c_puct / cpuct: "PUCT's exploration constant",
     fpu_reduction: "first-play urgency: unvisited moves valued at the parent's Q minus this",
     dirichlet_epsilon: "self-play: weight of Dirichlet noise in the root priors",
     dirichlet_alpha: "self-play: Dirichlet alpha (0: 10 / legal moves)",
@@ -275,7 +293,7 @@ search_keys! {
     reuse_tree: "keep the searched subgraph below the move played",
     tactics: "one-ply lookahead at every expanded position",
     two_step_kills: "with tactics: two plies deeper (double threats)",
-    vcf_nodes: "threat-space search (Gomoku's VCF) of at most this many nodes per position (0 = off)",
+    vcf_nodes / vcf: "threat-space search (Gomoku's VCF) of at most this many nodes per position (0 = off)",
     max_return: "one-player games: the return the network's value 1 stands for",
 }
 
@@ -283,9 +301,10 @@ impl SearchConfig {
     /// Every search setting, in the order the struct declares them.
     pub const KEYS: &'static [SearchKey] = SEARCH_KEYS;
 
-    /// The setting called `name` (without `search.`); an unknown name's error lists them all.
+    /// The setting called `name` (without `search.`), by its name or its short name; an
+    /// unknown name's error lists them all.
     pub fn key(name: &str) -> Result<&'static SearchKey, SettingError> {
-        Self::KEYS.iter().find(|k| k.name == name).ok_or_else(|| SettingError::UnknownKey {
+        Self::KEYS.iter().find(|k| k.is_named(name)).ok_or_else(|| SettingError::UnknownKey {
             key: name.to_string(),
             known: Self::KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
         })
@@ -489,11 +508,28 @@ mod tests {
         let missing: Vec<&str> =
             SearchConfig::KEYS.iter().map(|k| k.name).filter(|name| !row.contains(&format!("`{name}` ("))).collect();
         assert!(missing.is_empty(), "docs/training.md's [search] row misses {missing:?}");
+        let shorts: Vec<&str> = SearchConfig::KEYS.iter().filter_map(|k| k.short).collect();
+        assert_eq!(shorts, ["sims", "cpuct", "vcf"]);
+        for short in shorts {
+            assert!(row.contains(&format!("short name `{short}`")), "docs/training.md's [search] row misses {short}");
+        }
         let named: Vec<&str> =
             row.split('`').skip(1).step_by(2).filter(|w| row.contains(&format!("`{w}` ("))).collect();
         let unknown: Vec<&&str> =
             named.iter().filter(|w| !w.starts_with('[') && SearchConfig::key(w).is_err()).collect();
         assert!(unknown.is_empty(), "docs/training.md's [search] row names settings the table lacks: {unknown:?}");
+    }
+
+    #[test]
+    fn a_setting_is_named_by_its_name_or_its_short_name() {
+        let mut config = SearchConfig::default();
+        config.apply(&["search.sims=7", "search.c_puct=2.5", "search.vcf=100"]).unwrap();
+        assert_eq!((config.simulations, config.c_puct, config.vcf_nodes), (7, 2.5, 100));
+        assert_eq!(SearchConfig::key("cpuct").unwrap().name, "c_puct");
+        assert_eq!(SearchConfig::key("c_puct").unwrap().spec_name(), "cpuct");
+        assert_eq!(SearchConfig::key("mode").unwrap().spec_name(), "mode");
+        let err = config.set("sims", "many").unwrap_err().to_string();
+        assert_eq!(err, r#"search.simulations = "many": expected a whole number"#);
     }
 
     #[test]
