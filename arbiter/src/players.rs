@@ -7,14 +7,13 @@ use dojo_game::connect4::{BitWord, Bits192, Connect4};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, Sliding, Twenty48};
-use dojo_game::util::SettingError;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::device::set_threads;
 use dojo_ntuple::file::NtupleError;
 use dojo_ntuple::{self as ntuple, Network, NtupleAgent, TupleRules};
-use dojo_search::config::{SearchConfig, SearchMode};
+use dojo_search::config::SearchConfig;
 use dojo_search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_search::player::{Agent, MoveError, RandomAgent};
 use dojo_search::solver_agent::SolverAgent;
@@ -277,14 +276,6 @@ fn clock_in(text: &str, prefix: &str, who: &str) -> Result<Option<u64>, String> 
 const PRINTED_BEFORE_NOAVG: [&str; 2] = ["simulations", "c_puct"];
 const PRINTED_AFTER_NOAVG: [&str; 2] = ["mode", "vcf_nodes"];
 
-/// A `net:` option's value refused by its setting, named as the spec named it.
-fn net_option_error(typed: &'static str, error: SettingError) -> SettingError {
-    match error {
-        SettingError::BadValue { text, expected, .. } => SettingError::BadValue { key: typed, text, expected },
-        other => other,
-    }
-}
-
 impl FromStr for PlayerSpec {
     type Err = PlayerSpecError;
     fn from_str(s: &str) -> Result<PlayerSpec, PlayerSpecError> {
@@ -388,8 +379,7 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
         } else if let Some((key, value)) = last.split_once('=') {
             // A name no setting has is part of the path, as it always was.
             let Ok(setting) = SearchConfig::key(key) else { break };
-            let typed = if setting.name == key { setting.name } else { setting.spec_name() };
-            setting.set(&mut search, value).map_err(|e| net_option_error(typed, e).to_string())?;
+            setting.set(&mut search, value).map_err(|e| e.to_string())?;
         } else {
             break;
         }
@@ -445,29 +435,23 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Solver { max_nodes } => write!(f, "solver:{max_nodes}"),
             PlayerSpec::Net { path, average_symmetries, search, clock_ms } => {
                 write!(f, "net:{}", path.display())?;
-                // Settings that differ from a spec's default, short names first in the order
-                // specs have always been printed (tournaments and gating journals name
-                // players by this text), then the others by their own names.
+                // Settings that differ from a spec's default, by the names specs use, in the
+                // order specs have always been printed (tournaments and gating journals name
+                // players by this text).
                 let base = SearchConfig::for_play(DEFAULT_NET_SIMS);
-                let differs = |name: &str| {
+                let option = |name: &str| {
                     let key = SearchConfig::key(name).expect("a setting of the table");
-                    (key.value(search) != key.value(&base)).then(|| key.value(search))
+                    let value = key.value(search);
+                    (value != key.value(&base)).then(|| format!(":{}={value}", key.spec_name()))
                 };
-                let mut print = |names: &mut dyn Iterator<Item = &str>| -> fmt::Result {
-                    for key in names.map(|name| SearchConfig::key(name).expect("a setting of the table")) {
-                        if let Some(value) = differs(key.name) {
-                            write!(f, ":{}={value}", key.spec_name())?;
-                        }
-                    }
-                    Ok(())
-                };
-                print(&mut PRINTED_BEFORE_NOAVG.into_iter())?;
+                let listed = |name: &&str| PRINTED_BEFORE_NOAVG.contains(name) || PRINTED_AFTER_NOAVG.contains(name);
+                let others = SearchConfig::KEYS.iter().map(|k| k.name).filter(|name| !listed(name));
+                let mut options: String = PRINTED_BEFORE_NOAVG.into_iter().filter_map(option).collect();
                 if !*average_symmetries {
-                    write!(f, ":noavg")?;
+                    options.push_str(":noavg");
                 }
-                print(&mut PRINTED_AFTER_NOAVG.into_iter())?;
-                let printed = |name: &str| PRINTED_BEFORE_NOAVG.contains(&name) || PRINTED_AFTER_NOAVG.contains(&name);
-                print(&mut SearchConfig::KEYS.iter().map(|k| k.name).filter(|name| !printed(name)))?;
+                options.extend(PRINTED_AFTER_NOAVG.into_iter().chain(others).filter_map(option));
+                write!(f, "{options}")?;
                 if let Some(ms) = clock_ms {
                     write!(f, ":clock={}", clock_name(*ms))?;
                 }
@@ -790,6 +774,7 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_search::config::SearchMode;
 
     #[test]
     fn player_specs_parse_and_print() {
@@ -870,11 +855,10 @@ mod tests {
         for (bad, why) in [
             ("net:x:sims=0", "at least 1"),
             ("net:x:cpuct=0", "cpuct must be a positive number"),
-            ("net:x:cpuct=fast", r#"cpuct = "fast": expected a number"#),
-            ("net:x:c_puct=fast", r#"c_puct = "fast": expected a number"#),
-            ("net:x:mode=alphabeta", r#"mode = "alphabeta": expected "puct" or "gumbel""#),
-            ("net:x:vcf=lots", r#"vcf = "lots": expected a whole number"#),
-            ("net:x:sims=many", r#"sims = "many": expected a whole number"#),
+            ("net:x:cpuct=fast", r#"search.c_puct = "fast": expected a number"#),
+            ("net:x:mode=alphabeta", r#"search.mode = "alphabeta": expected "puct" or "gumbel""#),
+            ("net:x:vcf=lots", r#"search.vcf_nodes = "lots": expected a whole number"#),
+            ("net:x:sims=many", r#"search.simulations = "many": expected a whole number"#),
             ("net", "expected random"),
             ("mcts:x", "needs a number"),
             ("mcts:0", "at least 1"),
