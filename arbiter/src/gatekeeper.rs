@@ -8,6 +8,7 @@
 use crate::gating::{gate_match, GateError, GateSettings, ScoreComparison};
 use crate::grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, GradeSettings, VersionGrade};
 use crate::grading::Case;
+use crate::matches::Tally;
 use crate::promotion::{BestError, BestKeeper, Promoter};
 use crate::sprt::{SprtConfig, SprtStatus};
 use dojo_game::connect4::Connect4;
@@ -60,10 +61,9 @@ pub struct GateRecord {
     /// The best version the candidate played; none when there was no best yet (the first
     /// version gated becomes the best without a match).
     pub best: Option<u64>,
-    pub games: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
+    /// The candidate's games against the best.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// The candidate's points per game.
     pub score: f64,
     pub promoted: bool,
@@ -101,7 +101,7 @@ impl GateRecord {
             return format!(
                 "gating: v{} vs best v{best}: {} games each, {} in {:.0} s: {verdict}",
                 self.candidate,
-                self.games,
+                self.tally.games,
                 scores.describe(),
                 self.seconds,
             );
@@ -109,10 +109,10 @@ impl GateRecord {
         format!(
             "gating: v{} vs best v{best}: {} games, {}-{}-{} (W-D-L), score {:.1}%{} in {:.0} s: {verdict}",
             self.candidate,
-            self.games,
-            self.wins,
-            self.draws,
-            self.losses,
+            self.tally.games,
+            self.tally.wins,
+            self.tally.draws,
+            self.tally.losses,
             100.0 * self.score,
             self.sprt.map_or(String::new(), |s| format!(", LLR {:.2} in [{:.2}, {:.2}]", s.llr, s.lower, s.upper)),
             self.seconds,
@@ -236,10 +236,7 @@ impl Gatekeeper {
             unix_ms: dojo_game::util::now_unix_ms(),
             candidate: version,
             best,
-            games: 0,
-            wins: 0,
-            draws: 0,
-            losses: 0,
+            tally: Tally::default(),
             score: 1.0,
             promoted: true,
             seconds: 0.0,
@@ -250,8 +247,7 @@ impl Gatekeeper {
         if best.is_some() {
             // The seed is the version: a gating decision can be replayed exactly.
             let gate = gate_match(&candidate, self.keeper.best().path(), &self.policy.settings, version, cancel)?;
-            let t = &gate.result.tally;
-            (record.games, record.wins, record.draws, record.losses) = (t.games, t.wins, t.draws, t.losses);
+            record.tally = gate.result.tally;
             record.score = gate.result.score;
             record.promoted = gate.promotes(self.policy.promote_score);
             record.sprt = gate.sprt;
@@ -343,7 +339,7 @@ impl Gatekeeper {
             scalars.extend([
                 ("gating/score", record.score),
                 ("gating/promoted", if record.promoted { 1.0 } else { 0.0 }),
-                ("gating/games", f64::from(record.games)),
+                ("gating/games", f64::from(record.tally.games)),
                 ("gating/candidate_version", record.candidate as f64),
             ]);
         }
@@ -451,10 +447,7 @@ mod tests {
             unix_ms: 1,
             candidate: 7,
             best: Some(5),
-            games: t.games,
-            wins: t.wins,
-            draws: t.draws,
-            losses: t.losses,
+            tally: t,
             score: t.score(),
             promoted: scores.promotes(),
             seconds: 12.0,

@@ -12,7 +12,7 @@ use dojo_game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
 use dojo_record::score::{GameScore, ScoreReport};
 use dojo_search::player::Agent;
 use rand::{Rng as _, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
@@ -95,8 +95,10 @@ pub struct GameResult {
     pub forfeit: Option<String>,
 }
 
-/// Wins, draws and losses of A against B.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// Wins, draws and losses of A against B: how every contest counts a player's games (a
+/// match, a gate's record, a tournament's standings and gauntlet), which print and store
+/// these four fields as they are (`#[serde(flatten)]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub games: u32,
     pub wins: u32,

@@ -101,7 +101,7 @@ fn gating_chart(run: &RunPaths, out: &Path, name: &str) -> Result<Option<PathBuf
             y_desc: "games".into(),
             series: vec![Series::dots(
                 "games a decision took",
-                gates.iter().map(|r| (r.candidate as f64, f64::from(r.games))).collect(),
+                gates.iter().map(|r| (r.candidate as f64, f64::from(r.tally.games))).collect(),
             )],
         },
     ];

@@ -160,7 +160,7 @@ fn gating_once_makes_the_first_best_then_plays_it_and_journals_every_decision() 
 
     // Every decision is a line of gating.jsonl; the promotion's says so.
     let records = read_records(&run).unwrap();
-    let lines: Vec<_> = records.iter().map(|r| (r.candidate, r.best, r.games, r.promoted)).collect();
+    let lines: Vec<_> = records.iter().map(|r| (r.candidate, r.best, r.tally.games, r.promoted)).collect();
     assert_eq!(lines, [(1, None, 0, true), (2, Some(1), 2, false)]);
 
     // Stopped, a match is cancelled and nothing is recorded or said of it.

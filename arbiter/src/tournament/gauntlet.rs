@@ -12,10 +12,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgainstReference {
     pub reference: String,
-    pub games: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
+    #[serde(flatten)]
+    pub tally: Tally,
     /// The player's points per game (wins 1, draws 1/2) and its 95% Wilson interval.
     pub score: f64,
     pub low: f64,
@@ -55,20 +53,11 @@ pub fn gauntlet_lines(entrants: &[Entrant], references: &[String], results: &[Ga
                         }
                     }
                     let (low, high) = tally.interval();
-                    AgainstReference {
-                        reference: r.clone(),
-                        games: tally.games,
-                        wins: tally.wins,
-                        draws: tally.draws,
-                        losses: tally.losses,
-                        score: tally.score(),
-                        low,
-                        high,
-                    }
+                    AgainstReference { reference: r.clone(), tally, score: tally.score(), low, high }
                 })
                 .collect();
             let highest_beaten =
-                against.iter().rev().find(|a| a.games > 0 && a.score >= 0.5).map(|a| a.reference.clone());
+                against.iter().rev().find(|a| a.tally.games > 0 && a.score >= 0.5).map(|a| a.reference.clone());
             GauntletLine { player: e.name.clone(), version: e.version, step: e.step, against, highest_beaten }
         })
         .collect()
@@ -80,10 +69,10 @@ pub fn table(lines: &[GauntletLine]) -> String {
     let Some(first) = lines.first() else { return String::new() };
     let width = lines.iter().map(|l| l.player.len()).max().unwrap_or(6).clamp(6, 40);
     let cell = |a: &AgainstReference| {
-        if a.games == 0 {
+        if a.tally.games == 0 {
             "-".to_string()
         } else {
-            format!("{:.0}% [{:.0},{:.0}] {}", 100.0 * a.score, 100.0 * a.low, 100.0 * a.high, a.games)
+            format!("{:.0}% [{:.0},{:.0}] {}", 100.0 * a.score, 100.0 * a.low, 100.0 * a.high, a.tally.games)
         }
     };
     let cells: Vec<Vec<String>> = lines.iter().map(|l| l.against.iter().map(cell).collect()).collect();
@@ -143,13 +132,13 @@ mod tests {
         assert_eq!(lines.len(), 2);
         let v1 = &lines[0];
         assert_eq!((v1.player.as_str(), v1.version, v1.step), ("v1", Some(1), Some(100)));
-        let scores: Vec<(u32, f64)> = v1.against.iter().map(|a| (a.games, a.score)).collect();
+        let scores: Vec<(u32, f64)> = v1.against.iter().map(|a| (a.tally.games, a.score)).collect();
         assert_eq!(scores, [(2, 1.0), (2, 0.75), (2, 0.0)]);
         assert_eq!(v1.highest_beaten.as_deref(), Some("r10"));
         // Wilson's interval for 2 of 2: [0.342, 1].
         assert!((v1.against[0].low - 0.342).abs() < 0.001 && v1.against[0].high == 1.0, "{:?}", v1.against[0]);
         let v2 = &lines[1];
-        assert_eq!(v2.against[2].games, 0);
+        assert_eq!(v2.against[2].tally.games, 0);
         assert_eq!(v2.highest_beaten.as_deref(), Some("r10"), "half the points against r10, below r1");
         let none = gauntlet_lines(&entrants, &refs, &results[6..7]);
         assert_eq!(none[1].highest_beaten, None);

@@ -142,6 +142,7 @@ fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), ChartEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matches::Tally;
     use crate::tournament::standings::{Standing, Standings};
     use crate::tournament::Entrant;
 
@@ -151,10 +152,7 @@ mod tests {
             elo: Some(elo),
             low,
             high,
-            games: 10,
-            wins: 5,
-            draws: 0,
-            losses: 5,
+            tally: Tally { games: 10, wins: 5, draws: 0, losses: 5 },
             score: 0.5,
             forfeits: 0,
         }

@@ -141,10 +141,8 @@ pub struct Standing {
     /// lost, every game).
     pub low: Option<f64>,
     pub high: Option<f64>,
-    pub games: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
+    #[serde(flatten)]
+    pub tally: Tally,
     /// Points per game: wins 1, draws 1/2.
     pub score: f64,
     /// Games lost by forfeit (an engine that crashed, timed out or answered nonsense).
@@ -215,17 +213,14 @@ pub fn standings(
         .enumerate()
         .map(|(i, e)| {
             let rating = fitted.as_ref().and_then(|f| position.get(&i).map(|&k| f.ratings[k].clone()));
-            let t = &tallies[i];
+            let tally = tallies[i];
             Standing {
                 player: e.clone(),
                 elo: rating.as_ref().map(|r| r.elo),
                 low: rating.as_ref().and_then(|r| r.low),
                 high: rating.as_ref().and_then(|r| r.high),
-                games: t.games,
-                wins: t.wins,
-                draws: t.draws,
-                losses: t.losses,
-                score: t.score(),
+                tally,
+                score: tally.score(),
                 forfeits: forfeits[i],
             }
         })
@@ -311,7 +306,7 @@ impl Ranking for Standings {
             out.push_str(&format!(
                 "{:<4} {name:<width$} {elo:>7} {interval:>17} {:>6} {:>6.1}% {:>8}\n",
                 rank + 1,
-                p.games,
+                p.tally.games,
                 100.0 * p.score,
                 p.player.step.map_or(String::new(), |s| s.to_string()),
             ));
@@ -536,13 +531,13 @@ mod tests {
         let names: Vec<&str> = s.players.iter().map(|p| p.player.name.as_str()).collect();
         assert_eq!(names, ["v20", "v10", "random", "v30"]);
         let v20 = &s.players[0];
-        assert_eq!((v20.games, v20.wins, v20.draws, v20.losses), (9, 8, 0, 1));
+        assert_eq!(v20.tally, Tally { games: 9, wins: 8, draws: 0, losses: 1 });
         assert_eq!(s.players[1].forfeits, 1);
         assert!(s.players[0].elo.unwrap() > s.players[1].elo.unwrap());
         assert!(s.players[1].elo.unwrap() > 0.0);
         // The anchor lost every game, and keeps its fixed rating.
         assert_eq!((s.players[2].elo, s.players[2].low, s.players[2].high), (Some(0.0), Some(0.0), Some(0.0)));
-        assert_eq!((s.players[3].elo, s.players[3].games), (None, 0));
+        assert_eq!((s.players[3].elo, s.players[3].tally.games), (None, 0));
         assert_eq!(s.best_checkpoint().unwrap().player.name, "v20");
         let table = s.table();
         assert!(table.lines().nth(1).unwrap().starts_with("1    v20"), "{table}");
