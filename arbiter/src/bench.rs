@@ -15,6 +15,7 @@ use dojo_search::chance::{ChanceConfig, ChanceSearch};
 use dojo_search::config::{SearchConfig, SearchMode};
 use dojo_search::evaluator::UniformEvaluator;
 use dojo_search::puct::Search;
+use dojo_search::step::LeafSearch;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde::Serialize;
@@ -157,17 +158,14 @@ fn graph_sims<G: Game>(start: &G, sims: u32, budget: Duration, mode: SearchMode)
 }
 
 /// Chance-node searches of `sims` playouts from `start` with the free evaluator:
-/// simulations/s.
+/// simulations/s (input planes encoded, as for a network).
 fn chance_sims<G: Game>(start: &G, sims: u32, budget: Duration) -> f64 {
     let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
     let mut search = ChanceSearch::new(config, ChanceConfig::default(), false, Rng::seed_from_u64(1));
     let (mut playouts, mut searches, t0) = (0u64, 0u64, Instant::now());
     while searches < 2 || t0.elapsed() < budget {
         search.set_root(start);
-        search.search_with(sims, |_, logits| {
-            logits.fill(0.0);
-            0.0
-        });
+        search.search_with(&mut UniformEvaluator, sims);
         playouts += u64::from(search.playouts());
         searches += 1;
     }

@@ -2,6 +2,8 @@
 //! backend with the one font this repository ships (`arbiter/assets`, with its licence), so
 //! nothing depends on the machine's fonts.
 
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 use std::path::{Path, PathBuf};
@@ -42,7 +44,8 @@ const FONT: &[u8] = include_bytes!("../assets/DejaVuSansMono.ttf");
 pub const FONT_NAME: &str = "dojo-mono";
 
 /// Series colours, in turn: enough that a 2584 run's reach chart (seven tiles, and more
-/// once reached) does not repeat one before its eighth line.
+/// once reached) does not repeat one before its eighth line. A tournament's curve is the
+/// first; its reference lines take the others.
 pub const COLOURS: [RGBColor; 9] = [
     RGBColor(30, 90, 200),
     RGBColor(200, 60, 40),
@@ -120,36 +123,16 @@ fn ranges(panel: &Panel) -> Option<(Span, Span)> {
 /// the x axis's description. Panels without points are left out; none with points is an
 /// error.
 pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<(), ChartError> {
-    register();
     let drawn: Vec<(&Panel, (Span, Span))> = panels.iter().filter_map(|p| ranges(p).map(|r| (p, r))).collect();
     if drawn.is_empty() {
         return Err(ChartError::NothingToPlot { path: path.to_path_buf() });
     }
-    let tmp = path.with_extension("tmp.png");
     let err = ChartError::draw(path);
-    {
-        let height = 60 + 320 * drawn.len() as u32;
-        let root = BitMapBackend::new(&tmp, (1000, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let root = root.titled(title, (FONT_NAME, 22)).map_err(|e| err(&e))?;
-        for (area, (panel, ((x0, x1), (y0, y1)))) in root.split_evenly((drawn.len(), 1)).iter().zip(&drawn) {
-            let mut chart = ChartBuilder::on(area)
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(70)
-                .build_cartesian_2d(*x0..*x1, *y0..*y1)
-                .map_err(|e| err(&e))?;
-            chart
-                .configure_mesh()
-                .x_desc(x_desc)
-                .y_desc(panel.y_desc.as_str())
-                .x_label_formatter(&|x| format!("{x:.0}"))
-                .y_label_formatter(&|y| short_number(*y))
-                .label_style((FONT_NAME, 13))
-                .axis_desc_style((FONT_NAME, 15))
-                .light_line_style(RGBColor(235, 235, 235))
-                .draw()
-                .map_err(|e| err(&e))?;
+    png(path, (1000, 60 + 320 * drawn.len() as u32), |root| {
+        let root = root.titled(title, (FONT_NAME, TITLE_SIZE)).map_err(|e| err(&e))?;
+        for (area, (panel, (x, y))) in root.split_evenly((drawn.len(), 1)).iter().zip(&drawn) {
+            let axes = Axes { x_desc, y_desc: &panel.y_desc, y_label: &short_number };
+            let mut chart = axes.chart(path, area, None, (*x, *y))?;
             for (k, series) in panel.series.iter().enumerate() {
                 let colour = COLOURS[k % COLOURS.len()];
                 let drawn = if series.dots {
@@ -160,23 +143,105 @@ pub fn draw_panels(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
                     let width = if series.points.len() > 200 { 1 } else { 2 };
                     chart.draw_series(LineSeries::new(series.points.iter().copied(), colour.stroke_width(width)))
                 };
-                drawn
-                    .map_err(|e| err(&e))?
-                    .label(series.name.as_str())
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+                drawn.map_err(|e| err(&e))?.label(series.name.as_str()).legend(legend_mark(colour));
             }
-            chart
-                .configure_series_labels()
-                .label_font((FONT_NAME, 13))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperRight)
-                .draw()
-                .map_err(|e| err(&e))?;
+            legend(path, &mut chart, SeriesLabelPosition::UpperRight)?;
         }
+        Ok(())
+    })
+}
+
+/// The house style's sizes: the title's, the tick labels' and the axis descriptions' text.
+const TITLE_SIZE: u32 = 22;
+const LABEL_SIZE: u32 = 14;
+const DESC_SIZE: u32 = 16;
+
+/// A chart's drawing area: a PNG, as the bitmap backend draws it.
+pub(crate) type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+/// A chart on an [`Area`] with two linear axes.
+pub(crate) type Chart<'a, 'b> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws a `size` PNG at `path` with `paint` on a white background: into a temporary file,
+/// then renamed, so a chart half drawn never replaces a whole one.
+pub(crate) fn png(
+    path: &Path,
+    size: (u32, u32),
+    paint: impl FnOnce(&Area<'_>) -> Result<(), ChartError>,
+) -> Result<(), ChartError> {
+    register();
+    let tmp = path.with_extension("tmp.png");
+    {
+        let err = ChartError::draw(path);
+        let root = BitMapBackend::new(&tmp, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        paint(&root)?;
         root.present().map_err(|e| err(&e))?;
     }
     ChartError::rename(&tmp, path)
+}
+
+/// The axes of a chart: their descriptions and how the y axis's values are written.
+pub(crate) struct Axes<'a> {
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub y_label: &'a dyn Fn(f64) -> String,
+}
+
+impl Axes<'_> {
+    /// A chart over `x` × `y` on `area` of the chart at `path`, its caption (if any) above,
+    /// its mesh drawn in the house style: x ticks as whole numbers, light grid lines.
+    pub(crate) fn chart<'a, 'b>(
+        &self,
+        path: &Path,
+        area: &'a Area<'b>,
+        caption: Option<&str>,
+        (x, y): (Span, Span),
+    ) -> Result<Chart<'a, 'b>, ChartError> {
+        let err = ChartError::draw(path);
+        let mut builder = ChartBuilder::on(area);
+        if let Some(caption) = caption {
+            builder.caption(caption, (FONT_NAME, TITLE_SIZE));
+        }
+        let mut chart = builder
+            .margin(14)
+            .x_label_area_size(44)
+            .y_label_area_size(68)
+            .build_cartesian_2d(x.0..x.1, y.0..y.1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(self.x_desc)
+            .y_desc(self.y_desc)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| (self.y_label)(*y))
+            .label_style((FONT_NAME, LABEL_SIZE))
+            .axis_desc_style((FONT_NAME, DESC_SIZE))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(|e| err(&e))?;
+        Ok(chart)
+    }
+}
+
+/// A series' mark in the legend: a short line of its colour.
+pub(crate) fn legend_mark(colour: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2))
+}
+
+/// Draws the legend of `chart` (the chart at `path`), boxed, at `position`.
+pub(crate) fn legend<'a, 'b: 'a>(
+    path: &Path,
+    chart: &mut Chart<'a, 'b>,
+    position: SeriesLabelPosition,
+) -> Result<(), ChartError> {
+    chart
+        .configure_series_labels()
+        .label_font((FONT_NAME, LABEL_SIZE))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(|e| ChartError::draw(path)(&e))
 }
 
 /// An axis label: few digits whatever the scale (0.00012 as 1.2e-4, 0.012, 1.5, 350, 12k).

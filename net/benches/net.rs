@@ -12,6 +12,7 @@ use dojo_net::model::{Architecture, Model};
 use dojo_search::config::SearchConfig;
 use dojo_search::evaluator::UniformEvaluator;
 use dojo_search::puct::Search;
+use dojo_search::step::LeafSearch;
 use rand::{RngExt, SeedableRng};
 use std::time::Duration;
 

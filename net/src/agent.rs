@@ -13,6 +13,7 @@ use dojo_search::config::{SearchConfig, MAX_TIMED_PLAYOUTS};
 use dojo_search::evaluator::{Evaluator, SymmetryAveraged};
 use dojo_search::player::{Agent, MoveError};
 use dojo_search::searcher::Searcher;
+use dojo_search::step::LeafSearch;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

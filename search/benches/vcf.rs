@@ -15,6 +15,7 @@ use dojo_game::{Action, Game};
 use dojo_search::config::SearchConfig;
 use dojo_search::evaluator::UniformEvaluator;
 use dojo_search::puct::Search;
+use dojo_search::step::LeafSearch;
 use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
 use std::time::Duration;

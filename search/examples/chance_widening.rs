@@ -10,6 +10,7 @@ use dojo_game::sliding::Twenty48;
 use dojo_game::{Action, Game, ToMove};
 use dojo_search::chance::{ChanceConfig, ChanceSearch};
 use dojo_search::config::SearchConfig;
+use dojo_search::step::LeafSearch;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 
@@ -44,10 +45,11 @@ fn play(widening: (f32, f32), sims: u32, seed: u64) -> u64 {
         }
         search.set_root(&g);
         let scale = chance.scale;
-        search.search_with(sims, |leaf, logits| {
+        let evaluate = |leaf: &Twenty48, logits: &mut [f32]| {
             logits.fill(0.0);
             scale.to_value(rollout(leaf, &mut rng, &mut legal))
-        });
+        };
+        search.search_by(sims, evaluate, |_| true);
         let a = search.choose_move(0.0);
         score += u64::from(g.play_unchecked(a));
     }

@@ -32,7 +32,8 @@
 //! hands its output back.
 
 use super::config::SearchConfig;
-use super::puct::{legal_softmax, mix_dirichlet, ChildStats, Proven, Step};
+use super::puct::{choose_by_visits, exploration, first_play_value, legal_softmax, mix_dirichlet, ChildStats, Proven};
+use super::step::{LeafSearch, Step};
 pub use dojo_game::returns::ReturnScale;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, ToMove};
@@ -232,20 +233,6 @@ impl<G: Game> ChanceSearch<G> {
         self.decisions.len() + self.chances.len()
     }
 
-    /// Runs playouts until one needs the network or `budget` playouts are done.
-    pub fn run(&mut self, budget: u32) -> Step {
-        assert!(self.leaf == NONE, "deliver the pending evaluation first");
-        loop {
-            let root = &self.decisions[0];
-            if root.state == State::Terminal || (root.state == State::Expanded && self.playouts >= budget) {
-                return Step::Done;
-            }
-            if self.playout() {
-                return Step::NeedsEval;
-            }
-        }
-    }
-
     /// One playout; true if it stopped at a leaf that needs the network.
     fn playout(&mut self) -> bool {
         self.path.clear();
@@ -303,12 +290,12 @@ impl<G: Game> ChanceSearch<G> {
             .filter(|e| e.visits > 0)
             .map(|e| e.prior)
             .sum();
-        let fpu = normalise(d.points) - self.config.fpu_reduction * visited_prior.sqrt();
+        let fpu = first_play_value(normalise(d.points), self.config.fpu_reduction, visited_prior);
         let mut best = (f32::NEG_INFINITY, d.first_edge);
         for e in d.first_edge..d.first_edge + d.num_edges {
             let edge = &self.edges[e as usize];
             let q = if edge.visits == 0 { fpu } else { normalise(self.edge_q(edge)) };
-            let u = self.config.c_puct * edge.prior * sqrt_n / (1.0 + edge.visits as f32);
+            let u = exploration(self.config.c_puct, edge.prior, sqrt_n, edge.visits);
             if q + u > best.0 {
                 best = (q + u, e);
             }
@@ -361,42 +348,6 @@ impl<G: Game> ChanceSearch<G> {
             }
         }
         best.1
-    }
-
-    /// The position waiting for the network.
-    pub fn leaf(&self) -> &G {
-        self.leaf_game.as_ref().expect("no leaf is pending")
-    }
-
-    /// Hands back the network's output for [`ChanceSearch::leaf`]: logits over all actions
-    /// and the value (a scaled return, see [`ReturnScale`]).
-    pub fn deliver(&mut self, logits: &[f32], value: f32) {
-        let leaf = self.leaf;
-        assert!(leaf != NONE, "no leaf is pending");
-        let game = self.leaf_game.take().expect("no leaf is pending");
-        game.legal_actions(&mut self.legal);
-        let mut priors = Vec::with_capacity(self.legal.len());
-        legal_softmax(logits, &self.legal, &mut priors);
-        if leaf == 0 && self.self_play && self.config.dirichlet_epsilon > 0.0 && priors.len() > 1 {
-            let alpha = self.config.dirichlet_alpha(priors.len());
-            mix_dirichlet(&mut self.rng, alpha, self.config.dirichlet_epsilon, &mut priors);
-        }
-        let first = self.edges.len() as u32;
-        for (&action, &prior) in self.legal.iter().zip(&priors) {
-            let mut after = game.clone();
-            let reward = after.play_unchecked(action);
-            self.edges.push(Edge { action, prior, reward, visits: 0, chance: NONE });
-        }
-        let points = self.chance_config.scale.to_points(value);
-        let d = &mut self.decisions[leaf as usize];
-        d.first_edge = first;
-        d.num_edges = self.legal.len() as u32;
-        d.state = State::Expanded;
-        d.visits = 1;
-        d.nn_points = points;
-        d.points = points;
-        self.leaf = NONE;
-        self.backup();
     }
 
     /// Updates the values along the last playout's path, from the bottom up.
@@ -488,38 +439,59 @@ impl<G: Game> ChanceSearch<G> {
     pub fn choose_move(&mut self, temperature: f32) -> Action {
         let children = self.root_children();
         assert!(!children.is_empty(), "choose_move needs an expanded root with moves");
-        if temperature <= 1e-3 {
-            let key = |c: &ChildStats| (c.visits, c.q.unwrap_or(f32::NEG_INFINITY));
-            let best = children.iter().max_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
-            return best.expect("non-empty").action;
-        }
-        let most = children.iter().map(|c| c.visits).max().unwrap_or(0).max(1);
-        let exponent = 1.0 / f64::from(temperature);
-        let weights: Vec<f64> =
-            children.iter().map(|c| (f64::from(c.visits) / f64::from(most)).powf(exponent)).collect();
-        let total: f64 = weights.iter().sum();
-        if total <= 0.0 {
-            return children[self.rng.random_range(0..children.len())].action;
-        }
-        let mut x = self.rng.random::<f64>() * total;
-        for (c, w) in children.iter().zip(&weights) {
-            x -= w;
-            if x <= 0.0 {
-                return c.action;
+        choose_by_visits(&children.iter().collect::<Vec<_>>(), temperature, &mut self.rng)
+    }
+}
+
+impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
+    /// Runs playouts until one needs the network or `budget` playouts are done.
+    fn run(&mut self, budget: u32) -> Step {
+        assert!(self.leaf == NONE, "deliver the pending evaluation first");
+        loop {
+            let root = &self.decisions[0];
+            if root.state == State::Terminal || (root.state == State::Expanded && self.playouts >= budget) {
+                return Step::Done;
+            }
+            if self.playout() {
+                return Step::NeedsEval;
             }
         }
-        children[children.len() - 1].action
     }
 
-    /// Runs a whole search with `evaluate` giving each leaf's logits and value, one leaf at
-    /// a time (tests, benchmarks and baselines that need no batching).
-    pub fn search_with(&mut self, budget: u32, mut evaluate: impl FnMut(&G, &mut [f32]) -> f32) {
-        let game = self.root_game.as_ref().expect("set_root first");
-        let mut logits = vec![0.0; game.num_actions()];
-        while self.run(budget) == Step::NeedsEval {
-            let value = evaluate(self.leaf(), &mut logits);
-            self.deliver(&logits, value);
+    /// The position waiting for the network.
+    fn leaf(&self) -> &G {
+        self.leaf_game.as_ref().expect("no leaf is pending")
+    }
+
+    /// Hands back the network's output for [`ChanceSearch::leaf`]: logits over all actions
+    /// and the value (a scaled return, see [`ReturnScale`]).
+    fn deliver(&mut self, logits: &[f32], value: f32) {
+        let leaf = self.leaf;
+        assert!(leaf != NONE, "no leaf is pending");
+        let game = self.leaf_game.take().expect("no leaf is pending");
+        game.legal_actions(&mut self.legal);
+        let mut priors = Vec::with_capacity(self.legal.len());
+        legal_softmax(logits, &self.legal, &mut priors);
+        if leaf == 0 && self.self_play && self.config.dirichlet_epsilon > 0.0 && priors.len() > 1 {
+            let alpha = self.config.dirichlet_alpha(priors.len());
+            mix_dirichlet(&mut self.rng, alpha, self.config.dirichlet_epsilon, &mut priors);
         }
+        let first = self.edges.len() as u32;
+        for (&action, &prior) in self.legal.iter().zip(&priors) {
+            let mut after = game.clone();
+            let reward = after.play_unchecked(action);
+            self.edges.push(Edge { action, prior, reward, visits: 0, chance: NONE });
+        }
+        let points = self.chance_config.scale.to_points(value);
+        let d = &mut self.decisions[leaf as usize];
+        d.first_edge = first;
+        d.num_edges = self.legal.len() as u32;
+        d.state = State::Expanded;
+        d.visits = 1;
+        d.nn_points = points;
+        d.points = points;
+        self.leaf = NONE;
+        self.backup();
     }
 }
 
@@ -543,10 +515,14 @@ mod tests {
         let mut s = search(1.0);
         s.set_root(&g);
         // A free evaluator: uniform policy, nothing more to come.
-        s.search_with(200, |_, logits| {
-            logits.fill(0.0);
-            0.0
-        });
+        s.search_by(
+            200,
+            |_, logits| {
+                logits.fill(0.0);
+                0.0
+            },
+            |_| true,
+        );
         assert_eq!(s.playouts(), 200);
         let children = s.root_children();
         assert_eq!(
@@ -570,10 +546,14 @@ mod tests {
         let mut s = search(f32::INFINITY);
         s.set_root(&g);
         let scale = s.chance_config.scale;
-        s.search_with(400, |game, logits| {
-            logits.fill(0.0);
-            scale.to_value(if game.tiles().contains(&2) && game.tiles()[15] == 2 { 1000.0 } else { 0.0 })
-        });
+        s.search_by(
+            400,
+            |game, logits| {
+                logits.fill(0.0);
+                scale.to_value(if game.tiles().contains(&2) && game.tiles()[15] == 2 { 1000.0 } else { 0.0 })
+            },
+            |_| true,
+        );
         // Whatever move is taken, each after-state's value must be a probability-weighted mean
         // of its visited outcomes, not a visit-weighted one.
         for c in &s.chances {
@@ -593,10 +573,14 @@ mod tests {
         for (c, most) in [(1.0f32, 20usize), (f32::INFINITY, 28)] {
             let mut s = search(c);
             s.set_root(&g);
-            s.search_with(400, |_, logits| {
-                logits.fill(0.0);
-                0.0
-            });
+            s.search_by(
+                400,
+                |_, logits| {
+                    logits.fill(0.0);
+                    0.0
+                },
+                |_| true,
+            );
             let widest = s.chances.iter().map(|c| c.children.len()).max().unwrap();
             let visits = s.chances.iter().map(|c| c.visits).max().unwrap();
             if c.is_finite() {

@@ -15,3 +15,4 @@ pub mod searcher;
 pub mod selfplay;
 pub mod solver;
 pub mod solver_agent;
+pub mod step;

@@ -33,6 +33,7 @@
 
 use super::config::{ForcedVisits, SearchConfig, SearchMode};
 use super::gumbel::{self, ChildView, RootSchedule};
+use super::step::{LeafSearch, Step};
 use dojo_game::rng::{dirichlet, Rng};
 use dojo_game::{Action, Game, Lookahead, Outcome, ToMove};
 use rand::seq::IndexedRandom;
@@ -111,15 +112,6 @@ impl Hasher for IdentityHasher {
 }
 
 pub(crate) type HashIndex<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
-
-/// What the caller must do next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Evaluate [`Search::leaf`] and call [`Search::deliver`].
-    NeedsEval,
-    /// The playout budget is spent (or the root is proven): pick a move.
-    Done,
-}
 
 /// Per-child statistics at the root.
 #[derive(Clone, Debug, PartialEq)]
@@ -327,28 +319,6 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// Runs playouts until one needs the network or `budget` playouts (since `set_root`) are
-    /// done. A proven root is done at once. In Gumbel mode the budget counts simulations
-    /// through the root's moves (mctx's `num_simulations`), and sequential halving plans
-    /// for it: call with the same budget until done.
-    pub fn run(&mut self, budget: u32) -> Step {
-        assert!(self.leaf == NONE, "deliver the pending evaluation first");
-        self.budget = budget;
-        loop {
-            let spent = if self.gumbel() { self.schedule.spent() } else { self.playouts };
-            let root = &self.nodes[self.root as usize];
-            if root.state == NodeState::Expanded && (spent >= budget || root.proven != Proven::Unknown) {
-                return Step::Done;
-            }
-            if root.state == NodeState::Terminal {
-                return Step::Done;
-            }
-            if self.playout() {
-                return Step::NeedsEval;
-            }
-        }
-    }
-
     /// One playout; true if it stopped at a leaf that needs the network.
     fn playout(&mut self) -> bool {
         self.path.clear();
@@ -391,85 +361,6 @@ impl<G: Game> Search<G> {
         }
         self.backup();
         false
-    }
-
-    /// The position waiting for the network.
-    pub fn leaf(&self) -> &G {
-        self.leaf_game.as_ref().expect("no leaf is pending")
-    }
-
-    /// Hands back the network's output for [`Search::leaf`]: logits over all actions and the
-    /// value from the leaf's side to move.
-    pub fn deliver(&mut self, logits: &[f32], value: f32) {
-        let leaf = self.leaf;
-        assert!(leaf != NONE, "no leaf is pending");
-        let game = self.leaf_game.take().expect("no leaf is pending");
-        let mut lookahead = if self.config.tactics && self.config.two_step_kills {
-            game.two_step_lookahead(&mut self.legal)
-        } else if self.config.tactics {
-            game.lookahead(&mut self.legal)
-        } else {
-            game.legal_actions(&mut self.legal);
-            Lookahead::Moves
-        };
-        if lookahead == Lookahead::Moves && self.config.vcf_nodes > 0 {
-            lookahead = game.threat_search(self.config.vcf_nodes, &mut self.legal);
-        }
-        // A move that wins at once is the only edge worth having; a lost node keeps the moves
-        // that do not lose at once, or every move when all do (something must be played), but
-        // is searched no further.
-        match lookahead {
-            Lookahead::Win(action) => {
-                self.legal.clear();
-                self.legal.push(action);
-            }
-            Lookahead::Lost if self.legal.is_empty() => game.legal_actions(&mut self.legal),
-            Lookahead::Lost | Lookahead::Moves => {}
-        }
-        legal_softmax(logits, &self.legal, &mut self.scratch);
-        if self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0 && !self.gumbel() {
-            let alpha = self.config.dirichlet_alpha(self.legal.len());
-            mix_dirichlet(&mut self.rng, alpha, self.config.nonroot_noise_epsilon, &mut self.scratch);
-        }
-        let first = self.edges.len() as u32;
-        for (i, &a) in self.legal.iter().enumerate() {
-            self.edges.push(Edge { action: a, prior: self.scratch[i], visits: 0, child: NONE });
-        }
-        let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
-        let n = &mut self.nodes[leaf as usize];
-        n.first_edge = first;
-        n.num_edges = self.legal.len() as u32;
-        n.state = NodeState::Expanded;
-        n.nn_value = value;
-        n.q = value;
-        n.visits = 1;
-        match lookahead {
-            Lookahead::Win(action) => {
-                n.proven = Proven::Win;
-                n.q = 1.0;
-                // The winning edge's child is proven lost for the opponent (finished, lost
-                // at once after a two-step kill, or lost to the rest of a VCF), so every
-                // reader of the graph (move choice, policy target, analysis) sees a proven
-                // win there.
-                let mut won = game;
-                won.play_unchecked(action);
-                let child = self.node_for(&won);
-                let c = &mut self.nodes[child as usize];
-                c.proven = Proven::Loss;
-                c.q = -1.0;
-                self.edges[first as usize].child = child;
-            }
-            Lookahead::Lost => {
-                n.proven = Proven::Loss;
-                n.q = -1.0;
-            }
-            Lookahead::Moves => {}
-        }
-        self.leaf = NONE;
-        if leaf == self.root {
-            self.start_root();
-        }
-        self.backup();
     }
 
     /// Draws the root's exploration noise for self-play: Dirichlet noise in the priors
@@ -620,7 +511,7 @@ impl<G: Game> Search<G> {
                 visited_prior += e.prior;
             }
         }
-        let fpu = n.q - self.config.fpu_reduction * visited_prior.sqrt();
+        let fpu = first_play_value(n.q, self.config.fpu_reduction, visited_prior);
         let forced = is_root && self.self_play && self.config.forced_visits != ForcedVisits::Off;
         let mut best = 0usize;
         let mut best_score = f32::NEG_INFINITY;
@@ -636,7 +527,7 @@ impl<G: Game> Search<G> {
                 Proven::Loss => f32::INFINITY, // a winning move: take it
                 Proven::Win => -2.0 + prior,   // a losing move: last resort
                 _ if forced && e.visits < self.forced_visits(prior, total) => 1e9 - e.visits as f32,
-                _ => q + self.config.c_puct * prior * sqrt_total / (1.0 + e.visits as f32),
+                _ => q + exploration(self.config.c_puct, prior, sqrt_total, e.visits),
             };
             if score > best_score {
                 best_score = score;
@@ -787,19 +678,7 @@ impl<G: Game> Search<G> {
                 not_lost
             }
         };
-        if temperature <= 1e-3 {
-            let best = playable.iter().max_by_key(|c| (c.visits, ordered(c.q.unwrap_or(-2.0)), ordered(c.prior)));
-            return best.expect("non-empty").action;
-        }
-        let most = playable.iter().map(|c| c.visits).max().unwrap_or(0);
-        if most == 0 {
-            return playable.choose(&mut self.rng).expect("a non-empty list").action;
-        }
-        // Weights visits^(1/T), taken relative to the most visited move so that they stay
-        // finite at low temperatures (the most visited weighs 1).
-        let exponent = 1.0 / f64::from(temperature);
-        let weight = |c: &&ChildStats| (f64::from(c.visits) / f64::from(most)).powf(exponent);
-        playable.choose_weighted(&mut self.rng, weight).expect("the most visited move weighs 1").action
+        choose_by_visits(&playable, temperature, &mut self.rng)
     }
 
     /// The root's children and their σ, as Gumbel's formulas see them.
@@ -808,36 +687,37 @@ impl<G: Game> Search<G> {
         self.child_views(self.root, &mut views, &mut sigma);
         (views, sigma)
     }
+}
 
-    /// Runs a whole search for the root with an evaluator, one leaf at a time.
-    pub fn search_with(&mut self, evaluator: &mut dyn super::evaluator::Evaluator, budget: u32) {
-        self.search_while(evaluator, budget, |_| true);
+/// The move a tree search plays from its root's `children` (non-empty): at temperature ~0
+/// the most visited (ties to the better Q, then the higher prior), else one drawn with
+/// weights visits^(1/T). The graph search and the chance search choose the same way.
+pub(crate) fn choose_by_visits(children: &[&ChildStats], temperature: f32, rng: &mut Rng) -> Action {
+    if temperature <= 1e-3 {
+        let best = children.iter().max_by_key(|c| (c.visits, ordered(c.q.unwrap_or(-2.0)), ordered(c.prior)));
+        return best.expect("choose_by_visits needs children").action;
     }
+    let most = children.iter().map(|c| c.visits).max().unwrap_or(0);
+    if most == 0 {
+        return children.choose(rng).expect("choose_by_visits needs children").action;
+    }
+    // Weights visits^(1/T), taken relative to the most visited move so that they stay
+    // finite at low temperatures (the most visited weighs 1).
+    let exponent = 1.0 / f64::from(temperature);
+    let weight = |c: &&ChildStats| (f64::from(c.visits) / f64::from(most)).powf(exponent);
+    children.choose_weighted(rng, weight).expect("the most visited move weighs 1").action
+}
 
-    /// [`Search::search_with`], asking `go_on(evaluations so far)` after each evaluation
-    /// whether to keep going (a clock): stopping early leaves a search of fewer playouts.
-    pub fn search_while(
-        &mut self,
-        evaluator: &mut dyn super::evaluator::Evaluator,
-        budget: u32,
-        mut go_on: impl FnMut(u32) -> bool,
-    ) {
-        let game = self.root_game.as_ref().expect("set_root first");
-        let shape = game.plane_shape();
-        let mut planes = vec![0.0; shape.len()];
-        let mut logits = vec![0.0; game.num_actions()];
-        let mut value = [0.0f32];
-        let mut evaluations = 0;
-        while self.run(budget) == Step::NeedsEval {
-            self.leaf().encode_planes(&mut planes);
-            evaluator.evaluate(&planes, 1, &mut logits, &mut value);
-            self.deliver(&logits, value[0]);
-            evaluations += 1;
-            if !go_on(evaluations) {
-                return;
-            }
-        }
-    }
+/// PUCT's value for an unvisited move: the parent's `value` less `reduction` times the root
+/// of the prior already visited (first-play urgency, as Leela and KataGo reduce it).
+pub(crate) fn first_play_value(value: f32, reduction: f32, visited_prior: f32) -> f32 {
+    value - reduction * visited_prior.sqrt()
+}
+
+/// PUCT's exploration term for a move of `prior` and `visits` under a parent whose visits'
+/// square root is `sqrt_parent`.
+pub(crate) fn exploration(c_puct: f32, prior: f32, sqrt_parent: f32, visits: u32) -> f32 {
+    c_puct * prior * sqrt_parent / (1.0 + visits as f32)
 }
 
 /// Priors from logits: a softmax over the legal moves only (illegal moves get no prior at
@@ -864,4 +744,107 @@ pub(crate) fn mix_dirichlet(rng: &mut Rng, alpha: f32, eps: f32, priors: &mut [f
 /// f32 as a totally ordered integer key (for max_by_key).
 fn ordered(x: f32) -> i64 {
     (x * 1e6) as i64
+}
+
+impl<G: Game> LeafSearch<G> for Search<G> {
+    /// Runs playouts until one needs the network or `budget` playouts (since `set_root`) are
+    /// done. A proven root is done at once. In Gumbel mode the budget counts simulations
+    /// through the root's moves (mctx's `num_simulations`), and sequential halving plans
+    /// for it: call with the same budget until done.
+    fn run(&mut self, budget: u32) -> Step {
+        assert!(self.leaf == NONE, "deliver the pending evaluation first");
+        self.budget = budget;
+        loop {
+            let spent = if self.gumbel() { self.schedule.spent() } else { self.playouts };
+            let root = &self.nodes[self.root as usize];
+            if root.state == NodeState::Expanded && (spent >= budget || root.proven != Proven::Unknown) {
+                return Step::Done;
+            }
+            if root.state == NodeState::Terminal {
+                return Step::Done;
+            }
+            if self.playout() {
+                return Step::NeedsEval;
+            }
+        }
+    }
+
+    /// The position waiting for the network.
+    fn leaf(&self) -> &G {
+        self.leaf_game.as_ref().expect("no leaf is pending")
+    }
+
+    /// Hands back the network's output for [`Search::leaf`]: logits over all actions and the
+    /// value from the leaf's side to move.
+    fn deliver(&mut self, logits: &[f32], value: f32) {
+        let leaf = self.leaf;
+        assert!(leaf != NONE, "no leaf is pending");
+        let game = self.leaf_game.take().expect("no leaf is pending");
+        let mut lookahead = if self.config.tactics && self.config.two_step_kills {
+            game.two_step_lookahead(&mut self.legal)
+        } else if self.config.tactics {
+            game.lookahead(&mut self.legal)
+        } else {
+            game.legal_actions(&mut self.legal);
+            Lookahead::Moves
+        };
+        if lookahead == Lookahead::Moves && self.config.vcf_nodes > 0 {
+            lookahead = game.threat_search(self.config.vcf_nodes, &mut self.legal);
+        }
+        // A move that wins at once is the only edge worth having; a lost node keeps the moves
+        // that do not lose at once, or every move when all do (something must be played), but
+        // is searched no further.
+        match lookahead {
+            Lookahead::Win(action) => {
+                self.legal.clear();
+                self.legal.push(action);
+            }
+            Lookahead::Lost if self.legal.is_empty() => game.legal_actions(&mut self.legal),
+            Lookahead::Lost | Lookahead::Moves => {}
+        }
+        legal_softmax(logits, &self.legal, &mut self.scratch);
+        if self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0 && !self.gumbel() {
+            let alpha = self.config.dirichlet_alpha(self.legal.len());
+            mix_dirichlet(&mut self.rng, alpha, self.config.nonroot_noise_epsilon, &mut self.scratch);
+        }
+        let first = self.edges.len() as u32;
+        for (i, &a) in self.legal.iter().enumerate() {
+            self.edges.push(Edge { action: a, prior: self.scratch[i], visits: 0, child: NONE });
+        }
+        let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
+        let n = &mut self.nodes[leaf as usize];
+        n.first_edge = first;
+        n.num_edges = self.legal.len() as u32;
+        n.state = NodeState::Expanded;
+        n.nn_value = value;
+        n.q = value;
+        n.visits = 1;
+        match lookahead {
+            Lookahead::Win(action) => {
+                n.proven = Proven::Win;
+                n.q = 1.0;
+                // The winning edge's child is proven lost for the opponent (finished, lost
+                // at once after a two-step kill, or lost to the rest of a VCF), so every
+                // reader of the graph (move choice, policy target, analysis) sees a proven
+                // win there.
+                let mut won = game;
+                won.play_unchecked(action);
+                let child = self.node_for(&won);
+                let c = &mut self.nodes[child as usize];
+                c.proven = Proven::Loss;
+                c.q = -1.0;
+                self.edges[first as usize].child = child;
+            }
+            Lookahead::Lost => {
+                n.proven = Proven::Loss;
+                n.q = -1.0;
+            }
+            Lookahead::Moves => {}
+        }
+        self.leaf = NONE;
+        if leaf == self.root {
+            self.start_root();
+        }
+        self.backup();
+    }
 }

@@ -7,8 +7,8 @@
 
 use super::chance::{ChanceConfig, ChanceSearch};
 use super::config::SearchConfig;
-use super::evaluator::Evaluator;
-use super::puct::{ChildStats, Proven, Search, Step};
+use super::puct::{ChildStats, Proven, Search};
+use super::step::{LeafSearch, Step};
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game};
 
@@ -98,60 +98,6 @@ impl<G: Game> Searcher<G> {
         }
     }
 
-    /// Runs playouts until one needs the network ([`Searcher::leaf`], then
-    /// [`Searcher::deliver`]) or `budget` playouts are done: the form self-play batches.
-    pub fn run(&mut self, budget: u32) -> Step {
-        match &mut self.state {
-            State::Unrooted { .. } => panic!("run needs a root: set_root first"),
-            State::Graph(s) => s.run(budget),
-            State::Chance(s) => s.run(budget),
-        }
-    }
-
-    /// The position waiting for the network.
-    pub fn leaf(&self) -> &G {
-        match &self.state {
-            State::Unrooted { .. } => panic!("no leaf before a root"),
-            State::Graph(s) => s.leaf(),
-            State::Chance(s) => s.leaf(),
-        }
-    }
-
-    /// The network's logits and value for [`Searcher::leaf`].
-    pub fn deliver(&mut self, logits: &[f32], value: f32) {
-        match &mut self.state {
-            State::Unrooted { .. } => panic!("nothing to deliver before a root"),
-            State::Graph(s) => s.deliver(logits, value),
-            State::Chance(s) => s.deliver(logits, value),
-        }
-    }
-
-    /// A whole search of `budget` playouts with `evaluator`, one leaf at a time.
-    pub fn search_with(&mut self, evaluator: &mut dyn Evaluator, budget: u32) {
-        self.search_while(evaluator, budget, |_| true);
-    }
-
-    /// [`Searcher::search_with`], asking `go_on(evaluations so far)` after each evaluation
-    /// whether to keep going (a clock): stopping early leaves a search of fewer playouts.
-    pub fn search_while(&mut self, evaluator: &mut dyn Evaluator, budget: u32, mut go_on: impl FnMut(u32) -> bool) {
-        let mut planes = Vec::new();
-        let mut logits = Vec::new();
-        let mut value = [0.0f32];
-        let mut evaluations = 0;
-        while self.run(budget) == Step::NeedsEval {
-            let leaf = self.leaf();
-            planes.resize(leaf.plane_shape().len(), 0.0);
-            logits.resize(leaf.num_actions(), 0.0);
-            leaf.encode_planes(&mut planes);
-            evaluator.evaluate(&planes, 1, &mut logits, &mut value);
-            self.deliver(&logits, value[0]);
-            evaluations += 1;
-            if !go_on(evaluations) {
-                return;
-            }
-        }
-    }
-
     /// Playouts since the root was set (0 before the first).
     pub fn playouts(&self) -> u32 {
         match &self.state {
@@ -205,6 +151,36 @@ impl<G: Game> Searcher<G> {
             State::Unrooted { .. } => Vec::new(),
             State::Graph(s) => s.policy_target(),
             State::Chance(s) => s.policy_target(),
+        }
+    }
+}
+
+impl<G: Game> LeafSearch<G> for Searcher<G> {
+    /// Runs playouts until one needs the network ([`Searcher::leaf`], then
+    /// [`Searcher::deliver`]) or `budget` playouts are done: the form self-play batches.
+    fn run(&mut self, budget: u32) -> Step {
+        match &mut self.state {
+            State::Unrooted { .. } => panic!("run needs a root: set_root first"),
+            State::Graph(s) => s.run(budget),
+            State::Chance(s) => s.run(budget),
+        }
+    }
+
+    /// The position waiting for the network.
+    fn leaf(&self) -> &G {
+        match &self.state {
+            State::Unrooted { .. } => panic!("no leaf before a root"),
+            State::Graph(s) => s.leaf(),
+            State::Chance(s) => s.leaf(),
+        }
+    }
+
+    /// The network's logits and value for [`Searcher::leaf`].
+    fn deliver(&mut self, logits: &[f32], value: f32) {
+        match &mut self.state {
+            State::Unrooted { .. } => panic!("nothing to deliver before a root"),
+            State::Graph(s) => s.deliver(logits, value),
+            State::Chance(s) => s.deliver(logits, value),
         }
     }
 }

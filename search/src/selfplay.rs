@@ -18,8 +18,9 @@
 
 use super::config::{SearchConfig, SearchMode, SelfPlayConfig};
 use super::evaluator::Evaluator;
-use super::puct::{HashIndex, Step};
+use super::puct::HashIndex;
 use super::searcher::Searcher;
+use super::step::{LeafSearch, Step};
 use dojo_game::rng::Rng;
 use dojo_game::util::SettingError;
 use dojo_game::GameSpec;

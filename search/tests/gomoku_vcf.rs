@@ -8,6 +8,7 @@ use dojo_game::{Action, Game, Lookahead, Outcome, Player, ToMove};
 use dojo_search::config::SearchConfig;
 use dojo_search::evaluator::UniformEvaluator;
 use dojo_search::puct::{Proven, Search};
+use dojo_search::step::LeafSearch;
 use rand::{RngExt, SeedableRng};
 
 /// A position from a diagram (`X` the first player, `O` the second, anything else empty),

@@ -8,6 +8,7 @@ use dojo_search::evaluator::{Evaluator, UniformEvaluator};
 use dojo_search::gumbel::{improved_policy, sigma, ChildView};
 use dojo_search::puct::{Proven, Search};
 use dojo_search::selfplay::SelfPlayEngine;
+use dojo_search::step::LeafSearch;
 use rand::SeedableRng;
 
 fn position(moves: &str) -> Connect4 {

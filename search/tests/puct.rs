@@ -7,6 +7,7 @@ use dojo_search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
 use dojo_search::evaluator::{Evaluator, UniformEvaluator};
 use dojo_search::puct::{Proven, Search};
 use dojo_search::selfplay::SelfPlayEngine;
+use dojo_search::step::LeafSearch;
 use rand::SeedableRng;
 use std::collections::HashMap;
 

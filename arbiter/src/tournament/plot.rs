@@ -5,22 +5,12 @@
 //! curve has fixed reference points.
 
 use super::standings::Ranking;
-use crate::charts::{register, ChartError, FONT_NAME};
+use crate::charts::{legend, legend_mark, png, Axes, ChartError, COLOURS};
 use plotters::prelude::*;
 use std::path::Path;
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 640;
-
-/// Colours for the reference lines, in turn (the checkpoints are blue).
-const REFERENCE_COLOURS: [RGBColor; 6] = [
-    RGBColor(200, 60, 40),
-    RGBColor(40, 140, 60),
-    RGBColor(150, 80, 190),
-    RGBColor(210, 140, 20),
-    RGBColor(20, 150, 160),
-    RGBColor(120, 120, 120),
-];
 
 /// What a plot draws: checkpoints (step, value, interval ends) and references (name, value).
 /// A checkpoint on the curve: its step, its value and its interval's ends where finite.
@@ -67,7 +57,6 @@ fn axis_ranges(sorted: &[Point], references: &[(&str, f64)], min_margin: f64) ->
 }
 
 fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), ChartError> {
-    register();
     let Curve { y_desc, checkpoints, references, min_margin } = curve;
     if checkpoints.is_empty() && references.is_empty() {
         return Err(ChartError::NoRatedPlayer);
@@ -75,40 +64,21 @@ fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), ChartEr
     let mut sorted = checkpoints.clone();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     let ((x0, x1), (y0, y1)) = axis_ranges(&sorted, references, *min_margin);
-
-    let tmp = path.with_extension("png.tmp.png");
-    {
-        let root = BitMapBackend::new(&tmp, (WIDTH, HEIGHT)).into_drawing_area();
-        let err = ChartError::draw(path);
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT_NAME, 22))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("training step")
-            .y_desc(y_desc.as_str())
-            .label_style((FONT_NAME, 14))
-            .axis_desc_style((FONT_NAME, 16))
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(|e| err(&e))?;
+    let err = ChartError::draw(path);
+    png(path, (WIDTH, HEIGHT), |root| {
+        let axes = Axes { x_desc: "training step", y_desc, y_label: &|y| format!("{y:.0}") };
+        let mut chart = axes.chart(path, root, Some(title), ((x0, x1), (y0, y1)))?;
         for (k, (name, elo)) in references.iter().enumerate() {
-            let colour = REFERENCE_COLOURS[k % REFERENCE_COLOURS.len()];
+            // The curve has the first colour; the references take the others in turn.
+            let colour = COLOURS[1 + k % (COLOURS.len() - 1)];
             chart
                 .draw_series(DashedLineSeries::new([(x0, *elo), (x1, *elo)], 8, 5, colour.stroke_width(2)))
                 .map_err(|e| err(&e))?
                 .label(format!("{name} ({elo:.0})"))
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+                .legend(legend_mark(colour));
         }
         if !sorted.is_empty() {
-            let blue = RGBColor(30, 90, 200);
+            let blue = COLOURS[0];
             // Error bars with caps; an open end runs to the edge, capless.
             let cap = (x1 - x0) * 0.004;
             let bars = sorted.iter().flat_map(|&(x, _, low, high)| {
@@ -123,20 +93,11 @@ fn draw_curve(curve: &Curve<'_>, title: &str, path: &Path) -> Result<(), ChartEr
                 .draw_series(LineSeries::new(sorted.iter().map(|c| (c.0, c.1)), blue.stroke_width(2)))
                 .map_err(|e| err(&e))?
                 .label("checkpoints (95% intervals)")
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], blue.stroke_width(2)));
+                .legend(legend_mark(blue));
             chart.draw_series(sorted.iter().map(|c| Circle::new((c.0, c.1), 4, blue.filled()))).map_err(|e| err(&e))?;
         }
-        chart
-            .configure_series_labels()
-            .label_font((FONT_NAME, 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
-    ChartError::rename(&tmp, path)
+        legend(path, &mut chart, SeriesLabelPosition::LowerRight)
+    })
 }
 
 #[cfg(test)]
@@ -183,7 +144,7 @@ mod tests {
         // IHDR: width and height, big-endian, at bytes 16..24.
         assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), WIDTH);
         assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), HEIGHT);
-        assert!(!dir.path().join("ratings.png.tmp.png").exists());
+        assert!(!dir.path().join("ratings.tmp.png").exists());
         let empty = Standings { players: vec![], ..standings };
         assert_eq!(draw(&empty, "x", &path).unwrap_err().to_string(), "no rated player to plot");
     }

@@ -1,0 +1,69 @@
+//! A search driven one leaf at a time: [`LeafSearch::run`] until a position needs the
+//! network, [`LeafSearch::leaf`] to see it, [`LeafSearch::deliver`] its output. Self-play
+//! batches many searches' leaves that way; a lone search (a match's player, analysis, tests)
+//! uses the one loop here, whichever algorithm it runs.
+
+use super::evaluator::Evaluator;
+use dojo_game::Game;
+
+/// What the caller must do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Evaluate [`LeafSearch::leaf`] and call [`LeafSearch::deliver`].
+    NeedsEval,
+    /// The playout budget is spent (or the root is proven): pick a move.
+    Done,
+}
+
+/// A search that stops at each position needing the network.
+pub trait LeafSearch<G: Game> {
+    /// Runs playouts until one needs the network or `budget` playouts are done.
+    fn run(&mut self, budget: u32) -> Step;
+
+    /// The position waiting for the network.
+    fn leaf(&self) -> &G;
+
+    /// The network's logits (over all actions) and value for [`LeafSearch::leaf`].
+    fn deliver(&mut self, logits: &[f32], value: f32);
+
+    /// A whole search of `budget` playouts, `evaluate` giving each leaf's logits (written
+    /// into its slice) and value, one leaf at a time, asking `go_on(evaluations so far)`
+    /// after each whether to keep going (a clock): stopping early leaves a search of fewer
+    /// playouts.
+    fn search_by(
+        &mut self,
+        budget: u32,
+        mut evaluate: impl FnMut(&G, &mut [f32]) -> f32,
+        mut go_on: impl FnMut(u32) -> bool,
+    ) {
+        let mut logits = Vec::new();
+        let mut evaluations = 0;
+        while self.run(budget) == Step::NeedsEval {
+            let leaf = self.leaf();
+            logits.resize(leaf.num_actions(), 0.0);
+            let value = evaluate(leaf, &mut logits);
+            self.deliver(&logits, value);
+            evaluations += 1;
+            if !go_on(evaluations) {
+                return;
+            }
+        }
+    }
+
+    /// [`LeafSearch::search_by`] with `evaluator`, stopping early as `go_on` says.
+    fn search_while(&mut self, evaluator: &mut dyn Evaluator, budget: u32, go_on: impl FnMut(u32) -> bool) {
+        let (mut planes, mut value) = (Vec::new(), [0.0f32]);
+        let evaluate = |leaf: &G, logits: &mut [f32]| {
+            planes.resize(leaf.plane_shape().len(), 0.0);
+            leaf.encode_planes(&mut planes);
+            evaluator.evaluate(&planes, 1, logits, &mut value);
+            value[0]
+        };
+        self.search_by(budget, evaluate, go_on);
+    }
+
+    /// A whole search of `budget` playouts with `evaluator`.
+    fn search_with(&mut self, evaluator: &mut dyn Evaluator, budget: u32) {
+        self.search_while(evaluator, budget, |_| true);
+    }
+}
