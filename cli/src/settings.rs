@@ -36,3 +36,30 @@ impl RunConfigArgs {
         Ok(config)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analyse_cmd::PlayArgs;
+    use crate::selfplay_cmd::SearchArgs;
+    use clap::Args;
+    use dojo_search::config::SearchConfig;
+
+    /// The long flags of a set of arguments, as `snake_case` names.
+    fn flags<A: Args>() -> Vec<String> {
+        let command = A::augment_args(clap::Command::new("flags"));
+        command.get_arguments().filter_map(|a| a.get_long()).map(|long| long.replace('-', "_")).collect()
+    }
+
+    #[test]
+    fn every_search_flag_is_named_by_its_row_in_the_key_table() {
+        // A search setting's flag is one more door to its `SearchConfig::KEYS` row: named
+        // by the row (its name or its short name), never by a word of its own.
+        let play = flags::<PlayArgs>();
+        let selfplay = flags::<SearchArgs>();
+        assert!(play.len() >= 4 && selfplay.len() >= 5, "{play:?} {selfplay:?}");
+        for flag in play.iter().filter(|f| *f != "set").chain(&selfplay) {
+            let key = SearchConfig::key(flag).unwrap_or_else(|e| panic!("--{flag} names no search setting: {e}"));
+            assert!(key.is_named(flag));
+        }
+    }
+}

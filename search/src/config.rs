@@ -287,7 +287,7 @@ search_keys! {
     fpu_reduction: "first-play urgency: unvisited moves valued at the parent's Q minus this",
     dirichlet_epsilon: "self-play: weight of Dirichlet noise in the root priors",
     dirichlet_alpha: "self-play: Dirichlet alpha (0: 10 / legal moves)",
-    nonroot_noise_epsilon: "self-play: AlphaFive's noise at non-root nodes (0 = off)",
+    nonroot_noise_epsilon / nonroot_noise: "self-play: AlphaFive's noise at non-root nodes (0 = off)",
     forced_visits: "self-play: forced root visits: off, min:N or katago:K",
     prune_forced: "self-play: remove forced visits from the policy target",
     reuse_tree: "keep the searched subgraph below the move played",
@@ -509,7 +509,7 @@ mod tests {
             SearchConfig::KEYS.iter().map(|k| k.name).filter(|name| !row.contains(&format!("`{name}` ("))).collect();
         assert!(missing.is_empty(), "docs/training.md's [search] row misses {missing:?}");
         let shorts: Vec<&str> = SearchConfig::KEYS.iter().filter_map(|k| k.short).collect();
-        assert_eq!(shorts, ["sims", "cpuct", "vcf"]);
+        assert_eq!(shorts, ["sims", "cpuct", "nonroot_noise", "vcf"]);
         for short in shorts {
             assert!(row.contains(&format!("short name `{short}`")), "docs/training.md's [search] row misses {short}");
         }
