@@ -151,8 +151,8 @@ pub struct ChanceSearch<G: Game> {
     root_game: Option<G>,
     playouts: u32,
     path: Vec<Hop>,
-    leaf: u32,
-    leaf_game: Option<G>,
+    /// The node waiting for the network, and its position.
+    pending: Option<(u32, G)>,
     /// Smallest and largest Q seen (points), for normalising.
     q_min: f64,
     q_max: f64,
@@ -174,8 +174,7 @@ impl<G: Game> ChanceSearch<G> {
             root_game: None,
             playouts: 0,
             path: Vec::new(),
-            leaf: NONE,
-            leaf_game: None,
+            pending: None,
             q_min: f64::INFINITY,
             q_max: f64::NEG_INFINITY,
             legal: Vec::new(),
@@ -209,8 +208,7 @@ impl<G: Game> ChanceSearch<G> {
         self.edges.clear();
         self.chances.clear();
         self.playouts = 0;
-        self.leaf = NONE;
-        self.leaf_game = None;
+        self.pending = None;
         self.q_min = f64::INFINITY;
         self.q_max = f64::NEG_INFINITY;
         self.root_game = Some(game.clone());
@@ -241,8 +239,7 @@ impl<G: Game> ChanceSearch<G> {
         loop {
             match self.decisions[node as usize].state {
                 State::Unexpanded => {
-                    self.leaf = node;
-                    self.leaf_game = Some(game);
+                    self.pending = Some((node, game));
                     return true;
                 }
                 State::Terminal => {
@@ -446,7 +443,7 @@ impl<G: Game> ChanceSearch<G> {
 impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
     /// Runs playouts until one needs the network or `budget` playouts are done.
     fn run(&mut self, budget: u32) -> Step {
-        assert!(self.leaf == NONE, "deliver the pending evaluation first");
+        assert!(self.pending.is_none(), "deliver the pending evaluation first");
         loop {
             let root = &self.decisions[0];
             if root.state == State::Terminal || (root.state == State::Expanded && self.playouts >= budget) {
@@ -460,15 +457,13 @@ impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
 
     /// The position waiting for the network.
     fn leaf(&self) -> &G {
-        self.leaf_game.as_ref().expect("no leaf is pending")
+        &self.pending.as_ref().expect("no leaf is pending").1
     }
 
     /// Hands back the network's output for [`ChanceSearch::leaf`]: logits over all actions
     /// and the value (a scaled return, see [`ReturnScale`]).
     fn deliver(&mut self, logits: &[f32], value: f32) {
-        let leaf = self.leaf;
-        assert!(leaf != NONE, "no leaf is pending");
-        let game = self.leaf_game.take().expect("no leaf is pending");
+        let (leaf, game) = self.pending.take().expect("no leaf is pending");
         game.legal_actions(&mut self.legal);
         let mut priors = Vec::with_capacity(self.legal.len());
         legal_softmax(logits, &self.legal, &mut priors);
@@ -490,7 +485,6 @@ impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
         d.visits = 1;
         d.nn_points = points;
         d.points = points;
-        self.leaf = NONE;
         self.backup();
     }
 }

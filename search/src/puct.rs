@@ -139,8 +139,8 @@ pub struct Search<G: Game> {
     /// Playouts run since the root was last set.
     playouts: u32,
     path: Vec<(u32, u32)>,
-    leaf: u32,
-    leaf_game: Option<G>,
+    /// The node waiting for the network, and its position.
+    pending: Option<(u32, G)>,
     legal: Vec<Action>,
     scratch: Vec<f32>,
     /// Gumbel mode: the root's noise and sequential-halving counts.
@@ -169,8 +169,7 @@ impl<G: Game> Search<G> {
             root_noise: Vec::new(),
             playouts: 0,
             path: Vec::new(),
-            leaf: NONE,
-            leaf_game: None,
+            pending: None,
             legal: Vec::new(),
             scratch: Vec::new(),
             schedule: RootSchedule::default(),
@@ -209,8 +208,7 @@ impl<G: Game> Search<G> {
         self.table.clear();
         self.root = NONE;
         self.root_game = None;
-        self.leaf = NONE;
-        self.leaf_game = None;
+        self.pending = None;
     }
 
     /// Draws the search's random choices (root noise, tie-breaks, temperature) from `rng`
@@ -233,8 +231,7 @@ impl<G: Game> Search<G> {
         }
         self.root_game = Some(game.clone());
         self.playouts = 0;
-        self.leaf = NONE;
-        self.leaf_game = None;
+        self.pending = None;
         self.root_noise.clear();
         self.schedule.clear();
         if self.nodes[self.root as usize].state == NodeState::Expanded {
@@ -328,8 +325,7 @@ impl<G: Game> Search<G> {
             let n = &self.nodes[node as usize];
             match n.state {
                 NodeState::Unexpanded => {
-                    self.leaf = node;
-                    self.leaf_game = Some(game);
+                    self.pending = Some((node, game));
                     return true;
                 }
                 NodeState::Terminal => {
@@ -752,7 +748,7 @@ impl<G: Game> LeafSearch<G> for Search<G> {
     /// through the root's moves (mctx's `num_simulations`), and sequential halving plans
     /// for it: call with the same budget until done.
     fn run(&mut self, budget: u32) -> Step {
-        assert!(self.leaf == NONE, "deliver the pending evaluation first");
+        assert!(self.pending.is_none(), "deliver the pending evaluation first");
         self.budget = budget;
         loop {
             let spent = if self.gumbel() { self.schedule.spent() } else { self.playouts };
@@ -771,15 +767,13 @@ impl<G: Game> LeafSearch<G> for Search<G> {
 
     /// The position waiting for the network.
     fn leaf(&self) -> &G {
-        self.leaf_game.as_ref().expect("no leaf is pending")
+        &self.pending.as_ref().expect("no leaf is pending").1
     }
 
     /// Hands back the network's output for [`Search::leaf`]: logits over all actions and the
     /// value from the leaf's side to move.
     fn deliver(&mut self, logits: &[f32], value: f32) {
-        let leaf = self.leaf;
-        assert!(leaf != NONE, "no leaf is pending");
-        let game = self.leaf_game.take().expect("no leaf is pending");
+        let (leaf, game) = self.pending.take().expect("no leaf is pending");
         let mut lookahead = if self.config.tactics && self.config.two_step_kills {
             game.two_step_lookahead(&mut self.legal)
         } else if self.config.tactics {
@@ -841,7 +835,6 @@ impl<G: Game> LeafSearch<G> for Search<G> {
             }
             Lookahead::Moves => {}
         }
-        self.leaf = NONE;
         if leaf == self.root {
             self.start_root();
         }
