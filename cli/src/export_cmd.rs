@@ -17,7 +17,7 @@ pub struct ExportArgs {
 #[derive(Subcommand)]
 enum ExportFormat {
     /// A Connect Four network as a saiblo.net strategy: DIR/Strategy.cpp (the weights, the
-    /// network's inference and dojo's PUCT search by the clock), Strategy.h, Point.h.
+    /// network's inference and dojo's search, PUCT or Gumbel, by the clock), Strategy.h, Point.h.
     Saiblo(SaibloArgs),
 }
 

@@ -1,5 +1,5 @@
 //! A dojo network as a saiblo strategy (`dojo export saiblo`): one C++ file with the
-//! network's weights as data, its inference and dojo's PUCT search by the clock
+//! network's weights as data, its inference and dojo's search (PUCT or Gumbel) by the clock
 //! (`saiblo_strategy.cpp`, the engine, with the generated part spliced in), plus the SDK's two
 //! headers, so the folder is a submission the platform builds with plain `g++ -O2`.
 //!
@@ -17,7 +17,7 @@ use dojo_net::checkpoint::{self, CheckpointError, Loaded};
 use dojo_net::folded::{FoldedNetwork, PlainAnySize, PlainLayer};
 use dojo_net::model::Model;
 use dojo_net::precision::Precision;
-use dojo_search::config::{SearchConfig, SearchMode};
+use dojo_search::config::{SearchConfig, SearchMode, MAX_TIMED_PLAYOUTS};
 use rand::{RngExt, SeedableRng};
 use std::ffi::c_int;
 use std::fmt::Write as _;
@@ -47,7 +47,9 @@ const PLANES: usize = 9;
 /// How the exported strategy searches.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportConfig {
-    /// Searches stop at this many playouts (None: only the clock stops them).
+    /// Searches stop at this many playouts (None: only the clock stops them, and Gumbel
+    /// mode's sequential halving plans for [`MAX_TIMED_PLAYOUTS`], as a `net:` player by the
+    /// clock does).
     pub playouts: Option<u32>,
     /// Milliseconds each move searches for.
     pub move_ms: u64,
@@ -72,8 +74,6 @@ pub enum ExportError {
         .path.display()
     )]
     NotAnySize { path: PathBuf, game: GameSpec },
-    #[error("the exported strategy searches as dojo's PUCT does; search.mode = gumbel is not exported")]
-    Gumbel,
     #[error("cannot write {}: {error}", .path.display())]
     Write { path: PathBuf, error: std::io::Error },
     /// `g++` could not be run, or failed (its stderr's end attached).
@@ -112,9 +112,6 @@ pub fn write_strategy(
     if !arch.any_size || arch.game.family() != "connect4" || arch.input_channels != PLANES {
         return Err(not_any_size());
     }
-    if config.search.mode == SearchMode::Gumbel {
-        return Err(ExportError::Gumbel);
-    }
     let folded = FoldedNetwork::new(&loaded.model, Precision::F32);
     let layers = folded.plain_any_size().ok_or_else(not_any_size)?;
     let provenance = format!(
@@ -147,14 +144,19 @@ fn settings(config: &ExportConfig) -> String {
     format!(
         "constexpr uint32_t MAX_PLAYOUTS = {}u;\nconstexpr int MOVE_MS = {};\nconstexpr float C_PUCT = {:e}f;\n\
          constexpr float FPU_REDUCTION = {:e}f;\nconstexpr bool TACTICS = {};\nconstexpr bool TWO_STEP_KILLS = {};\n\
-         constexpr bool REUSE_TREE = {};\n",
-        config.playouts.unwrap_or(u32::MAX),
+         constexpr bool REUSE_TREE = {};\nconstexpr bool GUMBEL = {};\nconstexpr uint32_t GUMBEL_CONSIDERED = {}u;\n\
+         constexpr float GUMBEL_C_VISIT = {:e}f;\nconstexpr float GUMBEL_C_SCALE = {:e}f;\n",
+        config.playouts.unwrap_or(MAX_TIMED_PLAYOUTS),
         config.move_ms.min(i32::MAX as u64),
         s.c_puct,
         s.fpu_reduction,
         flag(s.tactics),
         flag(s.tactics && s.two_step_kills),
         flag(s.reuse_tree),
+        flag(s.mode == SearchMode::Gumbel),
+        s.gumbel_considered,
+        s.gumbel_c_visit,
+        s.gumbel_c_scale,
     )
 }
 

@@ -1,17 +1,20 @@
 // A dojo network playing saiblo.net's Connect Four, as a saiblo strategy: the network's
-// inference and dojo's PUCT graph search in plain C++ (one thread, no library), built as the
+// inference and dojo's graph search (PUCT, or Gumbel AlphaZero's) in plain C++ (one thread, no library), built as the
 // platform builds a submission:
 //
 //     g++ -O2 -shared -fPIC -o Strategy.so Strategy.cpp
 //
 // Written by `dojo export saiblo`; the network's weights and the search's settings are the
 // data at the top. What it computes is dojo's, step for step:
-// - the network: its any-size form (arbiter/src/saiblo/export.rs; core/src/net/any_size.rs),
+// - the network: its any-size form (program/src/saiblo_export.rs; net/src/folded.rs),
 //   every batch norm folded into its convolution, run on the board as it is (no frame);
-// - the input planes: Connect Four's nine (core/src/game/connect4.rs, `encode_planes`);
-// - the search: dojo's PUCT over a graph of positions (core/src/search/puct.rs): transpositions
+// - the input planes: Connect Four's nine (game/src/connect4.rs, `encode_planes`);
+// - the search: dojo's PUCT over a graph of positions (search/src/puct.rs): transpositions
 //   shared, the MCTS-Solver's proofs, the two-step lookahead at every expanded position,
-//   the tree kept from move to move, the most visited move played.
+//   the part of the graph below the new root kept from move to move, the most visited move
+//   played; or, with GUMBEL, the
+//   same graph searched as Gumbel AlphaZero plays (search/src/gumbel.rs, no noise):
+//   sequential halving at the root, the completed-Q improved policy below it.
 // `dojoEvaluate` (below) is the network alone, for `dojo export saiblo --check`.
 
 #include <algorithm>
@@ -428,7 +431,137 @@ void legal_softmax(const float* logits, const std::vector<int>& legal, std::vect
 }
 
 // ---------------------------------------------------------------------------------------
-// The search: dojo's PUCT over a graph (core/src/search/puct.rs, play mode: no noise).
+// Gumbel AlphaZero's maths as dojo plays it (search/src/gumbel.rs: mctx's formulas, the
+// Gumbel noise g = 0).
+
+// What the formulas need of a child: its prior, visits through this parent, and Q from the
+// parent's mover's view (read only when visited).
+struct ChildView {
+    float prior;
+    uint32_t visits;
+    float q;
+};
+
+// The logit a prior stands for (ln prior; a prior of 0 a very unlikely move, not -inf).
+float gumbel_logit(float prior) {
+    return std::log(std::max(prior, 1.17549435e-38f));
+}
+
+// sigma(q) over the completed Q-values (unvisited children get the mixed value), rescaled
+// to [0, 1] by their own min and max, times (c_visit + max N) * c_scale.
+void gumbel_sigma(float raw_value, const std::vector<ChildView>& children, std::vector<float>& out) {
+    uint32_t total = 0, most = 0;
+    float sum_p = 0.0f, sum_pq = 0.0f;
+    for (const ChildView& c : children) {
+        total += c.visits;
+        most = std::max(most, c.visits);
+        if (c.visits == 0) continue;
+        float p = std::max(c.prior, 1.17549435e-38f);
+        sum_p += p;
+        sum_pq += p * c.q;
+    }
+    float v_mix = total == 0 ? raw_value : (raw_value + (float)total * (sum_pq / sum_p)) / ((float)total + 1.0f);
+    out.clear();
+    for (const ChildView& c : children) out.push_back(c.visits > 0 ? c.q : v_mix);
+    float lo = INFINITY, hi = -INFINITY;
+    for (float q : out) lo = std::min(lo, q), hi = std::max(hi, q);
+    float scale = (GUMBEL_C_VISIT + (float)most) * GUMBEL_C_SCALE / std::max(hi - lo, 1e-8f);
+    for (float& q : out) q = (q - lo) * scale;
+}
+
+// The selection below the root: pi'(a) - N(a) / (1 + sum N), pi' = softmax(logit + sigma).
+void gumbel_interior_scores(const std::vector<ChildView>& children, const std::vector<float>& sigma,
+                            std::vector<float>& out) {
+    out.clear();
+    float most = -INFINITY, sum = 0.0f;
+    uint32_t total = 0;
+    for (size_t i = 0; i < children.size(); ++i) {
+        out.push_back(gumbel_logit(children[i].prior) + sigma[i]);
+        most = std::max(most, out.back());
+        total += children[i].visits;
+    }
+    for (float& x : out) {
+        x = std::exp(x - most);
+        sum += x;
+    }
+    for (size_t i = 0; i < out.size(); ++i) out[i] = out[i] / sum - (float)children[i].visits / (1.0f + (float)total);
+}
+
+// The visits a root move must have to take simulation `sim` of a `budget`-simulation search
+// considering `m` moves (mctx's considered-visits sequence, computed where it is needed
+// rather than listed: phase by phase, each of the considered moves gets
+// max(1, budget / (ceil(log2 m) * considered)) visits, then half of them go on). -1 past
+// the budget.
+int64_t considered_visits_at(uint32_t m, uint32_t budget, uint32_t sim) {
+    if (sim >= budget) return -1;
+    if (m <= 1) return sim;
+    uint64_t log2max = 0;
+    while ((1ull << log2max) < m) ++log2max;
+    uint64_t start = 0, base = 0, considered = m;
+    while (true) {
+        uint64_t extra = std::max<uint64_t>(1, budget / (log2max * considered));
+        if (sim < start + extra * considered) return (int64_t)(base + (sim - start) / considered);
+        start += extra * considered;
+        base += extra;
+        considered = std::max<uint64_t>(considered / 2, 2);
+    }
+}
+
+// The root's side of a Gumbel search: how many simulations sequential halving has given
+// each root move.
+struct RootSchedule {
+    std::vector<uint32_t> visits;
+
+    void start(size_t moves) { visits.assign(moves, 0); }
+    uint32_t spent() const {
+        uint32_t sum = 0;
+        for (uint32_t v : visits) sum += v;
+        return sum;
+    }
+    float score(const ChildView& c, float sigma) const { return gumbel_logit(c.prior) + sigma; }
+
+    // The best-scoring move (the last of equal ones) among those with `want` visits, or -1.
+    int best_with(int64_t want, const std::vector<ChildView>& children, const std::vector<float>& sigma) const {
+        int best = -1;
+        for (size_t i = 0; i < children.size(); ++i) {
+            if (want >= 0 && visits[i] != (uint64_t)want) continue;
+            if (best < 0 || score(children[i], sigma[i]) >= score(children[best], sigma[best])) best = (int)i;
+        }
+        return best;
+    }
+
+    // The move for the next simulation, counted: the best among those with as many visits
+    // as the schedule says (or, past it, among the most visited).
+    size_t choose(uint32_t budget, const std::vector<ChildView>& children, const std::vector<float>& sigma) {
+        if (visits.size() != children.size()) visits.assign(children.size(), 0);
+        uint32_t m = std::max<uint32_t>(1, std::min<uint32_t>(GUMBEL_CONSIDERED, (uint32_t)children.size()));
+        int64_t level = considered_visits_at(m, budget, spent());
+        int chosen = level >= 0 ? best_with(level, children, sigma) : -1;
+        if (chosen < 0) chosen = best_with(*std::max_element(visits.begin(), visits.end()), children, sigma);
+        if (chosen < 0) chosen = 0;
+        visits[chosen] += 1;
+        return (size_t)chosen;
+    }
+
+    // The move sequential halving ends on: not proven lost while another remains, then among
+    // the most visited, then the best score (the last of equal ones).
+    template <typename Lost>
+    size_t final_choice(const std::vector<ChildView>& children, const std::vector<float>& sigma, Lost lost) const {
+        uint32_t most = visits.empty() ? 0 : *std::max_element(visits.begin(), visits.end());
+        size_t best = 0;
+        for (size_t i = 0; i < children.size(); ++i) {
+            bool a0 = !lost(i), a1 = i < visits.size() && visits[i] == most;
+            bool b0 = !lost(best), b1 = best < visits.size() && visits[best] == most;
+            bool better_score = score(children[i], sigma[i]) >= score(children[best], sigma[best]);
+            if (i == 0 || a0 > b0 || (a0 == b0 && (a1 > b1 || (a1 == b1 && better_score)))) best = i;
+        }
+        return best;
+    }
+};
+
+// ---------------------------------------------------------------------------------------
+// The search: dojo's PUCT over a graph (search/src/puct.rs, play mode: no noise), or with
+// GUMBEL that graph searched as Gumbel AlphaZero does.
 
 constexpr uint32_t NONE = UINT32_MAX;
 enum Proven : int8_t { UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW };
@@ -461,6 +594,10 @@ struct Search {
     std::vector<std::pair<uint32_t, uint32_t>> path;
     std::vector<int> legal;
     std::vector<float> priors;
+    // Gumbel mode: the root's sequential halving, and scratch for one node's children.
+    RootSchedule schedule;
+    std::vector<ChildView> views;
+    std::vector<float> sigma, scores;
 
     void clear() {
         nodes.clear();
@@ -487,6 +624,46 @@ struct Search {
         return found != table.end() ? found->second : new_node(b);
     }
 
+    // Makes `node` the root (node 0), keeping the part of the graph it reaches and dropping
+    // the rest, as dojo's `rebuild_from`: a position the old graph holds but the new root
+    // does not reach is searched afresh if it is reached again, as dojo searches it.
+    void keep_only_below(uint32_t node) {
+        std::vector<Node> old_nodes;
+        std::vector<Edge> old_edges;
+        old_nodes.swap(nodes);
+        old_edges.swap(edges);
+        table.clear();
+        std::unordered_map<uint32_t, uint32_t> moved{{node, 0}};
+        std::vector<uint32_t> stack{node};
+        nodes.push_back(old_nodes[node]);
+        // Nodes are copied when first reached; their edge blocks when popped.
+        while (!stack.empty()) {
+            uint32_t old = stack.back();
+            stack.pop_back();
+            const Node& n = old_nodes[old];
+            uint32_t first = (uint32_t)edges.size();
+            for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
+                Edge edge = old_edges[e];
+                if (edge.child != NONE) {
+                    auto at = moved.find(edge.child);
+                    if (at == moved.end()) {
+                        uint32_t copy = (uint32_t)nodes.size();
+                        moved.emplace(edge.child, copy);
+                        nodes.push_back(old_nodes[edge.child]);
+                        stack.push_back(edge.child);
+                        edge.child = copy;
+                    } else {
+                        edge.child = at->second;
+                    }
+                }
+                edges.push_back(edge);
+            }
+            nodes[moved[old]].first_edge = first;
+        }
+        for (uint32_t i = 0; i < (uint32_t)nodes.size(); ++i) table[nodes[i].hash] = i;
+        root = 0;
+    }
+
     // The position searched from now on; with tree reuse the graph below it is kept.
     void set_root(const Board& b) {
         // Another game (another board, or fewer discs than the last root) starts afresh: its
@@ -496,18 +673,22 @@ struct Search {
                          b.ply >= root_board.ply;
         auto found = REUSE_TREE && same_game && nodes.size() < MAX_NODES ? table.find(b.hash) : table.end();
         if (found != table.end()) {
-            root = found->second;
+            keep_only_below(found->second);
         } else {
             clear();
             root = new_node(b);
         }
         root_board = b;
         playouts = 0;
+        schedule.start(nodes[root].state == EXPANDED ? nodes[root].num_edges : 0);
     }
 
+    // Gumbel mode counts the simulations through the root's moves, as sequential halving
+    // plans them; PUCT counts playouts.
     bool done(uint32_t budget) const {
         const Node& r = nodes[root];
-        return r.state == TERMINAL || (r.state == EXPANDED && (playouts >= budget || r.proven != UNKNOWN));
+        uint32_t spent = GUMBEL ? schedule.spent() : playouts;
+        return r.state == TERMINAL || (r.state == EXPANDED && (spent >= budget || r.proven != UNKNOWN));
     }
 
     // One playout, evaluating the leaf it stops at.
@@ -574,6 +755,7 @@ struct Search {
             nodes[leaf].proven = PROVEN_LOSS;
             nodes[leaf].q = -1.0f;
         }
+        if (leaf == root) schedule.start(legal.size());
     }
 
     void backup() {
@@ -612,7 +794,43 @@ struct Search {
                                                                                                  : (float)(sum / weight);
     }
 
-    uint32_t select(uint32_t node) const {
+    uint32_t select(uint32_t node) { return GUMBEL ? gumbel_select(node) : puct_select(node); }
+
+    Proven proven_child(const Edge& edge) const { return edge.child == NONE ? UNKNOWN : nodes[edge.child].proven; }
+
+    // `node`'s children as Gumbel's formulas see them, and their sigma.
+    void child_views(uint32_t node) {
+        const Node& n = nodes[node];
+        views.clear();
+        for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
+            const Edge& edge = edges[e];
+            bool visited = edge.visits > 0 && edge.child != NONE;
+            views.push_back(ChildView{edge.prior, visited ? edge.visits : 0, visited ? -nodes[edge.child].q : 0.0f});
+        }
+        gumbel_sigma(n.nn_value, views, sigma);
+    }
+
+    // Sequential halving at the root; below it the improved policy less the visits' share
+    // (a winning child taken, a losing one last, as in PUCT mode).
+    uint32_t gumbel_select(uint32_t node) {
+        child_views(node);
+        uint32_t first = nodes[node].first_edge;
+        if (node == root) return first + (uint32_t)schedule.choose(MAX_PLAYOUTS, views, sigma);
+        gumbel_interior_scores(views, sigma, scores);
+        size_t best = 0;
+        float best_score = -INFINITY;
+        for (size_t i = 0; i < scores.size(); ++i) {
+            Proven proven = proven_child(edges[first + i]);
+            float score = proven == PROVEN_LOSS ? INFINITY : proven == PROVEN_WIN ? scores[i] - 3.0f : scores[i];
+            if (score > best_score) {
+                best_score = score;
+                best = i;
+            }
+        }
+        return first + (uint32_t)best;
+    }
+
+    uint32_t puct_select(uint32_t node) const {
         const Node& n = nodes[node];
         uint32_t total = n.visits > 0 ? n.visits - 1 : 0;
         float sqrt_total = std::sqrt((float)std::max(total, 1u));
@@ -645,13 +863,19 @@ struct Search {
     // A proven win if there is one, else the most visited move not proven lost (ties to
     // the better value, then the higher prior; the last of equal ones), as dojo plays at
     // temperature 0.
-    int choose_move() const {
+    // With GUMBEL, after a proven win, the move sequential halving ends on.
+    int choose_move() {
         const Node& n = nodes[root];
-        auto proven = [&](const Edge& edge) { return edge.child == NONE ? UNKNOWN : nodes[edge.child].proven; };
+        auto proven = [&](const Edge& edge) { return proven_child(edge); };
         bool any_not_lost = false;
         for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
             if (proven(edges[e]) == PROVEN_LOSS) return edges[e].action;
             any_not_lost |= proven(edges[e]) != PROVEN_WIN;
+        }
+        if (GUMBEL) {
+            child_views(root);
+            auto lost = [&](size_t i) { return proven(edges[n.first_edge + i]) == PROVEN_WIN; };
+            return edges[n.first_edge + schedule.final_choice(views, sigma, lost)].action;
         }
         int best = -1;
         int64_t best_key[3] = {0, 0, 0};

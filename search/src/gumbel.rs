@@ -35,26 +35,32 @@ pub struct ChildView {
 /// `m/2`, ..., down to 2) considered actions gets `max(1, ⌊n / (⌈log2 m⌉ · considered)⌋)`
 /// more visits, until the budget is spent; the sequence is cut at exactly `n`.
 pub fn considered_visits(m: u32, n: u32) -> Vec<u32> {
-    let n = n as usize;
-    if m <= 1 {
-        return (0..n as u32).collect();
+    (0..n).map(|sim| considered_visits_at(m, n, sim).expect("within the budget")).collect()
+}
+
+/// The element `sim` of [`considered_visits`]`(m, n)` (None from `n` on), computed rather
+/// than listed: a search by the clock plans for millions of simulations and makes a few
+/// thousand. Within a phase the considered actions all have the phase's starting visits,
+/// and each round of the phase gives each of them one more.
+pub fn considered_visits_at(m: u32, n: u32, sim: u32) -> Option<u32> {
+    if sim >= n {
+        return None;
     }
-    let log2max = (m as f64).log2().ceil() as usize;
-    let mut sequence = Vec::with_capacity(n + m as usize);
-    let mut visits = vec![0u32; m as usize];
-    let mut considered = m as usize;
-    while sequence.len() < n {
+    if m <= 1 {
+        return Some(sim);
+    }
+    let log2max = m.next_power_of_two().trailing_zeros() as u64;
+    let (n, sim) = (n as u64, sim as u64);
+    let (mut start, mut base, mut considered) = (0u64, 0u64, m as u64);
+    loop {
         let extra = (n / (log2max * considered)).max(1);
-        for _ in 0..extra {
-            sequence.extend_from_slice(&visits[..considered]);
-            for v in &mut visits[..considered] {
-                *v += 1;
-            }
+        if sim < start + extra * considered {
+            return Some((base + (sim - start) / considered) as u32);
         }
+        start += extra * considered;
+        base += extra;
         considered = (considered / 2).max(2);
     }
-    sequence.truncate(n);
-    sequence
 }
 
 /// mctx's `_compute_mixed_value` (the paper's Appendix D): the network's value of the node
@@ -139,9 +145,6 @@ pub fn gumbel(rng: &mut Rng) -> f32 {
 pub struct RootSchedule {
     noise: Vec<f32>,
     visits: Vec<u32>,
-    /// The schedule for (considered actions, budget), kept while those stay the same.
-    levels: Vec<u32>,
-    planned: (u32, u32),
 }
 
 impl RootSchedule {
@@ -185,20 +188,14 @@ impl RootSchedule {
     /// keeps halving rather than stall.
     pub fn choose(&mut self, m: u32, budget: u32, children: &[ChildView], sigma: &[f32]) -> usize {
         let m = m.clamp(1, children.len().max(1) as u32);
-        if self.planned != (m, budget) || self.levels.is_empty() {
-            self.levels = considered_visits(m, budget);
-            self.planned = (m, budget);
-        }
-        let sim = self.spent() as usize;
+        let sim = self.spent();
         let best_with = |want: Option<u32>| {
             (0..children.len()).filter(|&i| want.is_none_or(|v| self.visits[i] == v)).max_by(|&a, &b| {
                 self.score(a, &children[a], sigma[a]).total_cmp(&self.score(b, &children[b], sigma[b]))
             })
         };
-        let chosen = self
-            .levels
-            .get(sim)
-            .and_then(|&level| best_with(Some(level)))
+        let chosen = considered_visits_at(m, budget, sim)
+            .and_then(|level| best_with(Some(level)))
             .or_else(|| best_with(self.visits.iter().copied().max()))
             .unwrap_or(0);
         self.visits[chosen] += 1;
@@ -246,6 +243,19 @@ mod tests {
         assert_eq!(considered_visits(1, 16), (0..16).collect::<Vec<u32>>());
         // Budget below m: the first `n` moves get one visit each.
         assert_eq!(considered_visits(16, 5), vec![0; 5]);
+    }
+
+    #[test]
+    fn a_search_by_the_clock_plans_without_listing_its_budget() {
+        // A net: player by the clock plans for MAX_TIMED_PLAYOUTS; the first phase of 12
+        // moves gives each 10_000_000 / (4 · 12) = 208_333 visits, round by round.
+        let n = crate::config::MAX_TIMED_PLAYOUTS;
+        let first: Vec<u32> = (0..36).map(|sim| considered_visits_at(12, n, sim).unwrap()).collect();
+        assert_eq!(first, [[0; 12], [1; 12], [2; 12]].concat());
+        assert_eq!(considered_visits_at(12, n, 12 * 208_333), Some(208_333), "the second phase starts");
+        assert_eq!(considered_visits_at(12, n, 12 * 208_333 + 6), Some(208_334), "with 6 moves");
+        assert_eq!(considered_visits_at(12, n, n - 1).map(|v| v > 208_333), Some(true));
+        assert_eq!(considered_visits_at(12, n, n), None);
     }
 
     #[test]
