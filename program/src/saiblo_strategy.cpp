@@ -1,6 +1,6 @@
 // A dojo network playing saiblo.net's Connect Four, as a saiblo strategy: the network's
-// inference and dojo's graph search (PUCT, or Gumbel AlphaZero's) in plain C++ (one thread, no library), built as the
-// platform builds a submission:
+// inference and dojo's graph search (PUCT, or Gumbel AlphaZero's) in plain C++ (one thread,
+// no library), built as the platform builds a submission:
 //
 //     g++ -O2 -shared -fPIC -o Strategy.so Strategy.cpp
 //
@@ -12,9 +12,9 @@
 // - the search: dojo's PUCT over a graph of positions (search/src/puct.rs): transpositions
 //   shared, the MCTS-Solver's proofs, the two-step lookahead at every expanded position,
 //   the part of the graph below the new root kept from move to move, the most visited move
-//   played; or, with GUMBEL, the
-//   same graph searched as Gumbel AlphaZero plays (search/src/gumbel.rs, no noise):
-//   sequential halving at the root, the completed-Q improved policy below it.
+//   played; or, with GUMBEL, the same graph searched as Gumbel AlphaZero plays
+//   (search/src/gumbel.rs, no noise): sequential halving at the root, the completed-Q
+//   improved policy below it, the move sequential halving ends on played.
 // `dojoEvaluate` (below) is the network alone, for `dojo export saiblo --check`.
 
 #include <algorithm>
@@ -866,22 +866,21 @@ struct Search {
     // With GUMBEL, after a proven win, the move sequential halving ends on.
     int choose_move() {
         const Node& n = nodes[root];
-        auto proven = [&](const Edge& edge) { return proven_child(edge); };
         bool any_not_lost = false;
         for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
-            if (proven(edges[e]) == PROVEN_LOSS) return edges[e].action;
-            any_not_lost |= proven(edges[e]) != PROVEN_WIN;
+            if (proven_child(edges[e]) == PROVEN_LOSS) return edges[e].action;
+            any_not_lost |= proven_child(edges[e]) != PROVEN_WIN;
         }
         if (GUMBEL) {
             child_views(root);
-            auto lost = [&](size_t i) { return proven(edges[n.first_edge + i]) == PROVEN_WIN; };
+            auto lost = [&](size_t i) { return proven_child(edges[n.first_edge + i]) == PROVEN_WIN; };
             return edges[n.first_edge + schedule.final_choice(views, sigma, lost)].action;
         }
         int best = -1;
         int64_t best_key[3] = {0, 0, 0};
         for (uint32_t e = n.first_edge; e < n.first_edge + n.num_edges; ++e) {
             const Edge& edge = edges[e];
-            if (any_not_lost && proven(edge) == PROVEN_WIN) continue;
+            if (any_not_lost && proven_child(edge) == PROVEN_WIN) continue;
             float q = edge.child != NONE && edge.visits > 0 ? -nodes[edge.child].q : -2.0f;
             int64_t key[3] = {(int64_t)edge.visits, (int64_t)(q * 1e6f), (int64_t)(edge.prior * 1e6f)};
             if (best < 0 || !std::lexicographical_compare(key, key + 3, best_key, best_key + 3)) {
