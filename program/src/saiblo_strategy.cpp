@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -548,13 +549,13 @@ struct RootSchedule {
     template <typename Lost>
     size_t final_choice(const std::vector<ChildView>& children, const std::vector<float>& sigma, Lost lost) const {
         uint32_t most = visits.empty() ? 0 : *std::max_element(visits.begin(), visits.end());
+        auto key = [&](size_t i) {
+            bool top = i < visits.size() && visits[i] == most;
+            return std::make_tuple(!lost(i), top, score(children[i], sigma[i]));
+        };
         size_t best = 0;
-        for (size_t i = 0; i < children.size(); ++i) {
-            bool a0 = !lost(i), a1 = i < visits.size() && visits[i] == most;
-            bool b0 = !lost(best), b1 = best < visits.size() && visits[best] == most;
-            bool better_score = score(children[i], sigma[i]) >= score(children[best], sigma[best]);
-            if (i == 0 || a0 > b0 || (a0 == b0 && (a1 > b1 || (a1 == b1 && better_score)))) best = i;
-        }
+        for (size_t i = 1; i < children.size(); ++i)
+            if (key(i) >= key(best)) best = i;
         return best;
     }
 };
