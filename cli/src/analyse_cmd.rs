@@ -23,8 +23,7 @@ use std::path::{Path, PathBuf};
 /// wins over `--set` naming the same setting, as in every command (`cli/src/settings.rs`).
 #[derive(Args, Clone, Debug)]
 pub struct PlayArgs {
-    /// Playouts per move [default: 200].
-    #[arg(long)]
+    #[arg(long, help = format!("Playouts per move [default: {PLAY_SIMULATIONS}]"))]
     pub sims: Option<u32>,
     /// PUCT exploration constant (self-play's `search.c_puct` explores more) [default: 1].
     #[arg(long)]

@@ -53,13 +53,20 @@ pub fn run(args: ExportArgs) -> Result<()> {
     }
 }
 
+/// What the strategy searches with. Its playouts: `--playouts`, else a
+/// `--set search.simulations=N`, else only the clock (a flag over `--set`, as everywhere).
+fn export_config(args: &SaibloArgs) -> Result<ExportConfig> {
+    let mut search = SearchConfig::for_play(u32::MAX);
+    search.apply(&args.set)?;
+    let set_playouts = (search.simulations != u32::MAX).then_some(search.simulations);
+    Ok(ExportConfig { playouts: args.playouts.or(set_playouts), move_ms: args.move_ms, search })
+}
+
 /// Any difference above this between the strategy's network and dojo's is an error.
 const AGREEMENT: f32 = 1e-4;
 
 fn run_saiblo(args: SaibloArgs) -> Result<()> {
-    let mut search = SearchConfig::for_play(u32::MAX);
-    search.apply(&args.set)?;
-    let config = ExportConfig { playouts: args.playouts, move_ms: args.move_ms, search };
+    let config = export_config(&args)?;
     let loaded = export::load(&args.model)?;
     let exported = export::write_strategy(&args.model, &loaded, &config, &args.out)?;
     println!(
@@ -92,4 +99,29 @@ fn run_saiblo(args: SaibloArgs) -> Result<()> {
     }
     println!("checked: {line}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SaibloArgs,
+    }
+
+    fn playouts(words: &[&str]) -> Option<u32> {
+        let cli = Cli::try_parse_from(["export", "--model", "m", "--out", "o"].iter().chain(words)).unwrap();
+        export_config(&cli.args).unwrap().playouts
+    }
+
+    #[test]
+    fn playouts_come_from_the_flag_over_set_over_the_clock_alone() {
+        assert_eq!(playouts(&[]), None);
+        assert_eq!(playouts(&["--set", "search.simulations=800"]), Some(800));
+        assert_eq!(playouts(&["--set", "search.sims=800"]), Some(800));
+        assert_eq!(playouts(&["--playouts", "300", "--set", "search.simulations=800"]), Some(300));
+    }
 }
