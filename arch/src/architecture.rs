@@ -189,6 +189,42 @@ pub struct Architecture {
     /// for a larger one, a frame grown to hold it; no weight depends on the size.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub any_size: bool,
+    /// Policy heads that only training reads ([`AuxHeads`]); none on checkpoints from
+    /// before they existed.
+    #[serde(default, skip_serializing_if = "AuxHeads::is_none")]
+    pub aux_heads: AuxHeads,
+}
+
+/// KataGo's auxiliary policy heads: more outputs of the policy head's features, trained
+/// beside the policy and never read in play (the search, the folded network and an exported
+/// strategy leave them out). Their targets give the trunk more to learn from each position:
+/// a head that predicts the opponent's reply teaches what the move played allows, and a
+/// softened copy of the policy target teaches the order of the moves the search liked less.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuxHeads {
+    /// Predicts the search's policy at the opponent's next move (`train.opponent_policy_weight`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub opponent_policy: bool,
+    /// Predicts the policy target softened to the power 1/4 (`train.soft_policy_weight`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub soft_policy: bool,
+}
+
+impl AuxHeads {
+    pub fn is_none(&self) -> bool {
+        *self == AuxHeads::default()
+    }
+
+    /// The heads the trainer's settings ask for: each one whose loss weighs more than 0.
+    pub fn for_training(config: &crate::train::TrainConfig) -> AuxHeads {
+        AuxHeads { opponent_policy: config.opponent_policy_weight > 0.0, soft_policy: config.soft_policy_weight > 0.0 }
+    }
+
+    /// How many there are: the extra policy outputs the network computes in training.
+    pub fn count(&self) -> usize {
+        usize::from(self.opponent_policy) + usize::from(self.soft_policy)
+    }
 }
 
 impl Architecture {
@@ -242,6 +278,7 @@ impl Architecture {
             policy_head: PolicyHead::default_for(game),
             max_return: None,
             any_size: false,
+            aux_heads: AuxHeads::default(),
         }
     }
 
@@ -263,6 +300,7 @@ impl Architecture {
             policy_head: PolicyHead::of_any_size(board),
             max_return: None,
             any_size: true,
+            aux_heads: AuxHeads::default(),
         }
     }
 
@@ -294,6 +332,11 @@ impl Architecture {
     /// The same with another policy head.
     pub fn with_policy_head(self, policy_head: PolicyHead) -> Architecture {
         Architecture { policy_head, ..self }
+    }
+
+    /// The same with the auxiliary policy heads `aux_heads`.
+    pub fn with_aux_heads(self, aux_heads: AuxHeads) -> Architecture {
+        Architecture { aux_heads, ..self }
     }
 
     /// The same with the value scale of a one-player game ([`Architecture::max_return`]).

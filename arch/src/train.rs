@@ -69,6 +69,14 @@ pub struct TrainConfig {
     pub batch_size: usize,
     /// Weight of the value loss against the policy loss.
     pub value_loss_weight: f64,
+    /// Weight of KataGo's auxiliary target, the opponent's reply: the search's policy at
+    /// the next move (the move played where that move had no full search). 0 = off; a run
+    /// started with it on has the head ([`crate::architecture::AuxHeads`]). KataGo: 0.15.
+    pub opponent_policy_weight: f64,
+    /// Weight of KataGo's soft policy target: the policy target to the power 1/4,
+    /// renormalised, which keeps the moves the search liked less apart from each other.
+    /// 0 = off; as above. KataGo: 8.
+    pub soft_policy_weight: f64,
 }
 
 impl Default for TrainConfig {
@@ -80,6 +88,8 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             batch_size: 256,
             value_loss_weight: 1.0,
+            opponent_policy_weight: 0.0,
+            soft_policy_weight: 0.0,
         }
     }
 }
@@ -92,6 +102,12 @@ impl TrainConfig {
         SettingError::check((0.0..1.0).contains(&momentum), "train.momentum", momentum, "within 0..1")?;
         let decay = self.weight_decay;
         SettingError::check((0.0..1.0).contains(&decay), "train.weight_decay", decay, "within 0..1")?;
+        for (key, weight) in [
+            ("train.opponent_policy_weight", self.opponent_policy_weight),
+            ("train.soft_policy_weight", self.soft_policy_weight),
+        ] {
+            SettingError::check((0.0..=100.0).contains(&weight), key, weight, "within 0..=100")?;
+        }
         if self.batch_size == 0 {
             return Err(SettingError::Zero { key: "train.batch_size" });
         }

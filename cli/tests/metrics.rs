@@ -1,12 +1,13 @@
 //! The learner's Prometheus page, scraped from a live `dojo train --http` and checked by
 //! Prometheus's own `promtool check metrics` (scripts/test.sh unpacks Debian's promtool into
 //! the cache and names it in DOJO_PROMTOOL); and a 2048 learner's scores, on its page and in
-//! its metrics.jsonl.
+//! its metrics.jsonl; KataGo's auxiliary policy targets switched on, reaching the network,
+//! the learner's losses and play.
 
 mod common;
 mod sliding;
 
-use common::{path, tiny_config};
+use common::{dojo, error_line, path, stdout_of, tiny_config};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -146,4 +147,54 @@ fn a_2048_learner_reports_its_windows_scores_and_the_games_reaching_each_tile() 
         "{line}"
     );
     assert!(lines.iter().all(|l| l["draw_rate"].is_number()), "the two-player fields stay: {text}");
+}
+
+#[test]
+fn auxiliary_policy_targets_switched_on_train_report_their_losses_and_leave_play_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = tiny_config();
+    c.train.opponent_policy_weight = 0.15;
+    c.train.soft_policy_weight = 8.0;
+    let config = tmp.path().join("aux.toml");
+    std::fs::write(&config, c.to_toml()).unwrap();
+    let run = tmp.path().join("run");
+    let train = ["train", "--run-dir", path(&run), "--config", path(&config), "--steps", "20", "--workers", "1"];
+    let out = dojo(&[&train[..], &["--http", "off"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // The network has both heads, and the learner reports both losses in every window.
+    let sidecar: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("models/best.json")).unwrap()).unwrap();
+    let named = &sidecar["architecture"]["aux_heads"];
+    assert_eq!(*named, serde_json::json!({"opponent_policy": true, "soft_policy": true}), "{sidecar}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(run.join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    for line in &lines {
+        for key in ["opponent_policy_loss", "soft_policy_loss"] {
+            let loss = line[key].as_f64().unwrap_or_else(|| panic!("no {key} in {line}"));
+            assert!(loss.is_finite() && loss > 0.0, "{key} {loss} in {line}");
+        }
+    }
+    // Play reads the policy and value only.
+    let net = format!("net:{}:sims=8", path(&run.join("models/best.safetensors")));
+    let report = stdout_of(&dojo(&["match", "--a", &net, "--b", "random", "--games", "2", "--threads", "1"]));
+    assert!(report.contains("2 games"), "{report}");
+
+    // A run without the heads cannot be given the targets later: the error says why.
+    c.train.opponent_policy_weight = 0.0;
+    c.train.soft_policy_weight = 0.0;
+    std::fs::write(&config, c.to_toml()).unwrap();
+    let plain = tmp.path().join("plain");
+    let args = ["train", "--run-dir", path(&plain), "--config", path(&config), "--steps", "0", "--http", "off"];
+    assert!(dojo(&args).status.success());
+    let run_config = plain.join("config.toml");
+    let mut resumed = dojo_run::config::RunConfig::load(&run_config).unwrap();
+    resumed.train.soft_policy_weight = 8.0;
+    std::fs::write(&run_config, resumed.to_toml()).unwrap();
+    let error = error_line(&["train", "--run-dir", path(&plain), "--steps", "2", "--http", "off"]);
+    assert!(error.contains("train.soft_policy_weight is 8, but this network has no soft policy head"), "{error}");
 }

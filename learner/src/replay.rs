@@ -330,6 +330,7 @@ pub fn train_step<G: Game>(
     size: usize,
     rng: &mut Rng,
 ) -> Result<Losses, RecordError> {
+    batch.with_opponent_policy = trainer.wants_opponent_policy();
     buffer.sample_batch(batch, size, rng)?;
     Ok(trainer.train_step(batch))
 }

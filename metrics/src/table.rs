@@ -34,6 +34,11 @@ pub static VALUE_LOSS: Metric = Metric::line("value_loss", Real)
     .tensorboard("loss/value")
     .gauge("dojo_training_value_loss", "Value loss (squared error), mean of the last window")
     .chart(&LOSS_FIGURE, "loss", "value loss");
+/// KataGo's auxiliary policy targets (`train.opponent_policy_weight`,
+/// `train.soft_policy_weight`): each head's cross-entropy, in a line only where it is on.
+pub static OPPONENT_POLICY_LOSS: Metric =
+    Metric::line("opponent_policy_loss", Real).tensorboard("loss/opponent_policy");
+pub static SOFT_POLICY_LOSS: Metric = Metric::line("soft_policy_loss", Real).tensorboard("loss/soft_policy");
 /// The weight decay's L2 term, `weight_decay / 2 × Σ w²`, at the window's end.
 pub static L2_LOSS: Metric = Metric::line("l2_loss", Real)
     .tensorboard("loss/l2")
@@ -129,6 +134,8 @@ pub static LINE: &[&Metric] = &[
     &MAX_SCORE,
     &MAX_TILE,
     &REACH,
+    &OPPONENT_POLICY_LOSS,
+    &SOFT_POLICY_LOSS,
 ];
 
 /// What only the learner's `/metrics` shows, counted as things happen rather than per window

@@ -8,13 +8,17 @@
 //! and the loss, not here).
 //! Value head: 1×1 convolution to 1 plane, a hidden linear layer, tanh: the expected result
 //! in [-1, 1] for the side to move.
+//! Auxiliary policy heads ([`AuxHeads`], training only): a last layer of their own over
+//! the policy head's features, the same kind as the policy's.
 //!
 //! Batch norm after every convolution: it lets the trainer use a high learning rate from a
 //! random start, which matters when training runs for minutes, not days; at inference it
 //! is a fixed affine map using the running statistics (`train = false`).
 
 use super::any_size;
-pub use dojo_arch::architecture::{Architecture, ArchitectureError, PolicyHead, PolicyHeadChoice, MAX_VALUE_HIDDEN};
+pub use dojo_arch::architecture::{
+    Architecture, ArchitectureError, AuxHeads, PolicyHead, PolicyHeadChoice, MAX_VALUE_HIDDEN,
+};
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 
@@ -89,6 +93,25 @@ pub struct Network {
     pub(crate) value_conv: ConvBn,
     pub(crate) value_fc1: nn::Linear,
     pub(crate) value_fc2: nn::Linear,
+    /// The training-only policy outputs ([`AuxHeads`]), each a last layer like
+    /// `policy_out` over the same policy features.
+    opponent_out: Option<PolicyOut>,
+    soft_out: Option<PolicyOut>,
+}
+
+/// Everything the network outputs for a batch: what play reads (policy logits
+/// [batch, actions], values [batch]) and, when asked for, the auxiliary heads' logits.
+pub struct Heads {
+    pub policy: Tensor,
+    pub value: Tensor,
+    pub opponent_policy: Option<Tensor>,
+    pub soft_policy: Option<Tensor>,
+}
+
+/// The trunk's output: its features, and on an any-size network the board's mask.
+struct Trunk {
+    x: Tensor,
+    mask: Option<Tensor>,
 }
 
 impl Network {
@@ -103,80 +126,112 @@ impl Network {
                 (ConvBn::new(&p / "a", c, c, 3), ConvBn::new(&p / "b", c, c, 3))
             })
             .collect();
-        let (policy_conv, policy_out) = match arch.policy_head {
-            PolicyHead::Fc => (
-                ConvBn::new(root / "policy", c, 2, 1),
-                PolicyOut::Fc(nn::linear(root / "policy" / "fc", 2 * cells, arch.actions as i64, Default::default())),
-            ),
-            PolicyHead::Conv => (
-                ConvBn::new(root / "policy", c, c, 1),
-                PolicyOut::Conv(nn::conv2d(root / "policy" / "out", c, 1, 1, Default::default())),
-            ),
-            PolicyHead::Column | PolicyHead::Point => (
-                ConvBn::new(root / "policy", c, c, 1),
-                PolicyOut::Pooled {
-                    global: nn::linear(root / "policy" / "global", any_size::POOLED * c, c, Default::default()),
-                    out: nn::conv2d(root / "policy" / "out", c, 1, 1, Default::default()),
-                },
-            ),
+        let policy_conv = match arch.policy_head {
+            PolicyHead::Fc => ConvBn::new(root / "policy", c, 2, 1),
+            PolicyHead::Conv | PolicyHead::Column | PolicyHead::Point => ConvBn::new(root / "policy", c, c, 1),
         };
+        let policy_out = Network::policy_out(&(root / "policy"), &arch);
         // An any-size network pools its value channels over the board instead of reading
         // each cell: as many inputs to the hidden layer on every board.
         let (value_planes, value_inputs) = if arch.any_size { (c, any_size::POOLED * c) } else { (1, cells) };
         let value_conv = ConvBn::new(root / "value", c, value_planes, 1);
         let value_fc1 = nn::linear(root / "value" / "fc1", value_inputs, arch.value_hidden as i64, Default::default());
         let value_fc2 = nn::linear(root / "value" / "fc2", arch.value_hidden as i64, 1, Default::default());
-        Network { arch, stem, blocks, policy_conv, policy_out, value_conv, value_fc1, value_fc2 }
+        // Built last, so the variables of a network without them are created as before.
+        let opponent_out =
+            arch.aux_heads.opponent_policy.then(|| Network::policy_out(&(root / "opponent_policy"), &arch));
+        let soft_out = arch.aux_heads.soft_policy.then(|| Network::policy_out(&(root / "soft_policy"), &arch));
+        Network {
+            arch,
+            stem,
+            blocks,
+            policy_conv,
+            policy_out,
+            value_conv,
+            value_fc1,
+            value_fc2,
+            opponent_out,
+            soft_out,
+        }
+    }
+
+    /// The last layer(s) of a policy output under `p`, from the policy features to a logit
+    /// per action: the policy's own, and each auxiliary head's.
+    fn policy_out(p: &nn::Path, arch: &Architecture) -> PolicyOut {
+        let c = arch.channels as i64;
+        let cells = (arch.height * arch.width) as i64;
+        match arch.policy_head {
+            PolicyHead::Fc => PolicyOut::Fc(nn::linear(p / "fc", 2 * cells, arch.actions as i64, Default::default())),
+            PolicyHead::Conv => PolicyOut::Conv(nn::conv2d(p / "out", c, 1, 1, Default::default())),
+            PolicyHead::Column | PolicyHead::Point => PolicyOut::Pooled {
+                global: nn::linear(p / "global", any_size::POOLED * c, c, Default::default()),
+                out: nn::conv2d(p / "out", c, 1, 1, Default::default()),
+            },
+        }
     }
 
     /// `xs`: [batch, input_channels, height, width]. Returns (policy logits [batch, actions],
     /// values [batch]).
     pub fn forward(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
-        if self.arch.any_size {
-            return self.forward_any_size(xs, train);
-        }
-        let mut x = self.stem.forward(xs, train).relu();
-        for (a, b) in &self.blocks {
-            let y = a.forward(&x, train).relu();
-            x = (b.forward(&y, train) + x).relu();
-        }
-        let p = self.policy_conv.forward(&x, train).relu();
-        let p = match &self.policy_out {
-            PolicyOut::Fc(fc) => p.flatten(1, -1).apply(fc),
-            PolicyOut::Conv(conv) => p.apply(conv).flatten(1, -1),
-            PolicyOut::Pooled { .. } => unreachable!("a pooled head is any-size (validated)"),
-        };
-        let v = self
-            .value_conv
-            .forward(&x, train)
-            .relu()
-            .flatten(1, -1)
-            .apply(&self.value_fc1)
-            .relu()
-            .apply(&self.value_fc2)
-            .tanh()
-            .squeeze_dim(1);
-        (p, v)
+        let heads = self.forward_heads(xs, train, false);
+        (heads.policy, heads.value)
     }
 
-    /// [`Network::forward`] of an any-size network ([`any_size`]): every layer masked to the
-    /// board, pooled heads.
-    fn forward_any_size(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
-        let board = self.arch.policy_head.any_size_board().expect("an any-size network (validated)");
+    /// [`Network::forward`], with the auxiliary heads' logits where `aux` asks for them and
+    /// the network has them.
+    pub fn forward_heads(&self, xs: &Tensor, train: bool, aux: bool) -> Heads {
+        let trunk = self.trunk(xs, train);
+        let features = match &trunk.mask {
+            // The any-size head's features are not yet ReLU'd: its global pooling reads them.
+            Some(mask) => self.policy_conv.forward_masked(&trunk.x, mask, train),
+            None => self.policy_conv.forward(&trunk.x, train).relu(),
+        };
+        let logits = |out: &PolicyOut| self.policy_logits(out, &features, &trunk, xs);
+        let policy = logits(&self.policy_out);
+        let opponent_policy = self.opponent_out.as_ref().filter(|_| aux).map(logits);
+        let soft_policy = self.soft_out.as_ref().filter(|_| aux).map(logits);
+        let value = match &trunk.mask {
+            Some(mask) => {
+                let v = self.value_conv.forward_masked(&trunk.x, mask, train).relu();
+                any_size::pool(&v, mask).apply(&self.value_fc1)
+            }
+            None => self.value_conv.forward(&trunk.x, train).relu().flatten(1, -1).apply(&self.value_fc1),
+        };
+        let value = value.relu().apply(&self.value_fc2).tanh().squeeze_dim(1);
+        Heads { policy, value, opponent_policy, soft_policy }
+    }
+
+    /// The residual trunk; an any-size network ([`any_size`]) masks every layer to the
+    /// board.
+    fn trunk(&self, xs: &Tensor, train: bool) -> Trunk {
+        let Some(board) = self.arch.policy_head.any_size_board().filter(|_| self.arch.any_size) else {
+            let mut x = self.stem.forward(xs, train).relu();
+            for (a, b) in &self.blocks {
+                let y = a.forward(&x, train).relu();
+                x = (b.forward(&y, train) + x).relu();
+            }
+            return Trunk { x, mask: None };
+        };
         let mask = any_size::mask(board, xs);
         let mut x = self.stem.forward_masked(&(xs * &mask), &mask, train).relu();
         for (a, b) in &self.blocks {
             let y = a.forward_masked(&x, &mask, train).relu();
             x = (b.forward_masked(&y, &mask, train) + x).relu();
         }
-        let PolicyOut::Pooled { global, out } = &self.policy_out else {
-            unreachable!("an any-size network has a pooled head (validated)")
-        };
-        let p = self.policy_conv.forward_masked(&x, &mask, train);
-        let p = any_size::policy_logits(board, &p, &x, &mask, xs, |g| g.apply(global), |p| p.apply(out));
-        let v = self.value_conv.forward_masked(&x, &mask, train).relu();
-        let v = any_size::pool(&v, &mask).apply(&self.value_fc1).relu().apply(&self.value_fc2).tanh().squeeze_dim(1);
-        (p, v)
+        Trunk { x, mask: Some(mask) }
+    }
+
+    /// One policy output's logits from the policy features.
+    fn policy_logits(&self, out: &PolicyOut, features: &Tensor, trunk: &Trunk, xs: &Tensor) -> Tensor {
+        match (out, &trunk.mask) {
+            (PolicyOut::Fc(fc), None) => features.flatten(1, -1).apply(fc),
+            (PolicyOut::Conv(conv), None) => features.apply(conv).flatten(1, -1),
+            (PolicyOut::Pooled { global, out }, Some(mask)) => {
+                let board = self.arch.policy_head.any_size_board().expect("an any-size network (validated)");
+                any_size::policy_logits(board, features, &trunk.x, mask, xs, |g| g.apply(global), |p| p.apply(out))
+            }
+            _ => unreachable!("a pooled head is any-size, and an any-size network's head is pooled (validated)"),
+        }
     }
 }
 

@@ -111,6 +111,7 @@ pub fn sample_batch(arch: &Architecture, len: usize) -> Batch {
         policy: vec![1.0 / arch.actions as f32; len * arch.actions],
         value: (0..len).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect(),
         weight: vec![1.0; len],
+        ..Default::default()
     }
 }
 

@@ -1,5 +1,5 @@
 //! One training step: policy cross-entropy + value MSE (+ L2 through the optimizer's weight
-//! decay), per-sample weights, SGD with momentum or Adam; the optimizer's state can be saved
+//! decay, + KataGo's auxiliary policy targets where they are on), per-sample weights, SGD with momentum or Adam; the optimizer's state can be saved
 //! next to a checkpoint and restored on restart.
 
 use super::model::Model;
@@ -27,6 +27,13 @@ pub enum TrainError {
     /// the message, not also a source, so a report does not print it twice).
     #[error("cannot build the optimizer: {0}")]
     Optimizer(OptimError),
+    /// An auxiliary target switched on for a network built without its head: the heads are
+    /// part of the network's shape, made when a run starts.
+    #[error(
+        "{key} is {weight}, but this network has no {head} head (a run gets one when it starts with the weight above 0; \
+         set it to 0 to go on with this network)"
+    )]
+    NoAuxHead { key: &'static str, weight: f64, head: &'static str },
 }
 
 /// A batch of training samples laid out for the network.
@@ -42,6 +49,14 @@ pub struct Batch {
     pub value: Vec<f32>,
     /// `len` sample weights.
     pub weight: Vec<f32>,
+    /// Whether [`Batch::push`] writes the opponent's reply targets below (the trainer's
+    /// `opponent_policy_weight` is on: [`Trainer::wants_opponent_policy`]).
+    pub with_opponent_policy: bool,
+    /// `len × actions` opponent's reply targets, or nothing without them.
+    pub opponent_policy: Vec<f32>,
+    /// `len` ones and zeros: whether the position has a reply to predict (the game's last
+    /// move has none).
+    pub has_opponent_policy: Vec<f32>,
 }
 
 impl Batch {
@@ -56,7 +71,16 @@ impl Batch {
         let (p0, q0) = (self.planes.len(), self.policy.len());
         self.planes.resize(p0 + game.plane_shape().len(), 0.0);
         self.policy.resize(q0 + game.num_actions(), 0.0);
-        match game.write_sample(index, sym, opts, &mut self.planes[p0..], &mut self.policy[q0..]) {
+        let written = game.write_sample(index, sym, opts, &mut self.planes[p0..], &mut self.policy[q0..]);
+        let written = written.and_then(|t| {
+            if self.with_opponent_policy {
+                self.opponent_policy.resize(q0 + game.num_actions(), 0.0);
+                let has = game.write_opponent_policy(index, sym, &mut self.opponent_policy[q0..])?;
+                self.has_opponent_policy.push(if has { 1.0 } else { 0.0 });
+            }
+            Ok(t)
+        });
+        match written {
             Ok(t) => {
                 self.value.push(t.value);
                 self.weight.push(t.weight);
@@ -66,6 +90,8 @@ impl Batch {
             Err(e) => {
                 self.planes.truncate(p0);
                 self.policy.truncate(q0);
+                self.opponent_policy.truncate(q0);
+                self.has_opponent_policy.truncate(self.len);
                 Err(e)
             }
         }
@@ -77,6 +103,8 @@ impl Batch {
         self.policy.clear();
         self.value.clear();
         self.weight.clear();
+        self.opponent_policy.clear();
+        self.has_opponent_policy.clear();
     }
 }
 
@@ -88,6 +116,13 @@ pub struct Losses {
     /// The weighted objective that was minimised (without the L2 term).
     pub total: f64,
     pub entropy: f64,
+    /// The auxiliary heads' cross-entropies ([`TrainConfig::opponent_policy_weight`],
+    /// [`TrainConfig::soft_policy_weight`]); 0 where the head is off. The opponent's is
+    /// the mean over positions that have a reply.
+    #[serde(default)]
+    pub opponent_policy: f64,
+    #[serde(default)]
+    pub soft_policy: f64,
 }
 
 impl Losses {
@@ -102,6 +137,8 @@ impl Losses {
             value: mean(|l| l.value),
             total: mean(|l| l.total),
             entropy: mean(|l| l.entropy),
+            opponent_policy: mean(|l| l.opponent_policy),
+            soft_policy: mean(|l| l.soft_policy),
         }
     }
 }
@@ -119,6 +156,14 @@ pub struct Trainer {
 impl Trainer {
     pub fn new(model: Model, config: TrainConfig) -> Result<Trainer, TrainError> {
         config.validate()?;
+        let heads = model.arch().aux_heads;
+        let wanted = [
+            ("train.opponent_policy_weight", config.opponent_policy_weight, heads.opponent_policy, "opponent policy"),
+            ("train.soft_policy_weight", config.soft_policy_weight, heads.soft_policy, "soft policy"),
+        ];
+        if let Some(&(key, weight, _, head)) = wanted.iter().find(|w| w.1 > 0.0 && !w.2) {
+            return Err(TrainError::NoAuxHead { key, weight, head });
+        }
         let opt = match config.optimizer {
             OptimizerKind::Sgd => OptimizerConfig::sgd(config.momentum, config.weight_decay),
             OptimizerKind::Adam => OptimizerConfig::adam(config.weight_decay),
@@ -131,6 +176,11 @@ impl Trainer {
     /// ignored (the previous one stays); `TrainConfig::validate` bounds configured rates.
     pub fn set_learning_rate(&mut self, lr: f64) {
         let _ = self.optimizer.set_lr(lr);
+    }
+
+    /// Whether batches should carry the opponent's reply targets ([`Batch::with_opponent_policy`]).
+    pub fn wants_opponent_policy(&self) -> bool {
+        self.config.opponent_policy_weight > 0.0
     }
 
     pub fn optimizer(&self) -> &Optimizer {
@@ -207,23 +257,57 @@ impl Trainer {
         let arch = self.model.arch();
         let n = batch.len as i64;
         let device = self.model.device();
+        let rows = |data: &[f32]| Tensor::from_slice(data).view([n, arch.actions as i64]).to_device(device);
         let xs = super::model::input_tensor(arch, &batch.planes, batch.len).to_device(device);
-        let target_p = Tensor::from_slice(&batch.policy).view([n, arch.actions as i64]).to_device(device);
+        let target_p = rows(&batch.policy);
         let target_v = Tensor::from_slice(&batch.value).to_device(device);
-        let (logits, v) = self.model.net.forward(&xs, training);
-        let log_p = logits.log_softmax(1, Kind::Float);
-        let policy_each = -(&target_p * &log_p).sum_dim_intlist(1, false, Kind::Float);
-        let value_each = (&v - &target_v).square();
-        let vlw = self.config.value_loss_weight;
-        let total = if training {
+        let (opponent_weight, soft_weight) = (self.config.opponent_policy_weight, self.config.soft_policy_weight);
+        let heads = self.model.net.forward_heads(&xs, training, opponent_weight > 0.0 || soft_weight > 0.0);
+        let log_p = heads.policy.log_softmax(1, Kind::Float);
+        let policy_each = cross_entropy(&target_p, &heads.policy);
+        let value_each = (&heads.value - &target_v).square();
+        // Each position's weight in the objective: in training the batch's weights,
+        // normalised to mean 1 (so the learning rate means the same with or without them).
+        let w = if training {
             let w = Tensor::from_slice(&batch.weight).to_device(device);
-            let w = &w / w.mean(Kind::Float).clamp_min(1e-8);
-            (&policy_each * &w).mean(Kind::Float) + (&value_each * &w).mean(Kind::Float) * vlw
+            &w / w.mean(Kind::Float).clamp_min(1e-8)
         } else {
-            policy_each.mean(Kind::Float) + value_each.mean(Kind::Float) * vlw
+            Tensor::ones([n], (Kind::Float, device))
         };
-        LossTerms { policy_each, value_each, total, log_p }
+        let weighted = |each: &Tensor| (each * &w).mean(Kind::Float);
+        let mut total = weighted(&policy_each) + weighted(&value_each) * self.config.value_loss_weight;
+        let mut aux = AuxLosses::default();
+        if let Some(logits) = heads.soft_policy.filter(|_| soft_weight > 0.0) {
+            // To the power 1/4, renormalised: zeros (illegal moves) stay zero.
+            let soft = target_p.pow_tensor_scalar(0.25);
+            let soft = &soft / soft.sum_dim_intlist(1, true, Kind::Float).clamp_min(1e-12);
+            let each = cross_entropy(&soft, &logits);
+            total += weighted(&each) * soft_weight;
+            aux.soft = Some(each.mean(Kind::Float));
+        }
+        if let Some(logits) = heads.opponent_policy.filter(|_| opponent_weight > 0.0 && batch.with_opponent_policy) {
+            // Only positions with a reply count; their mean, not the batch's, is the loss.
+            let has = Tensor::from_slice(&batch.has_opponent_policy).to_device(device);
+            let each = cross_entropy(&rows(&batch.opponent_policy), &logits) * &has;
+            let replies = has.sum(Kind::Float).clamp_min(1.0);
+            total += (&each * &w).sum(Kind::Float) / &replies * opponent_weight;
+            aux.opponent = Some(each.sum(Kind::Float) / replies);
+        }
+        LossTerms { policy_each, value_each, total, log_p, aux }
     }
+}
+
+/// Each position's cross-entropy of `logits` against the distribution `target` ([batch,
+/// actions] both).
+fn cross_entropy(target: &Tensor, logits: &Tensor) -> Tensor {
+    -(target * logits.log_softmax(1, Kind::Float)).sum_dim_intlist(1, false, Kind::Float)
+}
+
+/// The auxiliary heads' mean losses, where they are on.
+#[derive(Default)]
+struct AuxLosses {
+    opponent: Option<Tensor>,
+    soft: Option<Tensor>,
 }
 
 /// What [`Trainer::loss_terms`] computed, still on the device.
@@ -232,6 +316,7 @@ struct LossTerms {
     value_each: Tensor,
     total: Tensor,
     log_p: Tensor,
+    aux: AuxLosses,
 }
 
 impl LossTerms {
@@ -240,11 +325,19 @@ impl LossTerms {
     fn numbers(&self) -> Losses {
         let entropy = -(self.log_p.exp() * &self.log_p).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
         let mean = |t: &Tensor| t.mean(Kind::Float);
-        let numbers =
-            Tensor::stack(&[mean(&self.policy_each), mean(&self.value_each), self.total.detach(), entropy], 0)
-                .to_kind(Kind::Double)
-                .to_device(tch::Device::Cpu);
+        let device = entropy.device();
+        let zero = || Tensor::zeros([], (Kind::Float, device));
+        let aux = |t: &Option<Tensor>| t.as_ref().map_or_else(zero, Tensor::detach);
+        let all = [
+            mean(&self.policy_each),
+            mean(&self.value_each),
+            self.total.detach(),
+            entropy,
+            aux(&self.aux.opponent),
+            aux(&self.aux.soft),
+        ];
+        let numbers = Tensor::stack(&all, 0).to_kind(Kind::Double).to_device(tch::Device::Cpu);
         let n = |i: i64| numbers.double_value(&[i]);
-        Losses { policy: n(0), value: n(1), total: n(2), entropy: n(3) }
+        Losses { policy: n(0), value: n(1), total: n(2), entropy: n(3), opponent_policy: n(4), soft_policy: n(5) }
     }
 }

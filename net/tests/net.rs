@@ -5,7 +5,7 @@ use dojo_game::GameSpec;
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::device::set_threads;
 use dojo_net::folded::FoldedNetwork;
-use dojo_net::model::{Architecture, Model, PolicyHead, PolicyHeadChoice};
+use dojo_net::model::{Architecture, AuxHeads, Model, PolicyHead, PolicyHeadChoice};
 use dojo_net::precision::Precision;
 use dojo_net::train::{Batch, TrainConfig, Trainer};
 use rand::{RngExt, SeedableRng};
@@ -25,6 +25,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         policy_head: PolicyHead::Fc,
         max_return: None,
         any_size: false,
+        aux_heads: AuxHeads::default(),
     }
 }
 
@@ -42,6 +43,7 @@ fn gomoku_arch(blocks: usize, channels: usize, policy_head: PolicyHead) -> Archi
         policy_head,
         max_return: None,
         any_size: false,
+        aux_heads: AuxHeads::default(),
     }
 }
 
@@ -426,6 +428,102 @@ fn a_sidecar_from_before_the_policy_head_choice_loads_with_the_linear_head() {
     assert_eq!(old.policy_head, PolicyHead::Fc);
     let conv = serde_json::to_string(&gomoku_arch(1, 8, PolicyHead::Conv)).unwrap();
     assert!(conv.contains(r#""policy_head":"conv""#), "{conv}");
+}
+
+/// [`toy_batch`] with the opponent's reply targets: the move after each row's, and no
+/// reply for the last row.
+fn toy_batch_with_replies(a: &Architecture, n: usize, seed: u64) -> Batch {
+    let mut batch = Batch { with_opponent_policy: true, ..toy_batch(a, n, seed) };
+    for i in 0..n {
+        let mut row = vec![0.0; a.actions];
+        let has = i + 1 < n;
+        if has {
+            row[(i + 2) % a.actions] = 1.0;
+        }
+        batch.opponent_policy.extend(row);
+        batch.has_opponent_policy.push(if has { 1.0 } else { 0.0 });
+    }
+    batch
+}
+
+/// A network's inference on a batch: planes in, policy logits and values out.
+type Infer<'a> = dyn Fn(&[f32], &mut [f32], &mut [f32]) + 'a;
+
+#[test]
+fn auxiliary_heads_train_beside_the_policy_and_play_never_reads_them() {
+    set_threads(1);
+    let both = AuxHeads { opponent_policy: true, soft_policy: true };
+    for plain in [arch(1, 8), gomoku_arch(1, 8, PolicyHead::Conv)] {
+        let a = plain.clone().with_aux_heads(both);
+        let config = TrainConfig {
+            learning_rate: 3e-3,
+            opponent_policy_weight: 0.5,
+            soft_policy_weight: 2.0,
+            ..Default::default()
+        };
+        let mut trainer = Trainer::new(Model::new(a.clone(), Device::Cpu), config).unwrap();
+        let batch = toy_batch_with_replies(&a, 16, 3);
+        let before = trainer.evaluate(&batch);
+        assert!(before.opponent_policy > 0.0 && before.soft_policy > 0.0, "{before:?}");
+        for _ in 0..150 {
+            trainer.train_step(&batch);
+        }
+        let after = trainer.evaluate(&batch);
+        assert!(after.opponent_policy < before.opponent_policy * 0.5, "{before:?} -> {after:?}");
+        assert!(after.soft_policy < before.soft_policy * 0.7, "{before:?} -> {after:?}");
+        assert!(after.policy < before.policy * 0.5, "{before:?} -> {after:?}");
+        // The total counts them at their weights.
+        let total = after.policy + after.value + 0.5 * after.opponent_policy + 2.0 * after.soft_policy;
+        assert!((after.total - total).abs() < 1e-4 * total, "{after:?}");
+
+        // They are part of the checkpoint: it round-trips, and its sidecar names them.
+        let dir = temp_dir("aux");
+        let path = dir.path().join("aux.safetensors");
+        checkpoint::save(&trainer.model, &path, 150, 1, None).unwrap();
+        let loaded = checkpoint::load(&path, Device::Cpu, None).unwrap();
+        assert_eq!(loaded.model.arch().aux_heads, both);
+        let sidecar: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path.with_extension("json")).unwrap()).unwrap();
+        let named = &sidecar["architecture"]["aux_heads"];
+        assert_eq!(*named, serde_json::json!({"opponent_policy": true, "soft_policy": true}), "{sidecar}");
+        // Play reads the policy and value only: the model, the loaded one and the folded
+        // network (which leaves the heads out) agree.
+        let x = inputs(4, &a, 9);
+        let n = a.actions;
+        let run = |infer: &Infer| {
+            let (mut p, mut v) = (vec![0.0; 4 * n], vec![0.0; 4]);
+            infer(&x, &mut p, &mut v);
+            (p, v)
+        };
+        let ours = run(&|x, p, v| trainer.model.infer(x, 4, p, v));
+        assert_eq!(ours, run(&|x, p, v| loaded.model.infer(x, 4, p, v)));
+        let folded = FoldedNetwork::new(&loaded.model, Precision::F32);
+        let (p, v) = run(&|x, p, v| folded.infer(x, 4, p, v));
+        for (x, y) in ours.0.iter().zip(&p).chain(ours.1.iter().zip(&v)) {
+            assert!((x - y).abs() < 1e-4 * (1.0 + x.abs()), "model {x}, folded {y}");
+        }
+        // A network without the heads is not the same shape: its weights do not load as one.
+        let err = checkpoint::model_from_bytes(&plain, &std::fs::read(&path).unwrap(), Device::Cpu).err().unwrap();
+        assert!(err.to_string().contains("not part of this architecture"), "{err}");
+    }
+}
+
+#[test]
+fn an_auxiliary_target_needs_its_head() {
+    let config = TrainConfig { soft_policy_weight: 8.0, ..Default::default() };
+    let err = Trainer::new(Model::new(arch(1, 4), Device::Cpu), config).err().unwrap();
+    assert_eq!(
+        err.to_string(),
+        "train.soft_policy_weight is 8, but this network has no soft policy head (a run gets one when it starts \
+         with the weight above 0; set it to 0 to go on with this network)"
+    );
+    let config = TrainConfig { opponent_policy_weight: -1.0, ..Default::default() };
+    let err = Trainer::new(Model::new(arch(1, 4), Device::Cpu), config).err().unwrap();
+    assert_eq!(err.to_string(), "train.opponent_policy_weight = -1 must be within 0..=100");
+    // A sidecar without them (every checkpoint before them) has none, and writes none.
+    let json = serde_json::to_string(&arch(1, 8)).unwrap();
+    assert!(!json.contains("aux_heads"), "{json}");
+    assert_eq!(serde_json::from_str::<Architecture>(&json).unwrap().aux_heads, AuxHeads::default());
 }
 
 #[test]

@@ -40,6 +40,7 @@ fn arch(blocks: usize, channels: usize) -> Architecture {
         policy_head: PolicyHead::Fc,
         max_return: None,
         any_size: false,
+        aux_heads: Default::default(),
     }
 }
 

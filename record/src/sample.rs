@@ -4,7 +4,7 @@
 use super::{GameRecord, RecordError, RecordOutcome, SampleError};
 use dojo_game::returns::{ReturnScale, DEFAULT_MAX_RETURN};
 use dojo_game::rng::Rng;
-use dojo_game::{Game, Outcome, PlaneShape, ToMove};
+use dojo_game::{Action, Game, Outcome, PlaneShape, ToMove};
 use rand::RngExt;
 
 /// How samples are made.
@@ -228,18 +228,32 @@ impl<G: Game> TrainingGame<G> {
                 g.map_plane(sym, scratch, plane);
             }
         }
-        policy_out.fill(0.0);
-        let mv = &self.record.moves[pos.move_index as usize];
-        for &(a, p) in &mv.policy {
-            let mapped = g.map_action(sym, a);
-            let slot = policy_out.get_mut(mapped as usize).ok_or(SampleError::ActionOutside {
-                symmetry: sym,
-                action: a,
-                mapped,
-            })?;
-            *slot = p;
-        }
+        write_policy(g, sym, &self.record.moves[pos.move_index as usize].policy, policy_out)?;
         Ok(SampleTarget { value: self.value_of(pos, opts), weight: self.weight_of(pos, opts), ply: g.ply() })
+    }
+
+    /// Writes the opponent's reply to trainable position `index` under symmetry `sym` into
+    /// `out` (`num_actions()` floats), KataGo's auxiliary policy target: the search's policy
+    /// at the next move where the record has it, else the move played there (a fast search
+    /// of playout cap randomisation records none). False, and `out` all zeros, where there
+    /// is no reply: the game's last move, or a one-player game.
+    pub fn write_opponent_policy(&self, index: usize, sym: usize, out: &mut [f32]) -> Result<bool, RecordError> {
+        let pos = self.positions.get(index).ok_or(SampleError::Position { index, positions: self.positions.len() })?;
+        if out.len() != self.num_actions {
+            return Err(SampleError::PolicyBuffer { len: out.len(), actions: self.num_actions }.into());
+        }
+        if sym >= self.num_symmetries {
+            return Err(SampleError::Symmetry { symmetry: sym, symmetries: self.num_symmetries }.into());
+        }
+        let g = &pos.state;
+        let reply = self.record.moves.get(pos.move_index as usize + 1);
+        let Some(reply) = reply.filter(|m| !m.chance && !g.is_one_player()) else {
+            out.fill(0.0);
+            return Ok(false);
+        };
+        let played = [(reply.action, 1.0)];
+        write_policy(g, sym, if reply.policy.is_empty() { &played } else { &reply.policy }, out)?;
+        Ok(true)
     }
 
     /// The training weight of position `index` (1 without late weighting).
@@ -267,6 +281,19 @@ impl<G: Game> TrainingGame<G> {
     pub fn samples(&self, rng: &mut Rng, opts: &SampleOptions) -> Result<Vec<Sample>, RecordError> {
         (0..self.len()).map(|i| self.sample(i, rng, opts)).collect()
     }
+}
+
+/// Writes `policy` (actions of `g`'s board) into the dense `out` under symmetry `sym`, zero
+/// elsewhere.
+fn write_policy<G: Game>(g: &G, sym: usize, policy: &[(Action, f32)], out: &mut [f32]) -> Result<(), RecordError> {
+    out.fill(0.0);
+    for &(a, p) in policy {
+        let mapped = g.map_action(sym, a);
+        let slot =
+            out.get_mut(mapped as usize).ok_or(SampleError::ActionOutside { symmetry: sym, action: a, mapped })?;
+        *slot = p;
+    }
+    Ok(())
 }
 
 /// Every training sample of `record`, replayed from `start` (its [`GameRecord::start`]

@@ -1078,6 +1078,50 @@ fn samples_apply_one_symmetry_to_planes_and_policy() {
 }
 
 #[test]
+fn the_opponents_reply_target_is_the_next_moves_policy_or_the_move_played() {
+    let mut r = ttt_record(&FIRST_WINS);
+    // The fourth move (b2) a fast search's: no policy, not a training target.
+    r.moves[3] = MoveRecord::untrained(FIRST_WINS[3]);
+    let tg = TrainingGame::new(r.clone(), Ttt::default()).unwrap();
+    assert_eq!(tg.len(), 4, "a1, a2, b1, c1 are trained on");
+    let mut out = vec![7.0; 9];
+    // a1's reply is a2, with its recorded policy (a2 favoured), under every symmetry.
+    for sym in 0..8 {
+        assert!(tg.write_opponent_policy(0, sym, &mut out).unwrap());
+        let expected = &r.moves[1].policy;
+        assert_eq!(out.iter().filter(|&&p| p > 0.0).count(), expected.len());
+        for &(a, p) in expected {
+            assert_eq!(out[map_cell(sym, a as usize)], p, "symmetry {sym}, action {a}");
+        }
+    }
+    // b1's reply (b2) had no full search: the move played, as a one-hot.
+    assert!(tg.write_opponent_policy(2, 1, &mut out).unwrap());
+    let mut one_hot = vec![0.0; 9];
+    one_hot[map_cell(1, FIRST_WINS[3] as usize)] = 1.0;
+    assert_eq!(out, one_hot);
+    // c1 ended the game: no reply, and the row is zeroed.
+    assert!(!tg.write_opponent_policy(3, 0, &mut out).unwrap());
+    assert_eq!(out, vec![0.0; 9]);
+    // The buffer's checks are write_sample's.
+    assert_eq!(
+        err_text(tg.write_opponent_policy(4, 0, &mut out)),
+        err_text(tg.write_sample(4, 0, &SampleOptions::default(), &mut [0.0; 27], &mut out))
+    );
+    assert!(
+        err_text(tg.write_opponent_policy(0, 8, &mut out)).contains("symmetry 8"),
+        "{}",
+        err_text(tg.write_opponent_policy(0, 8, &mut out))
+    );
+    assert!(tg.write_opponent_policy(0, 0, &mut out[..8]).is_err());
+
+    // A one-player game has no opponent.
+    let dice = TrainingGame::new(dice_record([0, 1, 2, 3, 2], [0, 1, 1, 0, 0]), Dice::new()).unwrap();
+    let mut out = vec![1.0; dice.num_actions()];
+    assert!(!dice.write_opponent_policy(0, 0, &mut out).unwrap());
+    assert!(out.iter().all(|&p| p == 0.0));
+}
+
+#[test]
 fn values_alternate_with_the_side_to_move_and_weights_grow_late() {
     let r = ttt_record(&FIRST_WINS);
     let mut rng = Rng::seed_from_u64(9);

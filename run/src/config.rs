@@ -6,7 +6,7 @@ pub mod replay;
 
 pub use error::{ConfigError, CoreError};
 
-use dojo_arch::architecture::{Architecture, PolicyHeadChoice};
+use dojo_arch::architecture::{Architecture, AuxHeads, PolicyHeadChoice};
 use dojo_arch::precision::PrecisionChoice;
 use dojo_arch::train::TrainConfig;
 use dojo_game::Game;
@@ -393,7 +393,7 @@ impl RunConfig {
     /// The network a new run starts with (random weights of this shape), for positions like
     /// `start` (the record start of its board, or one of its boards).
     pub fn architecture<G: Game>(&self, start: &G) -> Result<Architecture, ConfigError> {
-        let mut arch = self.full_architecture(start)?;
+        let mut arch = self.full_architecture(start)?.with_aux_heads(AuxHeads::for_training(&self.train));
         match self.net.input_planes {
             0 => {}
             n if n <= arch.input_channels => {
@@ -514,6 +514,22 @@ mod tests {
         assert!(err("search.c_puc=1").starts_with(r#"unknown setting "c_puc": expected one of simulations"#));
         assert_eq!(err("selfplay.parallel_games=0"), "selfplay.parallel_games must be at least 1");
         assert_eq!(err("net.blocks"), r#""net.blocks": expected KEY=VALUE"#);
+    }
+
+    #[test]
+    fn the_auxiliary_targets_switched_on_give_a_new_run_their_heads() {
+        for game in ["gomoku:9", "connect4:saiblo"] {
+            let mut c = RunConfig::for_game(game.parse().unwrap());
+            assert_eq!(c.first_architecture().unwrap().aux_heads, AuxHeads::default(), "{game}: off by default");
+            c.apply(&["train.soft_policy_weight=8"]).unwrap();
+            let heads = c.first_architecture().unwrap().aux_heads;
+            assert_eq!(heads, AuxHeads { opponent_policy: false, soft_policy: true }, "{game}");
+            c.apply(&["train.opponent_policy_weight=0.15"]).unwrap();
+            let heads = c.first_architecture().unwrap().aux_heads;
+            assert_eq!(heads, AuxHeads { opponent_policy: true, soft_policy: true }, "{game}");
+        }
+        let err = RunConfig::default().apply(&["train.soft_policy_weight=-1"]).unwrap_err().to_string();
+        assert_eq!(err, "train.soft_policy_weight = -1 must be within 0..=100");
     }
 
     #[test]

@@ -144,6 +144,13 @@ impl Metrics {
             .real(&FIRST_PLAYER_WIN_RATE, share(Some(Player::First)))
             .real(&DRAW_RATE, share(None))
             .real(&MEAN_GAME_LENGTH, w.games.iter().map(|g| g.1).sum::<usize>() as f64 / games);
+        let config = &trainer.config;
+        if config.opponent_policy_weight > 0.0 {
+            line.real(&OPPONENT_POLICY_LOSS, mean.opponent_policy);
+        }
+        if config.soft_policy_weight > 0.0 {
+            line.real(&SOFT_POLICY_LOSS, mean.soft_policy);
+        }
         scores(&self.spec, &w.scores, &mut line);
         line
     }
@@ -201,7 +208,7 @@ mod tests {
 
     #[test]
     fn a_windows_mean_losses_have_a_real_total() {
-        let l = |policy, value, total| Losses { policy, value, total, entropy: 1.0 };
+        let l = |policy, value, total| Losses { policy, value, total, entropy: 1.0, ..Default::default() };
         let m = Losses::mean(&[l(1.0, 0.5, 1.5), l(3.0, 0.5, 3.5)]);
         assert_eq!((m.policy, m.value, m.total, m.entropy), (2.0, 0.5, 2.5, 1.0));
         assert_eq!(Losses::mean(&[]).total, 0.0, "an empty window divides by one, not zero");
