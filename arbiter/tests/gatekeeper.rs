@@ -6,7 +6,7 @@ use dojo_arbiter::gatekeeper::{newest_version, read_records, GatePolicy, Gatekee
 use dojo_arbiter::promotion::{self, BestKeeper, Promoter};
 use dojo_arbiter::watch::{watch, Event, Schedule, Watch, WatchError};
 use dojo_game::connect4::Connect4;
-use dojo_net::checkpoint::{self, CheckpointError};
+use dojo_net::checkpoint::{self, CheckpointError, SidecarProblem};
 use dojo_net::device::set_threads;
 use dojo_net::model::{Architecture, Model};
 use dojo_run::config::RunConfig;
@@ -197,7 +197,7 @@ fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_o
     let newest = || {
         reads.set(reads.get() + 1);
         match reads.get() {
-            1 | 2 => Err(CheckpointError::Sidecar { path: run.latest(), reason: "EOF".into() }),
+            1 | 2 => Err(CheckpointError::Sidecar { path: run.latest(), reason: SidecarProblem::Format("old".into()) }),
             _ => newest_version(&run),
         }
     };
@@ -209,7 +209,8 @@ fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_o
         events.push(said(e));
     })
     .unwrap();
-    let unreadable = format!("unreadable: {}: bad sidecar JSON: EOF", run.latest().display());
+    let unreadable =
+        format!(r#"unreadable: {}: bad sidecar JSON: format "old" is not "dojo-checkpoint/1""#, run.latest().display());
     assert_eq!(events, [unreadable.as_str(), "gating v1", "gating: v1 is the first best version (best Some(1))"]);
     assert_eq!(reads.get(), 3);
 

@@ -42,20 +42,54 @@ pub enum CheckpointError {
     #[error("cannot read {path}: {error}")]
     Io { path: PathBuf, error: std::io::Error },
     #[error("{path}: bad sidecar JSON: {reason}")]
-    Sidecar { path: PathBuf, reason: String },
+    Sidecar { path: PathBuf, reason: SidecarProblem },
     /// The sidecar describes a network that cannot be built or cannot play its game.
     #[error("{path}: bad sidecar JSON: {error}")]
     Architecture { path: PathBuf, error: ArchitectureError },
     #[error("{path}: the weights' sha256 is {actual} but the sidecar says {expected} (truncated or replaced file?)")]
     Checksum { path: PathBuf, expected: String, actual: String },
     #[error("{path}: not a valid safetensors file: {reason}")]
-    Weights { path: PathBuf, reason: String },
+    Weights { path: PathBuf, reason: WeightsProblem },
     #[error("{path}: checkpoint is for {found}, not {expected}")]
     WrongGame { path: PathBuf, expected: String, found: String },
     #[error("{path}: tensor {name}: {reason}")]
-    Tensor { path: PathBuf, name: String, reason: String },
+    Tensor { path: PathBuf, name: String, reason: TensorMismatch },
+    #[error("serialising weights: {0}")]
+    Serialise(safetensors::SafeTensorError),
+}
+
+/// What is wrong in a sidecar ([`CheckpointError::Sidecar`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SidecarProblem {
     #[error("{0}")]
-    Torch(String),
+    Json(serde_json::Error),
+    #[error("format {0:?} is not {FORMAT:?}")]
+    Format(String),
+}
+
+/// Why a weights file is not one ([`CheckpointError::Weights`]).
+#[derive(Debug, thiserror::Error)]
+pub enum WeightsProblem {
+    #[error("{0}")]
+    Unreadable(safetensors::SafeTensorError),
+    /// The sidecar claims a network larger than the file could hold.
+    #[error("a {blocks}x{channels} network has at least {least} parameters, but the weights hold at most {held}")]
+    TooSmall { blocks: usize, channels: usize, least: u64, held: u64 },
+}
+
+/// How one stored tensor does not fit the architecture ([`CheckpointError::Tensor`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TensorMismatch {
+    #[error("not part of this architecture")]
+    Extra,
+    #[error("missing")]
+    Missing,
+    #[error("dtype {0:?} is not F32")]
+    Dtype(Dtype),
+    #[error("shape {found:?} does not match the architecture's {want:?}")]
+    Shape { found: Vec<usize>, want: Vec<usize> },
+    #[error("holds NaN or infinite values")]
+    NotFinite,
 }
 
 /// The two paths of a checkpoint named by either of them (or by the stem).
@@ -91,8 +125,8 @@ pub fn weights_bytes(model: &Model) -> Result<Vec<u8>, CheckpointError> {
         .iter()
         .map(|(name, shape, bytes)| TensorView::new(Dtype::F32, shape.clone(), bytes).map(|v| (name.clone(), v)))
         .collect::<Result<_, _>>()
-        .map_err(|e| CheckpointError::Torch(format!("serialising weights: {e}")))?;
-    safetensors::serialize(views, None).map_err(|e| CheckpointError::Torch(format!("serialising weights: {e}")))
+        .map_err(CheckpointError::Serialise)?;
+    safetensors::serialize(views, None).map_err(CheckpointError::Serialise)
 }
 
 /// Writes `model` as a checkpoint at `path` (either name, or the stem). Returns the sidecar.
@@ -126,12 +160,9 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar, CheckpointError> {
     let text =
         std::fs::read(&sidecar_path).map_err(|error| CheckpointError::Io { path: sidecar_path.clone(), error })?;
     let sidecar: Sidecar = serde_json::from_slice(&text)
-        .map_err(|e| CheckpointError::Sidecar { path: sidecar_path.clone(), reason: e.to_string() })?;
+        .map_err(|e| CheckpointError::Sidecar { path: sidecar_path.clone(), reason: SidecarProblem::Json(e) })?;
     if sidecar.format != FORMAT {
-        return Err(CheckpointError::Sidecar {
-            path: sidecar_path,
-            reason: format!("format {:?} is not {FORMAT:?}", sidecar.format),
-        });
+        return Err(CheckpointError::Sidecar { path: sidecar_path, reason: SidecarProblem::Format(sidecar.format) });
     }
     sidecar.architecture.validate().map_err(|error| CheckpointError::Architecture { path: sidecar_path, error })?;
     Ok(sidecar)
@@ -198,52 +229,52 @@ pub fn load(path: &Path, device: Device, expect_game: Option<&GameSpec>) -> Resu
 /// dtype (errors carry an empty path; callers fill it in).
 pub fn model_from_bytes(arch: &Architecture, bytes: &[u8], device: Device) -> Result<Model, CheckpointError> {
     let st = SafeTensors::deserialize(bytes)
-        .map_err(|e| CheckpointError::Weights { path: PathBuf::new(), reason: e.to_string() })?;
+        .map_err(|e| CheckpointError::Weights { path: PathBuf::new(), reason: WeightsProblem::Unreadable(e) })?;
     // Bytes / 4 bounds the f32 parameters the file can hold; a claim of more is refused
     // before the network it claims is allocated (up to gigabytes for 64×1024).
     let held = bytes.len() as u64 / 4;
     if arch.min_parameters() > held {
         return Err(CheckpointError::Weights {
             path: PathBuf::new(),
-            reason: format!(
-                "a {}x{} network has at least {} parameters, but the weights hold at most {held}",
-                arch.blocks,
-                arch.channels,
-                arch.min_parameters()
-            ),
+            reason: WeightsProblem::TooSmall {
+                blocks: arch.blocks,
+                channels: arch.channels,
+                least: arch.min_parameters(),
+                held,
+            },
         });
     }
     let model = Model::new(arch.clone(), device);
     let mut vars: Vec<(String, Tensor)> = model.vs.variables().into_iter().collect();
     vars.sort_by(|a, b| a.0.cmp(&b.0));
-    let tensor_err =
-        |name: &str, reason: String| CheckpointError::Tensor { path: PathBuf::new(), name: name.to_string(), reason };
+    let tensor_err = |name: &str, reason: TensorMismatch| CheckpointError::Tensor {
+        path: PathBuf::new(),
+        name: name.to_string(),
+        reason,
+    };
     if st.len() != vars.len() {
         let expected: std::collections::BTreeSet<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
         let found: std::collections::BTreeSet<&str> = st.names().into_iter().collect();
         let extra = found.difference(&expected).next().map(|s| s.to_string());
         return Err(match extra {
-            Some(name) => tensor_err(&name, "not part of this architecture".into()),
-            None => tensor_err(expected.difference(&found).next().copied().unwrap_or("?"), "missing".into()),
+            Some(name) => tensor_err(&name, TensorMismatch::Extra),
+            None => tensor_err(expected.difference(&found).next().copied().unwrap_or("?"), TensorMismatch::Missing),
         });
     }
     tch::no_grad(|| -> Result<(), CheckpointError> {
         for (name, var) in vars.iter_mut() {
-            let view = st.tensor(name).map_err(|_| tensor_err(name, "missing".into()))?;
+            let view = st.tensor(name).map_err(|_| tensor_err(name, TensorMismatch::Missing))?;
             if view.dtype() != Dtype::F32 {
-                return Err(tensor_err(name, format!("dtype {:?} is not F32", view.dtype())));
+                return Err(tensor_err(name, TensorMismatch::Dtype(view.dtype())));
             }
             let want: Vec<usize> = var.size().iter().map(|&d| d as usize).collect();
             if view.shape() != want.as_slice() {
-                return Err(tensor_err(
-                    name,
-                    format!("shape {:?} does not match the architecture's {want:?}", view.shape()),
-                ));
+                return Err(tensor_err(name, TensorMismatch::Shape { found: view.shape().to_vec(), want }));
             }
             let data: Vec<f32> =
                 view.data().chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
             if data.iter().any(|x| !x.is_finite()) {
-                return Err(tensor_err(name, "holds NaN or infinite values".into()));
+                return Err(tensor_err(name, TensorMismatch::NotFinite));
             }
             let src = Tensor::from_slice(&data).view(var.size().as_slice()).to_device(var.device());
             var.copy_(&src);

@@ -40,7 +40,46 @@ pub enum NtupleError {
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
     #[error("{path}: {reason}")]
-    Format { path: String, reason: String },
+    Format { path: String, reason: FileProblem },
+}
+
+/// What is wrong inside a weight file ([`NtupleError::Format`]).
+#[derive(Debug, thiserror::Error)]
+pub enum FileProblem {
+    #[error("the file ends inside the {0} (truncated?)")]
+    Truncated(&'static str),
+    #[error("not an n-tuple weight file (too short to hold a header)")]
+    TooShort,
+    #[error("not an n-tuple weight file (it does not start with DJNTUPLE)")]
+    Magic,
+    #[error("weight file version {0}; this dojo reads version {VERSION}")]
+    Version(u32),
+    #[error("the game name is {0} bytes long; expected 1..={MAX_SPEC_LEN} (corrupt header)")]
+    SpecLength(usize),
+    #[error("the game name is not UTF-8")]
+    SpecUtf8,
+    #[error("{0}")]
+    Spec(dojo_game::GameError),
+    #[error("{0} tuples; a layout has 1..={MAX_TUPLES} (corrupt header)")]
+    TupleCount(usize),
+    #[error("tuple {tuple} has {cells} cells; a tuple has 1..={MAX_TUPLE_LEN} (corrupt header)")]
+    TupleLength { tuple: usize, cells: usize },
+    #[error("{0} (corrupt header)")]
+    HeaderLayout(LayoutError),
+    #[error("unknown flags {0:#04x} (corrupt header or a newer dojo)")]
+    Flags(u8),
+    #[error("holds n-tuple weights for {spec}, not {game}")]
+    OtherGame { spec: GameSpec, game: &'static str },
+    #[error("tables of {radix} slots a cell; {game} tables have {want}")]
+    Radix { radix: usize, game: &'static str, want: usize },
+    #[error("{0}")]
+    Layout(LayoutError),
+    #[error("the file is {len} bytes but its header describes {want} (truncated or with extra bytes)")]
+    Length { len: u64, want: u64 },
+    #[error("checksum mismatch: the file is corrupt")]
+    Checksum,
+    #[error("weight {0} is not a finite number")]
+    NotFinite(usize),
 }
 
 /// What a weight file's header says.
@@ -65,8 +104,8 @@ impl Header {
     }
 }
 
-fn format_err(path: &Path, reason: impl Into<String>) -> NtupleError {
-    NtupleError::Format { path: path.display().to_string(), reason: reason.into() }
+fn format_err(path: &Path, reason: FileProblem) -> NtupleError {
+    NtupleError::Format { path: path.display().to_string(), reason }
 }
 
 fn io_err(path: &Path, error: std::io::Error) -> NtupleError {
@@ -123,11 +162,9 @@ impl<'a> Reader<'a> {
         ))
     }
 
-    fn fill(&mut self, buf: &mut [u8], what: &str) -> Result<(), NtupleError> {
+    fn fill(&mut self, buf: &mut [u8], what: &'static str) -> Result<(), NtupleError> {
         self.inner.read_exact(buf).map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => {
-                format_err(self.path, format!("the file ends inside the {what} (truncated?)"))
-            }
+            std::io::ErrorKind::UnexpectedEof => format_err(self.path, FileProblem::Truncated(what)),
             _ => io_err(self.path, e),
         })?;
         self.crc.update(buf);
@@ -135,17 +172,17 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], NtupleError> {
+    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], NtupleError> {
         let mut b = [0u8; N];
         self.fill(&mut b, what)?;
         Ok(b)
     }
 
-    fn u8(&mut self, what: &str) -> Result<u8, NtupleError> {
+    fn u8(&mut self, what: &'static str) -> Result<u8, NtupleError> {
         Ok(self.array::<1>(what)?[0])
     }
 
-    fn u32(&mut self, what: &str) -> Result<u32, NtupleError> {
+    fn u32(&mut self, what: &'static str) -> Result<u32, NtupleError> {
         Ok(u32::from_le_bytes(self.array(what)?))
     }
 
@@ -176,46 +213,42 @@ impl<'a> Reader<'a> {
 
     fn header(&mut self) -> Result<Header, NtupleError> {
         let path = self.path;
-        let bad = |reason: String| Err(format_err(path, reason));
-        let magic: [u8; 8] = self
-            .array("header")
-            .map_err(|_| format_err(self.path, "not an n-tuple weight file (too short to hold a header)"))?;
+        let bad = |reason: FileProblem| Err(format_err(path, reason));
+        let magic: [u8; 8] = self.array("header").map_err(|_| format_err(self.path, FileProblem::TooShort))?;
         if &magic != MAGIC {
-            return bad("not an n-tuple weight file (it does not start with DJNTUPLE)".into());
+            return bad(FileProblem::Magic);
         }
         let version = self.u32("header")?;
         if version != VERSION {
-            return bad(format!("weight file version {version}; this dojo reads version {VERSION}"));
+            return bad(FileProblem::Version(version));
         }
         let spec_len = self.u32("header")? as usize;
         if spec_len == 0 || spec_len > MAX_SPEC_LEN {
-            return bad(format!(
-                "the game name is {spec_len} bytes long; expected 1..={MAX_SPEC_LEN} (corrupt header)"
-            ));
+            return bad(FileProblem::SpecLength(spec_len));
         }
         let mut spec = vec![0u8; spec_len];
         self.fill(&mut spec, "header")?;
-        let spec = String::from_utf8(spec).map_err(|_| format_err(self.path, "the game name is not UTF-8"))?;
-        let spec: GameSpec = spec.parse().map_err(|e| format_err(self.path, format!("{e}")))?;
+        let spec = String::from_utf8(spec).map_err(|_| format_err(self.path, FileProblem::SpecUtf8))?;
+        let spec: GameSpec = spec.parse().map_err(|e| format_err(self.path, FileProblem::Spec(e)))?;
         let radix = self.u32("header")? as usize;
         let count = self.u32("header")? as usize;
         if count == 0 || count > MAX_TUPLES {
-            return bad(format!("{count} tuples; a layout has 1..={MAX_TUPLES} (corrupt header)"));
+            return bad(FileProblem::TupleCount(count));
         }
         let mut tuples = Vec::with_capacity(count);
         for i in 0..count {
             let len = self.u8("header")? as usize;
             if len == 0 || len > MAX_TUPLE_LEN {
-                return bad(format!("tuple {i} has {len} cells; a tuple has 1..={MAX_TUPLE_LEN} (corrupt header)"));
+                return bad(FileProblem::TupleLength { tuple: i, cells: len });
             }
             let mut cells = vec![0u8; len];
             self.fill(&mut cells, "header")?;
             tuples.push(cells);
         }
-        let layout = Layout::new(tuples).map_err(|e| format_err(self.path, format!("{e} (corrupt header)")))?;
+        let layout = Layout::new(tuples).map_err(|e| format_err(self.path, FileProblem::HeaderLayout(e)))?;
         let flags = self.u8("header")?;
         if flags & !FLAG_COHERENCE != 0 {
-            return bad(format!("unknown flags {flags:#04x} (corrupt header or a newer dojo)"));
+            return bad(FileProblem::Flags(flags));
         }
         let episodes = u64::from_le_bytes(self.array("header")?);
         Ok(Header { spec, radix, layout, coherence: flags & FLAG_COHERENCE != 0, episodes, header_len: self.read })
@@ -234,21 +267,15 @@ pub fn load<R: TupleRules>(path: &Path, keep_coherence: bool) -> Result<Network<
     let (mut reader, len) = Reader::open(path)?;
     let header = reader.header()?;
     let rules = R::from_spec(&header.spec)
-        .ok_or_else(|| format_err(path, format!("holds n-tuple weights for {}, not {}", header.spec, R::NAME)))?;
+        .ok_or_else(|| format_err(path, FileProblem::OtherGame { spec: header.spec.clone(), game: R::NAME }))?;
     if header.radix != R::RADIX {
-        return Err(format_err(
-            path,
-            format!("tables of {} slots a cell; {} tables have {}", header.radix, R::NAME, R::RADIX),
-        ));
+        return Err(format_err(path, FileProblem::Radix { radix: header.radix, game: R::NAME, want: R::RADIX }));
     }
-    let want = header.file_len().map_err(|e| format_err(path, e.to_string()))?;
+    let want = header.file_len().map_err(|e| format_err(path, FileProblem::Layout(e)))?;
     if len != want {
-        return Err(format_err(
-            path,
-            format!("the file is {len} bytes but its header describes {want} (truncated or with extra bytes)"),
-        ));
+        return Err(format_err(path, FileProblem::Length { len, want }));
     }
-    let mut net = Network::new(rules, header.layout.clone()).map_err(|e| format_err(path, e.to_string()))?;
+    let mut net = Network::new(rules, header.layout.clone()).map_err(|e| format_err(path, FileProblem::Layout(e)))?;
     net.set_episodes(header.episodes);
     reader.f32s(net.weights_mut())?;
     if header.coherence {
@@ -264,10 +291,10 @@ pub fn load<R: TupleRules>(path: &Path, keep_coherence: bool) -> Result<Network<
     let computed = reader.crc.clone().finalize();
     let stored = u32::from_le_bytes(reader.array::<4>("checksum")?);
     if stored != computed {
-        return Err(format_err(path, "checksum mismatch: the file is corrupt"));
+        return Err(format_err(path, FileProblem::Checksum));
     }
     if let Some(bad) = net.non_finite_weight() {
-        return Err(format_err(path, format!("weight {bad} is not a finite number")));
+        return Err(format_err(path, FileProblem::NotFinite(bad)));
     }
     Ok(net)
 }

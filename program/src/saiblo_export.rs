@@ -63,6 +63,16 @@ impl Default for ExportConfig {
     }
 }
 
+/// Why `g++` made no strategy ([`ExportError::Build`]).
+#[derive(Debug, thiserror::Error)]
+pub enum BuildFailure {
+    #[error("cannot run g++: {0}")]
+    Run(std::io::Error),
+    /// Its exit status and the last lines of its stderr, joined by " | ".
+    #[error("{status}: {stderr_tail}")]
+    Failed { status: std::process::ExitStatus, stderr_tail: String },
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error(transparent)]
@@ -78,7 +88,7 @@ pub enum ExportError {
     Write { path: PathBuf, error: std::io::Error },
     /// `g++` could not be run, or failed (its stderr's end attached).
     #[error("building {} with g++ failed: {reason}", .source_path.display())]
-    Build { source_path: PathBuf, reason: String },
+    Build { source_path: PathBuf, reason: BuildFailure },
     #[error("cannot load the built strategy {}: {error}", .path.display())]
     Load { path: PathBuf, error: libloading::Error },
     /// The built strategy exports no `dojoEvaluate` (not a strategy this module wrote).
@@ -249,18 +259,18 @@ fn numbers(out: &mut String, values: &[f32]) {
 pub fn build(dir: &Path) -> Result<PathBuf, ExportError> {
     let source_path = dir.join("Strategy.cpp");
     let so = dir.join("Strategy.so");
-    let failed = |reason: String| ExportError::Build { source_path: source_path.clone(), reason };
+    let failed = |reason: BuildFailure| ExportError::Build { source_path: source_path.clone(), reason };
     let output = Command::new("g++")
         .args(["-O2", "-shared", "-fPIC", "-o"])
         .arg(&so)
         .arg(&source_path)
         .output()
-        .map_err(|e| failed(format!("cannot run g++: {e}")))?;
+        .map_err(|e| failed(BuildFailure::Run(e)))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(failed(format!("{}: {}", output.status, tail.join(" | "))));
+        let stderr_tail = tail.into_iter().rev().collect::<Vec<_>>().join(" | ");
+        return Err(failed(BuildFailure::Failed { status: output.status, stderr_tail }));
     }
     Ok(so)
 }

@@ -263,6 +263,40 @@ pub enum SampleError {
     ActionOutside { symmetry: usize, action: Action, mapped: Action },
 }
 
+/// What is wrong with one recorded move ([`RecordError::Move`]). Moves are named in the
+/// game's notation.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MoveProblem {
+    #[error("the game is already over ({0})")]
+    GameOver(RecordOutcome),
+    #[error("a chance event is recorded but {0} is to move")]
+    ChanceWhilePlayerToMove(&'static str),
+    #[error("a chance event cannot have a policy")]
+    ChancePolicy,
+    #[error("a chance event cannot be a training target")]
+    ChanceTrained,
+    #[error("illegal chance event: {0}")]
+    IllegalChance(GameError),
+    #[error("a player move is recorded but a chance event is pending")]
+    ChancePending,
+    #[error("{0}")]
+    Illegal(GameError),
+    #[error("root value {0} is not finite")]
+    RootValue(f32),
+    #[error("a training move has no policy")]
+    NoPolicy,
+    #[error("policy entry {action} is outside the action space 0..{actions}")]
+    PolicyOutside { action: Action, actions: usize },
+    #[error("policy lists {0} twice")]
+    PolicyTwice(String),
+    #[error("policy entry {0} is not a legal move")]
+    PolicyIllegal(String),
+    #[error("policy probability {probability} for {action} is not a finite non-negative number")]
+    PolicyProbability { probability: f32, action: String },
+    #[error("policy sums to {0:.4}, not 1")]
+    PolicySum(f64),
+}
+
 /// Everything that can be wrong with a record, its bytes, or a records file.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
@@ -288,7 +322,7 @@ pub enum RecordError {
     TrailingData { count: usize },
     /// A replay problem at one move; `number` is 1-based in `moves` (chance events count).
     #[error("move {number} ({action}): {reason}")]
-    Move { number: usize, action: String, reason: String },
+    Move { number: usize, action: String, reason: Box<MoveProblem> },
     #[error("invalid record: {0}")]
     Invalid(#[from] InvalidRecord),
     #[error("bad sample request: {0}")]

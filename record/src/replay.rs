@@ -1,7 +1,8 @@
 //! Replaying a record: the one place that decides whether a record is believable.
 
 use super::{
-    GameRecord, InvalidRecord, MoveRecord, RecordError, RecordOutcome, MAX_MOVES, MAX_POLICY, MAX_TOTAL_POLICY,
+    GameRecord, InvalidRecord, MoveProblem, MoveRecord, RecordError, RecordOutcome, MAX_MOVES, MAX_POLICY,
+    MAX_TOTAL_POLICY,
 };
 use dojo_game::with_game;
 use dojo_game::{Game, Player, ToMove};
@@ -52,42 +53,42 @@ impl GameRecord {
         let num_actions = g.num_actions();
         let mut seen = vec![false; num_actions];
         for (i, mv) in self.moves.iter().enumerate() {
-            let fail = |g: &G, reason: String| RecordError::Move {
+            let fail = |g: &G, reason: MoveProblem| RecordError::Move {
                 number: i + 1,
                 action: if mv.chance { format!("chance event {}", mv.action) } else { g.action_to_text(mv.action) },
-                reason,
+                reason: Box::new(reason),
             };
             if let Some(o) = g.outcome() {
-                return Err(fail(&g, format!("the game is already over ({})", RecordOutcome::from(o))));
+                return Err(fail(&g, MoveProblem::GameOver(RecordOutcome::from(o))));
             }
             if mv.chance {
                 if let ToMove::Player(p) = g.to_move() {
-                    return Err(fail(&g, format!("a chance event is recorded but {} is to move", player_name(p))));
+                    return Err(fail(&g, MoveProblem::ChanceWhilePlayerToMove(player_name(p))));
                 }
                 if !mv.policy.is_empty() {
-                    return Err(fail(&g, "a chance event cannot have a policy".into()));
+                    return Err(fail(&g, MoveProblem::ChancePolicy));
                 }
                 if mv.train {
-                    return Err(fail(&g, "a chance event cannot be a training target".into()));
+                    return Err(fail(&g, MoveProblem::ChanceTrained));
                 }
                 visit(i, &g, mv);
-                g.apply_chance(mv.action).map_err(|e| fail(&g, format!("illegal chance event: {e}")))?;
+                g.apply_chance(mv.action).map_err(|e| fail(&g, MoveProblem::IllegalChance(e)))?;
                 if let Some(r) = rewards.as_deref_mut() {
                     r.push(0);
                 }
                 continue;
             }
             if g.to_move() == ToMove::Chance {
-                return Err(fail(&g, "a player move is recorded but a chance event is pending".into()));
+                return Err(fail(&g, MoveProblem::ChancePending));
             }
             if !g.is_legal(mv.action) {
-                return Err(fail(&g, g.illegal_reason(mv.action).to_string()));
+                return Err(fail(&g, MoveProblem::Illegal(g.illegal_reason(mv.action))));
             }
             if !mv.root_value.is_finite() {
-                return Err(fail(&g, format!("root value {} is not finite", mv.root_value)));
+                return Err(fail(&g, MoveProblem::RootValue(mv.root_value)));
             }
             if mv.train && mv.policy.is_empty() {
-                return Err(fail(&g, "a training move has no policy".into()));
+                return Err(fail(&g, MoveProblem::NoPolicy));
             }
             let checked = check_policy(&g, mv, &mut seen);
             for &(a, _) in &mv.policy {
@@ -177,29 +178,26 @@ impl GameRecord {
 }
 
 /// Checks one policy, marking its actions in `seen` (the caller clears them).
-fn check_policy<G: Game>(g: &G, mv: &MoveRecord, seen: &mut [bool]) -> Result<(), String> {
+fn check_policy<G: Game>(g: &G, mv: &MoveRecord, seen: &mut [bool]) -> Result<(), MoveProblem> {
     let mut sum = 0f64;
     for &(a, p) in &mv.policy {
         let Some(s) = seen.get_mut(a as usize) else {
-            return Err(format!("policy entry {a} is outside the action space 0..{}", seen.len()));
+            return Err(MoveProblem::PolicyOutside { action: a, actions: seen.len() });
         };
         if *s {
-            return Err(format!("policy lists {} twice", g.action_to_text(a)));
+            return Err(MoveProblem::PolicyTwice(g.action_to_text(a)));
         }
         *s = true;
         if !g.is_legal(a) {
-            return Err(format!("policy entry {} is not a legal move", g.action_to_text(a)));
+            return Err(MoveProblem::PolicyIllegal(g.action_to_text(a)));
         }
         if !p.is_finite() || p < 0.0 {
-            return Err(format!(
-                "policy probability {p} for {} is not a finite non-negative number",
-                g.action_to_text(a)
-            ));
+            return Err(MoveProblem::PolicyProbability { probability: p, action: g.action_to_text(a) });
         }
         sum += f64::from(p);
     }
     if !mv.policy.is_empty() && (sum - 1.0).abs() > POLICY_SUM_TOLERANCE {
-        return Err(format!("policy sums to {sum:.4}, not 1"));
+        return Err(MoveProblem::PolicySum(sum));
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 mod error;
 pub mod replay;
 
-pub use error::{ConfigError, CoreError};
+pub use error::{ConfigError, CoreError, SettingRefusal};
 
 use dojo_arch::architecture::{Architecture, AuxHeads, PolicyHeadChoice};
 use dojo_arch::precision::PrecisionChoice;
@@ -370,7 +370,7 @@ impl RunConfig {
             .and_then(|mut t| t.remove("value"))
             .unwrap_or_else(|| toml::Value::String(text.to_string()));
         let mut config = toml::Table::try_from(&*self).expect("the config serialises");
-        let refused = |error: String| ConfigError::Setting { assignment: assignment.to_string(), error };
+        let refused = |error: SettingRefusal| ConfigError::Setting { assignment: assignment.to_string(), error };
         match key.split_once('.') {
             None => {
                 config.insert(key.to_string(), value);
@@ -379,10 +379,12 @@ impl RunConfig {
                 toml::Value::Table(table) => {
                     table.insert(name.to_string(), value);
                 }
-                _ => return Err(refused(format!("{section} is a setting, not a section"))),
+                _ => return Err(refused(SettingRefusal::NotASection(section.to_string()))),
             },
         }
-        *self = toml::Value::Table(config).try_into().map_err(|e: toml::de::Error| refused(e.message().to_string()))?;
+        *self = toml::Value::Table(config)
+            .try_into()
+            .map_err(|e: toml::de::Error| refused(SettingRefusal::Toml(e.message().to_string())))?;
         Ok(())
     }
 

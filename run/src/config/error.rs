@@ -49,7 +49,7 @@ pub enum ConfigError {
     /// A `--set SECTION.KEY=VALUE` whose key no section has or whose value is not of the
     /// key's type, in TOML's words.
     #[error("--set {assignment}: {error}")]
-    Setting { assignment: String, error: String },
+    Setting { assignment: String, error: SettingRefusal },
     /// A game or section core refused (`game`, `search`, `selfplay`, `train`, the network).
     #[error("{error}")]
     Core { error: CoreError },
@@ -65,4 +65,15 @@ impl ConfigError {
     pub(crate) fn core(error: impl Into<CoreError>) -> ConfigError {
         ConfigError::Core { error: error.into() }
     }
+}
+
+/// Why a `--set` assignment was refused ([`ConfigError::Setting`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SettingRefusal {
+    /// `SECTION.KEY` where `SECTION` is a setting of the top level (`game.x=1`).
+    #[error("{0} is a setting, not a section")]
+    NotASection(String),
+    /// TOML refused the value or the key, in its words.
+    #[error("{0}")]
+    Toml(String),
 }
