@@ -14,15 +14,25 @@ fn shipped(name: &str) -> PathBuf {
     net
 }
 
-#[test]
-fn the_shipped_gomoku_11_network_plays_gomoku_11() {
-    let net = shipped("gomoku11.safetensors");
+/// The shipped network `name` for `game` wins 4 of 4 against `random` at 16 playouts, and
+/// another board (`other`) is refused by name.
+fn wins_its_board_and_refuses_another(name: &str, game: &str, other: &str) {
+    let net = shipped(name);
     let a = format!("net:{}:sims=16:noavg", path(&net));
-    let args = ["match", "--game", "gomoku:11", "--a", &a, "--b", "random", "--games", "4", "--threads", "1"];
+    let args = ["match", "--game", game, "--a", &a, "--b", "random", "--games", "4", "--threads", "1"];
     let out = dojo(&[&args[..], &["--seed", "1", "--json"]].concat());
     let report: Value = serde_json::from_str(&stdout_of(&out)).expect("one JSON report");
     assert_eq!((report["games"].as_u64(), report["wins"].as_u64()), (Some(4), Some(4)), "{report}");
-    // It is a network for 11x11 alone: another board is refused by name.
-    let out = dojo(&["match", "--game", "gomoku:9", "--a", &a, "--b", "random", "--games", "2"]);
-    assert!(!out.status.success(), "a gomoku:11 network played gomoku:9");
+    let out = dojo(&["match", "--game", other, "--a", &a, "--b", "random", "--games", "2"]);
+    assert!(!out.status.success(), "a {game} network played {other}");
+}
+
+#[test]
+fn the_shipped_gomoku_11_network_plays_gomoku_11() {
+    wins_its_board_and_refuses_another("gomoku11.safetensors", "gomoku:11", "gomoku:9");
+}
+
+#[test]
+fn the_shipped_gomoku_15_network_plays_gomoku_15() {
+    wins_its_board_and_refuses_another("gomoku15.safetensors", "gomoku:15", "gomoku:11");
 }
