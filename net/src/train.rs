@@ -1,6 +1,7 @@
 //! One training step: policy cross-entropy + value MSE (+ L2 through the optimizer's weight
-//! decay, + KataGo's auxiliary policy targets where they are on), per-sample weights, SGD with momentum or Adam; the optimizer's state can be saved
-//! next to a checkpoint and restored on restart.
+//! decay, + KataGo's auxiliary policy targets where they are on), per-sample weights, SGD
+//! with momentum or Adam; the optimizer's state can be saved next to a checkpoint and
+//! restored on restart.
 
 use super::model::Model;
 use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
@@ -264,7 +265,7 @@ impl Trainer {
         let (opponent_weight, soft_weight) = (self.config.opponent_policy_weight, self.config.soft_policy_weight);
         let heads = self.model.net.forward_heads(&xs, training, opponent_weight > 0.0 || soft_weight > 0.0);
         let log_p = heads.policy.log_softmax(1, Kind::Float);
-        let policy_each = cross_entropy(&target_p, &heads.policy);
+        let policy_each = cross_entropy(&target_p, &log_p);
         let value_each = (&heads.value - &target_v).square();
         // Each position's weight in the objective: in training the batch's weights,
         // normalised to mean 1 (so the learning rate means the same with or without them).
@@ -281,14 +282,14 @@ impl Trainer {
             // To the power 1/4, renormalised: zeros (illegal moves) stay zero.
             let soft = target_p.pow_tensor_scalar(0.25);
             let soft = &soft / soft.sum_dim_intlist(1, true, Kind::Float).clamp_min(1e-12);
-            let each = cross_entropy(&soft, &logits);
+            let each = cross_entropy(&soft, &logits.log_softmax(1, Kind::Float));
             total += weighted(&each) * soft_weight;
             aux.soft = Some(each.mean(Kind::Float));
         }
         if let Some(logits) = heads.opponent_policy.filter(|_| opponent_weight > 0.0 && batch.with_opponent_policy) {
             // Only positions with a reply count; their mean, not the batch's, is the loss.
             let has = Tensor::from_slice(&batch.has_opponent_policy).to_device(device);
-            let each = cross_entropy(&rows(&batch.opponent_policy), &logits) * &has;
+            let each = cross_entropy(&rows(&batch.opponent_policy), &logits.log_softmax(1, Kind::Float)) * &has;
             let replies = has.sum(Kind::Float).clamp_min(1.0);
             total += (&each * &w).sum(Kind::Float) / &replies * opponent_weight;
             aux.opponent = Some(each.sum(Kind::Float) / replies);
@@ -297,10 +298,10 @@ impl Trainer {
     }
 }
 
-/// Each position's cross-entropy of `logits` against the distribution `target` ([batch,
-/// actions] both).
-fn cross_entropy(target: &Tensor, logits: &Tensor) -> Tensor {
-    -(target * logits.log_softmax(1, Kind::Float)).sum_dim_intlist(1, false, Kind::Float)
+/// Each position's cross-entropy of the log-probabilities `log_p` against the distribution
+/// `target` ([batch, actions] both).
+fn cross_entropy(target: &Tensor, log_p: &Tensor) -> Tensor {
+    -(target * log_p).sum_dim_intlist(1, false, Kind::Float)
 }
 
 /// The auxiliary heads' mean losses, where they are on.
