@@ -3,7 +3,7 @@
 //! with momentum or Adam; the optimizer's state can be saved next to a checkpoint and
 //! restored on restart.
 
-use super::model::Model;
+use super::model::{AuxHeads, Model};
 use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
 use dojo_game::util::{atomic_write, SettingError};
 use dojo_game::Game;
@@ -157,12 +157,22 @@ pub struct Trainer {
 impl Trainer {
     pub fn new(model: Model, config: TrainConfig) -> Result<Trainer, TrainError> {
         config.validate()?;
-        let heads = model.arch().aux_heads;
-        let wanted = [
-            ("train.opponent_policy_weight", config.opponent_policy_weight, heads.opponent_policy, "opponent policy"),
-            ("train.soft_policy_weight", config.soft_policy_weight, heads.soft_policy, "soft policy"),
+        let (has, wanted) = (model.arch().aux_heads, AuxHeads::for_training(&config));
+        let heads = [
+            (
+                "train.opponent_policy_weight",
+                config.opponent_policy_weight,
+                wanted.opponent_policy && !has.opponent_policy,
+                "opponent policy",
+            ),
+            (
+                "train.soft_policy_weight",
+                config.soft_policy_weight,
+                wanted.soft_policy && !has.soft_policy,
+                "soft policy",
+            ),
         ];
-        if let Some(&(key, weight, _, head)) = wanted.iter().find(|w| w.1 > 0.0 && !w.2) {
+        if let Some(&(key, weight, _, head)) = heads.iter().find(|h| h.2) {
             return Err(TrainError::NoAuxHead { key, weight, head });
         }
         let opt = match config.optimizer {
@@ -181,7 +191,7 @@ impl Trainer {
 
     /// Whether batches should carry the opponent's reply targets ([`Batch::with_opponent_policy`]).
     pub fn wants_opponent_policy(&self) -> bool {
-        self.config.opponent_policy_weight > 0.0
+        AuxHeads::for_training(&self.config).opponent_policy
     }
 
     pub fn optimizer(&self) -> &Optimizer {
@@ -263,7 +273,8 @@ impl Trainer {
         let target_p = rows(&batch.policy);
         let target_v = Tensor::from_slice(&batch.value).to_device(device);
         let (opponent_weight, soft_weight) = (self.config.opponent_policy_weight, self.config.soft_policy_weight);
-        let heads = self.model.net.forward_heads(&xs, training, opponent_weight > 0.0 || soft_weight > 0.0);
+        let wanted = AuxHeads::for_training(&self.config);
+        let heads = self.model.net.forward_heads(&xs, training, !wanted.is_none());
         let log_p = heads.policy.log_softmax(1, Kind::Float);
         let policy_each = cross_entropy(&target_p, &log_p);
         let value_each = (&heads.value - &target_v).square();
@@ -278,7 +289,7 @@ impl Trainer {
         let weighted = |each: &Tensor| (each * &w).mean(Kind::Float);
         let mut total = weighted(&policy_each) + weighted(&value_each) * self.config.value_loss_weight;
         let mut aux = AuxLosses::default();
-        if let Some(logits) = heads.soft_policy.filter(|_| soft_weight > 0.0) {
+        if let Some(logits) = heads.soft_policy.filter(|_| wanted.soft_policy) {
             // To the power 1/4, renormalised: zeros (illegal moves) stay zero.
             let soft = target_p.pow_tensor_scalar(0.25);
             let soft = &soft / soft.sum_dim_intlist(1, true, Kind::Float).clamp_min(1e-12);
@@ -286,7 +297,7 @@ impl Trainer {
             total += weighted(&each) * soft_weight;
             aux.soft = Some(each.mean(Kind::Float));
         }
-        if let Some(logits) = heads.opponent_policy.filter(|_| opponent_weight > 0.0 && batch.with_opponent_policy) {
+        if let Some(logits) = heads.opponent_policy.filter(|_| wanted.opponent_policy && batch.with_opponent_policy) {
             // Only positions with a reply count; their mean, not the batch's, is the loss.
             let has = Tensor::from_slice(&batch.has_opponent_policy).to_device(device);
             let each = cross_entropy(&rows(&batch.opponent_policy), &logits.log_softmax(1, Kind::Float)) * &has;

@@ -10,6 +10,7 @@ use crate::replay::ReplayBuffer;
 use dojo_game::{Game, GameSpec, Outcome, Player};
 use dojo_metrics::table::*;
 use dojo_metrics::Line;
+use dojo_net::model::AuxHeads;
 use dojo_net::train::{Losses, Trainer};
 use dojo_proto::tensorboard::EventWriter;
 use dojo_record::score::{GameScore, ScoreReport};
@@ -144,11 +145,11 @@ impl Metrics {
             .real(&FIRST_PLAYER_WIN_RATE, share(Some(Player::First)))
             .real(&DRAW_RATE, share(None))
             .real(&MEAN_GAME_LENGTH, w.games.iter().map(|g| g.1).sum::<usize>() as f64 / games);
-        let config = &trainer.config;
-        if config.opponent_policy_weight > 0.0 {
+        let heads = AuxHeads::for_training(&trainer.config);
+        if heads.opponent_policy {
             line.real(&OPPONENT_POLICY_LOSS, mean.opponent_policy);
         }
-        if config.soft_policy_weight > 0.0 {
+        if heads.soft_policy {
             line.real(&SOFT_POLICY_LOSS, mean.soft_policy);
         }
         scores(&self.spec, &w.scores, &mut line);
