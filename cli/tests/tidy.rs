@@ -7,7 +7,9 @@
 //! - no library crate has a public function returning `Result<_, String>`: errors are typed;
 //! - every file, folder and crate ARCHITECTURE.md names exists;
 //! - no two files of a crate import each other, directly or round a longer circle (a parent
-//!   module and its own children aside: a `mod.rs` declares and re-exports them).
+//!   module and its own children aside: a `mod.rs` declares and re-exports them); a name
+//!   taken through a re-export (`use crate::GameSpec`) counts as taken from the file that
+//!   defines it.
 
 use std::path::{Path, PathBuf};
 
@@ -54,7 +56,10 @@ fn sources() -> Vec<(String, Vec<String>)> {
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
             let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-            if let Some(at) = lines.windows(2).position(|w| w[0].trim() == "#[cfg(test)]" && is_module(&w[1])) {
+            // The inline test module (`#[cfg(test)] mod tests {`), not a test-only file's `mod x;`.
+            let tests =
+                |w: &[String]| w[0].trim() == "#[cfg(test)]" && is_module(&w[1]) && w[1].trim_end().ends_with('{');
+            if let Some(at) = lines.windows(2).position(tests) {
                 lines.truncate(at);
             }
             let name = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
@@ -215,35 +220,111 @@ fn module_of(file: &str) -> (String, Vec<String>) {
     (krate.to_string(), parts)
 }
 
-/// The crate-internal paths a file names in code (`crate::a::b`, `super::c`), each resolved
-/// to the longest module path that is a file of the crate.
-fn imports(file: &str, lines: &[String], modules: &[Vec<String>]) -> Vec<Vec<String>> {
-    let (_, here) = module_of(file);
+/// A file's code as statements: comments and literals blanked, lines joined, cut at each
+/// `;` (so a `use` written over several lines is one).
+fn statements(lines: &[String]) -> Vec<String> {
+    let code: Vec<String> = lines.iter().map(|line| code_of(line)).collect();
+    code.join(" ").split(';').map(str::to_string).collect()
+}
+
+/// The leading identifier of `text`.
+fn word(text: &str) -> &str {
+    let end = text.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len());
+    &text[..end]
+}
+
+/// A path written in module `here` from `text` on (`crate::a::b`, `super::c::{D, E}`,
+/// `self::f`, or `child::G` where `child` is a module inside `here`), resolved to the
+/// longest module path that is a file of the crate, with the names it takes from that
+/// module (`*` for a glob). None where `text` does not start such a path.
+fn resolve(here: &[String], text: &str, modules: &[Vec<String>]) -> Option<(Vec<String>, Vec<String>)> {
     // `super` from a `mod.rs` is its folder's parent; from `x.rs`, x's parent.
-    let parent: Vec<String> = here[..here.len().saturating_sub(1)].to_vec();
-    let mut found = Vec::new();
-    for line in lines {
-        let code = code_of(line);
-        for (at, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
-            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$') {
-                continue; // `$crate::`, or a longer word that ends in `crate::`
+    let (mut path, mut rest): (Vec<String>, &str) = match word(text) {
+        "crate" => (Vec::new(), &text[5..]),
+        "self" => (here.to_vec(), &text[4..]),
+        "super" => (here[..here.len().saturating_sub(1)].to_vec(), &text[5..]),
+        child if !child.is_empty() && modules.contains(&[here, &[child.to_string()]].concat()) => (here.to_vec(), text),
+        _ => return None,
+    };
+    // After `crate`, `self` or `super` a `::` comes first; a child's name is the segment.
+    let mut at_segment = rest.len() == text.len();
+    loop {
+        if !at_segment {
+            match rest.strip_prefix("::") {
+                Some(after) => rest = after.trim_start(),
+                None => return Some((path, Vec::new())),
             }
-            let mut path = if code[at..].starts_with("crate::") { Vec::new() } else { parent.clone() };
-            let rest = &code[at..];
-            for word in rest.split("::").skip(1) {
-                let word: String = word.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                match word.as_str() {
-                    "" => break,
-                    "super" => {
-                        path.pop();
-                    }
-                    w => path.push(w.to_string()),
-                }
-            }
-            while !path.is_empty() && !modules.contains(&path) {
+        }
+        at_segment = false;
+        let w = word(rest);
+        match w {
+            "" => break,
+            "super" => {
                 path.pop();
             }
-            found.push(path);
+            w if modules.contains(&[path.as_slice(), &[w.to_string()]].concat()) => path.push(w.to_string()),
+            _ => break, // `w` is an item of `path`, not a module under it
+        }
+        rest = &rest[w.len()..];
+    }
+    let names = if let Some(list) = rest.strip_prefix('{') {
+        let list = &list[..list.find('}').unwrap_or(list.len())];
+        list.split(',').map(|item| item.trim()).filter(|i| !i.is_empty()).map(|i| word(i).to_string()).collect()
+    } else if rest.starts_with('*') {
+        vec!["*".to_string()]
+    } else {
+        vec![word(rest).to_string()]
+    };
+    Some((path, names.into_iter().filter(|n| !n.is_empty()).collect()))
+}
+
+/// Where each name a module re-exports (`pub use x::Name`) is defined: name → module.
+fn reexports(file: &str, lines: &[String], modules: &[Vec<String>]) -> Vec<(String, Vec<String>)> {
+    let (_, here) = module_of(file);
+    let mut found = Vec::new();
+    for statement in statements(lines) {
+        let statement = statement.trim_start();
+        let Some(path) = statement.strip_prefix("pub use ").or_else(|| statement.strip_prefix("pub(crate) use "))
+        else {
+            continue;
+        };
+        if let Some((target, names)) = resolve(&here, path.trim_start(), modules) {
+            found.extend(names.into_iter().filter(|n| n != "*").map(|n| (n, target.clone())));
+        }
+    }
+    found
+}
+
+/// The crate-internal modules a file names in code (`crate::a::b`, `super::c`). A name taken
+/// through an ancestor that only re-exports it (`use crate::GameSpec`, where `lib.rs` has
+/// `pub use spec::GameSpec`) counts as taken from where it is defined; a parent's own items
+/// and its children's do not make an edge (a `mod.rs` declares and re-exports them).
+fn imports(
+    file: &str,
+    lines: &[String],
+    modules: &[Vec<String>],
+    reexported: &std::collections::BTreeMap<Vec<String>, Vec<(String, Vec<String>)>>,
+) -> Vec<Vec<String>> {
+    let (_, here) = module_of(file);
+    let mut found = Vec::new();
+    for code in statements(lines) {
+        for (at, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == ':') {
+                continue; // `$crate::`, a longer word that ends in `crate::`, or `super::super::`
+            }
+            let Some((module, names)) = resolve(&here, &code[at..], modules) else { continue };
+            if !nested(&module, &here) {
+                found.push(module);
+                continue;
+            }
+            // Through an ancestor: follow what it re-exports to where it is defined.
+            let Some(table) = reexported.get(&module).filter(|_| here.starts_with(&module)) else { continue };
+            for (name, target) in table {
+                let taken = names.iter().any(|n| n == name || n == "*");
+                if taken && !nested(target, &here) {
+                    found.push(target.clone());
+                }
+            }
         }
     }
     found
@@ -291,11 +372,12 @@ fn no_two_files_of_a_crate_import_each_other() {
     for krate in CRATES {
         let files: Vec<&(String, Vec<String>)> = sources.iter().filter(|(f, _)| module_of(f).0 == *krate).collect();
         let modules: Vec<Vec<String>> = files.iter().map(|(f, _)| module_of(f).1).collect();
+        let reexported: BTreeMap<Vec<String>, Vec<(String, Vec<String>)>> =
+            files.iter().map(|(f, lines)| (module_of(f).1, reexports(f, lines, &modules))).collect();
         let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
         for (file, lines) in &files {
             let here = module_of(file).1;
-            let targets: Vec<Vec<String>> =
-                imports(file, lines, &modules).into_iter().filter(|t| !nested(t, &here)).collect();
+            let targets = imports(file, lines, &modules, &reexported);
             edges.entry(here).or_default().extend(targets);
         }
         for circle in circles(&edges) {
@@ -307,26 +389,53 @@ fn no_two_files_of_a_crate_import_each_other() {
 
 #[test]
 fn the_circle_finder_finds_circles() {
-    let modules: Vec<Vec<String>> =
-        [vec![], vec!["spec".to_string()], vec!["gomoku".to_string()], vec!["gomoku".into(), "vcf".into()]].into();
+    use std::collections::BTreeMap;
+    let module = |path: &str| path.split("::").filter(|p| !p.is_empty()).map(str::to_string).collect::<Vec<_>>();
+    let modules: Vec<Vec<String>> = ["", "spec", "gomoku", "gomoku::vcf", "hex"].map(module).into();
     let lines = |text: &str| text.lines().map(str::to_string).collect::<Vec<_>>();
-    let spec = imports("game/src/spec.rs", &lines("use super::gomoku::GOMOKU_MIN;\nuse dojo_record::x;"), &modules);
-    assert_eq!(spec, vec![vec!["gomoku".to_string()]]);
+    let none = BTreeMap::new();
+    let spec =
+        imports("game/src/spec.rs", &lines("use super::gomoku::GOMOKU_MIN;\nuse dojo_record::x;"), &modules, &none);
+    assert_eq!(spec, vec![module("gomoku")]);
     let gomoku = imports(
         "game/src/gomoku.rs",
         &lines("// crate::spec\nlet s = crate::spec::GameSpec::x();\nlet v = $crate::spec::y;"),
         &modules,
+        &none,
     );
-    assert_eq!(gomoku, vec![vec!["spec".to_string()]]);
-    // A child's `super` is its parent: no circle between a module and its own children.
-    let vcf = imports("game/src/gomoku/vcf.rs", &lines("use super::Gomoku;"), &modules);
-    assert_eq!(vcf, vec![vec!["gomoku".to_string()]]);
-    let mut edges = std::collections::BTreeMap::new();
+    assert_eq!(gomoku, vec![module("spec")]);
+    // A child's `super` is its parent: no edge between a module and its own children.
+    let vcf = imports("game/src/gomoku/vcf.rs", &lines("use super::Gomoku;"), &modules, &none);
+    assert!(vcf.is_empty(), "{vcf:?}");
+    let mut edges = BTreeMap::new();
     edges.insert(modules[1].clone(), spec.into_iter().collect());
     edges.insert(modules[2].clone(), gomoku.into_iter().collect());
     assert_eq!(circles(&edges), vec![vec!["gomoku".to_string(), "spec".into()]]);
     edges.remove(&modules[2]);
     assert!(circles(&edges).is_empty());
+
+    // A name taken through the crate root counts as taken from where the root re-exports it
+    // from, over lines and in braces; the root's own items (`Game`) make no edge.
+    let root = lines("pub mod spec;\npub use spec::{\n    GameSpec,\n    C4_MIN as MIN,\n};\npub use gomoku::Gomoku;\npub trait Game {}");
+    let reexported: BTreeMap<_, _> = [(module(""), reexports("game/src/lib.rs", &root, &modules))].into();
+    assert_eq!(
+        reexported[&module("")],
+        [("GameSpec", "spec"), ("C4_MIN", "spec"), ("Gomoku", "gomoku")].map(|(n, m)| (n.to_string(), module(m)))
+    );
+    let hex = imports(
+        "game/src/hex.rs",
+        &lines("use crate::{\n    Game,\n    GameSpec,\n};\nuse super::Game as G;"),
+        &modules,
+        &reexported,
+    );
+    assert_eq!(hex, vec![module("spec")]);
+    let glob: std::collections::BTreeSet<_> =
+        imports("game/src/hex.rs", &lines("use super::*;"), &modules, &reexported).into_iter().collect();
+    assert_eq!(glob, [module("gomoku"), module("spec")].into());
+    let spec = imports("game/src/spec.rs", &lines("games! { Hex(crate::hex::Hex) }"), &modules, &reexported);
+    let edges: BTreeMap<_, _> =
+        [(module("hex"), hex.into_iter().collect()), (module("spec"), spec.into_iter().collect())].into();
+    assert_eq!(circles(&edges), vec![vec!["hex".to_string(), "spec".into()]]);
 }
 
 /// What ARCHITECTURE.md names that is not in this workspace: KataGo's folder it compares
@@ -383,11 +492,11 @@ fn the_scanner_measures_what_it_should() {
     assert_eq!(declared_function("    let f = |x| x; // fn y"), None);
 }
 
-/// The named games `games!` registers (`spec.rs`, after its `;`): (variant, path of the
+/// The named games `games!` registers (`registry.rs`, after its `;`): (variant, path of the
 /// type), e.g. ("Hex", "crate::hex::Hex").
 fn named_games() -> Vec<(String, String)> {
-    let spec = std::fs::read_to_string(workspace().join("game/src/spec.rs")).unwrap();
-    let start = spec.find("\ngames! {").expect("spec.rs registers the games with games! { ... }");
+    let spec = std::fs::read_to_string(workspace().join("game/src/registry.rs")).unwrap();
+    let start = spec.find("\ngames! {").expect("registry.rs registers the games with games! { ... }");
     let list = &spec[start..][..spec[start..].find("\n}").unwrap()];
     let named = &list[list.find(';').expect("games! has named games after a ;") + 1..];
     named
@@ -410,7 +519,7 @@ fn a_named_game_is_its_file_and_two_lines() {
             for (number, line) in lines.iter().enumerate() {
                 let code = code_of(line);
                 let registration = (file == "game/src/lib.rs" && code.trim() == format!("pub mod {module};"))
-                    || (file == "game/src/spec.rs" && code.trim() == format!("{variant}({path}),"));
+                    || (file == "game/src/registry.rs" && code.trim() == format!("{variant}({path}),"));
                 let named_here = code.contains(&format!("{module}::")) || code.contains(&format!("AnyGame::{variant}"));
                 if file != own_file && !registration && named_here {
                     uses.push(format!("{file}:{}: {}", number + 1, line.trim()));

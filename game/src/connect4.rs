@@ -31,9 +31,11 @@
 //!
 //! So on a wide board `12` is the two moves 1 then 2; write `12;` or `c` for column 12 alone.
 
-use super::*;
 use crate::rng::Rng;
+use crate::spec;
+use crate::{Action, Game, GameError, GameSpec, Lookahead, Outcome, PlaneShape, Player, ToMove};
 use rand::{Rng as _, RngExt};
+use std::fmt;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
 /// A fixed-width bit set with the operations the bitboard needs.

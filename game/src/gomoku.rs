@@ -27,15 +27,12 @@ mod vcf;
 pub use threats::{five_points, threats, Bits, Threats};
 pub use vcf::{vcf, Vcf};
 
-use super::*;
 use crate::rng::Rng;
+pub use crate::spec::{GOMOKU_MAX, GOMOKU_MIN};
+use crate::{Action, Game, GameError, GameSpec, Lookahead, Outcome, PlaneShape, Player, ToMove};
 use rand::{Rng as _, RngExt, SeedableRng};
+use std::fmt;
 use std::sync::OnceLock;
-
-/// The smallest board, 7×7.
-pub const GOMOKU_MIN: u8 = 7;
-/// The largest board: Gomocup's freestyle board is 20×20.
-pub const GOMOKU_MAX: u8 = 20;
 
 const MAX: usize = GOMOKU_MAX as usize;
 const MAX_POINTS: usize = MAX * MAX;

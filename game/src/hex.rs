@@ -1,6 +1,6 @@
 //! Hex on a 5×5 rhombus (`hex5`): the small two-player game `docs/new-game.md` adds to dojo
 //! end to end. Everything dojo knows about it is in this file; its registration is two
-//! lines (`pub mod hex;` in `lib.rs`, `Hex(crate::hex::Hex)` in `spec.rs`'s `games!`).
+//! lines (`pub mod hex;` in `lib.rs`, `Hex(crate::hex::Hex)` in `registry.rs`'s `games!`).
 //!
 //! The rules: players take turns placing a stone on an empty cell. The first player
 //! (Black, `X`) wins by joining the top row to the bottom row with a chain of their stones,

@@ -17,10 +17,15 @@ pub mod util;
 pub mod connect4;
 pub mod gomoku;
 pub mod hex;
+pub mod registry;
 pub mod sliding;
 pub mod spec;
 
-pub use spec::{AnyGame, FromAnyGame, GameSpec, NamedGame};
+mod error;
+
+pub use error::GameError;
+pub use registry::{AnyGame, FromAnyGame};
+pub use spec::GameSpec;
 
 use crate::rng::Rng;
 use rand::seq::IndexedRandom;
@@ -89,23 +94,6 @@ pub enum Lookahead {
     Lost,
     /// No move wins at once; the moves written to `out` are the ones worth searching.
     Moves,
-}
-
-/// Everything that can go wrong when a caller hands a game bad input.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GameError {
-    #[error("illegal move {action}: {reason}")]
-    IllegalMove { action: String, reason: String },
-    #[error("the game is already over")]
-    GameOver,
-    #[error("a chance event is pending; a player move is not allowed now")]
-    ChancePending,
-    #[error("no chance event is pending")]
-    NoChancePending,
-    #[error("cannot parse {what} {text:?}: {reason}")]
-    Parse { what: &'static str, text: String, reason: String },
-    #[error("bad game spec {spec:?}: {reason}")]
-    Spec { spec: String, reason: String },
 }
 
 /// The shape of the network input for a game: `channels` planes of `height × width`.
@@ -322,6 +310,13 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
 
     /// Human-readable board diagram (for `dojo play` and debugging).
     fn render(&self) -> String;
+}
+
+/// A game named by its name alone (`hex5`): no sizes, no options, one start. Its spec is
+/// [`GameSpec::Named`]; [`registry`]'s `games!` registers it.
+pub trait NamedGame: Game + Default {
+    /// What users type for it (`--game hex5`): lower case, no `:`.
+    const NAME: &'static str;
 }
 
 /// [`Game::two_step_lookahead`] by playing it out: [`Game::lookahead`] at the position, after

@@ -15,78 +15,13 @@
 //! game starts empty with two spawns pending. Chance events are `cell * 2 + k`, with `k = 0`
 //! for the small tile and `k = 1` for the big one.
 
-use super::{Action, Game, GameError, GameSpec, Outcome, PlaneShape, Player, ToMove};
 use crate::rng::Rng;
+pub use crate::spec::{SpawnOdds, SpawnOddsError};
+use crate::{Action, Game, GameError, GameSpec, Outcome, PlaneShape, Player, ToMove};
 use rand::RngExt;
 use std::fmt;
 use std::hash::Hash;
 use std::sync::OnceLock;
-
-/// 2584 spawn odds: the small tile 1 with `small_percent` % probability, otherwise the big
-/// tile (2 or 3). The original 2584 environment spawns 1 or 2 at 80/20 and seed 000's
-/// project 1 or 3 at 75/25: those are [`SpawnOdds::OneTwo`] and [`SpawnOdds::OneThree`],
-/// the odds `2584:1-2` and `2584:1-3` name; `2584:1-2:90` names 1 at 90 %, 2 at 10 %.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SpawnOdds {
-    big: u8,
-    small_percent: u8,
-}
-
-/// Spawn odds no 2584 game has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SpawnOddsError {
-    #[error("the big spawn tile is 2 or 3, not {0}")]
-    BigTile(u8),
-    #[error("the 1-tile's share is a percent in 1..=99, not {0}")]
-    SmallPercent(u8),
-}
-
-// The two standard rules keep the names they had as enum variants, so they read as the
-// rules they are (`SpawnOdds::OneTwo`) and still work as patterns.
-#[allow(non_upper_case_globals)]
-impl SpawnOdds {
-    /// 1 at 80 %, 2 at 20 % (the original 2584 environment).
-    pub const OneTwo: SpawnOdds = SpawnOdds { big: 2, small_percent: 80 };
-    /// 1 at 75 %, 3 at 25 % (seed 000's project).
-    pub const OneThree: SpawnOdds = SpawnOdds { big: 3, small_percent: 75 };
-}
-
-impl SpawnOdds {
-    /// Odds with the big tile `big` (2 or 3) and the 1-tile at `small_percent` % (1..=99).
-    pub fn new(big: u8, small_percent: u8) -> Result<SpawnOdds, SpawnOddsError> {
-        if big != 2 && big != 3 {
-            return Err(SpawnOddsError::BigTile(big));
-        }
-        if !(1..=99).contains(&small_percent) {
-            return Err(SpawnOddsError::SmallPercent(small_percent));
-        }
-        Ok(SpawnOdds { big, small_percent })
-    }
-
-    /// The standard odds for a big tile (2 or 3): 80/20 for 2, 75/25 for 3.
-    pub fn standard(big: u8) -> Result<SpawnOdds, SpawnOddsError> {
-        match big {
-            2 => Ok(SpawnOdds::OneTwo),
-            3 => Ok(SpawnOdds::OneThree),
-            _ => Err(SpawnOddsError::BigTile(big)),
-        }
-    }
-
-    /// The big tile: 2 or 3.
-    pub fn big(self) -> u8 {
-        self.big
-    }
-
-    /// The 1-tile's chance in percent (1..=99); the big tile has the rest.
-    pub fn small_percent(self) -> u8 {
-        self.small_percent
-    }
-
-    /// Whether these are the standard odds for their big tile.
-    pub fn is_standard(self) -> bool {
-        SpawnOdds::standard(self.big) == Ok(self)
-    }
-}
 
 /// Player actions: the direction the tiles slide.
 pub const UP: Action = 0;
@@ -598,7 +533,7 @@ impl Rules for Rules2584 {
     }
     fn spawn(&self) -> Spawn {
         // Tile index = face value for 1, 2 and 3 (the Fibonacci numbers start 1, 2, 3).
-        Spawn { small: 1, big: self.odds.big, big_percent: 100 - u32::from(self.odds.small_percent) }
+        Spawn { small: 1, big: self.odds.big(), big_percent: 100 - u32::from(self.odds.small_percent()) }
     }
     fn spec(&self) -> GameSpec {
         GameSpec::Fib2584 { odds: self.odds }

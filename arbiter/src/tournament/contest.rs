@@ -14,6 +14,7 @@
 //!   identically, and differences between players are not differences of luck in which
 //!   games they drew. Standings are mean scores.
 
+use super::results::{GameKey, GameLine, OnePlayerKey, ScoreLine};
 use super::standings::{score_standings, standings, Ranking, ScoreStandings, Standings, StandingsError};
 use super::{file_safe, fnv1a, Format, TournamentDir, TournamentError, TournamentSpec};
 use crate::contest::{OnePlayer, TwoPlayer};
@@ -21,7 +22,7 @@ use crate::matches::{MatchContest, Played};
 use dojo_game::{AnyGame, Game, Player, ToMove};
 use dojo_record::score::GameScore;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::path::PathBuf;
@@ -79,34 +80,6 @@ pub trait TournamentContest: MatchContest {
         results: &[Self::Line],
         anchor: Option<(&str, f64)>,
     ) -> Result<Self::Standings, StandingsError>;
-}
-
-/// A game of a two-player tournament: the `game`-th of the pairing of A and B (A moves
-/// first in the even ones).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct GameKey {
-    pub a: String,
-    pub b: String,
-    pub game: u32,
-}
-
-/// One line of a two-player tournament's `results.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameLine {
-    #[serde(flatten)]
-    pub key: GameKey,
-    /// Who moved first after the opening: A in the even games.
-    pub a_first: bool,
-    /// 1: A won, 0: a draw, -1: B won.
-    pub result: i8,
-    /// Why it ended otherwise than by the rules (a brain crashed, timed out...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forfeit: Option<String>,
-    /// The random opening, then the players' moves, in the game's notation.
-    pub opening: String,
-    pub moves: String,
-    pub seconds: f64,
-    pub unix_ms: u64,
 }
 
 impl TournamentContest for TwoPlayer {
@@ -261,31 +234,6 @@ pub(crate) fn pair_seed(seed: u64, a: &str, b: &str, pair: u32) -> u64 {
     bytes.push(0);
     bytes.extend_from_slice(&pair.to_le_bytes());
     fnv1a(&bytes)
-}
-
-/// A game of a one-player tournament: `player`'s game number `game`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct OnePlayerKey {
-    pub player: String,
-    pub game: u32,
-}
-
-/// One line of a one-player tournament's `results.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScoreLine {
-    #[serde(flatten)]
-    pub key: OnePlayerKey,
-    pub score: u64,
-    /// The largest tile at the end (a face value: 2048, 2584...).
-    pub max_tile: u32,
-    /// Player moves made (the moves themselves are in `games/`).
-    pub moves: u32,
-    /// Why the player stopped before the game was over (it failed to move); the score is
-    /// the one it had then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forfeit: Option<String>,
-    pub seconds: f64,
-    pub unix_ms: u64,
 }
 
 /// The seed of game `game` of every player of a one-player tournament seeded `seed`.

@@ -28,13 +28,15 @@ pub mod contest;
 mod error;
 pub mod gauntlet;
 pub mod plot;
+pub mod results;
 pub mod session;
 pub mod standings;
 #[cfg(test)]
 mod test_games;
 
-pub use contest::{game_seed, GameKey, GameLine, OnePlayerKey, ScoreLine, TournamentContest};
+pub use contest::{game_seed, TournamentContest};
 pub use error::TournamentError;
+pub use results::{GameKey, GameLine, OnePlayerKey, ScoreLine};
 
 use crate::matches::play_game;
 use crate::openings::{Opening, Openings};
