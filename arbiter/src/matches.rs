@@ -9,7 +9,7 @@ use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
-use dojo_record::score::{GameScore, ScoreReport};
+use dojo_record::score::{score_of_position, GameScore, ScoreReport};
 use dojo_search::player::Agent;
 use rand::{Rng as _, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -303,7 +303,7 @@ impl MatchContest for OnePlayer {
 
     fn check<G: Game + Into<AnyGame>>(probe: &G, plan: &MatchPlan<'_, OnePlayerGame>) -> Result<(), MatchError> {
         let family = probe.spec().family();
-        if !probe.is_one_player() || GameScore::of_position(&probe.clone().into()).is_none() {
+        if !probe.is_one_player() || score_of_position(&probe.clone().into()).is_none() {
             return Err(MatchError::NotScored { family });
         }
         if plan.enough.is_some() {
@@ -322,7 +322,7 @@ impl MatchContest for OnePlayer {
         _board: String,
     ) -> OnePlayerGame {
         // `check` made sure the game has a score.
-        let end = GameScore::of_position(&played.end.clone().into()).unwrap_or(GameScore { score: 0, max_tile: 0 });
+        let end = score_of_position(&played.end.clone().into()).unwrap_or(GameScore { score: 0, max_tile: 0 });
         OnePlayerGame {
             index,
             score: end.score,

@@ -71,6 +71,14 @@ pub enum Outcome {
     Score(u64),
 }
 
+/// How a one-player game stands or ended: its score and its largest tile (a face value:
+/// 2048, 2584, ...; 0 for a game without tiles).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct GameScore {
+    pub score: u64,
+    pub max_tile: u32,
+}
+
 impl Outcome {
     /// The result from `player`'s point of view in {-1, 0, 1}; a score counts as 0.
     pub fn value_for(self, player: Player) -> f32 {
@@ -126,6 +134,20 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// are compared (see [`GameSpec::is_one_player`] for a spec).
     fn is_one_player(&self) -> bool {
         false
+    }
+
+    /// How a one-player game stands, over or not: its score so far and its largest tile.
+    /// None for a two-player game. Reports, tournaments and the dashboard read a one-player
+    /// game's score only through this, so a new one-player game needs nothing outside its
+    /// rules to be scored.
+    fn game_score(&self) -> Option<GameScore> {
+        None
+    }
+
+    /// A one-player tile game's board as face values (0 for empty), row-major, for displays
+    /// such as the dashboard's final boards. None where the game has no such board.
+    fn tile_board(&self) -> Option<Vec<u32>> {
+        None
     }
 
     /// Size of the player action space (the policy head's width).

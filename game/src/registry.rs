@@ -13,7 +13,7 @@ use crate::sliding::{Fib2584, Twenty48};
 use crate::spec::{
     fits_64, GameSpec, SpawnOdds, C4_MAX_HEIGHT, C4_MAX_WIDTH, C4_MIN, GOMOKU_MAX, GOMOKU_MIN, SAIBLO_MAX, SAIBLO_MIN,
 };
-use crate::{Game, GameError, NamedGame};
+use crate::{Game, GameError, NamedGame, ToMove};
 use rand::{RngExt, SeedableRng};
 use std::str::FromStr;
 
@@ -86,8 +86,21 @@ games! {
 }
 
 impl GameSpec {
-    /// A new game at its starting position (stochastic games get their two opening tiles).
+    /// A new game at its starting position: a random spec's board drawn, then nature's
+    /// opening draws made (2048's two opening tiles), both from `rng`.
     pub fn new_game(&self, rng: &mut Rng) -> Result<AnyGame, GameError> {
+        let mut game = self.undrawn(rng)?;
+        with_game!(&mut game, g => {
+            while g.outcome().is_none() && g.to_move() == ToMove::Chance {
+                g.sample_chance(rng);
+            }
+        });
+        Ok(game)
+    }
+
+    /// A new game before nature's opening draws (for 2048 the empty board, both opening
+    /// tiles pending); for a random spec, on a board drawn from `rng`.
+    fn undrawn(&self, rng: &mut Rng) -> Result<AnyGame, GameError> {
         Ok(match self {
             GameSpec::Connect4 { width, height, blocked } => {
                 let cells: Vec<(usize, usize)> = blocked.iter().map(|&(c, r)| (c as usize, r as usize)).collect();
@@ -102,36 +115,39 @@ impl GameSpec {
                 let width = rng.random_range(SAIBLO_MIN..=SAIBLO_MAX);
                 let height = rng.random_range(SAIBLO_MIN..=SAIBLO_MAX);
                 let blocked = vec![(rng.random_range(..width), rng.random_range(..height))];
-                return GameSpec::Connect4 { width, height, blocked }.new_game(rng);
+                return GameSpec::Connect4 { width, height, blocked }.undrawn(rng);
             }
             GameSpec::Gomoku { size } => AnyGame::Gomoku(Gomoku::new(*size as usize)?),
             GameSpec::GomokuSizes { min, max } => AnyGame::Gomoku(Gomoku::new(rng.random_range(*min..=*max) as usize)?),
-            GameSpec::Twenty48 => {
-                let mut g = Twenty48::new();
-                g.sample_chance(rng);
-                g.sample_chance(rng);
-                AnyGame::Twenty48(g)
-            }
-            GameSpec::Fib2584 { odds } => {
-                let mut g = Fib2584::new(*odds);
-                g.sample_chance(rng);
-                g.sample_chance(rng);
-                AnyGame::Fib2584(g)
-            }
+            GameSpec::Twenty48 => AnyGame::Twenty48(Twenty48::new()),
+            GameSpec::Fib2584 { odds } => AnyGame::Fib2584(Fib2584::new(*odds)),
             GameSpec::Named { name } => named_game(name).ok_or_else(|| spec_err(name, "no such game"))?(),
         })
     }
 
     /// The starting position of a non-random spec, or a clear error for a random one.
     pub fn start(&self) -> Result<AnyGame, GameError> {
-        if self.is_random() {
-            return Err(GameError::Spec {
-                spec: self.to_string(),
-                reason: "draws a new board per game; name a concrete board instead".into(),
-            });
-        }
+        self.refuse_random()?;
         self.new_game(&mut Rng::seed_from_u64(0))
     }
+
+    /// The position records of a non-random spec replay from: its start before nature's
+    /// opening draws, so a record holds those draws as its first moves (2048's opening
+    /// tiles); the start itself for games without them.
+    pub fn record_start(&self) -> Result<AnyGame, GameError> {
+        self.refuse_random()?;
+        self.undrawn(&mut Rng::seed_from_u64(0))
+    }
+
+    fn refuse_random(&self) -> Result<(), GameError> {
+        match self.is_random() {
+            true => Err(spec_err(&self.to_string(), "draws a new board per game; name a concrete board instead")),
+            false => Ok(()),
+        }
+    }
+
+    /// A position of this spec, for code that picks its concrete game type from one: the
+    /// start, or for a random spec the board its seed 0 draws.
     /// start, or for a random spec the board its seed 0 draws.
     pub fn probe(&self) -> Result<AnyGame, GameError> {
         self.new_game(&mut Rng::seed_from_u64(0))
@@ -408,6 +424,26 @@ mod tests {
             assert!(err.contains(text), "the error names the spec: {err}");
         }
         assert!(crate::sliding::SpawnOdds::new(4, 50).unwrap_err().to_string().contains("2 or 3, not 4"));
+    }
+
+    #[test]
+    fn a_new_game_is_the_record_start_with_natures_opening_draws_made() {
+        // 2048: the record starts on the empty board with both opening tiles pending; a new
+        // game draws them from its rng in the order a game made by hand does.
+        let Ok(AnyGame::Twenty48(start)) = GameSpec::Twenty48.record_start() else { panic!("a 2048 game") };
+        assert_eq!((start.pending_spawns(), start.tile_values()), (2, [[0; 4]; 4]));
+        let mut by_hand = Twenty48::new();
+        let mut rng = Rng::seed_from_u64(5);
+        by_hand.sample_chance(&mut rng);
+        by_hand.sample_chance(&mut rng);
+        let Ok(AnyGame::Twenty48(drawn)) = GameSpec::Twenty48.new_game(&mut Rng::seed_from_u64(5)) else { panic!() };
+        assert_eq!((drawn.pending_spawns(), drawn.tile_values()), (0, by_hand.tile_values()));
+        assert_eq!(drawn.tile_values().into_iter().flatten().filter(|&t| t > 0).count(), 2);
+        // A board game has no draws: its record starts where its games do.
+        let spec: GameSpec = "connect4:9x7:3.1".parse().unwrap();
+        assert_eq!(spec.record_start().unwrap().spec(), spec.start().unwrap().spec());
+        let err = GameSpec::Connect4Saiblo.record_start().unwrap_err().to_string();
+        assert!(err.contains("draws a new board per game"), "{err}");
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use crate::rng::Rng;
 pub use crate::spec::{SpawnOdds, SpawnOddsError};
-use crate::{Action, Game, GameError, GameSpec, Outcome, PlaneShape, Player, ToMove};
+use crate::{Action, Game, GameError, GameScore, GameSpec, Outcome, PlaneShape, Player, ToMove};
 use rand::RngExt;
 use std::fmt;
 use std::hash::Hash;
@@ -734,6 +734,14 @@ impl<R: Rules> Game for Sliding<R> {
 
     fn is_one_player(&self) -> bool {
         true
+    }
+
+    fn game_score(&self) -> Option<GameScore> {
+        Some(GameScore { score: self.score(), max_tile: self.max_tile() })
+    }
+
+    fn tile_board(&self) -> Option<Vec<u32>> {
+        Some(self.tile_values().into_iter().flatten().collect())
     }
 
     fn num_actions(&self) -> usize {

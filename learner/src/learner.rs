@@ -115,9 +115,9 @@ impl RecentGame {
                 RecordOutcome::Win(Player::Second) => -1,
                 _ => 0,
             },
-            score: end.map(|(s, _)| s.score),
-            max_tile: end.map(|(s, _)| s.max_tile),
-            board: end.map(|(_, tiles)| tiles.into_iter().flatten().collect()),
+            score: end.as_ref().map(|(s, _)| s.score),
+            max_tile: end.as_ref().map(|(s, _)| s.max_tile),
+            board: end.map(|(_, tiles)| tiles),
         }
     }
 }

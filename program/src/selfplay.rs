@@ -10,7 +10,7 @@ use dojo_net::device::DeviceError;
 use dojo_net::infer::NetEvaluator;
 use dojo_net::precision::PrecisionChoice;
 use dojo_record::boards::{typing_start, Boards};
-use dojo_record::score::{GameScore, ScoreReport};
+use dojo_record::score::{score_of_record, GameScore, ScoreReport};
 use dojo_record::{write_records, GameRecord, RecordError};
 use dojo_run::config::RunConfig;
 use dojo_search::evaluator::Evaluator;
@@ -104,7 +104,7 @@ fn play_typed<G: Game + FromAnyGame>(
     write_records(job.out, &records)?;
     let s = &engine.stats;
     let outcome = if one_player {
-        let scores: Vec<GameScore> = records.iter().filter_map(GameScore::of_record).collect();
+        let scores: Vec<GameScore> = records.iter().filter_map(score_of_record).collect();
         Outcomes::Scores(ScoreReport::new(job.spec, &scores))
     } else {
         Outcomes::TwoPlayer {

@@ -29,7 +29,6 @@ pub use file::{read_records, write_records, FILE_MAGIC, FILE_VERSION};
 pub use sample::{samples, Sample, SampleOptions, SampleTarget, TrainingGame};
 
 use dojo_game::rng::Rng;
-use dojo_game::sliding::{Fib2584, Twenty48};
 use dojo_game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, PlaneShape, Player};
 use rand::{seq::IndexedRandom, Rng as _};
 use std::fmt;
@@ -167,8 +166,9 @@ impl GameRecord {
         self.moves.iter().filter(|m| m.train && !m.chance).count()
     }
 
-    /// The position this record's moves start from: the spec's start for board games, the
-    /// empty board with both opening spawns still pending for 2048/2584.
+    /// The position this record's moves start from: the spec's start before nature's
+    /// opening draws ([`GameSpec::record_start`]): for 2048/2584 the empty board with both
+    /// opening spawns pending.
     pub fn start(&self) -> Result<AnyGame, RecordError> {
         record_start(&self.spec)
     }
@@ -176,11 +176,7 @@ impl GameRecord {
 
 /// The position records of `spec` replay from (see [`GameRecord::start`]).
 pub fn record_start(spec: &GameSpec) -> Result<AnyGame, RecordError> {
-    match spec {
-        GameSpec::Twenty48 => Ok(AnyGame::Twenty48(Twenty48::new())),
-        GameSpec::Fib2584 { odds } => Ok(AnyGame::Fib2584(Fib2584::new(*odds))),
-        _ => spec.start().map_err(RecordError::BadSpec),
-    }
+    spec.record_start().map_err(RecordError::BadSpec)
 }
 
 /// A fresh random game id.

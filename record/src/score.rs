@@ -3,54 +3,37 @@
 //! share of games whose largest tile reached each big tile, and the share that ended there).
 
 use crate::GameRecord;
-use dojo_game::sliding::{Rules, Sliding};
-use dojo_game::{AnyGame, GameSpec};
+pub use dojo_game::GameScore;
+use dojo_game::{with_game, AnyGame, Game, GameSpec};
 use serde::Serialize;
 use std::fmt;
 
-/// How one game ended: its score and largest tile (a face value: 2048, 2584, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct GameScore {
-    pub score: u64,
-    pub max_tile: u32,
+/// How a one-player game's record ended, replayed from its start. None for two-player
+/// games, and for a record that does not replay (the learner validates records at ingest,
+/// but this is also read from files and must not trust them).
+pub fn score_of_record(record: &GameRecord) -> Option<GameScore> {
+    end_of(record).map(|(score, _)| score)
 }
 
-impl GameScore {
-    /// How a one-player sliding game's record ended, replayed from its start. None for
-    /// other games, and for a record that does not replay (the learner validates records at
-    /// ingest, but this is also read from files and must not trust them).
-    pub fn of_record(record: &GameRecord) -> Option<GameScore> {
-        final_board(record).map(|(score, _)| score)
-    }
-
-    /// How a one-player sliding game stands at `game` (over or not): its score and largest
-    /// tile. None for other games.
-    pub fn of_position(game: &AnyGame) -> Option<GameScore> {
-        match game {
-            AnyGame::Twenty48(g) => Some(GameScore::of_sliding(g)),
-            AnyGame::Fib2584(g) => Some(GameScore::of_sliding(g)),
-            _ => None,
-        }
-    }
-
-    fn of_sliding<R: Rules>(game: &Sliding<R>) -> GameScore {
-        GameScore { score: game.score(), max_tile: game.max_tile() }
-    }
+/// How a one-player game stands at `game` (over or not): [`dojo_game::Game::game_score`].
+pub fn score_of_position(game: &AnyGame) -> Option<GameScore> {
+    with_game!(game, g => g.game_score())
 }
 
-/// A one-player sliding game's record replayed to its end: how it ended and its last
-/// board (face values, row-major, 0 for empty), for displays of the game. None as in
-/// [`GameScore::of_record`].
-pub fn final_board(record: &GameRecord) -> Option<(GameScore, [[u32; 4]; 4])> {
-    fn replayed<R: Rules>(record: &GameRecord, start: Sliding<R>) -> Option<(GameScore, [[u32; 4]; 4])> {
+/// A one-player game's record replayed to its end: how it ended and, for a tile game, its
+/// last board (face values, row-major, 0 for empty), for displays of the game. None as in
+/// [`score_of_record`].
+pub fn final_board(record: &GameRecord) -> Option<(GameScore, Vec<u32>)> {
+    let (score, end) = end_of(record)?;
+    Some((score, end?))
+}
+
+/// The score and the tile board of a one-player record's last position.
+fn end_of(record: &GameRecord) -> Option<(GameScore, Option<Vec<u32>>)> {
+    with_game!(record.start().ok()?, start => {
         let end = record.replay(start, |_, _, _| {}).ok()?;
-        Some((GameScore::of_sliding(&end), end.tile_values()))
-    }
-    match record.start().ok()? {
-        AnyGame::Twenty48(g) => replayed(record, g),
-        AnyGame::Fib2584(g) => replayed(record, g),
-        _ => None,
-    }
+        Some((end.game_score()?, end.tile_board()))
+    })
 }
 
 /// One row of the reach-rate table.
@@ -162,7 +145,7 @@ mod tests {
     use super::*;
     use crate::{random_game_record, MoveRecord, RecordOutcome};
     use dojo_game::rng::Rng;
-    use dojo_game::sliding::{Fib2584, SpawnOdds, Twenty48};
+    use dojo_game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
     use dojo_game::{Game, ToMove};
     use rand::seq::IndexedRandom;
     use rand::SeedableRng;
@@ -202,29 +185,29 @@ mod tests {
         let RecordOutcome::Score(points) = record.outcome else { panic!("{:?}", record.outcome) };
         let largest = end.tile_values().into_iter().flatten().max().unwrap();
         assert!(points > 0 && largest >= 16, "{points} {largest}");
-        assert_eq!(GameScore::of_record(&record), Some(g(points, largest)));
-        assert_eq!(final_board(&record), Some((g(points, largest), end.tile_values())));
+        assert_eq!(score_of_record(&record), Some(g(points, largest)));
+        assert_eq!(final_board(&record), Some((g(points, largest), end.tile_values().into_iter().flatten().collect())));
 
         let (record, end) = random_record(Fib2584::new(SpawnOdds::OneThree), 8);
-        assert_eq!(GameScore::of_record(&record), Some(g(end.score(), end.max_tile())));
+        assert_eq!(score_of_record(&record), Some(g(end.score(), end.max_tile())));
         assert!(end.max_tile() >= 5 && end.score() > 0, "{}", end.render());
     }
 
     #[test]
-    fn records_that_are_not_sliding_games_or_do_not_replay_have_no_score() {
+    fn records_of_two_player_games_or_that_do_not_replay_have_no_score() {
         let connect4 = dojo_game::connect4::Connect4::<u64>::standard();
         let record = random_game_record(&connect4, 1, &mut Rng::seed_from_u64(1));
-        assert_eq!(GameScore::of_record(&record), None);
+        assert_eq!(score_of_record(&record), None);
         let (mut record, _) = random_record(Twenty48::new(), 9);
         // A spawn on the cell the first one took.
         record.moves[1].action = record.moves[0].action;
-        assert_eq!(GameScore::of_record(&record), None);
+        assert_eq!(score_of_record(&record), None);
         record.moves.clear();
-        assert_eq!(GameScore::of_record(&record), None, "an empty game is not over");
+        assert_eq!(score_of_record(&record), None, "an empty game is not over");
         // A position stands at its score, over or not; a two-player game has none.
-        assert_eq!(GameScore::of_position(&connect4.into()), None);
+        assert_eq!(score_of_position(&connect4.into()), None);
         let (_, end) = random_record(Twenty48::new(), 4);
-        let at = GameScore::of_position(&end.into()).unwrap();
+        let at = score_of_position(&end.into()).unwrap();
         assert_eq!((at.score, at.max_tile), (end.score(), end.max_tile()));
     }
 

@@ -20,7 +20,7 @@ use super::{file_safe, fnv1a, Format, TournamentDir, TournamentError, Tournament
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::matches::{MatchContest, Played};
 use dojo_game::{AnyGame, Game, Player, ToMove};
-use dojo_record::score::GameScore;
+use dojo_record::score::{score_of_position, GameScore};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -293,7 +293,7 @@ impl TournamentContest for OnePlayer {
         seconds: f64,
     ) -> ScoreLine {
         // A tournament of this contest is of a one-player game, whose positions have a score.
-        let end = GameScore::of_position(&played.end.clone().into()).unwrap_or(GameScore { score: 0, max_tile: 0 });
+        let end = score_of_position(&played.end.clone().into()).unwrap_or(GameScore { score: 0, max_tile: 0 });
         ScoreLine {
             key: key.clone(),
             score: end.score,

@@ -13,7 +13,7 @@ use dojo_metrics::Line;
 use dojo_net::model::AuxHeads;
 use dojo_net::train::{Losses, Trainer};
 use dojo_proto::tensorboard::EventWriter;
-use dojo_record::score::{GameScore, ScoreReport};
+use dojo_record::score::{score_of_record, GameScore, ScoreReport};
 use dojo_record::GameRecord;
 use dojo_run::dir::RunDir;
 use std::io::Write;
@@ -78,7 +78,7 @@ impl Metrics {
         };
         self.window.games.push((winner, record.player_moves()));
         if self.scored {
-            self.window.scores.extend(GameScore::of_record(record));
+            self.window.scores.extend(score_of_record(record));
         }
     }
 
