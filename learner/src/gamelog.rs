@@ -33,6 +33,7 @@ use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The first bytes of a segment file; the byte after them is [`SEGMENT_VERSION`].
 pub const SEGMENT_MAGIC: [u8; 7] = *b"DOJOLOG";
@@ -115,7 +116,17 @@ pub enum LogError {
     Unstorable { id: String, error: RecordError },
     /// A failed write could not be undone; the log refuses appends until it is reopened.
     #[error("game log {} is unusable after a failed write that could not be undone ({reason}); reopen it", .path.display())]
-    Poisoned { path: PathBuf, reason: String },
+    Poisoned { path: PathBuf, reason: Arc<Poison> },
+}
+
+/// Why a game log refuses appends: a write failed (`cause`), and cutting the segment back to
+/// its last durable record (`length` bytes) failed too. Shared by every refusal that follows.
+#[derive(Debug, thiserror::Error)]
+#[error("{cause}; then cannot truncate back to {length} bytes: {error}")]
+pub struct Poison {
+    pub cause: LogError,
+    pub length: u64,
+    pub error: io::Error,
 }
 
 fn io_err(op: &'static str, path: &Path, error: io::Error) -> LogError {
@@ -152,7 +163,7 @@ pub struct GameLog {
     syncs: u64,
     recovery: Option<Recovery>,
     duplicates_read: usize,
-    poisoned: Option<String>,
+    poisoned: Option<Arc<Poison>>,
     /// Reused encoding buffer.
     buf: Vec<u8>,
     #[cfg(test)]
@@ -260,7 +271,7 @@ impl GameLog {
     /// first occurrence. On error nothing of the batch is stored.
     pub fn append_batch(&mut self, records: &[GameRecord]) -> Result<Vec<Appended>, LogError> {
         if let Some(reason) = &self.poisoned {
-            return Err(LogError::Poisoned { path: self.segment_path.clone(), reason: reason.clone() });
+            return Err(LogError::Poisoned { path: self.segment_path.clone(), reason: Arc::clone(reason) });
         }
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
@@ -312,8 +323,7 @@ impl GameLog {
             self.roll_over()?;
         }
         if let Err(e) = self.write_and_sync(bytes) {
-            self.roll_back(&e);
-            return Err(e);
+            return Err(self.roll_back(e));
         }
         self.segment_len += bytes.len() as u64;
         for (id, moves) in new {
@@ -348,8 +358,8 @@ impl GameLog {
     /// Cuts the last segment back to its last durable record after a failed write, so the
     /// next append does not follow a partial record. If that fails too, the log refuses
     /// appends until reopened (and [`GameLog::open`] then treats the partial write as a
-    /// torn tail).
-    fn roll_back(&mut self, cause: &LogError) {
+    /// torn tail), and this write's error is that refusal, which names `cause`.
+    fn roll_back(&mut self, cause: LogError) -> LogError {
         #[cfg(test)]
         let fail = matches!(self.fault.take(), Some(Fault::WriteAndRollback));
         #[cfg(not(test))]
@@ -359,8 +369,13 @@ impl GameLog {
         } else {
             self.file.set_len(self.segment_len).and_then(|()| self.file.sync_all())
         };
-        if let Err(e) = undone {
-            self.poisoned = Some(format!("{cause}; then cannot truncate back to {} bytes: {e}", self.segment_len));
+        match undone {
+            Ok(()) => cause,
+            Err(error) => {
+                let poison = Arc::new(Poison { cause, length: self.segment_len, error });
+                self.poisoned = Some(poison.clone());
+                LogError::Poisoned { path: self.segment_path.clone(), reason: poison }
+            }
         }
     }
 
@@ -1082,10 +1097,15 @@ mod tests {
         let (mut log, _) = GameLog::open(dir, DEFAULT_SEGMENT_BYTES).unwrap();
         log.append(&gs[0]).unwrap();
         log.fault = Some(Fault::WriteAndRollback);
-        assert!(log.append(&gs[1]).is_err());
+        // The failed write says what failed and that the log is now unusable; so does every
+        // append after it, until the log is reopened.
+        let first = log.append(&gs[1]).unwrap_err();
         let err = log.append(&gs[2]).unwrap_err();
-        assert!(matches!(err, LogError::Poisoned { .. }), "{err}");
-        assert!(err.to_string().contains("reopen"), "{err}");
+        for err in [&first, &err] {
+            let LogError::Poisoned { reason, .. } = err else { panic!("{err}") };
+            assert_eq!(reason.error.to_string(), "injected failure");
+            assert!(err.to_string().contains("reopen") && err.to_string().contains("cannot truncate back"), "{err}");
+        }
         assert!(!log.contains(&gs[1].game_id));
         drop(log);
         // The half-written record is a torn tail.

@@ -6,7 +6,7 @@
 //! its grace period (abandoning the rest), and uploads its spool in what is left.
 
 use crate::backoff::Backoff;
-use crate::client::{self, CallError, Client, Delivery, Transient};
+use crate::client::{self, CallError, Client, Delivery, Refusal, Transient};
 use crate::spool::{Spool, SpoolError};
 use crate::telemetry::WorkerTelemetry;
 use dojo_game::rng::Rng;
@@ -69,10 +69,10 @@ pub enum WorkerError {
     Runtime(std::io::Error),
     /// The learner refused this worker for good (a wrong token, another protocol version).
     #[error("{0}")]
-    Refused(String),
+    Refused(Refusal),
     /// The same after self-play began: the games it played wait in the spool.
     #[error("{why} ({kept} games kept in the spool {})", .spool.display())]
-    RefusedWithGames { why: String, kept: usize, spool: PathBuf },
+    RefusedWithGames { why: Refusal, kept: usize, spool: PathBuf },
     #[error("the learner's game: {0}")]
     LearnerGame(GameError),
     /// The learner's search or self-play settings (`what`) do not parse.
@@ -123,7 +123,7 @@ struct Connection {
     retry_at: Instant,
     telemetry: Arc<WorkerTelemetry>,
     /// Set when the learner refused this worker for good (token, protocol): it must stop.
-    refused: Option<String>,
+    refused: Option<Refusal>,
 }
 
 impl Connection {
@@ -152,7 +152,7 @@ impl Connection {
     fn failed(&mut self, why: &CallError) {
         if let CallError::Refused(refusal) = why {
             tracing::error!("{refusal}; stopping");
-            self.refused = Some(refusal.to_string());
+            self.refused = Some(refusal.clone());
             self.client = None;
             self.telemetry.learner(false);
             return;
