@@ -5,7 +5,8 @@
 //!   issue 47's list of debts, which must only shrink: a listed function that got short (or
 //!   went) fails too, so the list is kept true;
 //! - no library crate has a public function returning `Result<_, String>`: errors are typed;
-//! - every file, folder and crate ARCHITECTURE.md names exists;
+//! - every file, folder and crate ARCHITECTURE.md names exists (a file named without its
+//!   folder, somewhere in the workspace);
 //! - no two files of a crate import each other, directly or round a longer circle (a parent
 //!   module and its own children aside: a `mod.rs` declares and re-exports them); a name
 //!   taken through a re-export (`use crate::GameSpec`) counts as taken from the file that
@@ -443,6 +444,23 @@ fn the_circle_finder_finds_circles() {
 const NOT_OURS: &[&str] = &["command/", "tensorboardX/proto/"];
 
 /// The `code` spans of a markdown line.
+/// The name of every file in the workspace, build outputs and git's own aside.
+fn workspace_file_names(dir: &Path) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return names };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if entry.path().is_dir() {
+            if !matches!(name.as_str(), "target" | ".git") {
+                names.extend(workspace_file_names(&entry.path()));
+            }
+        } else {
+            names.insert(name);
+        }
+    }
+    names
+}
+
 fn code_spans(line: &str) -> Vec<&str> {
     line.split('`').skip(1).step_by(2).collect()
 }
@@ -454,6 +472,7 @@ fn every_path_and_crate_architecture_names_exists() {
     let tops: Vec<PathBuf> =
         std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     let manifests: String = tops.iter().filter_map(|d| std::fs::read_to_string(d.join("Cargo.toml")).ok()).collect();
+    let file_names = workspace_file_names(&root);
     let mut missing = Vec::new();
     for (n, line) in text.lines().enumerate() {
         // A relative path is read against the root, a top folder (or its src/), or a folder
@@ -473,6 +492,14 @@ fn every_path_and_crate_architecture_names_exists() {
                     Some(_) => {}
                     None => missing.push(format!("line {}: {span}", n + 1)),
                 }
+            }
+            // A file named without its folder (`registry.rs`, `Cargo.toml`) is one beside a
+            // folder named earlier on its line, or one somewhere in the workspace.
+            let is_file_name = !span.contains('/')
+                && [".rs", ".md", ".toml", ".sh"].iter().any(|e| span.ends_with(e) && span.len() > e.len())
+                && span.chars().all(|c| c.is_alphanumeric() || "_.-".contains(c));
+            if is_file_name && !bases.iter().any(|b| b.join(span).is_file()) && !file_names.contains(span) {
+                missing.push(format!("line {}: {span}", n + 1));
             }
             let is_crate = span.starts_with("dojo-") && span.chars().all(|c| c.is_alphanumeric() || c == '-');
             if is_crate && !manifests.contains(&format!("name = \"{span}\"")) {
