@@ -33,7 +33,10 @@
 
 use crate::rng::Rng;
 use crate::spec;
-use crate::{Action, Game, GameError, GameSpec, Lookahead, Outcome, PlaneShape, Player, ToMove};
+use crate::{
+    Action, Game, GameError, GameSpec, Lookahead, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, SpecProblem,
+    ToMove,
+};
 use rand::{Rng as _, RngExt};
 use std::fmt;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
@@ -358,18 +361,18 @@ impl<B: BitWord> Connect4<B> {
             }
             s
         };
-        let err = |reason: String| GameError::Spec { spec: spec_text(), reason };
+        let err = |reason: SpecProblem| GameError::Spec { spec: spec_text(), reason: reason.into() };
         for (what, v, max) in
             [("width", width, spec::C4_MAX_WIDTH as usize), ("height", height, spec::C4_MAX_HEIGHT as usize)]
         {
             if !(min..=max).contains(&v) {
-                return Err(err(format!("{what} {v} is outside {min}..={max}")));
+                return Err(err(SpecProblem::OutOfRange { what, value: v, min, max }));
             }
         }
         let h1 = (height + 1) as u32;
         let bits = width as u32 * h1;
         if bits > B::BITS {
-            return Err(err(format!("a {width}x{height} board needs {bits} bits but this bitboard has {}", B::BITS)));
+            return Err(err(SpecProblem::BitboardTooSmall { width, height, bits, capacity: B::BITS }));
         }
         let mut bottom = B::zero();
         let mut board = B::zero();
@@ -382,11 +385,8 @@ impl<B: BitWord> Connect4<B> {
         let mut hash = 0u64;
         for &(c, r) in blocked {
             if c >= width || r >= height {
-                return Err(err(format!(
-                    "blocked cell {}.{} is off the {width}x{height} board",
-                    c.saturating_add(1),
-                    r.saturating_add(1)
-                )));
+                let (column, row) = (c.saturating_add(1), r.saturating_add(1));
+                return Err(err(SpecProblem::CellOffBoard { column, row, width, height }));
             }
             let i = c as u32 * h1 + r as u32;
             if !blocked_bits.has(i) {
@@ -396,7 +396,7 @@ impl<B: BitWord> Connect4<B> {
         }
         let free_cells = (width * height) as u32 - blocked_bits.count_ones();
         if free_cells == 0 {
-            return Err(err("every cell is blocked, so no move is possible".into()));
+            return Err(err(SpecProblem::Rule("every cell is blocked, so no move is possible")));
         }
         let mirror_symmetric = blocked.iter().all(|&(c, r)| {
             let i = (width - 1 - c) as u32 * h1 + r as u32;
@@ -430,7 +430,13 @@ impl<B: BitWord> Connect4<B> {
         if width < self.width() || height < self.height() || width > 255 || height > 255 {
             return Err(GameError::Spec {
                 spec: self.spec().to_string(),
-                reason: format!("the {}x{} board does not fit a {width}x{height} frame", self.width(), self.height()),
+                reason: SpecProblem::FrameTooSmall {
+                    width: self.width(),
+                    height: self.height(),
+                    frame_width: width,
+                    frame_height: height,
+                }
+                .into(),
             });
         }
         self.frame_width = width as u8;
@@ -832,7 +838,8 @@ impl<B: BitWord> Connect4<B> {
 
     fn parse_column(&self, token: &str) -> Result<Action, GameError> {
         let w = self.width as usize;
-        let bad = |reason: String| GameError::Parse { what: "column", text: token.to_string(), reason };
+        let bad =
+            |reason: ParseProblem| GameError::Parse { what: "column", text: token.to_string(), reason: reason.into() };
         let col = match token {
             t if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
                 // Long digit runs saturate so the message can still say "off the board".
@@ -841,18 +848,13 @@ impl<B: BitWord> Connect4<B> {
             t if t.len() == 1 && matches!(t.as_bytes()[0].to_ascii_lowercase(), b'a'..=b'c') => {
                 (t.as_bytes()[0].to_ascii_lowercase() - b'a') as usize + 10
             }
-            _ => {
-                return Err(bad(format!(
-                    "not a column; expected a number 1..={w}{}",
-                    if w >= 10 { " or a letter a-c" } else { "" }
-                )))
-            }
+            _ => return Err(bad(ParseProblem::NotAColumn { width: w })),
         };
         if col == 0 {
-            return Err(bad(format!("columns are numbered from 1 to {w}")));
+            return Err(bad(ParseProblem::ColumnsFrom1(w)));
         }
         if col > w {
-            return Err(bad(format!("the board has only {w} columns")));
+            return Err(bad(ParseProblem::OnlyColumns(w)));
         }
         Ok((col - 1) as Action)
     }
@@ -967,18 +969,18 @@ impl<B: BitWord> Game for Connect4<B> {
         let w = self.width as usize;
         let col = action as usize;
         let reason = if self.result != ONGOING {
-            "the game is over".to_string()
+            MoveProblem::Rule("the game is over")
         } else if col >= w {
-            format!("the board has only {w} columns")
+            MoveProblem::OnlyColumns(w)
         } else {
             let top = self.bit_index(col, self.height as usize - 1);
             let column = self.column_mask(col);
             if (self.blocked & column) == column {
-                format!("column {} is entirely blocked", col + 1)
+                MoveProblem::ColumnBlocked(col + 1)
             } else if self.blocked.has(top) {
-                format!("the rest of column {} is blocked", col + 1)
+                MoveProblem::RestOfColumnBlocked(col + 1)
             } else {
-                format!("column {} is full", col + 1)
+                MoveProblem::ColumnFull(col + 1)
             }
         };
         GameError::IllegalMove { action: self.action_to_text(action), reason }

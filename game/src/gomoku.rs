@@ -29,7 +29,10 @@ pub use vcf::{vcf, Vcf};
 
 use crate::rng::Rng;
 pub use crate::spec::{GOMOKU_MAX, GOMOKU_MIN};
-use crate::{Action, Game, GameError, GameSpec, Lookahead, Outcome, PlaneShape, Player, ToMove};
+use crate::{
+    Action, Game, GameError, GameSpec, Lookahead, MoveProblem, OffBoard, Outcome, ParseProblem, PlaneShape, Player,
+    SpecProblem, ToMove,
+};
 use rand::{Rng as _, RngExt, SeedableRng};
 use std::fmt;
 use std::sync::OnceLock;
@@ -181,7 +184,7 @@ impl Gomoku {
         if !(GOMOKU_MIN as usize..=GOMOKU_MAX as usize).contains(&size) {
             return Err(GameError::Spec {
                 spec: format!("gomoku:{size}"),
-                reason: format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX} (the board is size × size)"),
+                reason: SpecProblem::BoardSize { size, min: GOMOKU_MIN as usize, max: GOMOKU_MAX as usize }.into(),
             });
         }
         Ok(Gomoku {
@@ -211,7 +214,7 @@ impl Gomoku {
             let s = self.size();
             return Err(GameError::Spec {
                 spec: self.spec().to_string(),
-                reason: format!("the {s}x{s} board does not fit a {frame}x{frame} frame (frames are {s}..={MAX})"),
+                reason: SpecProblem::SquareFrame { size: s, frame, max: MAX }.into(),
             });
         }
         self.frame = frame as u8;
@@ -370,9 +373,8 @@ impl Gomoku {
         0
     }
 
-    fn off_board(&self, x: impl fmt::Display, y: impl fmt::Display) -> String {
-        let s = self.size();
-        format!("point {x},{y} is off the {s}x{s} board (x and y are 0..={})", s - 1)
+    fn off_board(&self, x: impl fmt::Display, y: impl fmt::Display) -> Box<OffBoard> {
+        Box::new(OffBoard { x: x.to_string(), y: y.to_string(), size: self.size() })
     }
 }
 
@@ -494,13 +496,13 @@ impl Game for Gomoku {
     fn illegal_reason(&self, action: Action) -> GameError {
         let (x, y) = self.point(action);
         let reason = if action as usize >= self.points() {
-            self.off_board(x, y)
+            MoveProblem::OffBoard(self.off_board(x, y))
         } else if self.state != ONGOING {
             return GameError::GameOver;
         } else if self.stone(x, y).is_some() {
-            format!("point {x},{y} is already occupied")
+            MoveProblem::PointOccupied { x, y }
         } else {
-            "not a legal move in this position".to_string()
+            MoveProblem::Rule("not a legal move in this position")
         };
         GameError::IllegalMove { action: self.action_to_text(action), reason }
     }
@@ -572,7 +574,7 @@ impl Game for Gomoku {
         if width != height {
             return Err(GameError::Spec {
                 spec: self.spec().to_string(),
-                reason: format!("a Gomoku board is framed in a square, not {width}x{height}"),
+                reason: SpecProblem::NotSquare { width, height }.into(),
             });
         }
         self.clone().framed(width)
@@ -630,15 +632,19 @@ impl Game for Gomoku {
     }
 
     fn action_from_text(&self, text: &str) -> Result<Action, GameError> {
-        let err = |reason: String| GameError::Parse { what: "gomoku move", text: text.to_string(), reason };
+        let err = |reason: ParseProblem| GameError::Parse {
+            what: "gomoku move",
+            text: text.to_string(),
+            reason: reason.into(),
+        };
         let (xs, ys) = text
             .trim()
             .split_once(',')
-            .ok_or_else(|| err("expected x,y (0-based column and row, as in Gomocup), e.g. 7,7".into()))?;
-        let coord = |what: &str, t: &str| -> Result<usize, GameError> {
+            .ok_or_else(|| err(ParseProblem::Expected("x,y (0-based column and row, as in Gomocup), e.g. 7,7")))?;
+        let coord = |what: &'static str, t: &str| -> Result<usize, GameError> {
             let t = t.trim();
             if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(err(format!("{what} {t:?} is not a non-negative whole number")));
+                return Err(err(ParseProblem::NotWhole { what, text: t.to_string() }));
             }
             // Too many digits for usize is simply far off the board.
             Ok(t.parse::<usize>().unwrap_or(usize::MAX))
@@ -646,7 +652,7 @@ impl Game for Gomoku {
         let x = coord("x", xs)?;
         let y = coord("y", ys)?;
         if x >= self.size() || y >= self.size() {
-            return Err(err(self.off_board(xs.trim(), ys.trim())));
+            return Err(err(ParseProblem::OffBoard(self.off_board(xs.trim(), ys.trim()))));
         }
         Ok(self.action_at(x, y))
     }

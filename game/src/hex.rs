@@ -12,7 +12,9 @@
 //! The position is two bitboards, one bit a cell (`row * 5 + column`, row 0 at the top), so
 //! a move is an `or` and the win test a flood fill by shifts.
 
-use crate::{Action, Game, GameError, GameSpec, NamedGame, Outcome, PlaneShape, Player, ToMove};
+use crate::{
+    Action, Game, GameError, GameSpec, MoveProblem, NamedGame, Outcome, ParseProblem, PlaneShape, Player, ToMove,
+};
 
 /// Cells on a side.
 pub const SIZE: usize = 5;
@@ -150,10 +152,12 @@ impl Game for Hex {
 
     fn illegal_reason(&self, action: Action) -> GameError {
         if action as usize >= CELLS {
-            let reason = format!("there are only {CELLS} cells");
-            return GameError::IllegalMove { action: action.to_string(), reason };
+            return GameError::IllegalMove { action: action.to_string(), reason: MoveProblem::OnlyCells(CELLS) };
         }
-        GameError::IllegalMove { action: self.action_to_text(action), reason: "the cell is already taken".into() }
+        GameError::IllegalMove {
+            action: self.action_to_text(action),
+            reason: MoveProblem::Rule("the cell is already taken"),
+        }
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -232,14 +236,18 @@ impl Game for Hex {
     }
 
     fn action_from_text(&self, text: &str) -> Result<Action, GameError> {
-        let err = |reason: &str| GameError::Parse { what: "hex move", text: text.to_string(), reason: reason.into() };
+        let err = |form| GameError::Parse {
+            what: "hex move",
+            text: text.to_string(),
+            reason: ParseProblem::Expected(form).into(),
+        };
         let text = text.trim().to_ascii_lowercase();
         let mut chars = text.chars();
         let column = chars.next().and_then(|c| ('a'..='e').contains(&c).then(|| c as usize - 'a' as usize));
         let row = chars.as_str().parse::<usize>().ok().filter(|r| (1..=SIZE).contains(r));
         match (column, row) {
             (Some(column), Some(row)) => Ok(((row - 1) * SIZE + column) as Action),
-            _ => Err(err("expected a column a-e and a row 1-5, e.g. c3")),
+            _ => Err(err("a column a-e and a row 1-5, e.g. c3")),
         }
     }
 
@@ -309,7 +317,8 @@ mod tests {
         // Down and to the right is no neighbour: a1 b2 c3 d4 e5 joins nothing.
         let mut g = play("a1 e1 b2 e2 c3 e3 d4 d1 e5");
         assert_eq!(g.outcome(), None);
-        let taken = GameError::IllegalMove { action: "a1".into(), reason: "the cell is already taken".into() };
+        let taken =
+            GameError::IllegalMove { action: "a1".into(), reason: MoveProblem::Rule("the cell is already taken") };
         assert_eq!(g.play(0), Err(taken));
         assert_eq!(g.play(25).unwrap_err().to_string(), "illegal move 25: there are only 25 cells");
     }

@@ -23,7 +23,7 @@ pub mod spec;
 
 mod error;
 
-pub use error::GameError;
+pub use error::{GameError, MoveProblem, OffBoard, ParseProblem, SpecProblem};
 pub use registry::{AnyGame, FromAnyGame};
 pub use spec::GameSpec;
 
@@ -185,7 +185,7 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     fn illegal_reason(&self, action: Action) -> GameError {
         GameError::IllegalMove {
             action: self.action_to_text(action),
-            reason: "not a legal move in this position".into(),
+            reason: MoveProblem::Rule("not a legal move in this position"),
         }
     }
 
@@ -287,7 +287,7 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
         let _ = (width, height);
         Err(GameError::Spec {
             spec: self.spec().to_string(),
-            reason: "only Connect Four and Gomoku boards are played by an any-size network".into(),
+            reason: SpecProblem::Rule("only Connect Four and Gomoku boards are played by an any-size network").into(),
         })
     }
 

@@ -7,6 +7,7 @@
 //! imported by a game.
 
 use crate::connect4::{Bits192, Connect4};
+use crate::error::SpecProblem;
 use crate::gomoku::Gomoku;
 use crate::rng::Rng;
 use crate::sliding::{Fib2584, Twenty48};
@@ -121,7 +122,9 @@ impl GameSpec {
             GameSpec::GomokuSizes { min, max } => AnyGame::Gomoku(Gomoku::new(rng.random_range(*min..=*max) as usize)?),
             GameSpec::Twenty48 => AnyGame::Twenty48(Twenty48::new()),
             GameSpec::Fib2584 { odds } => AnyGame::Fib2584(Fib2584::new(*odds)),
-            GameSpec::Named { name } => named_game(name).ok_or_else(|| spec_err(name, "no such game"))?(),
+            GameSpec::Named { name } => {
+                named_game(name).ok_or_else(|| spec_err(name, SpecProblem::Rule("no such game")))?()
+            }
         })
     }
 
@@ -141,7 +144,10 @@ impl GameSpec {
 
     fn refuse_random(&self) -> Result<(), GameError> {
         match self.is_random() {
-            true => Err(spec_err(&self.to_string(), "draws a new board per game; name a concrete board instead")),
+            true => Err(spec_err(
+                &self.to_string(),
+                SpecProblem::Rule("draws a new board per game; name a concrete board instead"),
+            )),
             false => Ok(()),
         }
     }
@@ -167,19 +173,21 @@ fn named_game(name: &str) -> Option<fn() -> AnyGame> {
     NAMED_GAMES.iter().find(|(n, _)| *n == name).map(|&(_, start)| start)
 }
 
-fn spec_err(spec: &str, reason: impl Into<String>) -> GameError {
+fn spec_err(spec: &str, reason: SpecProblem) -> GameError {
     GameError::Spec { spec: spec.to_string(), reason: reason.into() }
 }
 
-fn parse_u8(spec: &str, what: &str, t: &str) -> Result<u8, GameError> {
-    t.parse::<u8>().map_err(|_| spec_err(spec, format!("{what} {t:?} is not a number")))
+fn parse_u8(spec: &str, what: &'static str, t: &str) -> Result<u8, GameError> {
+    t.parse::<u8>().map_err(|_| spec_err(spec, SpecProblem::NotANumber { what, text: t.to_string() }))
 }
 
 /// The 2584 options after `2584:`: none (1/2 at 80/20), `1-2` (80/20), `1-3` (75/25), or
 /// either with the 1-tile's percent, e.g. `1-2:90`.
 fn parse_odds(spec: &str, rest: &[&str]) -> Result<SpawnOdds, GameError> {
-    const FORMS: &str = "expected 2584, 2584:1-2 (1 at 80%, 2 at 20%), 2584:1-3 (1 at 75%, 3 at 25%), \
-                         or either with the 1-tile's percent, e.g. 2584:1-2:90";
+    const FORMS: SpecProblem = SpecProblem::Expected(
+        "2584, 2584:1-2 (1 at 80%, 2 at 20%), 2584:1-3 (1 at 75%, 3 at 25%), \
+                         or either with the 1-tile's percent, e.g. 2584:1-2:90",
+    );
     let big = match rest.first() {
         None => return Ok(SpawnOdds::OneTwo),
         Some(&"1-2") => 2,
@@ -187,12 +195,11 @@ fn parse_odds(spec: &str, rest: &[&str]) -> Result<SpawnOdds, GameError> {
         Some(_) => return Err(spec_err(spec, FORMS)),
     };
     match rest.get(1..) {
-        Some([]) => SpawnOdds::standard(big).map_err(|e| spec_err(spec, e.to_string())),
+        Some([]) => SpawnOdds::standard(big).map_err(|e| spec_err(spec, SpecProblem::Odds(e))),
         Some([percent]) => {
-            let p = percent.parse::<u8>().map_err(|_| {
-                spec_err(spec, format!("the 1-tile's percent {percent:?} is not a whole number in 1..=99"))
-            })?;
-            SpawnOdds::new(big, p).map_err(|e| spec_err(spec, e.to_string()))
+            let p =
+                percent.parse::<u8>().map_err(|_| spec_err(spec, SpecProblem::PercentNotWhole(percent.to_string())))?;
+            SpawnOdds::new(big, p).map_err(|e| spec_err(spec, SpecProblem::Odds(e)))
         }
         _ => Err(spec_err(spec, FORMS)),
     }
@@ -215,18 +222,16 @@ impl FromStr for GameSpec {
             "gomoku" => parse_gomoku(text, &rest)?,
             "2048" => match rest.as_slice() {
                 [] => GameSpec::Twenty48,
-                _ => return Err(spec_err(text, "2048 takes no options")),
+                _ => return Err(spec_err(text, SpecProblem::TakesNoOptions("2048"))),
             },
             "2584" => GameSpec::Fib2584 { odds: parse_odds(text, &rest)? },
             family => match NAMED_GAMES.iter().find(|(name, _)| *name == family) {
                 Some((name, _)) if rest.is_empty() => GameSpec::Named { name },
-                Some((name, _)) => return Err(spec_err(text, format!("{name} takes no options"))),
+                Some((name, _)) => return Err(spec_err(text, SpecProblem::TakesNoOptions(name))),
                 None => {
                     let mut games = vec!["connect4", "gomoku", "2048", "2584"];
                     games.extend(NAMED_GAMES.iter().map(|(name, _)| *name));
-                    let last = games.pop().unwrap_or_default();
-                    let reason = format!("unknown game; expected {} or {last}", games.join(", "));
-                    return Err(spec_err(text, reason));
+                    return Err(spec_err(text, SpecProblem::UnknownGame { games }));
                 }
             },
         };
@@ -241,26 +246,28 @@ fn parse_connect4(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
         [] => return Ok(GameSpec::connect4()),
         ["saiblo"] => return Ok(GameSpec::Connect4Saiblo),
         [dims] | [dims, _] => dims,
-        _ => return Err(spec_err(text, "expected connect4, connect4:WxH[:C.R,...] or connect4:saiblo")),
+        _ => return Err(spec_err(text, SpecProblem::Expected("connect4, connect4:WxH[:C.R,...] or connect4:saiblo"))),
     };
-    let (w, h) = dims.split_once(['x', 'X']).ok_or_else(|| spec_err(text, "size must look like WxH, e.g. 7x6"))?;
+    let (w, h) = dims
+        .split_once(['x', 'X'])
+        .ok_or_else(|| spec_err(text, SpecProblem::Rule("size must look like WxH, e.g. 7x6")))?;
     let width = parse_u8(text, "width", w)?;
     let height = parse_u8(text, "height", h)?;
     for (what, v, max) in [("width", width, C4_MAX_WIDTH), ("height", height, C4_MAX_HEIGHT)] {
         if !(C4_MIN..=max).contains(&v) {
-            return Err(spec_err(text, format!("{what} {v} is outside {C4_MIN}..={max}")));
+            let (value, min, max) = (v as usize, C4_MIN as usize, max as usize);
+            return Err(spec_err(text, SpecProblem::OutOfRange { what, value, min, max }));
         }
     }
     let mut blocked = Vec::new();
     if let [_, cells] = rest {
         for cell in cells.split(',').filter(|c| !c.is_empty()) {
-            let (c, r) = cell
-                .split_once('.')
-                .ok_or_else(|| spec_err(text, format!("blocked cell {cell:?} must look like COLUMN.ROW, e.g. 3.1")))?;
+            let (c, r) = cell.split_once('.').ok_or_else(|| spec_err(text, SpecProblem::CellForm(cell.to_string())))?;
             let c = parse_u8(text, "blocked column", c)?;
             let r = parse_u8(text, "blocked row", r)?;
             if c == 0 || c > width || r == 0 || r > height {
-                return Err(spec_err(text, format!("blocked cell {cell} is off the {width}x{height} board")));
+                let (column, row, width, height) = (c as usize, r as usize, width as usize, height as usize);
+                return Err(spec_err(text, SpecProblem::CellOffBoard { column, row, width, height }));
             }
             blocked.push((c - 1, r - 1));
         }
@@ -280,20 +287,18 @@ fn parse_gomoku(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
             (parse_u8(text, "smallest size", min)?, parse_u8(text, "largest size", max)?)
         }
         [n] => (parse_u8(text, "size", n)?, parse_u8(text, "size", n)?),
-        _ => return Err(spec_err(text, "expected gomoku, gomoku:N or gomoku:MIN-MAX")),
+        _ => return Err(spec_err(text, SpecProblem::Expected("gomoku, gomoku:N or gomoku:MIN-MAX"))),
     };
     for size in [sizes.0, sizes.1] {
         if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
-            return Err(spec_err(text, format!("size {size} is outside {GOMOKU_MIN}..={GOMOKU_MAX}")));
+            let (value, min, max) = (size as usize, GOMOKU_MIN as usize, GOMOKU_MAX as usize);
+            return Err(spec_err(text, SpecProblem::OutOfRange { what: "size", value, min, max }));
         }
     }
     match sizes {
         (size, _) if !is_range => Ok(GameSpec::Gomoku { size }),
         (min, max) if min < max => Ok(GameSpec::GomokuSizes { min, max }),
-        (min, max) => {
-            let reason = format!("sizes {min}-{max} are not a range from smaller to larger (one size: gomoku:{min})");
-            Err(spec_err(text, reason))
-        }
+        (min, max) => Err(spec_err(text, SpecProblem::NotARange { min, max })),
     }
 }
 

@@ -17,7 +17,9 @@
 
 use crate::rng::Rng;
 pub use crate::spec::{SpawnOdds, SpawnOddsError};
-use crate::{Action, Game, GameError, GameScore, GameSpec, Outcome, PlaneShape, Player, ToMove};
+use crate::{
+    Action, Game, GameError, GameScore, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, ToMove,
+};
 use rand::RngExt;
 use std::fmt;
 use std::hash::Hash;
@@ -623,7 +625,8 @@ impl<R: Rules> Sliding<R> {
                 let t = R::index_of(v).ok_or_else(|| GameError::Parse {
                     what: "tile",
                     text: v.to_string(),
-                    reason: format!("{} tiles are {} (row {}, column {})", R::NAME, R::TILE_HINT, r + 1, c + 1),
+                    reason: ParseProblem::NotATile { game: R::NAME, hint: R::TILE_HINT, row: r + 1, column: c + 1 }
+                        .into(),
                 })?;
                 board = board.with_cell(r * 4 + c, t);
             }
@@ -710,7 +713,7 @@ impl<R: Rules> Sliding<R> {
         }
     }
 
-    fn chance_error(&self, event: Action, reason: String) -> GameError {
+    fn chance_error(&self, event: Action, reason: MoveProblem) -> GameError {
         GameError::IllegalMove { action: format!("spawn event {event}"), reason }
     }
 }
@@ -786,9 +789,9 @@ impl<R: Rules> Game for Sliding<R> {
 
     fn illegal_reason(&self, action: Action) -> GameError {
         let reason = if action >= 4 {
-            "moves are 0..4 (U, R, D, L)".to_string()
+            MoveProblem::Rule("moves are 0..4 (U, R, D, L)")
         } else {
-            format!("sliding {} changes nothing", DIR_NAMES[action as usize])
+            MoveProblem::ChangesNothing(DIR_NAMES[action as usize])
         };
         GameError::IllegalMove { action: self.action_to_text(action), reason }
     }
@@ -840,15 +843,11 @@ impl<R: Rules> Game for Sliding<R> {
             return Err(GameError::NoChancePending);
         }
         if event as usize >= NUM_CHANCE_EVENTS {
-            return Err(self
-                .chance_error(event, format!("spawn events are 0..{NUM_CHANCE_EVENTS} (cell * 2 + 0 small / 1 big)")));
+            return Err(self.chance_error(event, MoveProblem::NoSuchSpawn(NUM_CHANCE_EVENTS)));
         }
         let cell = event as usize / 2;
         if self.board.cell(cell) != 0 {
-            return Err(self.chance_error(
-                event,
-                format!("cell {cell} (row {}, column {}) is occupied", cell / 4 + 1, cell % 4 + 1),
-            ));
+            return Err(self.chance_error(event, MoveProblem::SpawnOnTile { cell }));
         }
         let spawn = self.rules.spawn();
         self.place(cell, if event & 1 == 0 { spawn.small } else { spawn.big });
@@ -921,7 +920,7 @@ impl<R: Rules> Game for Sliding<R> {
             GameError::Parse {
                 what: "move",
                 text: text.to_string(),
-                reason: "expected U, R, D or L (or up, right, down, left)".into(),
+                reason: ParseProblem::Expected("U, R, D or L (or up, right, down, left)").into(),
             }
         })
     }

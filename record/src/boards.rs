@@ -5,7 +5,7 @@
 
 use super::{record_start, GameRecord, InvalidRecord, RecordError};
 use dojo_game::rng::Rng;
-use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
+use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec, SpecProblem};
 
 /// The position that gives a run's games their type: the record start of a fixed board
 /// ([`record_start`]: for 2048 and 2584 the empty board, its opening tiles still to draw),
@@ -44,7 +44,10 @@ impl<G: Game + FromAnyGame> Boards<G> {
             if !fits {
                 return Err(GameError::Spec {
                     spec: spec.to_string(),
-                    reason: "boards of several sizes need an any-size network whose frame holds the largest".into(),
+                    reason: SpecProblem::Rule(
+                        "boards of several sizes need an any-size network whose frame holds the largest",
+                    )
+                    .into(),
                 });
             }
         }

@@ -6,7 +6,7 @@
 
 use dojo_game::returns::ReturnScale;
 use dojo_game::rng::Rng;
-use dojo_game::{Action, Game, GameError, GameSpec, Outcome, PlaneShape, Player, ToMove};
+use dojo_game::{Action, Game, GameError, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, ToMove};
 use dojo_record::{
     read_records, samples, write_records, GameRecord, MoveRecord, RecordError, RecordOutcome, SampleOptions,
     TrainingGame, MAX_MOVES, MAX_POLICY,
@@ -93,7 +93,7 @@ impl Game for Ttt {
     }
     fn illegal_reason(&self, action: Action) -> GameError {
         let text = self.action_to_text(action);
-        let reason = if action >= 9 { "off the board".to_string() } else { format!("cell {text} is occupied") };
+        let reason = MoveProblem::Rule(if action >= 9 { "off the board" } else { "the cell is occupied" });
         GameError::IllegalMove { action: text, reason }
     }
     fn outcome(&self) -> Option<Outcome> {
@@ -148,7 +148,7 @@ impl Game for Ttt {
         if b.len() == 2 && (b'a'..=b'c').contains(&b[0]) && (b'1'..=b'3').contains(&b[1]) {
             Ok(((b[1] - b'1') * 3 + (b[0] - b'a')) as Action)
         } else {
-            Err(GameError::Parse { what: "cell", text: text.into(), reason: "expected a1..c3".into() })
+            Err(GameError::Parse { what: "cell", text: text.into(), reason: ParseProblem::Expected("a1..c3").into() })
         }
     }
     fn render(&self) -> String {
@@ -231,7 +231,10 @@ impl Game for Dice {
             return Err(GameError::NoChancePending);
         }
         if event > 1 {
-            return Err(GameError::IllegalMove { action: format!("roll {event}"), reason: "rolls are 0 or 1".into() });
+            return Err(GameError::IllegalMove {
+                action: format!("roll {event}"),
+                reason: MoveProblem::Rule("rolls are 0 or 1"),
+            });
         }
         self.roll = event as u8 + 1;
         self.pending = false;
@@ -250,7 +253,7 @@ impl Game for Dice {
         text.trim_start_matches('d').parse().map_err(|_| GameError::Parse {
             what: "die move",
             text: text.into(),
-            reason: "expected d0..d3".into(),
+            reason: ParseProblem::Expected("d0..d3").into(),
         })
     }
     fn render(&self) -> String {
@@ -829,7 +832,7 @@ fn validate_err(r: &GameRecord) -> String {
 fn illegal_moves_are_named() {
     let mut r = ttt_record(&FIRST_WINS);
     r.moves[2].action = 0;
-    assert_eq!(validate_err(&r), "move 3 (a1): illegal move a1: cell a1 is occupied");
+    assert_eq!(validate_err(&r), "move 3 (a1): illegal move a1: the cell is occupied");
     r.moves[2].action = 12;
     assert_eq!(validate_err(&r), "move 3 (#12): illegal move #12: off the board");
 
@@ -1196,7 +1199,7 @@ fn samples_come_only_from_valid_records_and_bad_requests_are_errors() {
     let mut r = ttt_record(&FIRST_WINS);
     r.moves[2].action = 0;
     let err = TrainingGame::new(r, Ttt::default()).err().unwrap();
-    assert_eq!(err.to_string(), "move 3 (a1): illegal move a1: cell a1 is occupied");
+    assert_eq!(err.to_string(), "move 3 (a1): illegal move a1: the cell is occupied");
 
     let tg = TrainingGame::new(ttt_record(&FIRST_WINS), Ttt::default()).unwrap();
     let opts = SampleOptions::default();

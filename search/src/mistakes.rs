@@ -10,7 +10,7 @@
 //! only named between two known outcomes.
 
 use super::solver::{Position, Solver};
-use dojo_game::GameError;
+use dojo_game::{GameError, MoveProblem};
 use serde::Serialize;
 use std::fmt;
 
@@ -114,9 +114,9 @@ fn positions_of(start: &Position, moves: &[usize]) -> Result<(Vec<Position>, Out
     let mut pos = *start;
     let mut positions = Vec::with_capacity(moves.len());
     for (i, &col) in moves.iter().enumerate() {
-        let illegal = |reason: &str| GameError::IllegalMove {
+        let illegal = |rule| GameError::IllegalMove {
             action: format!("column {}", col + 1),
-            reason: format!("move {} of the game: {reason}", i + 1),
+            reason: MoveProblem::AtMove { index: i + 1, of: "the game", problem: Box::new(MoveProblem::Rule(rule)) },
         };
         if col >= pos.width() || !pos.can_play(col) {
             return Err(illegal(if col >= pos.width() { "off the board" } else { "the column is full" }));
@@ -133,10 +133,7 @@ fn positions_of(start: &Position, moves: &[usize]) -> Result<(Vec<Position>, Out
     if pos.is_full() {
         return Ok((positions, Outcome::Draw));
     }
-    Err(GameError::IllegalMove {
-        action: "the last move".into(),
-        reason: format!("the game of {} moves is not over (no four in a row, board not full)", moves.len()),
-    })
+    Err(GameError::IllegalMove { action: "the last move".into(), reason: MoveProblem::NotOver(moves.len()) })
 }
 
 /// The columns of `pos` whose outcome for the side to move is still `target`.

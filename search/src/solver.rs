@@ -33,7 +33,7 @@
 //! right now scores `(cells + 1 - moves_played) / 2`); a loss is the negation of the
 //! opponent's score.
 
-use dojo_game::GameError;
+use dojo_game::{GameError, MoveProblem, ParseProblem, SpecProblem};
 
 /// A column needs at least two bits (one cell and the sentinel), so no board is wider.
 const MAX_WIDTH: usize = 32;
@@ -57,25 +57,22 @@ struct Shape {
     blocked: u64,
 }
 
-fn spec_error(width: usize, height: usize, reason: String) -> GameError {
-    GameError::Spec { spec: format!("connect4:{width}x{height}"), reason }
+fn spec_error(width: usize, height: usize, reason: SpecProblem) -> GameError {
+    GameError::Spec { spec: format!("connect4:{width}x{height}"), reason: reason.into() }
 }
 
 impl Shape {
     fn new(width: usize, height: usize, blocked: u64) -> Result<Shape, GameError> {
         if width == 0 || height == 0 {
-            return Err(spec_error(width, height, "the solver needs at least one column and one row".into()));
-        }
-        let bits = height.checked_add(1).and_then(|h1| width.checked_mul(h1)).unwrap_or(usize::MAX);
-        if bits > 64 {
             return Err(spec_error(
                 width,
                 height,
-                format!(
-                    "the solver's bitboard holds width * (height + 1) <= 64 bits; \
-                     {width}x{height} needs {bits}"
-                ),
+                SpecProblem::Rule("the solver needs at least one column and one row"),
             ));
+        }
+        let bits = height.checked_add(1).and_then(|h1| width.checked_mul(h1)).unwrap_or(usize::MAX);
+        if bits > 64 {
+            return Err(spec_error(width, height, SpecProblem::SolverBitboard { width, height, bits }));
         }
         let h1 = height + 1;
         let mut bottom = 0u64;
@@ -86,11 +83,7 @@ impl Shape {
             board |= column << (c * h1);
         }
         if blocked & !board != 0 {
-            return Err(spec_error(
-                width,
-                height,
-                format!("blocked cells {blocked:#x} lie outside the board {board:#x}"),
-            ));
+            return Err(spec_error(width, height, SpecProblem::BlockedOutside { blocked, board }));
         }
         Ok(Shape { width: width as u8, height: height as u8, bottom, board, blocked })
     }
@@ -101,14 +94,8 @@ impl Shape {
         let mut bits = 0u64;
         for &(c, r) in blocked {
             if c >= width || r >= height {
-                return Err(spec_error(
-                    width,
-                    height,
-                    format!(
-                        "blocked cell (column {c}, row {r}) is off the {width}x{height} board \
-                         (0-based, row 0 at the bottom)"
-                    ),
-                ));
+                let off = SpecProblem::CellOffBoardFrom0 { column: c, row: r, width, height };
+                return Err(spec_error(width, height, off));
             }
             bits |= 1u64 << (c * (height + 1) + r);
         }
@@ -207,9 +194,10 @@ impl Position {
         let mut pos = Position::new(width, height, blocked)?;
         for (i, &col) in moves.iter().enumerate() {
             pos.play(col).map_err(|e| match e {
-                GameError::IllegalMove { action, reason } => {
-                    GameError::IllegalMove { action, reason: format!("move {} of the sequence: {reason}", i + 1) }
-                }
+                GameError::IllegalMove { action, reason } => GameError::IllegalMove {
+                    action,
+                    reason: MoveProblem::AtMove { index: i + 1, of: "the sequence", problem: Box::new(reason) },
+                },
                 other => other,
             })?;
         }
@@ -242,41 +230,39 @@ impl Position {
         moves_played: usize,
     ) -> Result<Position, GameError> {
         let shape = Shape::new(width, height, blocked)?;
-        let bad = |reason: String| GameError::Parse {
+        let bad = |reason: ParseProblem| GameError::Parse {
             what: "connect4 bitboards",
             text: format!("current={current:#x} mask={mask:#x} blocked={blocked:#x}"),
-            reason,
+            reason: reason.into(),
         };
         if mask & !shape.board != 0 {
-            return Err(bad(format!("mask has bits outside the {width}x{height} board")));
+            return Err(bad(ParseProblem::MaskOutside { width, height }));
         }
         if blocked & !mask != 0 {
-            return Err(bad("blocked cells must be part of mask".into()));
+            return Err(bad(ParseProblem::Rule("blocked cells must be part of mask")));
         }
         let stones = mask & !blocked;
         if current & !stones != 0 {
-            return Err(bad("current has discs outside mask or on blocked cells".into()));
+            return Err(bad(ParseProblem::Rule("current has discs outside mask or on blocked cells")));
         }
         // `next` has exactly one bit per column: the first free cell or the sentinel, so
         // `next - bottom` is every cell under it and all discs must lie there.
         let next = mask.wrapping_add(shape.bottom) & !mask;
         let under = next.wrapping_sub(shape.bottom);
         if stones & !under != 0 {
-            return Err(bad("a disc floats above an empty cell".into()));
+            return Err(bad(ParseProblem::Rule("a disc floats above an empty cell")));
         }
         let n = stones.count_ones() as usize;
         if n != moves_played {
-            return Err(bad(format!("{n} discs on the board but moves_played is {moves_played}")));
+            return Err(bad(ParseProblem::DiscCount { discs: n, moves: moves_played }));
         }
         if current.count_ones() as usize != moves_played / 2 {
-            return Err(bad(format!(
-                "the side to move has {} discs; after {moves_played} moves it must have {}",
-                current.count_ones(),
-                moves_played / 2
-            )));
+            return Err(bad(ParseProblem::SideToMove { has: current.count_ones() as usize, moves: moves_played }));
         }
         if shape.has_four(current) || shape.has_four(stones ^ current) {
-            return Err(bad("a player already has four in a row; the solver takes only games in progress".into()));
+            return Err(bad(ParseProblem::Rule(
+                "a player already has four in a row; the solver takes only games in progress",
+            )));
         }
         Ok(Position { shape, current, mask, moves: moves_played as u32 })
     }
@@ -344,19 +330,17 @@ impl Position {
     /// Plays `col` (0-based). Refuses a column off the board, a full column, and a winning
     /// move (a position is never over).
     pub fn play(&mut self, col: usize) -> Result<(), GameError> {
-        let illegal = |reason: String| GameError::IllegalMove { action: format!("column {col}"), reason };
+        let illegal = |reason: MoveProblem| GameError::IllegalMove { action: format!("column {col}"), reason };
         if col >= self.width() {
-            return Err(illegal(format!("the board has columns 0..{} (0-based)", self.width())));
+            return Err(illegal(MoveProblem::ColumnsFrom0(self.width())));
         }
         if !self.can_play(col) {
-            return Err(illegal("the column is full".into()));
+            return Err(illegal(MoveProblem::Rule("the column is full")));
         }
         if self.is_winning_move(col) {
-            return Err(illegal(
-                "it completes four in a row: the game would be over, and the solver takes only \
-                 games in progress"
-                    .into(),
-            ));
+            return Err(illegal(MoveProblem::Rule(
+                "it completes four in a row: the game would be over, and the solver takes only games in progress",
+            )));
         }
         self.play_unchecked(col);
         Ok(())

@@ -3,7 +3,7 @@
 //! chance nodes.
 
 use dojo_game::rng::Rng;
-use dojo_game::{Action, Game, GameError, GameSpec, Outcome, PlaneShape, Player, ToMove};
+use dojo_game::{Action, Game, GameError, GameSpec, Outcome, ParseProblem, PlaneShape, Player, ToMove};
 use dojo_search::mcts::{FnRollout, Mcts, MctsConfig, Proven, RolloutPolicy, SearchResult, UniformRollout};
 use dojo_search::player::{Agent, RandomAgent};
 use rand::{seq::IndexedRandom, RngExt, SeedableRng};
@@ -63,7 +63,7 @@ macro_rules! toy_boilerplate {
             text.parse().map_err(|_| GameError::Parse {
                 what: "action",
                 text: text.into(),
-                reason: "not a number".into(),
+                reason: ParseProblem::Rule("not a number").into(),
             })
         }
         fn render(&self) -> String {

@@ -471,21 +471,21 @@ fn bitboards_round_trip() {
 
 fn spec_reason(e: GameError) -> String {
     match e {
-        GameError::Spec { reason, .. } => reason,
+        GameError::Spec { reason, .. } => reason.to_string(),
         other => panic!("expected a spec error, got {other:?}"),
     }
 }
 
 fn illegal_reason(e: GameError) -> String {
     match e {
-        GameError::IllegalMove { reason, .. } => reason,
+        GameError::IllegalMove { reason, .. } => reason.to_string(),
         other => panic!("expected an illegal move, got {other:?}"),
     }
 }
 
 fn parse_reason(e: GameError) -> String {
     match e {
-        GameError::Parse { reason, .. } => reason,
+        GameError::Parse { reason, .. } => reason.to_string(),
         other => panic!("expected a parse error, got {other:?}"),
     }
 }
