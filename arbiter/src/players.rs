@@ -385,12 +385,7 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
         }
         path = before;
     }
-    if search.simulations == 0 {
-        return Err("sims must be at least 1".into());
-    }
-    if !(search.c_puct > 0.0 && search.c_puct.is_finite()) {
-        return Err("cpuct must be a positive number".into());
-    }
+    // Refused in the table's words, as `--set search.KEY=VALUE` is.
     search.validate().map_err(|e| e.to_string())?;
     Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), average_symmetries, search, clock_ms })
 }
@@ -854,7 +849,7 @@ mod tests {
         assert_eq!("ntuple:w.bin:depth=1".parse::<PlayerSpec>().unwrap().to_string(), "ntuple:w.bin");
         for (bad, why) in [
             ("net:x:sims=0", "at least 1"),
-            ("net:x:cpuct=0", "cpuct must be a positive number"),
+            ("net:x:cpuct=0", "search.c_puct = 0 must be positive"),
             ("net:x:cpuct=fast", r#"search.c_puct = "fast": expected a number"#),
             ("net:x:mode=alphabeta", r#"search.mode = "alphabeta": expected "puct" or "gumbel""#),
             ("net:x:vcf=lots", r#"search.vcf_nodes = "lots": expected a whole number"#),
@@ -896,7 +891,7 @@ mod tests {
             ("net:x:fpu_reduction=lots", r#"search.fpu_reduction = "lots": expected a number"#),
             ("net:x:forced_visits=some", r#"search.forced_visits = "some": expected "off", "min:N" or "katago:K""#),
             ("net:x:dirichlet_epsilon=2", "search.dirichlet_epsilon = 2 must be within 0..=1"),
-            ("net:x:simulations=0", "sims must be at least 1"),
+            ("net:x:simulations=0", "search.simulations must be at least 1"),
         ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err();
             assert!(err.to_string().contains(why), "{bad}: {err}");

@@ -3,8 +3,6 @@
 //! should be in), so a caller can tell them apart; a rule stated in words alone is a
 //! constant (`Rule`, `Expected`), never text built at run time.
 
-use crate::spec::SpawnOddsError;
-
 /// Everything that can go wrong when a caller hands a game bad input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
@@ -157,4 +155,13 @@ fn or_list(items: &[&'static str]) -> String {
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
         None => String::new(),
     }
+}
+
+/// Spawn odds no 2584 game has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpawnOddsError {
+    #[error("the big spawn tile is 2 or 3, not {0}")]
+    BigTile(u8),
+    #[error("the 1-tile's share is a percent in 1..=99, not {0}")]
+    SmallPercent(u8),
 }

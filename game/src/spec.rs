@@ -11,6 +11,7 @@
 //! [`GameSpec::new_game`] turns it into a concrete position whose own `Game::spec` is the
 //! drawn board, so a record replays exactly.
 
+pub use crate::error::SpawnOddsError;
 use std::fmt;
 
 /// Which game, with which rules.
@@ -54,15 +55,6 @@ pub const GOMOKU_MAX: u8 = 20;
 pub struct SpawnOdds {
     big: u8,
     small_percent: u8,
-}
-
-/// Spawn odds no 2584 game has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SpawnOddsError {
-    #[error("the big spawn tile is 2 or 3, not {0}")]
-    BigTile(u8),
-    #[error("the 1-tile's share is a percent in 1..=99, not {0}")]
-    SmallPercent(u8),
 }
 
 // The two standard rules keep the names they had as enum variants, so they read as the

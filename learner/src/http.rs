@@ -25,7 +25,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use dojo_game::rng::Rng;
-use dojo_game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
+use dojo_game::{with_game, FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_search::config::PLAY_SIMULATIONS;
@@ -85,9 +85,15 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
     let (kind, width, height) = match spec {
         GameSpec::Connect4 { width, height, .. } => ("connect4", *width, *height),
         GameSpec::Gomoku { size } => ("gomoku", *size, *size),
-        GameSpec::Twenty48 | GameSpec::Fib2584 { .. } => ("sliding", 4, 4),
-        // A board drawn per game, or a game the page has no board for.
-        _ => ("other", 0, 0),
+        // A one-player tile game (2048, 2584) is drawn as its square of tiles; a board drawn
+        // per game, or a game the page has no board for, is not drawn.
+        _ => match spec.probe().ok().and_then(|g| with_game!(&g, g => g.tile_board())) {
+            Some(tiles) => {
+                let side = (tiles.len() as f64).sqrt() as u8;
+                ("sliding", side, side)
+            }
+            None => ("other", 0, 0),
+        },
     };
     let players = if spec.is_one_player() { 1 } else { 2 };
     Json(json!({
