@@ -102,7 +102,7 @@ pub enum LogError {
     Io { op: &'static str, path: PathBuf, error: io::Error },
     /// Stored data that cannot be read. Nothing was changed on disk.
     #[error("game log {} is damaged at byte {offset}: {reason}", .path.display())]
-    Corrupt { path: PathBuf, offset: u64, reason: String },
+    Corrupt { path: PathBuf, offset: u64, reason: Box<Damage> },
     /// A segment number is missing between the first and the last, or before the first.
     #[error("game log segment {} is missing (segments {first}..={last} were expected with no gaps): its games would be lost", .path.display())]
     MissingSegment { path: PathBuf, first: u64, last: u64 },
@@ -117,6 +117,23 @@ pub enum LogError {
     /// A failed write could not be undone; the log refuses appends until it is reopened.
     #[error("game log {} is unusable after a failed write that could not be undone ({reason}); reopen it", .path.display())]
     Poisoned { path: PathBuf, reason: Arc<Poison> },
+}
+
+/// What is damaged in a segment ([`LogError::Corrupt`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Damage {
+    #[error("not a game log segment: bad magic bytes {seen:02x?} (expected {SEGMENT_MAGIC:02x?})")]
+    Magic { seen: Vec<u8> },
+    #[error("the segment header is truncated ({length} of {SEGMENT_HEADER_LEN} bytes)")]
+    TruncatedHeader { length: usize },
+    #[error("unsupported segment format version {0} (this build reads version {SEGMENT_VERSION})")]
+    Version(u8),
+    #[error("{0} (in a segment that is not the last, so not a torn write)")]
+    NotLast(RecordError),
+    #[error("{error}; a readable record follows at byte {next}, so this is damage, not a torn write")]
+    ReadableAfter { error: RecordError, next: usize },
+    #[error("a segment that is not the last holds no records (was it truncated?)")]
+    EmptyBeforeLast,
 }
 
 /// Why a game log refuses appends: a write failed (`cause`), and cutting the segment back to
@@ -517,8 +534,11 @@ struct Scan {
 /// Reads one segment's records. In the last segment unreadable bytes after the last good
 /// record with no readable record after them are a torn tail; all other damage is an error.
 fn scan_segment(path: &Path, bytes: &[u8], last: bool) -> Result<Scan, LogError> {
-    let corrupt =
-        |offset: usize, reason: String| LogError::Corrupt { path: path.to_path_buf(), offset: offset as u64, reason };
+    let corrupt = |offset: usize, reason: Damage| LogError::Corrupt {
+        path: path.to_path_buf(),
+        offset: offset as u64,
+        reason: Box::new(reason),
+    };
     let h = header();
     let hl = h.len();
     let seen = bytes.len().min(hl);
@@ -532,24 +552,14 @@ fn scan_segment(path: &Path, bytes: &[u8], last: bool) -> Result<Scan, LogError>
     }
     let magic_seen = bytes.len().min(SEGMENT_MAGIC.len());
     if bytes[..magic_seen] != SEGMENT_MAGIC[..magic_seen] {
-        return Err(corrupt(
-            0,
-            format!(
-                "not a game log segment: bad magic bytes {:02x?} (expected {:02x?})",
-                &bytes[..magic_seen],
-                SEGMENT_MAGIC
-            ),
-        ));
+        return Err(corrupt(0, Damage::Magic { seen: bytes[..magic_seen].to_vec() }));
     }
     if bytes.len() < hl {
-        return Err(corrupt(0, format!("the segment header is truncated ({} of {hl} bytes)", bytes.len())));
+        return Err(corrupt(0, Damage::TruncatedHeader { length: bytes.len() }));
     }
     let version = bytes[SEGMENT_MAGIC.len()];
     if version != SEGMENT_VERSION {
-        return Err(corrupt(
-            SEGMENT_MAGIC.len(),
-            format!("unsupported segment format version {version} (this build reads version {SEGMENT_VERSION})"),
-        ));
+        return Err(corrupt(SEGMENT_MAGIC.len(), Damage::Version(version)));
     }
     let mut records = Vec::new();
     let mut offset = hl;
@@ -561,16 +571,10 @@ fn scan_segment(path: &Path, bytes: &[u8], last: bool) -> Result<Scan, LogError>
             }
             Err(e) => {
                 if !last {
-                    return Err(corrupt(
-                        offset,
-                        format!("{e} (in a segment that is not the last, so not a torn write)"),
-                    ));
+                    return Err(corrupt(offset, Damage::NotLast(e)));
                 }
                 if let Some(next) = next_readable_record(bytes, offset + 1) {
-                    return Err(corrupt(
-                        offset,
-                        format!("{e}; a readable record follows at byte {next}, so this is damage, not a torn write"),
-                    ));
+                    return Err(corrupt(offset, Damage::ReadableAfter { error: e, next }));
                 }
                 return Ok(Scan { records, good_len: offset as u64, torn: Some(e.to_string()) });
             }
@@ -579,7 +583,7 @@ fn scan_segment(path: &Path, bytes: &[u8], last: bool) -> Result<Scan, LogError>
     // The writer only rolls over from a segment holding a record, so an empty segment
     // before the last is one whose records were cut off.
     if !last && records.is_empty() {
-        return Err(corrupt(offset, "a segment that is not the last holds no records (was it truncated?)".into()));
+        return Err(corrupt(offset, Damage::EmptyBeforeLast));
     }
     Ok(Scan { records, good_len: offset as u64, torn: None })
 }

@@ -22,7 +22,7 @@
 //! would hide a worker's broken policy). Policy actions are delta-coded from the previous
 //! entry, so a policy listed in action order costs one byte per action.
 
-use super::{GameRecord, MoveRecord, RecordError, RecordOutcome};
+use super::{FieldProblem, GameRecord, MoveRecord, RecordError, RecordOutcome};
 use dojo_game::{GameSpec, Player};
 
 pub const RECORD_MAGIC: [u8; 4] = *b"DJGR";
@@ -222,10 +222,10 @@ fn decode_body(r: &mut Reader<'_>) -> Result<GameRecord, RecordError> {
     let at = r.offset();
     let flags = r.u8("flags")?;
     if flags & !F_ALL != 0 {
-        return Err(r.bad("flags", at, format!("unknown flag bits {:#04x}", flags & !F_ALL)));
+        return Err(r.bad("flags", at, FieldProblem::UnknownFlags(flags & !F_ALL)));
     }
     if flags & F_WOULD_RESIGN == 0 && flags & F_WOULD_RESIGN_SECOND != 0 {
-        return Err(r.bad("flags", at, "a would-have-resigned player without the would-have-resigned flag".into()));
+        return Err(r.bad("flags", at, FieldProblem::ResignerWithoutFlag));
     }
     let mut game_id = [0u8; 16];
     game_id.copy_from_slice(r.bytes(16, "game id")?);
@@ -247,7 +247,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<GameRecord, RecordError> {
         1 => RecordOutcome::Win(Player::Second),
         2 => RecordOutcome::Draw,
         3 => RecordOutcome::Score(r.varint("score")?),
-        tag => return Err(r.bad("outcome", at, format!("unknown outcome tag {tag}"))),
+        tag => return Err(r.bad("outcome", at, FieldProblem::UnknownOutcome(tag))),
     };
 
     let count = r.varint("move count")?;
@@ -285,7 +285,7 @@ fn decode_move(r: &mut Reader<'_>) -> Result<MoveRecord, RecordError> {
     let at = r.offset();
     let mf = r.u8("move flags")?;
     if mf & !M_ALL != 0 {
-        return Err(r.bad("move flags", at, format!("unknown flag bits {:#04x}", mf & !M_ALL)));
+        return Err(r.bad("move flags", at, FieldProblem::UnknownFlags(mf & !M_ALL)));
     }
     let action = r.action("move action")?;
     let root_value = if mf & M_ROOT_VALUE != 0 { r.f32("root value")? } else { 0.0 };
@@ -302,10 +302,9 @@ fn decode_move(r: &mut Reader<'_>) -> Result<MoveRecord, RecordError> {
     for _ in 0..n {
         let at = r.offset();
         let delta = r.varint("policy action")?;
-        let delta =
-            u32::try_from(delta).map_err(|_| r.bad("policy action", at, format!("delta {delta} is too large")))?;
+        let delta = u32::try_from(delta).map_err(|_| r.bad("policy action", at, FieldProblem::DeltaTooLarge(delta)))?;
         let a = prev + i64::from(unzigzag(delta));
-        let a = u16::try_from(a).map_err(|_| r.bad("policy action", at, format!("action {a} is outside 0..=65535")))?;
+        let a = u16::try_from(a).map_err(|_| r.bad("policy action", at, FieldProblem::ActionOutOfRange(a)))?;
         prev = i64::from(a);
         policy.push((a, r.f32("policy probability")?));
     }
@@ -333,7 +332,7 @@ impl<'a> Reader<'a> {
         RecordError::Truncated { field, offset: self.offset() }
     }
 
-    fn bad(&self, field: &'static str, offset: usize, reason: String) -> RecordError {
+    fn bad(&self, field: &'static str, offset: usize, reason: FieldProblem) -> RecordError {
         RecordError::BadField { field, offset, reason }
     }
 
@@ -366,7 +365,7 @@ impl<'a> Reader<'a> {
         for i in 0..10 {
             let b = self.u8(field)?;
             if i == 9 && b > 1 {
-                return Err(self.bad(field, at, "varint overflows 64 bits".into()));
+                return Err(self.bad(field, at, FieldProblem::VarintOverflow));
             }
             v |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
@@ -374,12 +373,12 @@ impl<'a> Reader<'a> {
             }
         }
         // The tenth byte either ends the varint or was rejected above.
-        Err(self.bad(field, at, "varint overflows 64 bits".into()))
+        Err(self.bad(field, at, FieldProblem::VarintOverflow))
     }
 
     fn action(&mut self, field: &'static str) -> Result<u16, RecordError> {
         let at = self.offset();
         let v = self.varint(field)?;
-        u16::try_from(v).map_err(|_| self.bad(field, at, format!("{v} is outside 0..=65535")))
+        u16::try_from(v).map_err(|_| self.bad(field, at, FieldProblem::NotU16(v)))
     }
 }

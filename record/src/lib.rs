@@ -311,7 +311,7 @@ pub enum RecordError {
     #[error("bad game spec in record: {0}")]
     BadSpec(GameError),
     #[error("bad {field} at byte {offset}: {reason}")]
-    BadField { field: &'static str, offset: usize, reason: String },
+    BadField { field: &'static str, offset: usize, reason: FieldProblem },
     #[error("{count} unused byte(s) at the end of the record body")]
     UnusedBody { count: usize },
     #[error("{count} byte(s) after the end of the record")]
@@ -327,4 +327,23 @@ pub enum RecordError {
     Io { op: &'static str, path: PathBuf, error: std::io::Error },
     #[error("{} at byte {offset}: {error}", .path.display())]
     File { path: PathBuf, offset: u64, error: Box<RecordError> },
+}
+
+/// What is wrong with a field of a record's binary form ([`RecordError::BadField`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldProblem {
+    #[error("unknown flag bits {0:#04x}")]
+    UnknownFlags(u8),
+    #[error("a would-have-resigned player without the would-have-resigned flag")]
+    ResignerWithoutFlag,
+    #[error("unknown outcome tag {0}")]
+    UnknownOutcome(u8),
+    #[error("delta {0} is too large")]
+    DeltaTooLarge(u64),
+    #[error("action {0} is outside 0..=65535")]
+    ActionOutOfRange(i64),
+    #[error("{0} is outside 0..=65535")]
+    NotU16(u64),
+    #[error("varint overflows 64 bits")]
+    VarintOverflow,
 }
