@@ -7,6 +7,7 @@ use dojo_game::connect4::{BitWord, Bits192, Connect4};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, Sliding, Twenty48};
+use dojo_game::util::SettingError;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};
@@ -80,12 +81,38 @@ pub enum PlayerSpec {
     Ntuple { path: PathBuf, depth: u32 },
 }
 
-/// A player spec that does not parse: the spec as given, and why (`why`, in words).
+/// A player spec that does not parse: the spec as given, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad player spec {spec:?}: {why}")]
 pub struct PlayerSpecError {
     pub spec: String,
-    pub why: String,
+    pub why: SpecProblem,
+}
+
+/// Why a player spec does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecProblem {
+    /// What the spec should look like, or what it lacks (`ntuple:PATH needs the weight file`).
+    #[error("{0}")]
+    Form(&'static str),
+    #[error("{kind}:N needs a number of rollouts, e.g. {kind}:1000")]
+    RolloutsNotANumber { kind: &'static str },
+    #[error("{kind} needs at least 1 rollout")]
+    NoRollouts { kind: &'static str },
+    /// A clock of 0 for `who` (`mcts`, `pbrain`, `a net: player`).
+    #[error("{who} needs a clock of at least 1 ms")]
+    ZeroClock { who: &'static str },
+    /// `text` after `prefix` (`mcts:`, `clock=`) is not a time.
+    #[error("{prefix}{text} is not a time: {prefix}3s, {prefix}1.5s or {prefix}250ms")]
+    NotATime { prefix: &'static str, text: String },
+    /// A brain's cap (`key`: nodes or depth) that is not a whole number above 0.
+    #[error("pbrain:{key}={}:COMMAND needs a whole number above 0, not {key}={value}", if *key == "nodes" { "N" } else { "D" })]
+    BrainCap { key: &'static str, value: String },
+    #[error("depth must be in 1..={MAX_NTUPLE_DEPTH} (1 = greedy)")]
+    NtupleDepth,
+    /// A `net:` search setting refused in the settings table's words.
+    #[error("{0}")]
+    Search(SettingError),
 }
 
 /// Why a player cannot be built, or cannot play a game. A wrapped error's text is part of
@@ -200,20 +227,20 @@ pub const DEFAULT_SOLVER_NODES: u64 = 20_000_000;
 pub const DEFAULT_ROLLOUTS: u32 = 1000;
 
 /// The rollouts of `mcts:N` or `uct:N` (`kind`): N, at least 1, or the default.
-fn rollouts(text: Option<&&str>, kind: &str) -> Result<u32, String> {
+fn rollouts(text: Option<&&str>, kind: &'static str) -> Result<u32, SpecProblem> {
     let n = match text {
         None => DEFAULT_ROLLOUTS,
-        Some(n) => n.parse().map_err(|_| format!("{kind}:N needs a number of rollouts, e.g. {kind}:1000"))?,
+        Some(n) => n.parse().map_err(|_| SpecProblem::RolloutsNotANumber { kind })?,
     };
     if n == 0 {
-        return Err(format!("{kind} needs at least 1 rollout"));
+        return Err(SpecProblem::NoRollouts { kind });
     }
     Ok(n)
 }
 
 /// The clock of `mcts:3s` or `mcts:250ms` in milliseconds (at least 1); None for text
 /// that is not a time (a number of rollouts).
-fn clock(text: &str) -> Result<Option<u64>, String> {
+fn clock(text: &str) -> Result<Option<u64>, SpecProblem> {
     clock_in(text, "mcts:", "mcts")
 }
 
@@ -249,22 +276,18 @@ fn millis(text: &str) -> Option<Result<u64, ClockError>> {
 }
 
 /// [`clock_in`] where only a time will do.
-fn required_clock(text: &str, prefix: &str, who: &str) -> Result<u64, String> {
-    clock_in(text, prefix, who)?.ok_or_else(|| not_a_time(text, prefix))
-}
-
-fn not_a_time(text: &str, prefix: &str) -> String {
-    format!("{prefix}{text} is not a time: {prefix}3s, {prefix}1.5s or {prefix}250ms")
+fn required_clock(text: &str, prefix: &'static str, who: &'static str) -> Result<u64, SpecProblem> {
+    clock_in(text, prefix, who)?.ok_or_else(|| SpecProblem::NotATime { prefix, text: text.to_string() })
 }
 
 /// The clock of the option written `{prefix}TIME` of `who` (a spec's words for its errors);
 /// None for text that is not a time.
-fn clock_in(text: &str, prefix: &str, who: &str) -> Result<Option<u64>, String> {
+fn clock_in(text: &str, prefix: &'static str, who: &'static str) -> Result<Option<u64>, SpecProblem> {
     match millis(text) {
         None => Ok(None),
         Some(Ok(ms)) => Ok(Some(ms)),
-        Some(Err(ClockError::Zero)) => Err(format!("{who} needs a clock of at least 1 ms")),
-        Some(Err(ClockError::NotATime { .. })) => Err(not_a_time(text, prefix)),
+        Some(Err(ClockError::Zero)) => Err(SpecProblem::ZeroClock { who }),
+        Some(Err(ClockError::NotATime { .. })) => Err(SpecProblem::NotATime { prefix, text: text.to_string() }),
     }
 }
 
@@ -279,7 +302,7 @@ const PRINTED_AFTER_NOAVG: [&str; 2] = ["mode", "vcf_nodes"];
 impl FromStr for PlayerSpec {
     type Err = PlayerSpecError;
     fn from_str(s: &str) -> Result<PlayerSpec, PlayerSpecError> {
-        let bad = |why: String| PlayerSpecError { spec: s.to_string(), why };
+        let bad = |why: SpecProblem| PlayerSpecError { spec: s.to_string(), why };
         // A brain's command is taken whole: it may hold ':' and spaces.
         if let Some(rest) = s.trim().strip_prefix("pbrain:") {
             return parse_pbrain(rest).map_err(bad);
@@ -287,7 +310,9 @@ impl FromStr for PlayerSpec {
         // So is a strategy's path.
         if let Some(path) = s.trim().strip_prefix("saiblo:") {
             if path.trim().is_empty() {
-                return Err(bad("saiblo:PATH needs the strategy's shared object, e.g. saiblo:Strategy.so".into()));
+                return Err(bad(SpecProblem::Form(
+                    "saiblo:PATH needs the strategy's shared object, e.g. saiblo:Strategy.so",
+                )));
             }
             return Ok(PlayerSpec::Saiblo { path: path.trim().into(), clock_ms: DEFAULT_CLOCK_MS });
         }
@@ -300,19 +325,20 @@ impl FromStr for PlayerSpec {
             ["ntuple", rest @ ..] if !rest.is_empty() => parse_ntuple(rest).map_err(bad),
             ["solver"] => Ok(PlayerSpec::Solver { max_nodes: DEFAULT_SOLVER_NODES }),
             ["solver", n] => Ok(PlayerSpec::Solver {
-                max_nodes: n.parse().map_err(|_| bad("solver:NODES needs a node budget, e.g. solver:20000000".into()))?,
+                max_nodes: n
+                    .parse()
+                    .map_err(|_| bad(SpecProblem::Form("solver:NODES needs a node budget, e.g. solver:20000000")))?,
             }),
-            _ => Err(bad(
-                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, pbrain:nodes=N:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D"
-                    .into(),
-            )),
+            _ => Err(bad(SpecProblem::Form(
+                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, pbrain:nodes=N:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D",
+            ))),
         }
     }
 }
 
 /// `pbrain:[nodes=N:][depth=D:][clock=T:]COMMAND`: the text after `pbrain:`, or why it is
 /// not a player. Only those three keys are options, so a command is never mistaken for one.
-fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, String> {
+fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, SpecProblem> {
     let mut limits = BrainLimits::default();
     let mut clock_ms = None;
     loop {
@@ -328,24 +354,24 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, String> {
             rest = command;
             continue;
         }
-        let cap = |form: &str| format!("pbrain:{form}:COMMAND needs a whole number above 0, not {key}={value}");
+        let cap = || SpecProblem::BrainCap { key, value: value.to_string() };
         if key == "nodes" {
-            limits.max_nodes = Some(value.parse().ok().filter(|&n| n > 0).ok_or_else(|| cap("nodes=N"))?);
+            limits.max_nodes = Some(value.parse().ok().filter(|&n| n > 0).ok_or_else(cap)?);
         } else {
-            limits.max_depth = Some(value.parse().ok().filter(|&d| d > 0).ok_or_else(|| cap("depth=D"))?);
+            limits.max_depth = Some(value.parse().ok().filter(|&d| d > 0).ok_or_else(cap)?);
         }
         rest = command;
     }
     let command = rest.trim();
     if command.is_empty() {
-        return Err("pbrain:COMMAND needs the command that starts the brain".into());
+        return Err(SpecProblem::Form("pbrain:COMMAND needs the command that starts the brain"));
     }
     Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits, clock_ms })
 }
 
 /// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`, and by the clock
 /// `:fresh`: the parts after `mcts`, or why they are not a player.
-fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, String> {
+fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
     let clock_ms = rest.first().map(|text| clock(text)).transpose()?.flatten();
     let iterations = if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts")? };
     let (mut uniform, mut fresh) = (false, false);
@@ -353,17 +379,16 @@ fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, String> {
         match *option {
             "uniform" if !uniform => uniform = true,
             "fresh" if !fresh && clock_ms.is_some() => fresh = true,
-            _ => return Err(
-                "expected mcts:N, mcts:N:uniform or mcts:3s (by the clock), mcts:3s:fresh for a new tree every move"
-                    .into(),
-            ),
+            _ => return Err(SpecProblem::Form(
+                "expected mcts:N, mcts:N:uniform or mcts:3s (by the clock), mcts:3s:fresh for a new tree every move",
+            )),
         }
     }
     Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform, fresh })
 }
 
 /// `net:PATH[:OPTION...]`: the parts after `net`, or why they are not a player.
-fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
+fn parse_net(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
     // The path may itself contain ':'; only trailing options are options.
     let mut path = rest;
     let mut search = SearchConfig::for_play(DEFAULT_NET_SIMS);
@@ -379,34 +404,34 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, String> {
         } else if let Some((key, value)) = last.split_once('=') {
             // A name no setting has is part of the path, as it always was.
             let Ok(setting) = SearchConfig::key(key) else { break };
-            setting.set(&mut search, value).map_err(|e| e.to_string())?;
+            setting.set(&mut search, value).map_err(SpecProblem::Search)?;
         } else {
             break;
         }
         path = before;
     }
     // Refused in the table's words, as `--set search.KEY=VALUE` is.
-    search.validate().map_err(|e| e.to_string())?;
+    search.validate().map_err(SpecProblem::Search)?;
     Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), average_symmetries, search, clock_ms })
 }
 
 /// `ntuple:PATH[:depth=D]`: the parts after `ntuple`, or why they are not a player.
-fn parse_ntuple(rest: &[&str]) -> Result<PlayerSpec, String> {
+fn parse_ntuple(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
     // The path may itself contain ':'; only a trailing depth=D is an option.
     let (path, depth) = match rest.split_last() {
         Some((last, before)) if !before.is_empty() && last.starts_with("depth=") => {
             let d = last["depth=".len()..]
                 .parse::<u32>()
-                .map_err(|_| "depth=D needs a whole number of moves, e.g. depth=2".to_string())?;
+                .map_err(|_| SpecProblem::Form("depth=D needs a whole number of moves, e.g. depth=2"))?;
             (before, d)
         }
         _ => (rest, 1),
     };
     if !(1..=MAX_NTUPLE_DEPTH).contains(&depth) {
-        return Err(format!("depth must be in 1..={MAX_NTUPLE_DEPTH} (1 = greedy)"));
+        return Err(SpecProblem::NtupleDepth);
     }
     if path.join(":").is_empty() {
-        return Err("ntuple:PATH needs the weight file".into());
+        return Err(SpecProblem::Form("ntuple:PATH needs the weight file"));
     }
     Ok(PlayerSpec::Ntuple { path: PathBuf::from(path.join(":")), depth })
 }
