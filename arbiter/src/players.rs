@@ -86,12 +86,12 @@ pub enum PlayerSpec {
 #[error("bad player spec {spec:?}: {why}")]
 pub struct PlayerSpecError {
     pub spec: String,
-    pub why: SpecProblem,
+    pub why: PlayerSpecProblem,
 }
 
 /// Why a player spec does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SpecProblem {
+pub enum PlayerSpecProblem {
     /// What the spec should look like, or what it lacks (`ntuple:PATH needs the weight file`).
     #[error("{0}")]
     Form(&'static str),
@@ -227,20 +227,20 @@ pub const DEFAULT_SOLVER_NODES: u64 = 20_000_000;
 pub const DEFAULT_ROLLOUTS: u32 = 1000;
 
 /// The rollouts of `mcts:N` or `uct:N` (`kind`): N, at least 1, or the default.
-fn rollouts(text: Option<&&str>, kind: &'static str) -> Result<u32, SpecProblem> {
+fn rollouts(text: Option<&&str>, kind: &'static str) -> Result<u32, PlayerSpecProblem> {
     let n = match text {
         None => DEFAULT_ROLLOUTS,
-        Some(n) => n.parse().map_err(|_| SpecProblem::RolloutsNotANumber { kind })?,
+        Some(n) => n.parse().map_err(|_| PlayerSpecProblem::RolloutsNotANumber { kind })?,
     };
     if n == 0 {
-        return Err(SpecProblem::NoRollouts { kind });
+        return Err(PlayerSpecProblem::NoRollouts { kind });
     }
     Ok(n)
 }
 
 /// The clock of `mcts:3s` or `mcts:250ms` in milliseconds (at least 1); None for text
 /// that is not a time (a number of rollouts).
-fn clock(text: &str) -> Result<Option<u64>, SpecProblem> {
+fn clock(text: &str) -> Result<Option<u64>, PlayerSpecProblem> {
     clock_in(text, "mcts:", "mcts")
 }
 
@@ -276,18 +276,18 @@ fn millis(text: &str) -> Option<Result<u64, ClockError>> {
 }
 
 /// [`clock_in`] where only a time will do.
-fn required_clock(text: &str, prefix: &'static str, who: &'static str) -> Result<u64, SpecProblem> {
-    clock_in(text, prefix, who)?.ok_or_else(|| SpecProblem::NotATime { prefix, text: text.to_string() })
+fn required_clock(text: &str, prefix: &'static str, who: &'static str) -> Result<u64, PlayerSpecProblem> {
+    clock_in(text, prefix, who)?.ok_or_else(|| PlayerSpecProblem::NotATime { prefix, text: text.to_string() })
 }
 
 /// The clock of the option written `{prefix}TIME` of `who` (a spec's words for its errors);
 /// None for text that is not a time.
-fn clock_in(text: &str, prefix: &'static str, who: &'static str) -> Result<Option<u64>, SpecProblem> {
+fn clock_in(text: &str, prefix: &'static str, who: &'static str) -> Result<Option<u64>, PlayerSpecProblem> {
     match millis(text) {
         None => Ok(None),
         Some(Ok(ms)) => Ok(Some(ms)),
-        Some(Err(ClockError::Zero)) => Err(SpecProblem::ZeroClock { who }),
-        Some(Err(ClockError::NotATime { .. })) => Err(SpecProblem::NotATime { prefix, text: text.to_string() }),
+        Some(Err(ClockError::Zero)) => Err(PlayerSpecProblem::ZeroClock { who }),
+        Some(Err(ClockError::NotATime { .. })) => Err(PlayerSpecProblem::NotATime { prefix, text: text.to_string() }),
     }
 }
 
@@ -302,7 +302,7 @@ const PRINTED_AFTER_NOAVG: [&str; 2] = ["mode", "vcf_nodes"];
 impl FromStr for PlayerSpec {
     type Err = PlayerSpecError;
     fn from_str(s: &str) -> Result<PlayerSpec, PlayerSpecError> {
-        let bad = |why: SpecProblem| PlayerSpecError { spec: s.to_string(), why };
+        let bad = |why: PlayerSpecProblem| PlayerSpecError { spec: s.to_string(), why };
         // A brain's command is taken whole: it may hold ':' and spaces.
         if let Some(rest) = s.trim().strip_prefix("pbrain:") {
             return parse_pbrain(rest).map_err(bad);
@@ -310,7 +310,7 @@ impl FromStr for PlayerSpec {
         // So is a strategy's path.
         if let Some(path) = s.trim().strip_prefix("saiblo:") {
             if path.trim().is_empty() {
-                return Err(bad(SpecProblem::Form(
+                return Err(bad(PlayerSpecProblem::Form(
                     "saiblo:PATH needs the strategy's shared object, e.g. saiblo:Strategy.so",
                 )));
             }
@@ -327,9 +327,9 @@ impl FromStr for PlayerSpec {
             ["solver", n] => Ok(PlayerSpec::Solver {
                 max_nodes: n
                     .parse()
-                    .map_err(|_| bad(SpecProblem::Form("solver:NODES needs a node budget, e.g. solver:20000000")))?,
+                    .map_err(|_| bad(PlayerSpecProblem::Form("solver:NODES needs a node budget, e.g. solver:20000000")))?,
             }),
-            _ => Err(bad(SpecProblem::Form(
+            _ => Err(bad(PlayerSpecProblem::Form(
                 "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, pbrain:nodes=N:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D",
             ))),
         }
@@ -338,7 +338,7 @@ impl FromStr for PlayerSpec {
 
 /// `pbrain:[nodes=N:][depth=D:][clock=T:]COMMAND`: the text after `pbrain:`, or why it is
 /// not a player. Only those three keys are options, so a command is never mistaken for one.
-fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, SpecProblem> {
+fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, PlayerSpecProblem> {
     let mut limits = BrainLimits::default();
     let mut clock_ms = None;
     loop {
@@ -354,7 +354,7 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, SpecProblem> {
             rest = command;
             continue;
         }
-        let cap = || SpecProblem::BrainCap { key, value: value.to_string() };
+        let cap = || PlayerSpecProblem::BrainCap { key, value: value.to_string() };
         if key == "nodes" {
             limits.max_nodes = Some(value.parse().ok().filter(|&n| n > 0).ok_or_else(cap)?);
         } else {
@@ -364,14 +364,14 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, SpecProblem> {
     }
     let command = rest.trim();
     if command.is_empty() {
-        return Err(SpecProblem::Form("pbrain:COMMAND needs the command that starts the brain"));
+        return Err(PlayerSpecProblem::Form("pbrain:COMMAND needs the command that starts the brain"));
     }
     Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits, clock_ms })
 }
 
 /// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`, and by the clock
 /// `:fresh`: the parts after `mcts`, or why they are not a player.
-fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
+fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     let clock_ms = rest.first().map(|text| clock(text)).transpose()?.flatten();
     let iterations = if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts")? };
     let (mut uniform, mut fresh) = (false, false);
@@ -379,7 +379,7 @@ fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
         match *option {
             "uniform" if !uniform => uniform = true,
             "fresh" if !fresh && clock_ms.is_some() => fresh = true,
-            _ => return Err(SpecProblem::Form(
+            _ => return Err(PlayerSpecProblem::Form(
                 "expected mcts:N, mcts:N:uniform or mcts:3s (by the clock), mcts:3s:fresh for a new tree every move",
             )),
         }
@@ -388,7 +388,7 @@ fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
 }
 
 /// `net:PATH[:OPTION...]`: the parts after `net`, or why they are not a player.
-fn parse_net(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
+fn parse_net(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     // The path may itself contain ':'; only trailing options are options.
     let mut path = rest;
     let mut search = SearchConfig::for_play(DEFAULT_NET_SIMS);
@@ -404,34 +404,34 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
         } else if let Some((key, value)) = last.split_once('=') {
             // A name no setting has is part of the path, as it always was.
             let Ok(setting) = SearchConfig::key(key) else { break };
-            setting.set(&mut search, value).map_err(SpecProblem::Search)?;
+            setting.set(&mut search, value).map_err(PlayerSpecProblem::Search)?;
         } else {
             break;
         }
         path = before;
     }
     // Refused in the table's words, as `--set search.KEY=VALUE` is.
-    search.validate().map_err(SpecProblem::Search)?;
+    search.validate().map_err(PlayerSpecProblem::Search)?;
     Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), average_symmetries, search, clock_ms })
 }
 
 /// `ntuple:PATH[:depth=D]`: the parts after `ntuple`, or why they are not a player.
-fn parse_ntuple(rest: &[&str]) -> Result<PlayerSpec, SpecProblem> {
+fn parse_ntuple(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     // The path may itself contain ':'; only a trailing depth=D is an option.
     let (path, depth) = match rest.split_last() {
         Some((last, before)) if !before.is_empty() && last.starts_with("depth=") => {
             let d = last["depth=".len()..]
                 .parse::<u32>()
-                .map_err(|_| SpecProblem::Form("depth=D needs a whole number of moves, e.g. depth=2"))?;
+                .map_err(|_| PlayerSpecProblem::Form("depth=D needs a whole number of moves, e.g. depth=2"))?;
             (before, d)
         }
         _ => (rest, 1),
     };
     if !(1..=MAX_NTUPLE_DEPTH).contains(&depth) {
-        return Err(SpecProblem::NtupleDepth);
+        return Err(PlayerSpecProblem::NtupleDepth);
     }
     if path.join(":").is_empty() {
-        return Err(SpecProblem::Form("ntuple:PATH needs the weight file"));
+        return Err(PlayerSpecProblem::Form("ntuple:PATH needs the weight file"));
     }
     Ok(PlayerSpec::Ntuple { path: PathBuf::from(path.join(":")), depth })
 }
