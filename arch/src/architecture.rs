@@ -3,7 +3,7 @@
 //! tensors from it; a run's config and a checkpoint's sidecar hold it.
 
 use crate::board as any_size;
-use dojo_game::util::SettingError;
+use dojo_game::util::{Expected, SettingError};
 use dojo_game::{Game, GameSpec, PlaneShape};
 use serde::{Deserialize, Serialize};
 
@@ -366,13 +366,15 @@ impl Architecture {
 
     /// Checks sizes a user could have typed wrong.
     pub fn validate(&self) -> Result<(), ArchitectureError> {
-        SettingError::check((1..=64).contains(&self.blocks), "blocks", self.blocks, "within 1..=64")?;
-        SettingError::check((1..=1024).contains(&self.channels), "channels", self.channels, "within 1..=1024")?;
+        let within = |key, value: usize, max: usize| {
+            let expected = Expected::Within { min: 1, max: max as u64 };
+            SettingError::check((1..=max).contains(&value), key, value, expected)
+        };
+        within("blocks", self.blocks, 64)?;
+        within("channels", self.channels, 1024)?;
         // A sidecar's claim: a huge value head would make building the network panic when
         // libtorch cannot allocate it.
-        let hidden = self.value_hidden;
-        let range = format!("within 1..={MAX_VALUE_HIDDEN}");
-        SettingError::check((1..=MAX_VALUE_HIDDEN).contains(&hidden), "value_hidden", hidden, range)?;
+        within("value_hidden", self.value_hidden, MAX_VALUE_HIDDEN)?;
         let board = self.policy_head.any_size_board();
         if self.any_size != board.is_some() {
             return Err(ArchitectureError::AnySizeHead { head: self.policy_head, any_size: self.any_size });

@@ -23,18 +23,25 @@ use std::path::{Path, PathBuf};
 /// wins over `--set` naming the same setting, as in every command (`cli/src/settings.rs`).
 #[derive(Args, Clone, Debug)]
 pub struct PlayArgs {
-    #[arg(long, help = format!("Playouts per move [default: {PLAY_SIMULATIONS}]"))]
+    // The defaults in the help are the ones `config` starts from: `SearchConfig::for_play`'s.
+    #[arg(long, help = format!("Playouts per move [default: {}]", play_default().simulations))]
     pub sims: Option<u32>,
-    /// PUCT exploration constant (self-play's `search.c_puct` explores more) [default: 1].
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "PUCT exploration constant (self-play's `search.c_puct` explores more) [default: {}]",
+        play_default().c_puct
+    ))]
     pub c_puct: Option<f32>,
-    /// The search: `puct`, or `gumbel` (Gumbel AlphaZero's sequential halving over `--sims`
-    /// simulations, without noise; `--c-puct` does not apply) [default: puct].
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "The search: `puct`, or `gumbel` (Gumbel AlphaZero's sequential halving over `--sims` \
+         simulations, without noise; `--c-puct` does not apply) [default: {}]",
+        play_default().mode
+    ))]
     pub mode: Option<SearchMode>,
-    /// Threat-space search (Gomoku's VCF prover) of at most this many nodes at every
-    /// expanded position (`search.vcf_nodes`); 0 = off [default: 0].
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Threat-space search (Gomoku's VCF prover) of at most this many nodes at every \
+         expanded position (`search.vcf_nodes`); 0 = off [default: {}]",
+        play_default().vcf_nodes
+    ))]
     pub vcf_nodes: Option<u32>,
     /// Any search setting by its name in a run config's `[search]` section, e.g.
     /// `--set search.fpu_reduction=0.1` (repeatable; a flag above naming the same setting
@@ -43,11 +50,16 @@ pub struct PlayArgs {
     pub set: Vec<String>,
 }
 
+/// A player's search before any flag: what `--help` states as the defaults.
+fn play_default() -> SearchConfig {
+    SearchConfig::for_play(PLAY_SIMULATIONS)
+}
+
 impl PlayArgs {
     /// The search the flags describe, checked as a config file's would be: a player's search
     /// ([`SearchConfig::for_play`]), then `--set`, then the flags given.
     pub fn config(&self) -> Result<SearchConfig, SettingError> {
-        let mut config = SearchConfig::for_play(PLAY_SIMULATIONS);
+        let mut config = play_default();
         config.apply(&self.set)?;
         let flags = (self.sims, self.c_puct, self.mode, self.vcf_nodes);
         config.simulations = flags.0.unwrap_or(config.simulations);

@@ -25,7 +25,7 @@ pub struct SelfPlayArgs {
     #[arg(long)]
     out: PathBuf,
     #[command(flatten)]
-    run_config: RunConfigArgs,
+    pub(crate) run_config: RunConfigArgs,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -82,7 +82,7 @@ pub struct SearchArgs {
 
 impl SelfPlayArgs {
     /// Sets the search and self-play settings given as flags in `config`.
-    fn apply(&self, config: &mut RunConfig) {
+    pub(crate) fn apply(&self, config: &mut RunConfig) {
         let (search, play) = (&mut config.search, &mut config.selfplay);
         set(&mut search.simulations, self.search.sims);
         set(&mut search.c_puct, self.search.c_puct);

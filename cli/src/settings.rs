@@ -40,9 +40,9 @@ impl RunConfigArgs {
 #[cfg(test)]
 mod tests {
     use crate::analyse_cmd::PlayArgs;
-    use crate::selfplay_cmd::SearchArgs;
+    use crate::selfplay_cmd::{SearchArgs, SelfPlayArgs};
     use clap::Args;
-    use dojo_search::config::SearchConfig;
+    use dojo_search::config::{SearchConfig, PLAY_SIMULATIONS};
 
     /// The long flags of a set of arguments, as `snake_case` names.
     fn flags<A: Args>() -> Vec<String> {
@@ -61,5 +61,41 @@ mod tests {
             let key = SearchConfig::key(flag).unwrap_or_else(|e| panic!("--{flag} names no search setting: {e}"));
             assert!(key.is_named(flag));
         }
+    }
+
+    /// `A` parsed from a command line as a user types it.
+    fn parse<A: Args + clap::FromArgMatches>(argv: &[&str]) -> A {
+        let command = A::augment_args(clap::Command::new("dojo").no_binary_name(true));
+        A::from_arg_matches(&command.try_get_matches_from(argv).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_flag_wins_over_set_in_every_command_whatever_their_order() {
+        // The players' commands (`bestmove`, `eval`, `play`, `analyse`): a flag over `--set`,
+        // `--set` over the player's defaults.
+        for argv in [
+            &["--set", "search.simulations=300", "--sims", "16", "--set", "search.c_puct=2"][..],
+            &["--sims", "16", "--set", "search.simulations=300", "--set", "search.c_puct=2"][..],
+        ] {
+            let search = parse::<PlayArgs>(argv).config().unwrap();
+            assert_eq!((search.simulations, search.c_puct), (16, 2.0), "{argv:?}");
+        }
+        let search = parse::<PlayArgs>(&["--set", "search.c_puct=2", "--c-puct", "3"]).config().unwrap();
+        assert_eq!((search.simulations, search.c_puct), (SearchConfig::for_play(PLAY_SIMULATIONS).simulations, 3.0));
+        // `selfplay` (and `learn`, `init`): the run config's file, then `--set`, then a flag.
+        for argv in [
+            &["--model", "m", "--out", "o", "--set", "search.simulations=300", "--sims", "16"][..],
+            &["--model", "m", "--out", "o", "--sims", "16", "--set", "search.simulations=300"][..],
+        ] {
+            let args = parse::<SelfPlayArgs>(argv);
+            let mut config = args.run_config.load().unwrap();
+            assert_eq!(config.search.simulations, 300, "--set reaches the run config");
+            args.apply(&mut config);
+            assert_eq!(config.search.simulations, 16, "{argv:?}");
+        }
+        let args = parse::<SelfPlayArgs>(&["--model", "m", "--out", "o", "--set", "selfplay.fast_simulations=7"]);
+        let mut config = args.run_config.load().unwrap();
+        args.apply(&mut config);
+        assert_eq!(config.selfplay.fast_simulations, 7, "a flag not given leaves --set's value");
     }
 }

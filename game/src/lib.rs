@@ -144,6 +144,14 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
         None
     }
 
+    /// The tiles a one-player game's reach-rate table lists (seed 002's: the share of games
+    /// whose largest tile reached each), given the largest tile any game reached. Empty for
+    /// a game without tiles.
+    fn reach_tiles(&self, largest: u32) -> Vec<u32> {
+        let _ = largest;
+        Vec::new()
+    }
+
     /// A one-player tile game's board as face values (0 for empty), row-major, for displays
     /// such as the dashboard's final boards. None where the game has no such board.
     fn tile_board(&self) -> Option<Vec<u32>> {

@@ -154,7 +154,6 @@ impl GameSpec {
 
     /// A position of this spec, for code that picks its concrete game type from one: the
     /// start, or for a random spec the board its seed 0 draws.
-    /// start, or for a random spec the board its seed 0 draws.
     pub fn probe(&self) -> Result<AnyGame, GameError> {
         self.new_game(&mut Rng::seed_from_u64(0))
     }

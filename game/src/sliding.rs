@@ -432,6 +432,9 @@ pub trait Rules: Copy + Eq + Send + Sync + fmt::Debug + 'static {
     fn index_of(value: u32) -> Option<u8>;
     /// What a valid tile value looks like, for error messages.
     const TILE_HINT: &'static str;
+    /// The tiles a reach-rate table always lists, its first and its last (2048: 2048 to
+    /// 32768); a larger tile that a game reached is listed too.
+    const REACH_TILES: (u32, u32);
     fn table() -> &'static RowTable;
     fn spawn(&self) -> Spawn;
     fn spec(&self) -> GameSpec;
@@ -458,6 +461,7 @@ impl Rules for Rules2048 {
     const NAME: &'static str = "2048";
     const CHANNELS: usize = 16;
     const TILE_HINT: &'static str = "0 (empty) or a power of two from 2 to 32768";
+    const REACH_TILES: (u32, u32) = (2048, 32768);
 
     #[inline(always)]
     fn merge(a: u8, b: u8) -> Option<u8> {
@@ -515,6 +519,7 @@ impl Rules for Rules2584 {
     const NAME: &'static str = "2584";
     const CHANNELS: usize = 24;
     const TILE_HINT: &'static str = "0 (empty) or a Fibonacci number 1, 2, 3, 5, 8, ... up to 2178309";
+    const REACH_TILES: (u32, u32) = (610, 10946);
 
     #[inline(always)]
     fn merge(a: u8, b: u8) -> Option<u8> {
@@ -745,6 +750,14 @@ impl<R: Rules> Game for Sliding<R> {
 
     fn tile_board(&self) -> Option<Vec<u32>> {
         Some(self.tile_values().into_iter().flatten().collect())
+    }
+
+    fn reach_tiles(&self, largest: u32) -> Vec<u32> {
+        let (first, last) = R::REACH_TILES;
+        // Every tile a cell can hold, smallest first (a tile index past the cell's bits has
+        // no face value the rules know).
+        let tiles = (1..32).map(R::value).take_while(|&v| R::index_of(v).is_some());
+        tiles.filter(|&v| v >= first && (v <= last || v <= largest)).collect()
     }
 
     fn num_actions(&self) -> usize {

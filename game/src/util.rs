@@ -2,7 +2,6 @@
 //! of a setting that cannot be used.
 
 use sha2::{Digest, Sha256};
-use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
@@ -69,9 +68,9 @@ pub enum SettingError {
     #[error("{key} must be at least 1")]
     Zero { key: &'static str },
     /// A number outside its range: `value` as it prints (an `f32` prints shorter than the
-    /// same number as an `f64`), `expected` the range in words ("within 0..=1").
+    /// same number as an `f64`), `expected` the range.
     #[error("{key} = {value} must be {expected}")]
-    OutOfRange { key: &'static str, value: String, expected: Cow<'static, str> },
+    OutOfRange { key: &'static str, value: String, expected: Expected },
     /// A word that names none of the choices: `what` is the phrase before it ("unknown
     /// precision", "bad search mode"), `expected` lists the choices.
     #[error("{what} {text:?}: expected {expected}")]
@@ -88,12 +87,36 @@ pub enum SettingError {
     NotAnAssignment { text: String },
 }
 
+/// What a setting's value must be ([`SettingError::OutOfRange`]), as its message says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// A condition in words: "within 0..=1", "positive".
+    Words(&'static str),
+    /// A whole number within `min..=max`, where the bounds are constants of the code.
+    Within { min: u64, max: u64 },
+}
+
+impl From<&'static str> for Expected {
+    fn from(words: &'static str) -> Expected {
+        Expected::Words(words)
+    }
+}
+
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Words(words) => f.write_str(words),
+            Expected::Within { min, max } => write!(f, "within {min}..={max}"),
+        }
+    }
+}
+
 impl SettingError {
     /// [`SettingError::OutOfRange`] for `value`, printed as its own type prints it.
     pub fn out_of_range(
         key: &'static str,
         value: impl std::fmt::Display,
-        expected: impl Into<Cow<'static, str>>,
+        expected: impl Into<Expected>,
     ) -> SettingError {
         SettingError::OutOfRange { key, value: value.to_string(), expected: expected.into() }
     }
@@ -103,7 +126,7 @@ impl SettingError {
         ok: bool,
         key: &'static str,
         value: impl std::fmt::Display,
-        expected: impl Into<Cow<'static, str>>,
+        expected: impl Into<Expected>,
     ) -> Result<(), SettingError> {
         match ok {
             true => Ok(()),

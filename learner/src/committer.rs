@@ -25,8 +25,19 @@ pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 /// What a probe writes: enough headroom that a recovered disk takes a batch or two.
 const PROBE_BYTES: usize = 1 << 20;
 
-/// Why a game was not stored; the text goes back to the client.
-pub type StoreError = String;
+/// Why a game was not stored; its message goes back to the client in the game's ack.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The game log refused the game, or the batch it came in (shared by every game of it).
+    #[error("cannot store the game: {0}")]
+    Log(Arc<LogError>),
+    /// The task that stores a batch did not finish (it panicked or was cancelled).
+    #[error("storing games failed: {0}")]
+    Task(Arc<tokio::task::JoinError>),
+    /// The learner stopped before the game reached the log.
+    #[error("the learner is stopping")]
+    Stopping,
+}
 
 struct Job {
     record: GameRecord,
@@ -52,7 +63,7 @@ impl CommitQueue {
     ) -> oneshot::Receiver<Result<Appended, StoreError>> {
         let (done, outcome) = oneshot::channel();
         if let Err(mpsc::error::SendError(job)) = self.jobs.send(Job { record, done, room }).await {
-            let _ = job.done.send(Err("the learner is stopping".into()));
+            let _ = job.done.send(Err(StoreError::Stopping));
         }
         outcome
     }
@@ -106,13 +117,13 @@ async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>, max_batch: usize)
         let shared = shared.clone();
         let outcomes = tokio::task::spawn_blocking(move || store(&shared, records))
             .await
-            .unwrap_or_else(|e| vec![Err(format!("storing games failed: {e}"))]);
+            .unwrap_or_else(|e| vec![Err(StoreError::Task(Arc::new(e)))]);
         drop(rooms);
         let last = outcomes.last().cloned();
         let mut outcomes = outcomes.into_iter();
         for reply in replies {
             // One outcome per game, or a single error for all of them.
-            let outcome = outcomes.next().or_else(|| last.clone()).unwrap_or_else(|| Err("not stored".into()));
+            let outcome = outcomes.next().or_else(|| last.clone()).unwrap_or(Err(StoreError::Stopping));
             let _ = reply.send(outcome);
         }
     }
@@ -127,9 +138,9 @@ fn store(shared: &Shared, records: Vec<GameRecord>) -> Vec<Result<Appended, Stor
         Err(LogError::Unstorable { .. }) if records.len() > 1 => records
             .iter()
             .map(|r| shared.store_batch(std::slice::from_ref(r)).map(|mut a| a.remove(0)))
-            .map(|r| r.map_err(|e| format!("cannot store the game: {e}")))
+            .map(|r| r.map_err(|e| StoreError::Log(Arc::new(e))))
             .collect(),
-        Err(e) => vec![Err(format!("cannot store the game: {e}"))],
+        Err(e) => vec![Err(StoreError::Log(Arc::new(e)))],
     }
 }
 
@@ -203,7 +214,7 @@ mod tests {
         release.send(()).unwrap();
         busy.join().unwrap();
         for o in outcomes {
-            assert_eq!(rt.block_on(o).unwrap(), Ok(Appended::Stored));
+            assert!(matches!(rt.block_on(o).unwrap(), Ok(Appended::Stored)));
         }
         let log = shared.log.lock().unwrap();
         assert_eq!(log.len(), 50);
@@ -222,7 +233,7 @@ mod tests {
         // A write fails and so does undoing it: the log is unusable until reopened.
         shared.log.lock().unwrap().fail_writes(true);
         let first = rt.block_on(async { queue.submit(batch[0].clone(), None).await.await.unwrap() });
-        assert!(matches!(&first, Err(e) if e.contains("injected failure")), "{first:?}");
+        assert!(matches!(&first, Err(e) if e.to_string().contains("injected failure")), "{first:?}");
         assert!(shared.storage.not_ready_reason().is_some(), "not ready while the log fails");
         // The committer probes, reopens the log, and is ready again.
         let began = std::time::Instant::now();
@@ -232,12 +243,11 @@ mod tests {
         }
         assert!(!shared.log.lock().unwrap().is_poisoned());
         for g in &batch {
-            assert_eq!(rt.block_on(async { queue.submit(g.clone(), None).await.await.unwrap() }), Ok(Appended::Stored));
+            let outcome = rt.block_on(async { queue.submit(g.clone(), None).await.await.unwrap() });
+            assert!(matches!(outcome, Ok(Appended::Stored)), "{outcome:?}");
         }
-        assert_eq!(
-            rt.block_on(async { queue.submit(batch[0].clone(), None).await.await.unwrap() }),
-            Ok(Appended::Duplicate)
-        );
+        let outcome = rt.block_on(async { queue.submit(batch[0].clone(), None).await.await.unwrap() });
+        assert!(matches!(outcome, Ok(Appended::Duplicate)), "{outcome:?}");
         let (log, stored) = GameLog::open(&shared.run_dir.games(), u64::MAX).unwrap();
         assert_eq!(log.len(), 3);
         assert_eq!(

@@ -6,7 +6,7 @@
 //! [`IngestLimits`] is enforced here: turns for streams, the bounded queue in bytes, games
 //! per stream, idle and stream deadlines.
 
-use crate::committer::{self, CommitQueue};
+use crate::committer::{self, CommitQueue, StoreError};
 use crate::gamelog::Appended;
 use crate::ingest::{check_record, IngestLimits};
 use crate::learner::{read_published, Published, Shared};
@@ -287,7 +287,7 @@ impl Upload {
         let (id, version) = (record.game_id.to_vec(), Some(record.model_version));
         let outcome = self.commits.submit(record, Some(room)).await;
         Box::pin(async move {
-            let outcome = outcome.await.unwrap_or_else(|_| Err("the learner is stopping".into()));
+            let outcome = outcome.await.unwrap_or(Err(StoreError::Stopping));
             let (result, code, message) = match outcome {
                 Ok(Appended::Stored) => {
                     counted(Ingest::Stored, version);
@@ -299,7 +299,7 @@ impl Upload {
                 }
                 Err(e) => {
                     counted(Ingest::Unstored, version);
-                    (AckResult::Rejected, tonic::Code::Unavailable as u32, e)
+                    (AckResult::Rejected, tonic::Code::Unavailable as u32, e.to_string())
                 }
             };
             Ok(GameAck { game_id: id, result: result as i32, code, message, index })

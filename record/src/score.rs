@@ -60,26 +60,11 @@ pub struct ScoreReport {
 
 const Z95: f64 = 1.959_964;
 
-/// The tiles the reach-rate table lists for a game: 2048 to 32768 for 2048 (the largest a
-/// 4-bit cell holds); for 2584 the Fibonacci tiles from 610 to 10946, and further ones
-/// when a game reached them. Other games have no tiles.
+/// The tiles the reach-rate table lists for a game ([`Game::reach_tiles`]): 2048 to 32768
+/// for 2048; for 2584 the Fibonacci tiles from 610 to 10946, and further ones when a game
+/// reached them. Other games have no tiles.
 pub fn reach_tiles(spec: &GameSpec, largest: u32) -> Vec<u32> {
-    match spec {
-        GameSpec::Twenty48 => (11..=15).map(|k| 1u32 << k).collect(),
-        GameSpec::Fib2584 { .. } => {
-            let (mut a, mut b) = (377u32, 610u32);
-            let mut tiles = Vec::new();
-            while b <= 10946 || b <= largest {
-                tiles.push(b);
-                (a, b) = (b, a.saturating_add(b));
-                if b == u32::MAX {
-                    break;
-                }
-            }
-            tiles
-        }
-        _ => Vec::new(),
-    }
+    spec.probe().map(|game| with_game!(game, g => g.reach_tiles(largest))).unwrap_or_default()
 }
 
 impl ScoreReport {

@@ -4,7 +4,7 @@
 mod error;
 pub mod replay;
 
-pub use error::{ConfigError, CoreError, SettingRefusal};
+pub use error::{ConfigError, CoreError, Rule, SettingRefusal};
 
 use dojo_arch::architecture::{Architecture, AuxHeads, PolicyHeadChoice};
 use dojo_arch::precision::PrecisionChoice;
@@ -240,7 +240,8 @@ impl GatingConfig {
             });
         }
         if !(s.elo0.is_finite() && s.elo1.is_finite() && s.elo1 > s.elo0) {
-            return Err(ConfigError::out_of_range("gating.sprt.elo1", s.elo1, format!("be above elo0 = {}", s.elo0)));
+            let rule = Rule::Above { key: "elo0", value: s.elo0 };
+            return Err(ConfigError::out_of_range("gating.sprt.elo1", s.elo1, rule));
         }
         Ok(())
     }

@@ -518,6 +518,28 @@ mod tests {
         let unknown: Vec<&&str> =
             named.iter().filter(|w| !w.starts_with('[') && SearchConfig::key(w).is_err()).collect();
         assert!(unknown.is_empty(), "docs/training.md's [search] row names settings the table lacks: {unknown:?}");
+        // Each setting's parenthesis opens with its default as a config file writes it.
+        let defaults = serde_json::to_value(SearchConfig::default()).unwrap();
+        for key in SearchConfig::KEYS {
+            let default = match &defaults[key.name] {
+                serde_json::Value::String(text) => format!("`\"{text}\"`"),
+                // Whole numbers without a point, and the `f32` settings as they are written
+                // (JSON widens them: 0.1 would read 0.10000000149011612).
+                serde_json::Value::Number(n) => match n.as_f64().unwrap() {
+                    x if x.fract() == 0.0 => format!("{}", x as i64),
+                    x => format!("{}", x as f32),
+                },
+                other => other.to_string(),
+            };
+            let opening = format!("`{}` ({default}", key.name);
+            let at = row.find(&opening).map(|i| i + opening.len());
+            let next = at.and_then(|i| row[i..].chars().next());
+            assert!(
+                matches!(next, Some(';' | ':' | ')' | ' ' | ',')),
+                "docs/training.md's [search] row does not give {} its default {default}",
+                key.name
+            );
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub enum ConfigError {
     Zero { keys: &'static str },
     /// `key = value` breaks `rule` ("be within (0, 1]", "not exceed replay.window_positions = 1000").
     #[error("{key} = {value} must {rule}")]
-    OutOfRange { key: &'static str, value: String, rule: String },
+    OutOfRange { key: &'static str, value: String, rule: Rule },
     /// Two keys that are checked together: `key = value and other = other_value` breaks `rule`.
     #[error("{key} = {value} and {other} = {other_value} must {rule}")]
     PairOutOfRange { key: &'static str, value: String, other: &'static str, other_value: String, rule: &'static str },
@@ -57,13 +57,40 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// `key = value` breaks `rule`.
-    pub(crate) fn out_of_range(key: &'static str, value: impl ToString, rule: impl Into<String>) -> ConfigError {
+    pub(crate) fn out_of_range(key: &'static str, value: impl ToString, rule: impl Into<Rule>) -> ConfigError {
         ConfigError::OutOfRange { key, value: value.to_string(), rule: rule.into() }
     }
 
     /// Wraps what core said about a game, section or network.
     pub(crate) fn core(error: impl Into<CoreError>) -> ConfigError {
         ConfigError::Core { error: error.into() }
+    }
+}
+
+/// What a key's value must do ([`ConfigError::OutOfRange`]), as its message says it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rule {
+    /// A condition in words: "be within (0, 1]".
+    Words(&'static str),
+    /// Not exceed another key's value: "not exceed replay.window_positions = 1000".
+    NotExceed { key: &'static str, value: u64 },
+    /// Be above another key's value: "be above elo0 = 0".
+    Above { key: &'static str, value: f64 },
+}
+
+impl From<&'static str> for Rule {
+    fn from(words: &'static str) -> Rule {
+        Rule::Words(words)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rule::Words(words) => f.write_str(words),
+            Rule::NotExceed { key, value } => write!(f, "not exceed {key} = {value}"),
+            Rule::Above { key, value } => write!(f, "be above {key} = {value}"),
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The `[replay]` section of a run's config: the replay buffer's knobs. The buffer itself,
 //! which draws the samples these settings shape, is the learner's (`dojo_learner::replay`).
 
-use super::ConfigError;
+use super::{ConfigError, Rule};
 use dojo_game::returns::ReturnScale;
 use dojo_record::SampleOptions;
 use serde::{Deserialize, Serialize};
@@ -80,7 +80,7 @@ impl ReplayConfig {
                 return Err(ConfigError::Zero { keys: "replay.min_window" });
             }
             if self.min_window > self.window_positions {
-                let rule = format!("not exceed replay.window_positions = {}", self.window_positions);
+                let rule = Rule::NotExceed { key: "replay.window_positions", value: self.window_positions };
                 return Err(ConfigError::out_of_range("replay.min_window", self.min_window, rule));
             }
         }
