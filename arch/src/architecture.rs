@@ -237,10 +237,8 @@ impl Architecture {
         head: PolicyHeadChoice,
     ) -> Result<Architecture, ArchitectureError> {
         let start = spec.start()?;
-        let max_return = dojo_game::returns::DEFAULT_MAX_RETURN as u64;
-        let arch =
-            dojo_game::with_game!(&start, g => Architecture::new_for_game(g, blocks, channels, head, max_return))
-                .map_err(|e| ArchitectureError::PolicyHeadChoice(Box::new(e)))?;
+        let arch = dojo_game::with_game!(&start, g => Architecture::new_for_game(g, blocks, channels, head, g.max_return() as u64))
+            .map_err(|e| ArchitectureError::PolicyHeadChoice(Box::new(e)))?;
         arch.validate()?;
         Ok(arch)
     }

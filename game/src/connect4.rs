@@ -279,12 +279,11 @@ impl BitWord for Bits192 {
 /// to move. Built at compile time so the hot path is a plain table load.
 const ZOBRIST_CELLS: usize = 192;
 
+/// The next word of a splitmix64 stream at `state`.
 const fn splitmix(state: &mut u64) -> u64 {
+    let word = crate::rng::splitmix64(*state);
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    word
 }
 
 const fn zobrist_table() -> [[u64; ZOBRIST_CELLS]; 3] {

@@ -67,10 +67,7 @@ fn connects(stones: u32, from: u32, to: u32) -> bool {
 /// A Zobrist key for a stone of `player` on `cell` (and, at `CELLS`, for the side to move):
 /// splitmix64 of the pair, so the table needs no storage and no seed.
 fn zobrist(cell: usize, player: Player) -> u64 {
-    let mut z = (cell * 2 + player.index()) as u64 + 0x9E37_79B9_7F4A_7C15;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::rng::splitmix64((cell * 2 + player.index()) as u64)
 }
 
 /// A Hex position. `Default` is the empty board with Black to move.

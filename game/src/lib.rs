@@ -17,6 +17,7 @@ pub mod util;
 pub mod connect4;
 pub mod gomoku;
 pub mod hex;
+pub mod pig;
 pub mod registry;
 pub mod sliding;
 pub mod spec;
@@ -150,6 +151,15 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     fn reach_tiles(&self, largest: u32) -> Vec<u32> {
         let _ = largest;
         Vec::new()
+    }
+
+    /// The return a one-player game's network values are scaled to ([`returns`]): the
+    /// `search.max_return` a new run of it starts with. About the best score a strong player
+    /// reaches, so the value targets of good and bad games spread over [0, 1]; a new game
+    /// whose scores are far from 2048's says so here. 2048's and 2584's is
+    /// [`returns::DEFAULT_MAX_RETURN`].
+    fn max_return(&self) -> f64 {
+        returns::DEFAULT_MAX_RETURN
     }
 
     /// A one-player tile game's board as face values (0 for empty), row-major, for displays

@@ -84,6 +84,7 @@ games! {
     Twenty48(Twenty48),
     Fib2584(Fib2584);
     Hex(crate::hex::Hex),
+    Pig(crate::pig::Pig),
 }
 
 impl GameSpec {
@@ -164,6 +165,12 @@ impl GameSpec {
     /// on this one question.
     pub fn is_one_player(&self) -> bool {
         self.probe().is_ok_and(|g| with_game!(&g, g => g.is_one_player()))
+    }
+
+    /// The return a one-player game's values are scaled to ([`Game::max_return`]); for a
+    /// spec no game is made of, the default.
+    pub fn max_return(&self) -> f64 {
+        self.probe().map_or(crate::returns::DEFAULT_MAX_RETURN, |g| with_game!(&g, g => g.max_return()))
     }
 }
 

@@ -29,6 +29,16 @@ use rand_distr::multi::{Dirichlet, MultiDistribution};
 /// The generator every crate uses (see the module doc for why this one).
 pub type Rng = wyrand::WyRand;
 
+/// splitmix64's output for the state `x`: a 64-bit value with every bit of `x` mixed into
+/// every bit of it. The games' Zobrist keys are this of a (cell, player) index, so their
+/// tables need no storage and no seed.
+pub const fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// Writes a sample of the symmetric Dirichlet(`alpha`) over `out.len()` components to `out`
 /// (`rand_distr`'s [`Dirichlet`]: normalised Gamma draws, or stick-breaking Beta draws when
 /// `alpha` is tiny). One component gets all the mass; none is nothing to do. Should the

@@ -108,8 +108,12 @@ impl ScoreReport {
         )
     }
 
-    /// The reach-rate table, one tile a line (seed 002's "2048 80% (30.8%)", with headings).
+    /// The reach-rate table, one tile a line (seed 002's "2048 80% (30.8%)", with headings);
+    /// nothing for a game without tiles (pig).
     pub fn table(&self) -> String {
+        if self.reach.is_empty() {
+            return String::new();
+        }
         let mut s = format!("{:>8}  {:>8}  {:>11}\n", "tile", "reached", "ended there");
         for r in &self.reach {
             s.push_str(&format!("{:>8}  {:>7.1}%  {:>10.1}%\n", r.tile, 100.0 * r.reached, 100.0 * r.ended));

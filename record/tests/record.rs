@@ -706,7 +706,7 @@ fn body_errors_name_the_field() {
                 b.extend_from_slice(b"chess");
                 b
             },
-            "bad game spec in record: bad game spec \"chess\": unknown game; expected connect4, gomoku, 2048, 2584 or hex5",
+            "bad game spec in record: bad game spec \"chess\": unknown game; expected connect4, gomoku, 2048, 2584, hex5 or pig",
         ),
         (
             {

@@ -299,11 +299,13 @@ impl Default for RunConfig {
 
 impl RunConfig {
     /// The defaults for a new run of `game`: [`RunConfig::default`]'s, with a one-player
-    /// game's (2048, 2584) gate made to fit its games. Those last hundreds to thousands of
-    /// moves where a Connect Four game lasts 20 to 40, so the two-player gate (40 games at
-    /// 100 playouts) would hold a core for most of an hour; 8 games each at 50 playouts on
-    /// the same seeds keep it to minutes, and the arbiter's pairing of the games by seed
-    /// keeps the comparison sharp with few games.
+    /// game's (2048, 2584, pig) gate made to fit its games, its values scaled to its scores
+    /// (`search.max_return` from [`dojo_game::Game::max_return`]) and its self-play playing
+    /// every move as well as it can (no random openings, no temperature). Those games last
+    /// hundreds to thousands of moves where a Connect Four game lasts 20 to 40, so the
+    /// two-player gate (40 games at 100 playouts) would hold a core for most of an hour; 8
+    /// games each at 50 playouts on the same seeds keep it to minutes, and the arbiter's
+    /// pairing of the games by seed keeps the comparison sharp with few games.
     ///
     /// Connect Four self-plays by Gumbel AlphaZero at 64 simulations, every move a full
     /// search and a training target (`configs/connect4-gumbel.toml` before it was the
@@ -317,6 +319,14 @@ impl RunConfig {
         if config.game.is_one_player() {
             config.gating.games = 8;
             config.gating.simulations = 50;
+            config.search.max_return = config.game.max_return();
+            // Nature varies a one-player game's self-play; random opening moves and early
+            // moves drawn from the visits only make its games worse. In 2048 they are a dozen
+            // moves of thousands; in pig's dozen they were most of the game, and self-play
+            // scored about what random play does (issue 47: 23.5-25.7 a game over 400 steps
+            // with them, random 23.5; 26.5-31.8 over 200 steps without).
+            config.selfplay.random_opening_plies = 0;
+            config.selfplay.temperature_moves = 0;
         }
         if matches!(config.game, GameSpec::Connect4 { .. } | GameSpec::Connect4Saiblo) {
             config.search.mode = SearchMode::Gumbel;
@@ -540,7 +550,11 @@ mod tests {
         let c = RunConfig::for_game(GameSpec::Twenty48);
         assert_eq!((c.game.clone(), c.gating.games, c.gating.simulations), (GameSpec::Twenty48, 8, 50));
         assert_eq!((c.search.clone(), c.net.clone()), (SearchConfig::default(), NetConfig::default()));
+        assert_eq!((c.selfplay.random_opening_plies, c.selfplay.temperature_moves), (0, 0));
         c.validate().unwrap();
+        // A one-player game's values are scaled to its own scores.
+        let pig = RunConfig::for_game("pig".parse().unwrap());
+        assert_eq!((pig.search.max_return, pig.gating.games), (120.0, 8));
         let fib = GameSpec::Fib2584 { odds: dojo_game::sliding::SpawnOdds::OneThree };
         assert_eq!(RunConfig::for_game(fib).gating.games, 8);
         let gomoku = GameSpec::Gomoku { size: 9 };

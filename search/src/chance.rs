@@ -1,9 +1,16 @@
-//! Network-guided PUCT search for one-player games with chance events (2048, 2584).
+//! Network-guided PUCT search for one-player games with chance events (2048, 2584, pig).
 //!
 //! The tree alternates two kinds of node. A *decision* node is a position where the player
 //! moves; its edges carry the move's prior and its reward (the merge score) and lead to a
 //! *chance* node, the after-state, where nature spawns a tile. A chance node's children are
 //! decision nodes, one per spawn outcome (cell × tile) the search has visited.
+//!
+//! Games need not alternate so strictly, and the tree keeps its shape when they do not. A
+//! move that nature does not follow (it ends the game, or the player moves again) has an
+//! after-state with one certain outcome, the position itself ([`PASS`] as its event). Where
+//! nature moves twice in a row (pig: a 1 ends the turn, and the next turn opens with a
+//! roll), the position between is a decision node with one move, [`PASS`], that changes
+//! nothing; the network is never asked about it, and its value is its after-state's.
 //!
 //! **Values are expectations, in score units.** A decision node's value is the expected sum
 //! of the rewards still to come; it is recomputed from the network's estimate and its
@@ -41,6 +48,10 @@ use rand::RngExt;
 
 const NONE: u32 = u32::MAX;
 
+/// The move of a decision node where nature moves next, and the event of an after-state
+/// nature does not move in: "nothing happens here" (see the module docs).
+const PASS: Action = Action::MAX;
+
 /// The chance-node search's own knobs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChanceConfig {
@@ -77,6 +88,9 @@ struct Decision {
     visits: u32,
     /// The network's estimate of the points to come, in points.
     nn_points: f64,
+    /// Whether `nn_points` counts in the node's value: false where nature moves next (a
+    /// [`PASS`] node, never shown to the network).
+    evaluated: bool,
     /// Expected points to come (see the module docs).
     points: f64,
     state: State,
@@ -217,7 +231,9 @@ impl<G: Game> ChanceSearch<G> {
 
     fn new_decision(&mut self, game: &G) -> u32 {
         let state = if game.outcome().is_some() { State::Terminal } else { State::Unexpanded };
-        self.decisions.push(Decision { first_edge: 0, num_edges: 0, visits: 0, nn_points: 0.0, points: 0.0, state });
+        let decision =
+            Decision { first_edge: 0, num_edges: 0, visits: 0, nn_points: 0.0, evaluated: true, points: 0.0, state };
+        self.decisions.push(decision);
         (self.decisions.len() - 1) as u32
     }
 
@@ -238,6 +254,7 @@ impl<G: Game> ChanceSearch<G> {
         let mut game = self.root_game.clone().expect("set_root first");
         loop {
             match self.decisions[node as usize].state {
+                State::Unexpanded if game.to_move() == ToMove::Chance => self.expand_pass(node),
                 State::Unexpanded => {
                     self.pending = Some((node, game));
                     return true;
@@ -250,7 +267,9 @@ impl<G: Game> ChanceSearch<G> {
             }
             let e = self.select(node);
             let edge = self.edges[e as usize];
-            game.play_unchecked(edge.action);
+            if edge.action != PASS {
+                game.play_unchecked(edge.action);
+            }
             let chance = if edge.chance == NONE {
                 self.chances.push(Chance::default());
                 let c = (self.chances.len() - 1) as u32;
@@ -267,7 +286,9 @@ impl<G: Game> ChanceSearch<G> {
             }
             let outcome = self.pick_outcome(chance, &game);
             let o = self.chances[chance as usize].children[outcome as usize];
-            game.apply_chance(o.event).expect("an outcome the game listed");
+            if o.event != PASS {
+                game.apply_chance(o.event).expect("an outcome the game listed");
+            }
             self.path.push(Hop { node, edge: e, chance, outcome });
             node = o.child;
         }
@@ -307,6 +328,15 @@ impl<G: Game> ChanceSearch<G> {
 
     /// The outcome to follow at `chance` (adding a child when widening allows).
     fn pick_outcome(&mut self, chance: u32, game: &G) -> u32 {
+        if game.to_move() != ToMove::Chance {
+            // Nature does not move here: the one outcome is the position itself.
+            if self.chances[chance as usize].children.is_empty() {
+                let child = self.new_decision(game);
+                let certain = Outcome { event: PASS, prob: 1.0, child, counted: None };
+                self.chances[chance as usize].children.push(certain);
+            }
+            return 0;
+        }
         let c = &self.chances[chance as usize];
         let cfg = self.chance_config;
         let allowed = (cfg.widening_c * ((c.visits + 1) as f32).powf(cfg.widening_alpha)).ceil();
@@ -376,10 +406,19 @@ impl<G: Game> ChanceSearch<G> {
         }
     }
 
+    /// Expands a decision node where nature moves next: its one move, [`PASS`], leads to
+    /// the chance node of the position as it stands. Not evaluated by the network.
+    fn expand_pass(&mut self, node: u32) {
+        let first_edge = self.edges.len() as u32;
+        self.edges.push(Edge { action: PASS, prior: 1.0, reward: 0, visits: 0, chance: NONE });
+        let d = &mut self.decisions[node as usize];
+        (d.first_edge, d.num_edges, d.state, d.evaluated) = (first_edge, 1, State::Expanded, false);
+    }
+
     /// A decision node's value from its network estimate and its visited moves.
     fn recompute(&mut self, node: u32) {
         let d = &self.decisions[node as usize];
-        let (mut sum, mut n) = (d.nn_points, 1u32);
+        let (mut sum, mut n) = if d.evaluated { (d.nn_points, 1u32) } else { (0.0, 0) };
         for e in d.first_edge..d.first_edge + d.num_edges {
             let edge = &self.edges[e as usize];
             if edge.visits > 0 {
@@ -389,7 +428,7 @@ impl<G: Game> ChanceSearch<G> {
         }
         let d = &mut self.decisions[node as usize];
         d.visits = n;
-        d.points = sum / f64::from(n);
+        d.points = if n > 0 { sum / f64::from(n) } else { 0.0 };
     }
 
     /// Per-move statistics at the root; `q` is the move's expected points (its reward
@@ -492,8 +531,15 @@ impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_game::pig::{Pig, HOLD, ROLL};
     use dojo_game::sliding::{Twenty48, DOWN, LEFT, RIGHT, UP};
     use rand::SeedableRng;
+
+    /// A network that knows nothing: uniform policy, nothing more to come.
+    fn know_nothing<G>(_: &G, logits: &mut [f32]) -> f32 {
+        logits.fill(0.0);
+        0.0
+    }
 
     fn search(widening_c: f32) -> ChanceSearch<Twenty48> {
         let config = SearchConfig { c_puct: 1.5, fpu_reduction: 0.0, ..SearchConfig::default() };
@@ -508,15 +554,7 @@ mod tests {
         let g = Twenty48::from_tiles([[0, 0, 0, 0], [0, 0, 0, 0], [2, 0, 0, 0], [1024, 1024, 0, 0]]).unwrap();
         let mut s = search(1.0);
         s.set_root(&g);
-        // A free evaluator: uniform policy, nothing more to come.
-        s.search_by(
-            200,
-            |_, logits| {
-                logits.fill(0.0);
-                0.0
-            },
-            |_| true,
-        );
+        s.search_by(200, know_nothing, |_| true);
         assert_eq!(s.playouts(), 200);
         let children = s.root_children();
         assert_eq!(
@@ -567,14 +605,7 @@ mod tests {
         for (c, most) in [(1.0f32, 20usize), (f32::INFINITY, 28)] {
             let mut s = search(c);
             s.set_root(&g);
-            s.search_by(
-                400,
-                |_, logits| {
-                    logits.fill(0.0);
-                    0.0
-                },
-                |_| true,
-            );
+            s.search_by(400, know_nothing, |_| true);
             let widest = s.chances.iter().map(|c| c.children.len()).max().unwrap();
             let visits = s.chances.iter().map(|c| c.visits).max().unwrap();
             if c.is_finite() {
@@ -588,6 +619,156 @@ mod tests {
                 assert_eq!(widest, most);
             }
         }
+    }
+
+    /// Pig with `turns_left` turns to go (the earlier ones lost to a 1) and the die showing
+    /// `face` on the turn's opening roll.
+    fn pig_at(turns_left: u8, face: Action) -> Pig {
+        let mut game = Pig::default();
+        while game.turns_left() > turns_left {
+            game.apply_chance(0).unwrap();
+        }
+        game.apply_chance(face - 1).unwrap();
+        game
+    }
+
+    impl<G: Game> ChanceSearch<G> {
+        /// The most visited move.
+        fn best_move(&self) -> Action {
+            self.root_children().iter().max_by_key(|c| c.visits).expect("an expanded root").action
+        }
+    }
+
+    fn search_pig(game: &Pig, playouts: u32) -> ChanceSearch<Pig> {
+        let config = SearchConfig { c_puct: 1.5, fpu_reduction: 0.0, ..SearchConfig::default() };
+        let chance = ChanceConfig { widening_c: f32::INFINITY, ..ChanceConfig::default() };
+        let mut s = ChanceSearch::new(config, chance, false, Rng::seed_from_u64(2));
+        s.set_root(game);
+        s.search_by(playouts, know_nothing, |_| true);
+        s
+    }
+
+    #[test]
+    fn in_pig_the_search_rolls_on_a_small_stake_and_holds_a_large_one() {
+        // The last turn: holding 5 is worth 5, rolling on and holding is worth 7.5 at least.
+        let s = search_pig(&pig_at(1, 5), 2000);
+        assert_eq!(s.best_move(), ROLL, "{:?}", s.root_children());
+        // Two turns left, a stake of 2: rolling again is right, and a 1 leads to the next
+        // turn's opening roll, nature moving twice with no move between.
+        let s = search_pig(&pig_at(2, 2), 2000);
+        assert_eq!(s.best_move(), ROLL, "{:?}", s.root_children());
+        let passes: Vec<&Decision> = s.decisions.iter().filter(|d| !d.evaluated).collect();
+        assert!(!passes.is_empty(), "a 1 on the roll leads to a node where nature moves again");
+        for d in passes {
+            let edge = s.edges[d.first_edge as usize];
+            assert_eq!((d.num_edges, edge.action, edge.reward), (1, PASS, 0));
+            if edge.visits > 0 {
+                let after = s.chances[edge.chance as usize].points();
+                assert!(
+                    (d.points - after).abs() < 1e-9,
+                    "a pass node is worth its after-state: {} vs {after}",
+                    d.points
+                );
+            }
+        }
+        let q = |a| s.root_children().iter().find(|c| c.action == a).and_then(|c| c.q).unwrap();
+        assert!(q(ROLL) > q(HOLD), "{:?}", s.root_children());
+    }
+
+    #[test]
+    fn in_pig_a_large_stake_is_held() {
+        // 4 rolls of 6 on the last turn: holding 24 beats rolling (on average 23.3 at best).
+        let mut game = pig_at(1, 6);
+        for _ in 0..3 {
+            game.play(ROLL).unwrap();
+            game.apply_chance(5).unwrap();
+        }
+        assert_eq!(game.stake(), 24);
+        let s = search_pig(&game, 2000);
+        assert_eq!(s.best_move(), HOLD, "{:?}", s.root_children());
+        let q = |a| s.root_children().iter().find(|c| c.action == a).and_then(|c| c.q).unwrap();
+        assert_eq!(q(HOLD), 24.0, "holding ends the game with the stake");
+        assert!(q(ROLL) < 24.0, "{}", q(ROLL));
+    }
+
+    /// A one-player game without chance: `MOVES` moves of 1 or 2 points each, so the player
+    /// moves again after every move and nature never does.
+    #[derive(Clone, Debug, Default)]
+    struct Steps {
+        moves: Vec<Action>,
+    }
+
+    const MOVES: usize = 5;
+
+    impl Game for Steps {
+        fn spec(&self) -> dojo_game::GameSpec {
+            dojo_game::GameSpec::Named { name: "steps" }
+        }
+        fn is_one_player(&self) -> bool {
+            true
+        }
+        fn num_actions(&self) -> usize {
+            2
+        }
+        fn to_move(&self) -> ToMove {
+            ToMove::Player(dojo_game::Player::First)
+        }
+        fn legal_actions(&self, out: &mut Vec<Action>) {
+            out.clear();
+            if self.moves.len() < MOVES {
+                out.extend([0, 1]);
+            }
+        }
+        fn is_legal(&self, action: Action) -> bool {
+            action < 2 && self.moves.len() < MOVES
+        }
+        fn play_unchecked(&mut self, action: Action) -> u32 {
+            self.moves.push(action);
+            u32::from(action) + 1
+        }
+        fn outcome(&self) -> Option<dojo_game::Outcome> {
+            let score = self.moves.iter().map(|&a| u64::from(a) + 1).sum();
+            (self.moves.len() == MOVES).then_some(dojo_game::Outcome::Score(score))
+        }
+        fn hash(&self) -> u64 {
+            self.moves.iter().fold(1, |h, &a| h * 3 + u64::from(a))
+        }
+        fn ply(&self) -> usize {
+            self.moves.len()
+        }
+        fn last_action(&self) -> Option<Action> {
+            self.moves.last().copied()
+        }
+        fn plane_shape(&self) -> dojo_game::PlaneShape {
+            dojo_game::PlaneShape { channels: 1, height: 1, width: 1 }
+        }
+        fn encode_planes(&self, out: &mut [f32]) {
+            out[0] = self.moves.len() as f32;
+        }
+        fn action_to_text(&self, action: Action) -> String {
+            action.to_string()
+        }
+        fn action_from_text(&self, text: &str) -> Result<Action, dojo_game::GameError> {
+            Ok(text.parse().unwrap_or(0))
+        }
+        fn render(&self) -> String {
+            format!("{:?}", self.moves)
+        }
+    }
+
+    #[test]
+    fn a_game_without_chance_is_searched_to_its_best_score() {
+        let config = SearchConfig { c_puct: 1.5, fpu_reduction: 0.0, ..SearchConfig::default() };
+        let mut s = ChanceSearch::new(config, ChanceConfig::default(), false, Rng::seed_from_u64(3));
+        s.set_root(&Steps::default());
+        s.search_by(400, know_nothing, |_| true);
+        assert_eq!(s.choose_move(0.0), 1, "{:?}", s.root_children());
+        // Every after-state has one certain outcome, the position itself.
+        assert!(s.chances.iter().all(|c| c.children.len() <= 1 && c.children.iter().all(|o| o.event == PASS)));
+        // Q is a mean over playouts, the network's zeros at the leaves included: the line of
+        // 2s (10 points) is worth more than any with a 1 in it, and shows it.
+        let q = |a| s.root_children().iter().find(|c| c.action == a).and_then(|c| c.q).unwrap();
+        assert!(q(1) > q(0) + 1.0 && q(1) > 8.0, "{:?}", s.root_children());
     }
 
     #[test]
