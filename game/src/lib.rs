@@ -154,8 +154,9 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     }
 
     /// The return a one-player game's network values are scaled to ([`returns`]): the
-    /// `search.max_return` a new run of it starts with. About the best score a strong player
-    /// reaches, so the value targets of good and bad games spread over [0, 1]; a new game
+    /// `search.max_return` a new run of it starts with. About the largest score a strong
+    /// player's games reach, so the value targets of good and bad games spread over [0, 1]
+    /// (Pig: the best play averages 40.7, its scale is 120); a new game
     /// whose scores are far from 2048's says so here. 2048's and 2584's is
     /// [`returns::DEFAULT_MAX_RETURN`].
     fn max_return(&self) -> f64 {
