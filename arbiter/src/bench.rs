@@ -32,7 +32,7 @@ pub struct SearchRow {
     pub mcts_rollouts_per_s: Option<f64>,
     /// PUCT simulations per second with the free evaluator (chance nodes for one-player games).
     pub puct_sims_per_s: Option<f64>,
-    /// The graph search's simulations per second in Gumbel mode (two-player games).
+    /// Simulations per second in Gumbel mode (the chance-node search for one-player games).
     pub gumbel_sims_per_s: Option<f64>,
 }
 
@@ -85,18 +85,21 @@ fn measure<G: BaselinePlayers>(
         root.sample_chance(&mut rng);
     }
     let mcts = mcts_rollouts(&root, sims, budget)?;
-    let (puct, gumbel) = if root.is_one_player() {
-        (chance_sims(&root, sims, budget), None)
-    } else {
-        (graph_sims(&root, sims, budget, SearchMode::Puct), Some(graph_sims(&root, sims, budget, SearchMode::Gumbel)))
+    let search_sims = |mode| {
+        if root.is_one_player() {
+            chance_sims(&root, sims, budget, mode)
+        } else {
+            graph_sims(&root, sims, budget, mode)
+        }
     };
+    let (puct, gumbel) = (search_sims(SearchMode::Puct), search_sims(SearchMode::Gumbel));
     Ok(SearchRow {
         game: spec.to_string(),
         random_playouts_per_s: playouts_per_s,
         random_moves_per_s: moves_per_s,
         mcts_rollouts_per_s: Some(mcts),
         puct_sims_per_s: Some(puct),
-        gumbel_sims_per_s: gumbel,
+        gumbel_sims_per_s: Some(gumbel),
     })
 }
 
@@ -157,10 +160,10 @@ fn graph_sims<G: Game>(start: &G, sims: u32, budget: Duration, mode: SearchMode)
     playouts as f64 / t0.elapsed().as_secs_f64()
 }
 
-/// Chance-node searches of `sims` playouts from `start` with the free evaluator:
+/// Chance-node searches of `sims` playouts from `start` in `mode` with the free evaluator:
 /// simulations/s (input planes encoded, as for a network).
-fn chance_sims<G: Game>(start: &G, sims: u32, budget: Duration) -> f64 {
-    let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
+fn chance_sims<G: Game>(start: &G, sims: u32, budget: Duration, mode: SearchMode) -> f64 {
+    let config = SearchConfig { simulations: sims, mode, ..SearchConfig::default() };
     let mut search = ChanceSearch::new(config, ChanceConfig::default(), false, Rng::seed_from_u64(1));
     let (mut playouts, mut searches, t0) = (0u64, 0u64, Instant::now());
     while searches < 2 || t0.elapsed() < budget {

@@ -397,7 +397,12 @@ fn a_convolutional_policy_head_knows_everywhere_what_it_learnt_in_one_place() {
     set_threads(1);
     let conv = marked_cell_accuracy_on_unseen_columns(PolicyHead::Conv);
     let fc = marked_cell_accuracy_on_unseen_columns(PolicyHead::Fc);
-    assert!(conv >= 0.9, "conv head: {conv} of unseen marks played");
+    // The share depends on the network's random start, and the seed does not fix that start:
+    // other tests in this binary draw from the same generator at the same time, and CPUs
+    // round differently. Over 30 seeds on one machine the conv head played 0.75 to 1.0 of the
+    // unseen marks (26 of 30 at 0.9 or more; CI once saw 0.89 with seed 7), the linear head
+    // none: either is far from the 1 in 81 of a guess, and from each other.
+    assert!(conv >= 0.6, "conv head: {conv} of unseen marks played");
     // The linear head has a separate weight for every cell: those it never saw wanted
     // are only ever pushed down.
     assert!(fc <= 0.2, "fc head: {fc} of unseen marks played");

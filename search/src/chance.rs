@@ -30,6 +30,16 @@
 //! largest `p / (1 + visits)` is followed again, so visits track probabilities. See
 //! [`ChanceConfig`] for the measurement behind the defaults.
 //!
+//! **Gumbel mode** (`search.mode = "gumbel"`) searches the decision nodes the Gumbel
+//! AlphaZero way, with the formulas of [`super::gumbel`] that the graph search uses:
+//! sequential halving over Gumbel-top-k moves at the root, `argmax π' − N / (1 + ΣN)` below
+//! it, and the improved policy `softmax(logits + σ(completed Q))` as the training target.
+//! σ rescales each node's Q by that node's own smallest and largest, where PUCT's
+//! normalisation spans the whole tree: in pig, holding and rolling differ by a point or two
+//! of a tree whose values span the game's forty, so PUCT's visits (its policy targets)
+//! split near half and half, while σ tells the two apart. Chance nodes are searched as
+//! above in both modes.
+//!
 //! **The network's value** is read as a scaled return ([`ReturnScale`]): the network sees
 //! `h(G) / h(G_max)` with MuZero's `h(x) = sqrt(x + 1) - 1 + ε·x`, which keeps targets in
 //! [0, 1] and compresses a range of 10² to 10⁶ points into one a tanh head can fit.
@@ -38,7 +48,8 @@
 //! that needs the network (so self-play can batch many games' leaves), [`ChanceSearch::deliver`]
 //! hands its output back.
 
-use super::config::SearchConfig;
+use super::config::{SearchConfig, SearchMode};
+use super::gumbel::{self, ChildView, GumbelState};
 use super::puct::{choose_by_visits, exploration, first_play_value, legal_softmax, mix_dirichlet, ChildStats, Proven};
 use super::step::{LeafSearch, Step};
 pub use dojo_game::returns::ReturnScale;
@@ -172,6 +183,8 @@ pub struct ChanceSearch<G: Game> {
     q_max: f64,
     legal: Vec<Action>,
     outcomes: Vec<(Action, f32)>,
+    /// Gumbel mode: the root's noise and sequential-halving counts, and scratch.
+    gumbel: GumbelState,
 }
 
 impl<G: Game> ChanceSearch<G> {
@@ -193,7 +206,12 @@ impl<G: Game> ChanceSearch<G> {
             q_max: f64::NEG_INFINITY,
             legal: Vec::new(),
             outcomes: Vec::new(),
+            gumbel: GumbelState::default(),
         }
+    }
+
+    fn gumbel(&self) -> bool {
+        self.config.mode == SearchMode::Gumbel
     }
 
     pub fn config(&self) -> &SearchConfig {
@@ -225,6 +243,7 @@ impl<G: Game> ChanceSearch<G> {
         self.pending = None;
         self.q_min = f64::INFINITY;
         self.q_max = f64::NEG_INFINITY;
+        self.gumbel.schedule.clear();
         self.root_game = Some(game.clone());
         self.new_decision(game);
     }
@@ -296,8 +315,12 @@ impl<G: Game> ChanceSearch<G> {
         false
     }
 
-    /// PUCT over the node's moves, with Q normalised by the tree's range.
+    /// The move to follow at `node`: PUCT over its moves, with Q normalised by the tree's
+    /// range, or Gumbel's selection in Gumbel mode.
     fn select(&mut self, node: u32) -> u32 {
+        if self.gumbel() {
+            return self.gumbel_select(node);
+        }
         let d = &self.decisions[node as usize];
         let sqrt_n = (d.visits.max(1) as f32).sqrt();
         let range = self.q_max - self.q_min;
@@ -319,6 +342,29 @@ impl<G: Game> ChanceSearch<G> {
             }
         }
         best.1
+    }
+
+    /// Gumbel mode's selection: sequential halving at the root, `argmax π' − N / (1 + ΣN)`
+    /// below it.
+    fn gumbel_select(&mut self, node: u32) -> u32 {
+        let mut gumbel = std::mem::take(&mut self.gumbel);
+        let fill = |views: &mut Vec<ChildView>, sigma: &mut Vec<f32>| self.gumbel_views(node, views, sigma);
+        let index = gumbel.select(node == 0, self.config.gumbel_considered, fill, |_, score| score);
+        self.gumbel = gumbel;
+        self.decisions[node as usize].first_edge + index as u32
+    }
+
+    /// `node`'s moves as Gumbel's formulas see them (Q in points: σ rescales them by the
+    /// node's own range), and their σ.
+    fn gumbel_views(&self, node: u32, views: &mut Vec<ChildView>, sigma: &mut Vec<f32>) {
+        let d = &self.decisions[node as usize];
+        views.clear();
+        views.extend((d.first_edge..d.first_edge + d.num_edges).map(|e| {
+            let edge = &self.edges[e as usize];
+            let q = if edge.visits > 0 { self.edge_q(edge) as f32 } else { 0.0 };
+            ChildView { prior: edge.prior, visits: edge.visits, q }
+        }));
+        gumbel::sigma(d.nn_points as f32, views, self.config.gumbel_c_visit, self.config.gumbel_c_scale, sigma);
     }
 
     fn edge_q(&self, edge: &Edge) -> f64 {
@@ -460,9 +506,16 @@ impl<G: Game> ChanceSearch<G> {
         self.chance_config.scale.to_value(self.root_points())
     }
 
-    /// The visit distribution over the root's moves (the policy target).
+    /// The policy target: the visit distribution over the root's moves, or in Gumbel mode
+    /// the improved policy `softmax(logits + σ(completed Q))`.
     pub fn policy_target(&self) -> Vec<(Action, f32)> {
         let children = self.root_children();
+        if self.gumbel() {
+            let (mut views, mut sigma, mut policy) = (Vec::new(), Vec::new(), Vec::new());
+            self.gumbel_views(0, &mut views, &mut sigma);
+            gumbel::improved_policy(&views, &sigma, &mut policy);
+            return children.iter().zip(policy).map(|(c, p)| (c.action, p)).collect();
+        }
         let total: u32 = children.iter().map(|c| c.visits).sum();
         if total == 0 {
             return children.iter().map(|c| (c.action, c.prior)).collect();
@@ -471,21 +524,30 @@ impl<G: Game> ChanceSearch<G> {
     }
 
     /// The move to play: the most visited (ties to the better Q) at temperature ~0, else
-    /// drawn with weights visits^(1/T).
+    /// drawn with weights visits^(1/T). In Gumbel mode, the move sequential halving ended
+    /// on, whatever the temperature (self-play's Gumbel noise made it a sample).
     pub fn choose_move(&mut self, temperature: f32) -> Action {
         let children = self.root_children();
         assert!(!children.is_empty(), "choose_move needs an expanded root with moves");
+        if self.gumbel() {
+            let (mut views, mut sigma) = (Vec::new(), Vec::new());
+            self.gumbel_views(0, &mut views, &mut sigma);
+            return children[self.gumbel.schedule.final_choice(&views, &sigma, |_| false)].action;
+        }
         choose_by_visits(&children.iter().collect::<Vec<_>>(), temperature, &mut self.rng)
     }
 }
 
 impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
-    /// Runs playouts until one needs the network or `budget` playouts are done.
+    /// Runs playouts until one needs the network or `budget` playouts are done (in Gumbel
+    /// mode, `budget` simulations after the root's evaluation, as the graph search counts).
     fn run(&mut self, budget: u32) -> Step {
         assert!(self.pending.is_none(), "deliver the pending evaluation first");
+        self.gumbel.budget = budget;
         loop {
             let root = &self.decisions[0];
-            if root.state == State::Terminal || (root.state == State::Expanded && self.playouts >= budget) {
+            let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
+            if root.state == State::Terminal || (root.state == State::Expanded && spent >= budget) {
                 return Step::Done;
             }
             if self.playout() {
@@ -506,7 +568,9 @@ impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
         game.legal_actions(&mut self.legal);
         let mut priors = Vec::with_capacity(self.legal.len());
         legal_softmax(logits, &self.legal, &mut priors);
-        if leaf == 0 && self.self_play && self.config.dirichlet_epsilon > 0.0 && priors.len() > 1 {
+        if leaf == 0 && self.gumbel() {
+            self.gumbel.schedule.start(priors.len(), self.self_play.then_some(&mut self.rng));
+        } else if leaf == 0 && self.self_play && self.config.dirichlet_epsilon > 0.0 && priors.len() > 1 {
             let alpha = self.config.dirichlet_alpha(priors.len());
             mix_dirichlet(&mut self.rng, alpha, self.config.dirichlet_epsilon, &mut priors);
         }
@@ -689,6 +753,72 @@ mod tests {
         let q = |a| s.root_children().iter().find(|c| c.action == a).and_then(|c| c.q).unwrap();
         assert_eq!(q(HOLD), 24.0, "holding ends the game with the stake");
         assert!(q(ROLL) < 24.0, "{}", q(ROLL));
+    }
+
+    /// The policy target's weight on `action`.
+    fn target_of(s: &ChanceSearch<Pig>, action: Action) -> f32 {
+        s.policy_target().iter().find(|(a, _)| *a == action).expect("a root move").1
+    }
+
+    /// Pig's values read on its own scale (its `max_return`, 120 points).
+    fn pig_chance_config() -> ChanceConfig {
+        ChanceConfig { widening_c: f32::INFINITY, scale: ReturnScale::new(120.0), ..ChanceConfig::default() }
+    }
+
+    /// A network with some sense: a uniform policy, and as the points to come the stake
+    /// held now and 8 points a turn after this one (the best turn averages 8.14).
+    fn hold_now(game: &Pig, logits: &mut [f32]) -> f32 {
+        logits.fill(0.0);
+        let points = game.stake() as f64 + 8.0 * f64::from(game.turns_left().saturating_sub(1));
+        pig_chance_config().scale.to_value(points)
+    }
+
+    fn search_pig_with(mode: SearchMode, game: &Pig, simulations: u32) -> ChanceSearch<Pig> {
+        let config = SearchConfig { mode, c_puct: 1.5, fpu_reduction: 0.0, ..SearchConfig::default() };
+        let mut s = ChanceSearch::new(config, pig_chance_config(), false, Rng::seed_from_u64(2));
+        s.set_root(game);
+        s.search_by(simulations, hold_now, |_| true);
+        s
+    }
+
+    #[test]
+    fn in_gumbel_mode_the_target_tells_apart_moves_a_few_points_apart() {
+        // The last turn on a stake of 5: rolling is worth a few points more than holding.
+        // PUCT's visits, normalised by the whole tree's range, hardly tell them apart;
+        // Gumbel's improved policy, by the root's own, does.
+        let game = pig_at(1, 5);
+        let puct = search_pig_with(SearchMode::Puct, &game, 64);
+        let mut gumbel = search_pig_with(SearchMode::Gumbel, &game, 64);
+        assert!(target_of(&puct, ROLL) < 0.8, "PUCT's visits: {:?}", puct.root_children());
+        assert!(target_of(&gumbel, ROLL) > 0.95, "{:?} from {:?}", gumbel.policy_target(), gumbel.root_children());
+        assert_eq!(gumbel.choose_move(0.0), ROLL);
+        // 64 simulations after the root's evaluation, as the graph search counts them.
+        assert_eq!((gumbel.gumbel.schedule.spent(), gumbel.playouts()), (64, 65));
+        // A stake of 42 is held (rolling is worth 38.3 at best: a few simulations of a
+        // chance node that has not yet drawn its 1 overrate it by a few points).
+        let mut game = pig_at(1, 6);
+        for _ in 0..6 {
+            game.play(ROLL).unwrap();
+            game.apply_chance(5).unwrap();
+        }
+        let mut gumbel = search_pig_with(SearchMode::Gumbel, &game, 64);
+        assert!(target_of(&gumbel, HOLD) > 0.95, "{:?} from {:?}", gumbel.policy_target(), gumbel.root_children());
+        assert_eq!(gumbel.choose_move(0.0), HOLD);
+    }
+
+    #[test]
+    fn gumbel_self_play_samples_its_moves_and_targets_the_better_one() {
+        // Self-play's Gumbel noise makes the root's first choice a sample; with two moves
+        // and 64 simulations, both are searched and the target still says which is better.
+        let game = pig_at(1, 5);
+        let config = SearchConfig { mode: SearchMode::Gumbel, ..SearchConfig::default() };
+        for seed in 0..8 {
+            let mut s = ChanceSearch::new(config.clone(), pig_chance_config(), true, Rng::seed_from_u64(seed));
+            s.set_root(&game);
+            s.search_by(64, hold_now, |_| true);
+            assert!(s.root_children().iter().all(|c| c.visits >= 16), "{:?}", s.root_children());
+            assert!(target_of(&s, ROLL) > 0.95, "seed {seed}: {:?}", s.policy_target());
+        }
     }
 
     /// A one-player game without chance: `MOVES` moves of 1 or 2 points each, so the player

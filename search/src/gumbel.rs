@@ -22,7 +22,8 @@ use dojo_game::rng::Rng;
 use rand::RngExt;
 
 /// What the formulas need of one child: its prior, its visits through this parent, and its
-/// Q from the parent's mover's view (in [-1, 1]; read only when `visits > 0`).
+/// Q from the parent's mover's view (in [-1, 1], or in points in the chance search: [`sigma`]
+/// rescales a node's Q by its own range; read only when `visits > 0`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChildView {
     pub prior: f32,
@@ -217,6 +218,46 @@ impl RootSchedule {
                 (ka.0, ka.1).cmp(&(kb.0, kb.1)).then(ka.2.total_cmp(&kb.2))
             })
             .expect("a root with moves")
+    }
+}
+
+/// What a tree search keeps for Gumbel mode (the graph search and the chance search alike):
+/// the root's [`RootSchedule`], the budget sequential halving plans for (the current
+/// `run`'s), and scratch for the children of the node a simulation is at.
+#[derive(Clone, Debug, Default)]
+pub struct GumbelState {
+    pub schedule: RootSchedule,
+    pub budget: u32,
+    views: Vec<ChildView>,
+    sigma: Vec<f32>,
+    scores: Vec<f32>,
+}
+
+impl GumbelState {
+    /// The child (its index) a simulation follows from a node: `fill` writes the node's
+    /// children and their σ (the search's own view of its tree); at the root, sequential
+    /// halving's choice among `considered` moves, below it the largest `π' − N / (1 + ΣN)`
+    /// as `adjust(index, score)` leaves it (the graph search's proofs).
+    pub fn select(
+        &mut self,
+        at_root: bool,
+        considered: u32,
+        fill: impl FnOnce(&mut Vec<ChildView>, &mut Vec<f32>),
+        adjust: impl Fn(usize, f32) -> f32,
+    ) -> usize {
+        fill(&mut self.views, &mut self.sigma);
+        if at_root {
+            return self.schedule.choose(considered, self.budget, &self.views, &self.sigma);
+        }
+        interior_scores(&self.views, &self.sigma, &mut self.scores);
+        let mut best = (0, f32::NEG_INFINITY);
+        for (i, &score) in self.scores.iter().enumerate() {
+            let score = adjust(i, score);
+            if score > best.1 {
+                best = (i, score);
+            }
+        }
+        best.0
     }
 }
 

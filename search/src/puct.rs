@@ -32,7 +32,7 @@
 //! 2048/2584 are a separate search.
 
 use super::config::{ForcedVisits, SearchConfig, SearchMode};
-use super::gumbel::{self, ChildView, RootSchedule};
+use super::gumbel::{self, ChildView, GumbelState};
 use super::step::{LeafSearch, Step};
 use dojo_game::rng::{dirichlet, Rng};
 use dojo_game::{Action, Game, Lookahead, Outcome, ToMove};
@@ -143,14 +143,8 @@ pub struct Search<G: Game> {
     pending: Option<(u32, G)>,
     legal: Vec<Action>,
     scratch: Vec<f32>,
-    /// Gumbel mode: the root's noise and sequential-halving counts.
-    schedule: RootSchedule,
-    /// Gumbel mode: the budget of the current `run`, which sequential halving plans for.
-    budget: u32,
-    /// Gumbel mode: scratch for one node's children, their σ and their scores.
-    views: Vec<ChildView>,
-    sigma: Vec<f32>,
-    scores: Vec<f32>,
+    /// Gumbel mode: the root's noise and sequential-halving counts, and scratch.
+    gumbel: GumbelState,
 }
 
 impl<G: Game> Search<G> {
@@ -172,11 +166,7 @@ impl<G: Game> Search<G> {
             pending: None,
             legal: Vec::new(),
             scratch: Vec::new(),
-            schedule: RootSchedule::default(),
-            budget: 0,
-            views: Vec::new(),
-            sigma: Vec::new(),
-            scores: Vec::new(),
+            gumbel: GumbelState::default(),
         }
     }
 
@@ -233,7 +223,7 @@ impl<G: Game> Search<G> {
         self.playouts = 0;
         self.pending = None;
         self.root_noise.clear();
-        self.schedule.clear();
+        self.gumbel.schedule.clear();
         if self.nodes[self.root as usize].state == NodeState::Expanded {
             self.start_root();
         }
@@ -366,7 +356,7 @@ impl<G: Game> Search<G> {
         self.root_noise.clear();
         let n = self.nodes[self.root as usize].num_edges as usize;
         if self.gumbel() {
-            self.schedule.start(n, self.self_play.then_some(&mut self.rng));
+            self.gumbel.schedule.start(n, self.self_play.then_some(&mut self.rng));
             return;
         }
         if !self.self_play || self.config.dirichlet_epsilon <= 0.0 {
@@ -466,30 +456,19 @@ impl<G: Game> Search<G> {
     /// Gumbel mode's selection: sequential halving at the root, `argmax π' − N / (1 + ΣN)`
     /// below it (a winning child taken, a losing one last, as in PUCT mode).
     fn gumbel_select(&mut self, node: u32) -> u32 {
-        let (mut views, mut sigma, mut scores) =
-            (std::mem::take(&mut self.views), std::mem::take(&mut self.sigma), std::mem::take(&mut self.scores));
-        self.child_views(node, &mut views, &mut sigma);
+        let mut gumbel = std::mem::take(&mut self.gumbel);
         let first = self.nodes[node as usize].first_edge as usize;
-        let best = if node == self.root {
-            self.schedule.choose(self.config.gumbel_considered, self.budget, &views, &sigma)
-        } else {
-            gumbel::interior_scores(&views, &sigma, &mut scores);
-            let mut best = (0, f32::NEG_INFINITY);
-            for (i, &score) in scores.iter().enumerate() {
-                let e = &self.edges[first + i];
-                let proven = if e.child != NONE { self.nodes[e.child as usize].proven } else { Proven::Unknown };
-                let score = match proven {
-                    Proven::Loss => f32::INFINITY,
-                    Proven::Win => score - 3.0,
-                    _ => score,
-                };
-                if score > best.1 {
-                    best = (i, score);
-                }
+        let fill = |views: &mut Vec<ChildView>, sigma: &mut Vec<f32>| self.child_views(node, views, sigma);
+        let best = gumbel.select(node == self.root, self.config.gumbel_considered, fill, |i, score| {
+            let e = &self.edges[first + i];
+            let proven = if e.child != NONE { self.nodes[e.child as usize].proven } else { Proven::Unknown };
+            match proven {
+                Proven::Loss => f32::INFINITY,
+                Proven::Win => score - 3.0,
+                _ => score,
             }
-            best.0
-        };
-        (self.views, self.sigma, self.scores) = (views, sigma, scores);
+        });
+        self.gumbel = gumbel;
         (first + best) as u32
     }
 
@@ -664,7 +643,7 @@ impl<G: Game> Search<G> {
         if self.gumbel() {
             let (views, sigma) = self.root_views();
             let lost = |i: usize| children[i].proven == Proven::Loss;
-            return children[self.schedule.final_choice(&views, &sigma, lost)].action;
+            return children[self.gumbel.schedule.final_choice(&views, &sigma, lost)].action;
         }
         let playable: Vec<&ChildStats> = {
             let not_lost: Vec<&ChildStats> = children.iter().filter(|c| c.proven != Proven::Loss).collect();
@@ -749,9 +728,9 @@ impl<G: Game> LeafSearch<G> for Search<G> {
     /// for it: call with the same budget until done.
     fn run(&mut self, budget: u32) -> Step {
         assert!(self.pending.is_none(), "deliver the pending evaluation first");
-        self.budget = budget;
+        self.gumbel.budget = budget;
         loop {
-            let spent = if self.gumbel() { self.schedule.spent() } else { self.playouts };
+            let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
             let root = &self.nodes[self.root as usize];
             if root.state == NodeState::Expanded && (spent >= budget || root.proven != Proven::Unknown) {
                 return Step::Done;

@@ -1,7 +1,7 @@
 //! The search's one entry point: the network-guided search of a game, whichever algorithm
 //! that game needs. Two-player games run the PUCT graph search ([`Search`], in Gumbel mode
-//! too); one-player games with tile spawns (2048, 2584) run the chance-node search
-//! ([`ChanceSearch`]). The choice is made once, from the first position searched, and every
+//! too); one-player games with chance events (2048, 2584, pig) run the chance-node search
+//! ([`ChanceSearch`], in Gumbel mode too). The choice is made once, from the first position searched, and every
 //! caller (self-play's engine, the network player) asks this type and never the algorithms:
 //! a new search setting or a change of algorithm is made here and in the search itself.
 

@@ -16,7 +16,7 @@
 //! empty board and the engine draws every spawn itself, recording it as a chance event, so
 //! the record holds the whole game ([`GameRecord::start`]).
 
-use super::config::{SearchConfig, SearchMode, SelfPlayConfig};
+use super::config::{SearchConfig, SelfPlayConfig};
 use super::evaluator::Evaluator;
 use super::puct::HashIndex;
 use super::searcher::Searcher;
@@ -41,10 +41,6 @@ pub enum SelfPlayError {
     Setting(#[from] SettingError),
     #[error("{spec}: self-play cannot start from a finished game")]
     Finished { spec: GameSpec },
-    #[error(
-        "{spec}: search.mode = \"gumbel\" is for two-player games; one-player games use the chance-node search (mode \"puct\")"
-    )]
-    GumbelOnePlayer { spec: GameSpec },
     #[error(
         "{spec}: one-player self-play starts from the empty board (the record's start), so that it records the opening spawns"
     )]
@@ -143,7 +139,6 @@ impl<G: Game> SelfPlayEngine<G> {
         }
         match probe.is_one_player() {
             false if matches!(probe.to_move(), ToMove::Player(_)) => {}
-            true if engine.search.mode == SearchMode::Gumbel => return Err(SelfPlayError::GumbelOnePlayer { spec }),
             true if probe.to_move() == ToMove::Chance && probe.ply() == 0 => {}
             true => return Err(SelfPlayError::OnePlayerMidGame { spec }),
             false => return Err(SelfPlayError::Players { spec }),
