@@ -13,10 +13,12 @@ took() {
   step_start=$SECONDS
 }
 summary() {
+  [ -z "$base_pid" ] || kill "$base_pid" 2>/dev/null || true
   [ ${#timings[@]} -gt 0 ] || return 0
   echo "test.sh: time by step (total $((SECONDS))s):" >&2
   printf '  %s\n' "${timings[@]}" >&2
 }
+base_pid=
 trap summary EXIT
 . "$root/scripts/env.sh"
 cd "$root"
@@ -43,10 +45,28 @@ else
   echo "test.sh: SKIPPING the Gomoku ladder's test: this machine has no Rapfi engine (see above)" >&2
 fi
 took "rapfi"
+# The compose tests' base image (scripts/image-base: a debootstrap, minutes spent waiting
+# on Debian's mirror on a new machine) is made while the tests build, where that wait
+# costs nothing. Best effort: cluster-test makes it itself if this did not.
+base_log=$(mktemp "${TMPDIR:-/tmp}/dojo-image-base.XXXXXX")
+if [ $# -eq 0 ] && docker info >/dev/null 2>&1 && ! docker image inspect dojo-base:bookworm >/dev/null 2>&1; then
+  echo "test.sh: making the compose tests' base image in the background (log: $base_log)" >&2
+  nice -n 10 "$root/scripts/image-base" >"$base_log" 2>&1 &
+  base_pid=$!
+fi
 # Tests that touch libtorch set it to one thread each; the harness runs two at a time on
 # this 2-core machine by default, which is the most that does not oversubscribe it.
 cargo test --workspace --no-run "$@"
 took "cargo test: build"
+if [ -n "$base_pid" ]; then
+  # Not during the tests: they have both cores to themselves.
+  if ! wait "$base_pid"; then
+    echo "test.sh: the base image could not be made in the background; cluster-test tries again. Its log:" >&2
+    tail -5 "$base_log" >&2
+  fi
+  base_pid=
+  took "base image (what the build did not hide)"
+fi
 cargo test --workspace "$@"
 took "cargo test: run"
 if [ $# -gt 0 ]; then
@@ -66,8 +86,9 @@ took "cluster-test"
 # workers' deadlines; every game must arrive exactly once.
 "$root/scripts/network-faults" --cut 10 --pause 65
 took "network-faults"
-# Every decoder against hostile input, briefly (scripts/fuzz --seconds 600 for real runs).
-"$root/scripts/fuzz" --seconds 10
+# Every decoder against hostile input, briefly, in a build quicker to compile than the
+# release one real runs use (scripts/fuzz --seconds 600).
+"$root/scripts/fuzz" --dev --seconds 10
 took "fuzz"
 # The GPU machine's kit and check (docs/gpu.md), on the CPU on a tiny configuration, so
 # neither can rot between the rare runs on a GPU: the kit's binary (built against the GPU
