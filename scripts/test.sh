@@ -48,8 +48,8 @@ took "rapfi"
 # The compose tests' base image (scripts/image-base: a debootstrap, minutes spent waiting
 # on Debian's mirror on a new machine) is made while the tests build, where that wait
 # costs nothing. Best effort: cluster-test makes it itself if this did not.
-base_log=$(mktemp "${TMPDIR:-/tmp}/dojo-image-base.XXXXXX")
 if [ $# -eq 0 ] && docker info >/dev/null 2>&1 && ! docker image inspect dojo-base:bookworm >/dev/null 2>&1; then
+  base_log=$(mktemp "${TMPDIR:-/tmp}/dojo-image-base.XXXXXX")
   echo "test.sh: making the compose tests' base image in the background (log: $base_log)" >&2
   nice -n 10 "$root/scripts/image-base" >"$base_log" 2>&1 &
   base_pid=$!
