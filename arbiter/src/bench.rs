@@ -2,7 +2,8 @@
 //! search`): random playouts/s from the start position (the engines' raw speed: rules, move
 //! generation, chance events), the `mcts:N` baseline's rollouts/s (built as matches build
 //! it, so with the rollout policy matches use: seed 001's heuristic on Connect Four; seed
-//! 004's random rollouts on 2048/2584), and PUCT simulations/s with a free evaluator (every
+//! 004's random rollouts on 2048/2584) as a tree and, for two-player games, as a graph
+//! (`mcts:N:graph`, how `mcts:3s` searches), and PUCT simulations/s with a free evaluator (every
 //! position even, every move equally likely), so only the search's own work counts: the
 //! graph search for two-player games, the chance-node search for one-player games; and the
 //! graph search's simulations/s in Gumbel mode (`search.mode = "gumbel"`, two-player games).
@@ -30,6 +31,8 @@ pub struct SearchRow {
     pub random_moves_per_s: f64,
     /// Rollouts (MCTS iterations) per second of the `mcts:N` baseline.
     pub mcts_rollouts_per_s: Option<f64>,
+    /// Rollouts per second of `mcts:N:graph` (two-player games; none for one-player games).
+    pub mcts_graph_rollouts_per_s: Option<f64>,
     /// PUCT simulations per second with the free evaluator (chance nodes for one-player games).
     pub puct_sims_per_s: Option<f64>,
     /// Simulations per second in Gumbel mode (the chance-node search for one-player games).
@@ -45,11 +48,12 @@ pub fn measure_search(start: &AnyGame, spec: &GameSpec, sims: u32, budget: Durat
 /// The table's header line for `mcts:sims`.
 pub fn search_header(sims: u32) -> String {
     format!(
-        "{:<16} {:>16} {:>14} {:>22} {:>18} {:>18}",
+        "{:<16} {:>16} {:>14} {:>22} {:>22} {:>18} {:>18}",
         "game",
         "random playouts/s",
         "moves/s",
         format!("mcts:{sims} rollouts/s"),
+        "  graph rollouts/s",
         "PUCT sims/s",
         "Gumbel sims/s"
     )
@@ -60,11 +64,12 @@ impl fmt::Display for SearchRow {
         let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
         write!(
             f,
-            "{:<16} {:>16.0} {:>14.0} {:>22} {:>18} {:>18}",
+            "{:<16} {:>16.0} {:>14.0} {:>22} {:>22} {:>18} {:>18}",
             self.game,
             self.random_playouts_per_s,
             self.random_moves_per_s,
             opt(self.mcts_rollouts_per_s),
+            opt(self.mcts_graph_rollouts_per_s),
             opt(self.puct_sims_per_s),
             opt(self.gumbel_sims_per_s)
         )
@@ -84,7 +89,8 @@ fn measure<G: BaselinePlayers>(
     while root.outcome().is_none() && root.to_move() == ToMove::Chance {
         root.sample_chance(&mut rng);
     }
-    let mcts = mcts_rollouts(&root, sims, budget)?;
+    let mcts = mcts_rollouts(&root, sims, budget, false)?;
+    let mcts_graph = if root.is_one_player() { None } else { Some(mcts_rollouts(&root, sims, budget, true)?) };
     let search_sims = |mode| {
         if root.is_one_player() {
             chance_sims(&root, sims, budget, mode)
@@ -98,6 +104,7 @@ fn measure<G: BaselinePlayers>(
         random_playouts_per_s: playouts_per_s,
         random_moves_per_s: moves_per_s,
         mcts_rollouts_per_s: Some(mcts),
+        mcts_graph_rollouts_per_s: mcts_graph,
         puct_sims_per_s: Some(puct),
         gumbel_sims_per_s: Some(gumbel),
     })
@@ -130,10 +137,11 @@ fn random_playouts<G: Game>(start: &G, budget: Duration) -> (f64, f64) {
     (playouts as f64 / secs, moves as f64 / secs)
 }
 
-/// The `mcts:sims` baseline choosing its first move, again and again: rollouts/s.
-fn mcts_rollouts<G: BaselinePlayers>(start: &G, sims: u32, budget: Duration) -> Result<f64, PlayerError> {
-    let mut agent =
-        G::baseline(&PlayerSpec::Mcts { iterations: sims, clock_ms: None, uniform: false, fresh: false }, 1)?;
+/// The `mcts:sims` baseline (`mcts:sims:graph` with `graph`) choosing its first move, again
+/// and again: rollouts/s.
+fn mcts_rollouts<G: BaselinePlayers>(start: &G, sims: u32, budget: Duration, graph: bool) -> Result<f64, PlayerError> {
+    let spec = PlayerSpec::Mcts { iterations: sims, clock_ms: None, uniform: false, fresh: false, graph };
+    let mut agent = G::baseline(&spec, 1)?;
     let (mut searches, t0) = (0u64, Instant::now());
     while searches < 2 || t0.elapsed() < budget {
         agent.new_game(searches);

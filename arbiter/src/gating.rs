@@ -523,7 +523,7 @@ mod tests {
         };
         let (uct, mcts, random) = (
             PlayerSpec::Uct { iterations: 8 },
-            PlayerSpec::Mcts { iterations: 8, clock_ms: None, uniform: false, fresh: false },
+            PlayerSpec::Mcts { iterations: 8, clock_ms: None, uniform: false, fresh: false, graph: false },
             PlayerSpec::Random,
         );
         // uct:8 and mcts:8 are one player on 2048: every pair is equal.

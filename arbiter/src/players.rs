@@ -36,8 +36,10 @@ pub enum PlayerSpec {
     /// (`mcts:3s`, `mcts:250ms`: seed 001's engine plays by the clock); Connect Four uses
     /// seed 001's rollout rules unless `uniform` is set (`mcts:N:uniform`). By the clock it
     /// keeps the subtree below the moves played from one move to the next unless `fresh`
-    /// (`mcts:3s:fresh`, a new tree every move, as `mcts:N` always searches).
-    Mcts { iterations: u32, clock_ms: Option<u64>, uniform: bool, fresh: bool },
+    /// (`mcts:3s:fresh`, a new tree every move, as `mcts:N` always searches). `graph`: a
+    /// Monte Carlo graph search, positions shared across move orders (`mcts:3s:graph`,
+    /// `mcts:N:graph`).
+    Mcts { iterations: u32, clock_ms: Option<u64>, uniform: bool, fresh: bool, graph: bool },
     /// Seed 004's UCT baseline, as issue 22 names it (`uct:N`): UCT with uniformly random
     /// rollouts, `iterations` per move, on every game. The same player as `mcts:N:uniform`
     /// (and, on 2048 and 2584, as `mcts:N`), under the name the issue's tables use.
@@ -369,22 +371,23 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, PlayerSpecProblem> {
     Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits, clock_ms })
 }
 
-/// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform`, and by the clock
-/// `:fresh`: the parts after `mcts`, or why they are not a player.
+/// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform` and `:graph`, and
+/// by the clock `:fresh`: the parts after `mcts`, or why they are not a player.
 fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     let clock_ms = rest.first().map(|text| clock(text)).transpose()?.flatten();
     let iterations = if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts")? };
-    let (mut uniform, mut fresh) = (false, false);
+    let (mut uniform, mut fresh, mut graph) = (false, false, false);
     for option in rest.get(1..).unwrap_or_default() {
         match *option {
             "uniform" if !uniform => uniform = true,
             "fresh" if !fresh && clock_ms.is_some() => fresh = true,
+            "graph" if !graph => graph = true,
             _ => return Err(PlayerSpecProblem::Form(
-                "expected mcts:N, mcts:N:uniform or mcts:3s (by the clock), mcts:3s:fresh for a new tree every move",
+                "expected mcts:N, mcts:N:uniform, mcts:N:graph or mcts:3s (by the clock), mcts:3s:fresh for a new tree every move",
             )),
         }
     }
-    Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform, fresh })
+    Ok(PlayerSpec::Mcts { iterations, clock_ms, uniform, fresh, graph })
 }
 
 /// `net:PATH[:OPTION...]`: the parts after `net`, or why they are not a player.
@@ -440,13 +443,16 @@ impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerSpec::Random => write!(f, "random"),
-            PlayerSpec::Mcts { iterations, clock_ms, uniform, fresh } => {
-                write!(f, "mcts:{}", mcts_config(*iterations, *clock_ms, false).budget_name())?;
+            PlayerSpec::Mcts { iterations, clock_ms, uniform, fresh, graph } => {
+                write!(f, "mcts:{}", mcts_config(*iterations, *clock_ms, false, false).budget_name())?;
                 if *uniform {
                     write!(f, ":uniform")?;
                 }
                 if *fresh {
                     write!(f, ":fresh")?;
+                }
+                if *graph {
+                    write!(f, ":graph")?;
                 }
                 Ok(())
             }
@@ -514,12 +520,19 @@ fn clock_name(ms: u64) -> String {
 }
 
 /// A search of `iterations` rollouts a move, or by the clock (keeping its tree between
-/// moves unless `fresh`).
-fn mcts_config(iterations: u32, clock_ms: Option<u64>, fresh: bool) -> MctsConfig {
-    match clock_ms {
+/// moves unless `fresh`), over a graph of positions or a tree.
+fn mcts_config(iterations: u32, clock_ms: Option<u64>, fresh: bool, graph: bool) -> MctsConfig {
+    let config = match clock_ms {
         Some(ms) => MctsConfig { reuse_tree: !fresh, ..MctsConfig::with_clock(Duration::from_millis(ms)) },
         None => MctsConfig::with_iterations(iterations),
-    }
+    };
+    MctsConfig { graph, ..config }
+}
+
+/// Whether an `mcts` player's spec says more than the name its search gives itself
+/// (`mcts:3s:fresh`, `mcts:1000:graph`), so a match tells them apart.
+fn mcts_renamed(fresh: bool, graph: bool) -> bool {
+    fresh || graph
 }
 
 /// A baseline player of the game `G`, or why it cannot be built.
@@ -568,12 +581,13 @@ fn generic_baseline<G: Game + FromAnyGame>(spec: &PlayerSpec, seed: u64) -> Base
     let rng = Rng::seed_from_u64(seed);
     match *spec {
         PlayerSpec::Random => Ok(Box::new(RandomAgent::new(rng))),
-        PlayerSpec::Mcts { iterations, clock_ms, fresh, .. } => {
-            Ok(named(Mcts::new(mcts_config(iterations, clock_ms, fresh), UniformRollout, rng), spec, fresh))
+        PlayerSpec::Mcts { iterations, clock_ms, fresh, graph, .. } => {
+            let search = Mcts::new(mcts_config(iterations, clock_ms, fresh, graph), UniformRollout, rng);
+            Ok(named(search, spec, mcts_renamed(fresh, graph)))
         }
         // The search names itself mcts:N; the player keeps the name it was asked for.
         PlayerSpec::Uct { iterations } => Ok(Box::new(Named {
-            agent: Mcts::new(mcts_config(iterations, None, false), UniformRollout, rng),
+            agent: Mcts::new(mcts_config(iterations, None, false, false), UniformRollout, rng),
             name: spec.to_string(),
         })),
         PlayerSpec::Solver { .. } => Err(PlayerError::SolverGame { game: None }),
@@ -652,9 +666,10 @@ where
     Connect4<B>: FromAnyGame,
 {
     match *spec {
-        PlayerSpec::Mcts { iterations, clock_ms, uniform: false, fresh } => {
-            let config = mcts_config(iterations, clock_ms, fresh);
-            Ok(named(Mcts::new(config, Connect4Rollout, Rng::seed_from_u64(seed)), spec, fresh))
+        PlayerSpec::Mcts { iterations, clock_ms, uniform: false, fresh, graph } => {
+            let config = mcts_config(iterations, clock_ms, fresh, graph);
+            let search = Mcts::new(config, Connect4Rollout, Rng::seed_from_u64(seed));
+            Ok(named(search, spec, mcts_renamed(fresh, graph)))
         }
         PlayerSpec::Saiblo { ref path, clock_ms } => {
             Ok(Box::new(StrategyAgent::new(strategy_config(path, clock_ms), spec.to_string())))
@@ -821,7 +836,7 @@ mod tests {
         }
         assert_eq!(
             "mcts".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Mcts { iterations: 1000, clock_ms: None, uniform: false, fresh: false }
+            PlayerSpec::Mcts { iterations: 1000, clock_ms: None, uniform: false, fresh: false, graph: false }
         );
         // uct:N is seed 004's baseline under its own name; uct alone has mcts's default.
         assert_eq!("uct:20".parse::<PlayerSpec>().unwrap(), PlayerSpec::Uct { iterations: 20 });
@@ -884,7 +899,7 @@ mod tests {
             ("mcts:0", "at least 1"),
             ("mcts:0s", "mcts needs a clock of at least 1 ms"),
             ("mcts:fasts", "mcts:fasts is not a time: mcts:3s, mcts:1.5s or mcts:250ms"),
-            ("mcts:3s:gumbel", "expected mcts:N, mcts:N:uniform or mcts:3s (by the clock)"),
+            ("mcts:3s:gumbel", "expected mcts:N, mcts:N:uniform, mcts:N:graph or mcts:3s (by the clock)"),
             ("uct:0", "uct needs at least 1 rollout"),
             ("uct:many", "uct:N needs a number of rollouts, e.g. uct:1000"),
             ("uct:20:uniform", "expected random, mcts:N, mcts:N:uniform, uct:N,"),
@@ -948,15 +963,34 @@ mod tests {
         let fresh = spec("mcts:250ms:fresh:uniform");
         assert_eq!(
             fresh,
-            PlayerSpec::Mcts { iterations: DEFAULT_ROLLOUTS, clock_ms: Some(250), uniform: true, fresh: true }
+            PlayerSpec::Mcts {
+                iterations: DEFAULT_ROLLOUTS,
+                clock_ms: Some(250),
+                uniform: true,
+                fresh: true,
+                graph: false
+            }
         );
         assert_eq!(fresh.to_string(), "mcts:250ms:uniform:fresh");
         assert_eq!(spec(&fresh.to_string()), fresh);
-        assert!(mcts_config(0, Some(250), false).reuse_tree && !mcts_config(0, Some(250), true).reuse_tree);
+        assert!(mcts_config(0, Some(250), false, true).reuse_tree && !mcts_config(0, Some(250), true, true).reuse_tree);
         let agent = Connect4::<u64>::baseline(&spec("mcts:250ms:fresh"), 1).unwrap();
         assert_eq!(agent.name(), "mcts:250ms:fresh", "a match tells it from mcts:250ms");
         let err = "mcts:1000:fresh".parse::<PlayerSpec>().unwrap_err().to_string();
         assert!(err.contains("mcts:3s (by the clock), mcts:3s:fresh for a new tree every move"), "{err}");
+        // A tree unless told `graph`, by the clock or not.
+        for (text, graph) in
+            [("mcts:3s", false), ("mcts:3s:graph", true), ("mcts:1000", false), ("mcts:1000:graph", true)]
+        {
+            let parsed = spec(text);
+            assert!(matches!(parsed, PlayerSpec::Mcts { graph: g, .. } if g == graph), "{text}");
+            assert_eq!(parsed.to_string(), text);
+            assert_eq!(Connect4::<u64>::baseline(&parsed, 1).unwrap().name(), text);
+        }
+        for wrong in ["mcts:1000:tree", "mcts:3s:graph:graph"] {
+            let err = wrong.parse::<PlayerSpec>().unwrap_err().to_string();
+            assert!(err.contains("mcts:N:graph or mcts:3s (by the clock)"), "{wrong}: {err}");
+        }
         assert_eq!(parse_clock("2s"), Ok(2000));
         assert_eq!(parse_clock("2").unwrap_err().to_string(), "2 is not a time: 3s, 1.5s or 250ms");
         assert_eq!(parse_clock("0ms"), Err(ClockError::Zero));

@@ -30,8 +30,10 @@ fn digest(mut lines: Vec<String>) -> String {
 
 #[test]
 fn matches_play_the_games_they_played_before() {
-    let (mcts, random) =
-        (PlayerSpec::Mcts { iterations: 30, clock_ms: None, uniform: false, fresh: false }, PlayerSpec::Random);
+    let (mcts, random) = (
+        PlayerSpec::Mcts { iterations: 30, clock_ms: None, uniform: false, fresh: false, graph: false },
+        PlayerSpec::Random,
+    );
     let seen = Mutex::new(Vec::new());
     let plan = MatchPlan { opening_plies: 2, ..MatchPlan::new(8, 3, 11) };
     let (a, b) = (|s| Connect4::<u64>::baseline(&mcts, s), |s| Connect4::<u64>::baseline(&random, s));

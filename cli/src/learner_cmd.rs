@@ -58,6 +58,10 @@ pub struct LearnerArgs {
     /// MiB of received games waiting to be stored, in all (the bounded ingest queue).
     #[arg(long, default_value_t = IngestLimits::default().queue_bytes >> 20)]
     ingest_queue_mib: usize,
+    /// Start a new run from this network (a checkpoint of the run's game and network shape)
+    /// instead of a random one: its first version is that network.
+    #[arg(long, value_name = "MODEL")]
+    init: Option<PathBuf>,
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -90,6 +94,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
             queue_bytes: args.ingest_queue_mib.saturating_mul(1 << 20),
             ..IngestLimits::default()
         },
+        start_from: args.init.clone(),
     })?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);
     if let Some(at) = handle.http_addr {

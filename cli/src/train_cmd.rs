@@ -43,6 +43,10 @@ pub struct TrainArgs {
     /// Where the networks run, the learner's and every worker's: cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Start a new run from this network (a checkpoint of the run's game and network shape)
+    /// instead of a random one: its first version is that network.
+    #[arg(long, value_name = "MODEL")]
+    init: Option<PathBuf>,
 }
 
 pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -59,6 +63,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         listen,
         http: crate::common::http_addr(Some(args.http.as_str()).filter(|h| *h != "off"))?,
         device: args.device.clone(),
+        start_from: args.init.clone(),
     })?;
     let cfg = training.config();
     let (addr, http) = training.addresses();

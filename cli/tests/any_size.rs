@@ -39,6 +39,7 @@ fn learner(run: &Path, game: &GameSpec) -> LearnerHandle {
         device: tch::Device::Cpu,
         tls: None,
         limits: Default::default(),
+        start_from: None,
     })
     .unwrap()
 }

@@ -158,6 +158,9 @@ fn bench_search_measures_each_game_with_both_searches() {
     for r in rows {
         assert!(num(r, "mcts_rollouts_per_s") > 0.0 && num(r, "puct_sims_per_s") > 0.0, "{r}");
     }
+    // The rollout MCTS as a graph too, where positions can be shared: two-player games.
+    assert!(num(&rows[0], "mcts_graph_rollouts_per_s") > 0.0, "{}", rows[0]);
+    assert!(rows[1]["mcts_graph_rollouts_per_s"].is_null(), "{}", rows[1]);
     // Gumbel mode too: the graph search's, and the chance-node search's.
     for r in rows {
         assert!(num(r, "gumbel_sims_per_s") > 0.0, "{r}");

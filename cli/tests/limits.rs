@@ -25,6 +25,7 @@ fn learner(dir: &std::path::Path, limits: IngestLimits) -> Result<LearnerHandle,
         device: tch::Device::Cpu,
         tls: None,
         limits,
+        start_from: None,
     })
 }
 

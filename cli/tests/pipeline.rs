@@ -7,7 +7,7 @@ use common::{tiny_config, wait_until};
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
 use dojo_game::GameSpec;
-use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
+use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
 use dojo_net::checkpoint;
 use dojo_net::device::{set_threads, DeviceSpec};
 use dojo_net::precision::PrecisionChoice;
@@ -31,20 +31,28 @@ fn temp_run(name: &str) -> (tempfile::TempDir, PathBuf) {
 
 fn learner(run: &Path, listen: &str, token: Option<&str>, max_steps: Option<u64>) -> LearnerHandle {
     set_threads(1);
-    start_learner(LearnerOptions {
+    let options = options(run, &tiny_config(), max_steps, None);
+    start_learner(LearnerOptions { listen: listen.parse().unwrap(), token: token.map(String::from), ..options })
+        .unwrap()
+}
+
+/// A learner's options for `config` on `run` (training at most `max_steps`, a new run
+/// starting from the network at `from` where given), on loopback with no token.
+fn options(run: &Path, config: &RunConfig, max_steps: Option<u64>, from: Option<&Path>) -> LearnerOptions {
+    LearnerOptions {
         http: None,
         run_dir: run.to_path_buf(),
-        config: Some(tiny_config()),
-        listen: listen.parse().unwrap(),
-        token: token.map(String::from),
+        config: Some(config.clone()),
+        listen: "127.0.0.1:0".parse().unwrap(),
+        token: None,
         max_steps,
         deadline: None,
         drain: std::time::Duration::from_secs(2),
         device: tch::Device::Cpu,
         tls: None,
         limits: Default::default(),
-    })
-    .unwrap()
+        start_from: from.map(Path::to_path_buf),
+    }
 }
 
 fn worker_options(
@@ -191,6 +199,66 @@ fn restarted_learner_resumes_its_checkpoint_and_log() {
     handle.stop().unwrap();
 }
 
+/// A learner of `config` on `run` whose new run starts from the network at `from`.
+fn learner_from(run: &Path, config: &RunConfig, from: &Path) -> Result<LearnerHandle, LearnerError> {
+    set_threads(1);
+    start_learner(options(run, config, Some(0), Some(from)))
+}
+
+#[test]
+fn a_new_run_starts_from_a_given_network_and_refuses_one_that_does_not_fit() {
+    // A trained network, from a run of its own.
+    let (_tmp, first) = temp_run("start-from");
+    let handle = learner(&first, "127.0.0.1:0", None, Some(6));
+    let mut rng = Rng::seed_from_u64(14);
+    let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();
+    rt().block_on(async {
+        let mut c = client::connect(&format!("http://{}", handle.addr), None, "test-worker").await.unwrap();
+        client::submit(&mut c, &games).await.unwrap()
+    });
+    wait_until("6 training steps", Duration::from_secs(120), || handle.trainer_finished());
+    let trained_version = handle.shared.newest().version;
+    handle.stop().unwrap();
+    let trained = RunDir::new(&first).model_version(trained_version);
+    let trained_sidecar = checkpoint::read_sidecar(&trained).unwrap();
+    assert!(trained_sidecar.step > 0);
+
+    // A new run's first version is that network, bit for bit, at step 0; the run keeps its
+    // own copy, so it resumes with the original gone.
+    let run = first.with_file_name("second");
+    let handle = learner_from(&run, &tiny_config(), &trained).unwrap();
+    assert_eq!(handle.shared.newest().version, 1);
+    handle.stop().unwrap();
+    let dir = RunDir::new(&run);
+    let v1 = checkpoint::read_sidecar(&dir.model_version(1)).unwrap();
+    assert_eq!((v1.sha256.as_str(), v1.step), (trained_sidecar.sha256.as_str(), 0));
+    // Gating's first best: a later version must beat it to replace it.
+    let best = checkpoint::read_sidecar(&dir.best()).unwrap();
+    assert_eq!((best.version, best.sha256), (1, v1.sha256.clone()));
+    std::fs::remove_dir_all(&first).unwrap();
+    let handle = learner(&run, "127.0.0.1:0", None, Some(0));
+    assert_eq!(handle.shared.newest().version, 1);
+    handle.stop().unwrap();
+
+    // Once it has a version, a run does not start over from another network.
+    let again = learner_from(&run, &tiny_config(), &dir.model_version(1)).err().expect("refused");
+    let text = again.to_string();
+    assert!(text.contains("has trained already (version 1 published)"), "{text}");
+
+    // A network of another shape or game is refused by what differs, before a new run's
+    // directory is left behind.
+    let other = run.with_file_name("third");
+    let mut wider = tiny_config();
+    wider.net.channels = 16;
+    let text = learner_from(&other, &wider, &dir.model_version(1)).err().expect("refused").to_string();
+    assert!(text.contains("channels: the network's 8, the config's 16"), "{text}");
+    assert!(!other.exists(), "a refused new run leaves no directory");
+    let gomoku = RunConfig { game: GameSpec::Gomoku { size: 9 }, ..tiny_config() };
+    let text = learner_from(&other, &gomoku, &dir.model_version(1)).err().expect("refused").to_string();
+    assert!(text.contains("gomoku:9") && text.contains("connect4"), "{text}");
+    assert!(!other.exists());
+}
+
 /// Euclidean distance between two checkpoints' trained weights (batch-norm statistics,
 /// which every forward pass in training moves whatever the learning rate, left out).
 fn distance(a: &Path, b: &Path) -> f64 {
@@ -208,20 +276,7 @@ fn averaged_weights_are_published_and_training_resumes_from_the_trained_ones() {
     config.learner.weight_average_steps = 4;
     let start = |max_steps: u64, config: &RunConfig| {
         set_threads(1);
-        start_learner(LearnerOptions {
-            http: None,
-            run_dir: run.clone(),
-            config: Some(config.clone()),
-            listen: "127.0.0.1:0".parse().unwrap(),
-            token: None,
-            max_steps: Some(max_steps),
-            deadline: None,
-            drain: std::time::Duration::from_secs(2),
-            device: tch::Device::Cpu,
-            tls: None,
-            limits: Default::default(),
-        })
-        .unwrap()
+        start_learner(options(&run, config, Some(max_steps), None)).unwrap()
     };
     let mut rng = Rng::seed_from_u64(13);
     let games: Vec<GameRecord> = (0..40).map(|_| random_game(&mut rng)).collect();

@@ -8,7 +8,7 @@
 
 use crate::gamelog::{GameLog, LogError};
 use crate::ingest::{IngestLimits, LimitsError};
-use crate::learner::restore::{RestoreError, RestoreInputs};
+use crate::learner::restore::{start_from, RestoreError, RestoreInputs};
 use crate::learner::schedule::SessionBound;
 use crate::learner::{Counters, Shared, TrainingError, TrainingLoop};
 use crate::listen::Serving;
@@ -51,6 +51,9 @@ pub struct LearnerOptions {
     pub tls: Option<TlsIdentity>,
     /// Bounds on uploads (streams, queue, deadlines).
     pub limits: IngestLimits,
+    /// A new run starts from this network (a checkpoint of the run's game and shape)
+    /// instead of a random one ([`start_from`]); refused for a run that has trained.
+    pub start_from: Option<PathBuf>,
 }
 
 /// Why a learner could not start, or failed while running. A wrapped error's text is part
@@ -150,12 +153,22 @@ impl Drop for LearnerHandle {
 pub fn start_learner(opts: LearnerOptions) -> Result<LearnerHandle, LearnerError> {
     opts.limits.validate()?;
     let run = RunDir::new(&opts.run_dir);
+    let new_run = !run.exists();
     let (config, run_id) = run.create_or_open(opts.config.as_ref())?;
     let stale = run.remove_stale_temp_files();
     if stale > 0 {
         tracing::info!("removed {stale} half-written files an earlier learner left behind");
     }
     let start = dojo_record::boards::typing_start(&config.game)?;
+    if let Some(from) = &opts.start_from {
+        if let Err(e) = with_game!(&start, g => start_from(&run, &config, g, from)) {
+            if new_run {
+                // Made by this call and holding nothing else: a corrected command starts afresh.
+                let _ = std::fs::remove_dir_all(&run.root);
+            }
+            return Err(e.into());
+        }
+    }
     with_game!(start, g => start_typed(g, run, config, run_id, opts))
 }
 

@@ -84,6 +84,8 @@ pub struct TrainOptions {
     pub http: Option<SocketAddr>,
     /// Where the networks run, the learner's and every worker's: `cpu`, `cuda` or `cuda:N`.
     pub device: String,
+    /// A new run starts from this network instead of a random one.
+    pub start_from: Option<PathBuf>,
 }
 
 /// Why a session ended.
@@ -165,6 +167,7 @@ impl Training {
             device,
             tls: None,
             limits: Default::default(),
+            start_from: options.start_from,
         })?;
         let config = learner.shared.config.clone();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -6,6 +6,7 @@
 pub mod chance;
 pub mod config;
 pub mod evaluator;
+mod graph;
 pub mod gumbel;
 pub mod mcts;
 pub mod mistakes;

@@ -1,9 +1,9 @@
 //! Pure MCTS (UCT) with rollouts: the baseline player every learned model must beat.
 //!
 //! Generic over any [`Game`]: two-player win/draw/loss games and one-player stochastic
-//! games scored by points (2048, 2584). One search builds a fresh tree (no reuse between
-//! moves) in a flat arena; an iteration selects down the tree, adds one node, plays a rollout
-//! from it and backs the result up.
+//! games scored by points (2048, 2584). A search grows a tree (or, in graph mode, a graph)
+//! in flat arenas; an iteration selects down it, adds one node, plays a rollout from it and
+//! backs the result up.
 //!
 //! Design choices, and why:
 //! - **UCB1, not PUCT-uniform.** Seed 001 switched to PUCT because plain UCT explored too
@@ -12,12 +12,19 @@
 //!   repeating any, which the solver needs: a node is a proven loss only once every move in
 //!   it has been visited and proven lost. `exploration` defaults to √2, UCB1's constant for
 //!   rewards in `[0, 1]`.
-//! - **Arena, children contiguous.** Nodes live in one `Vec`, a node's children in one
-//!   block (seed 001's layout), so selection scans memory linearly. A node's children are all
-//!   created when it is reached for the second time, in shuffled order; selection takes
-//!   the first unvisited child before scoring any, so each iteration still adds exactly one
-//!   visited node, and the shuffle keeps early exploration from favouring low actions.
-//!   Memory: at most `iterations × branching × 32` bytes.
+//! - **Arenas, edges contiguous.** Nodes live in one `Vec`, a node's edges (move, and the
+//!   node it leads to once taken) in one block of another (seed 001's layout, and the
+//!   network search's, [`super::graph`]), so selection scans its edges linearly. A node's
+//!   edges are all created when it is reached for the second time, in shuffled order;
+//!   selection takes the first untaken edge before scoring any, so each iteration still
+//!   adds exactly one visited node, and the shuffle keeps early exploration from favouring
+//!   low actions. Memory: 32 bytes a node, 12 an edge.
+//! - **A graph, by choice** ([`MctsConfig::graph`], two-player games): a position reached by
+//!   another move order (Connect Four is full of them) is found by its hash and shares the
+//!   node, its visits, value and proof, as in seed 001's engine. Each node keeps the plain
+//!   mean of every result backed up through it, whichever parent sent it, and a parent's
+//!   UCB1 reads its children's counts; a proof found below one parent reaches the others
+//!   on their next visit. In a tree the same position is searched once per move order.
 //! - **Values are stored for the first player** (two-player: win 1, draw ½, loss 0; one
 //!   player: the points scored from the root) and turned into the mover's view on
 //!   selection. That is the same as backing up "from each node's mover's view", but stays
@@ -38,6 +45,7 @@
 //! - **Which kind of game.** One-player games (`Game::is_one_player`) end in scores;
 //!   two-player games in wins, draws and losses.
 
+use super::graph::{graph_storage, keep_reachable, GraphNode, HashIndex, NONE};
 use super::player::Agent;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, Outcome, Player, ToMove};
@@ -91,7 +99,7 @@ pub struct MctsConfig {
     /// Prove wins, losses and draws (MCTS-Solver).
     pub solver: bool,
     /// Search by the clock instead: iterations until this much time has passed (or the
-    /// root is proven, or the tree holds [`CLOCK_NODE_LIMIT`] nodes); `iterations` is then
+    /// root is proven, or the search holds [`CLOCK_MEMORY_LIMIT`] bytes); `iterations` is then
     /// not used. How seed 001's engine plays: everything its seconds allow.
     pub clock: Option<Duration>,
     /// Keep the part of the last search's tree below the position searched now (two-player
@@ -99,11 +107,15 @@ pub struct MctsConfig {
     /// for a search by the clock, where it adds what the last move learnt to this one's
     /// seconds; off for `mcts:N`, whose measured strength is that of N fresh rollouts.
     pub reuse_tree: bool,
+    /// Monte Carlo graph search (two-player games): positions reached by different move
+    /// orders share one node, its visits and value, found by the position's hash, as seed
+    /// 001's engine searches. Off, every path has nodes of its own (a tree).
+    pub graph: bool,
 }
 
-/// The most nodes a search by the clock grows (32 bytes each: 512 MiB), so that a long
-/// clock on a fast machine cannot exhaust its memory.
-pub const CLOCK_NODE_LIMIT: usize = 1 << 24;
+/// The most memory (nodes and edges) a search by the clock grows, so that a long clock on a
+/// fast machine cannot exhaust its memory.
+pub const CLOCK_MEMORY_LIMIT: usize = 512 << 20;
 
 /// Iterations between two looks at the clock (a look costs about as much as a rollout).
 const CLOCK_CHECK_EVERY: u32 = 64;
@@ -118,6 +130,7 @@ impl Default for MctsConfig {
             solver: true,
             clock: None,
             reuse_tree: false,
+            graph: false,
         }
     }
 }
@@ -210,43 +223,46 @@ enum Kind {
 struct Node {
     /// Sum of backed-up values for the first player.
     value_sum: f64,
+    /// The position's hash: its key in the graph's table (0 in a tree, which has none).
+    hash: u64,
     visits: u32,
-    first_child: u32,
-    num_children: u32,
-    /// The move or chance event leading here.
-    action: Action,
+    first_edge: u32,
+    num_edges: u32,
     /// Plies to the end under best play, once proven.
     proof_len: u16,
-    /// Probability of the chance event leading here (1 for player moves).
-    prob: f32,
     proof: Proof,
     kind: Kind,
 }
 
-// Selection scans children linearly; keep two nodes per cache line.
+// A graph of a 3 s search holds hundreds of thousands of nodes: keep them small.
 const _: () = assert!(std::mem::size_of::<Node>() == 32);
 
+/// A move or chance event out of a node.
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    /// The node it leads to; [`NONE`] until first taken.
+    child: u32,
+    /// Probability of the chance event (1 for player moves).
+    prob: f32,
+    action: Action,
+}
+
 impl Node {
-    fn new(action: Action, prob: f32) -> Node {
+    fn new(hash: u64) -> Node {
         Node {
             value_sum: 0.0,
+            hash,
             visits: 0,
-            first_child: 0,
-            num_children: 0,
-            action,
+            first_edge: 0,
+            num_edges: 0,
             proof_len: 0,
-            prob,
             proof: Proof::Unknown,
             kind: Kind::Leaf,
         }
     }
-
-    #[inline]
-    fn children(&self) -> std::ops::Range<usize> {
-        let first = self.first_child as usize;
-        first..first + self.num_children as usize
-    }
 }
+
+graph_storage!(Node, Edge);
 
 /// Pure MCTS with rollout policy `R`.
 pub struct Mcts<G: Game, R: RolloutPolicy<G>> {
@@ -254,6 +270,11 @@ pub struct Mcts<G: Game, R: RolloutPolicy<G>> {
     rollout: R,
     rng: Rng,
     nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    /// Graph mode: each position's node, by its hash.
+    table: HashIndex<u32>,
+    /// Whether positions share nodes ([`MctsConfig::graph`] in a two-player game).
+    graph: bool,
     path: Vec<u32>,
     actions: Vec<Action>,
     events: Vec<(Action, f32)>,
@@ -278,6 +299,9 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             rollout,
             rng,
             nodes: Vec::new(),
+            edges: Vec::new(),
+            table: HashIndex::default(),
+            graph: false,
             path: Vec::new(),
             actions: Vec::new(),
             events: Vec::new(),
@@ -306,20 +330,23 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         let root = self.nodes[0];
         let mover = self.root_mover;
         let mut children: Vec<ChildStats> = root
-            .children()
-            .map(|i| {
-                let c = &self.nodes[i];
-                ChildStats {
-                    action: c.action,
-                    visits: c.visits,
-                    value: self.mean_for(c, mover),
-                    proven: self.proven_for(c, mover, 1),
+            .edges()
+            .map(|e| {
+                let action = self.edges[e].action;
+                match self.child_node(e) {
+                    Some(c) => ChildStats {
+                        action,
+                        visits: c.visits,
+                        value: self.mean_for(c, mover),
+                        proven: self.proven_for(c, mover, 1),
+                    },
+                    None => ChildStats { action, visits: 0, value: 0.0, proven: None },
                 }
             })
             .collect();
         children.sort_by_key(|c| c.action);
         SearchResult {
-            best: self.best_child().map(|i| self.nodes[i].action),
+            best: self.best_child().map(|e| self.edges[e].action),
             children,
             iterations,
             reused,
@@ -340,10 +367,13 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         };
         if self.one_player.is_none() {
             self.one_player = Some(game.is_one_player());
+            self.graph = self.config.graph && !game.is_one_player();
         }
         if !self.keep_subtree(game) {
             self.nodes.clear();
-            self.nodes.push(Node::new(0, 1.0));
+            self.edges.clear();
+            self.table.clear();
+            self.new_node(game);
         }
         self.last_root = (self.config.reuse_tree && self.one_player == Some(false)).then(|| game.clone());
         if let Some(o) = game.outcome() {
@@ -355,10 +385,10 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         if self.nodes[0].kind == Kind::Leaf {
             self.expand(0, game);
         }
-        if self.nodes[0].num_children == 0 {
+        if self.nodes[0].num_edges == 0 {
             return (0, 0);
         }
-        let reused = self.nodes[0].children().map(|i| self.nodes[i].visits).sum();
+        let reused = self.nodes[0].edges().filter_map(|e| self.child_node(e)).map(|c| c.visits).sum();
         let mut work = match self.work.take() {
             Some(mut w) => {
                 w.clone_from(game);
@@ -378,39 +408,34 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
     }
 
     /// With tree reuse, makes the node of `game` in the last search's tree (two plies below
-    /// its root: a move and a reply) the root, keeping only what lies below it; false where
-    /// the tree does not hold it (and nothing is kept).
+    /// its root: a move and a reply) or graph (any node of its position) the root, keeping
+    /// only what it reaches; false where the last search does not hold it (and nothing is
+    /// kept).
     fn keep_subtree(&mut self, game: &G) -> bool {
         let Some(last) = self.last_root.take() else { return false };
-        if !self.config.reuse_tree || self.nodes.is_empty() || game.ply() != last.ply() + 2 {
+        if !self.config.reuse_tree || self.nodes.is_empty() {
             return false;
         }
         let hash = game.hash();
-        let found = self.nodes[0].children().find_map(|mine| {
-            let n = &self.nodes[mine];
-            if !matches!(n.kind, Kind::Player(_)) {
-                return None;
-            }
-            n.children().find(|&reply| {
-                let mut after = last.clone();
-                after.play_unchecked(n.action);
-                after.play_unchecked(self.nodes[reply].action);
-                after.hash() == hash
+        let found = if self.graph {
+            self.table.get(&hash).copied()
+        } else if game.ply() == last.ply() + 2 {
+            self.nodes[0].edges().find_map(|mine| {
+                let n = self.child_node(mine).filter(|n| matches!(n.kind, Kind::Player(_)))?;
+                n.edges().find_map(|reply| {
+                    let child = self.edges[reply].child;
+                    let mut after = last.clone();
+                    after.play_unchecked(self.edges[mine].action);
+                    after.play_unchecked(self.edges[reply].action);
+                    (child != NONE && after.hash() == hash).then_some(child)
+                })
             })
-        });
+        } else {
+            None
+        };
         let Some(node) = found else { return false };
-        // Copied breadth first, each node's children kept together as `expand` made them.
-        let old = std::mem::take(&mut self.nodes);
-        self.nodes.push(old[node]);
-        let mut queue = std::collections::VecDeque::from([(node, 0usize)]);
-        while let Some((from, to)) = queue.pop_front() {
-            let first = self.nodes.len();
-            for (k, child) in old[from].children().enumerate() {
-                self.nodes.push(old[child]);
-                queue.push_back((child, first + k));
-            }
-            self.nodes[to].first_child = first as u32;
-        }
+        let table = self.graph.then_some(&mut self.table);
+        keep_reachable(&mut self.nodes, &mut self.edges, table, node);
         true
     }
 
@@ -421,7 +446,7 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             None => done >= self.config.iterations,
             Some(deadline) => {
                 done == u32::MAX
-                    || self.nodes.len() >= CLOCK_NODE_LIMIT
+                    || self.memory() >= CLOCK_MEMORY_LIMIT
                     || (done.is_multiple_of(CLOCK_CHECK_EVERY) && Instant::now() >= deadline)
             }
         }
@@ -437,6 +462,9 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         let value = loop {
             let n = self.nodes[node];
             if n.proof != Proof::Unknown {
+                // In a graph, a node may have been proven below another parent: those of
+                // this path learn it now.
+                newly_proven |= self.graph && self.path.len() > 1;
                 let plies = self.plies(game) + n.proof_len as usize;
                 break self.proof_value(n.proof, plies, ret);
             }
@@ -462,20 +490,21 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
                     self.expand(node, game);
                 }
                 Kind::Player(p) => {
-                    let (c, stuck) = self.select(node, p);
+                    let (e, stuck) = self.select(node, p);
                     // Every child proven lost yet this node unproven: can only follow a
                     // missed propagation; re-proving fixes it.
                     newly_proven |= stuck;
-                    ret += f64::from(game.play_unchecked(self.nodes[c].action));
-                    node = c;
-                    self.path.push(c as u32);
+                    debug_assert!(game.is_legal(self.edges[e].action), "an edge's move is illegal here");
+                    ret += f64::from(game.play_unchecked(self.edges[e].action));
+                    node = self.take_edge(e, game);
+                    self.path.push(node as u32);
                 }
                 Kind::Chance => {
-                    let c = self.sample_event(node);
-                    let r = game.apply_chance(self.nodes[c].action);
+                    let e = self.sample_event(node);
+                    let r = game.apply_chance(self.edges[e].action);
                     debug_assert!(r.is_ok(), "chance event from chance_outcomes refused");
-                    node = c;
-                    self.path.push(c as u32);
+                    node = self.take_edge(e, game);
+                    self.path.push(node as u32);
                 }
             }
         };
@@ -496,31 +525,70 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         }
     }
 
-    /// Creates `node`'s children (moves shuffled, or chance events).
+    /// Creates `node`'s edges (moves shuffled, or chance events).
     fn expand(&mut self, node: usize, game: &G) {
-        let first = self.nodes.len();
+        let first = self.edges.len();
+        let edge = |action, prob| Edge { child: NONE, prob, action };
         let kind = match game.to_move() {
             ToMove::Player(p) => {
                 game.legal_actions(&mut self.actions);
                 self.actions.shuffle(&mut self.rng);
-                self.nodes.extend(self.actions.iter().map(|&a| Node::new(a, 1.0)));
+                self.edges.extend(self.actions.iter().map(|&a| edge(a, 1.0)));
                 Kind::Player(p)
             }
             ToMove::Chance => {
                 game.chance_outcomes(&mut self.events);
-                self.nodes.extend(self.events.iter().map(|&(a, p)| Node::new(a, p)));
+                self.edges.extend(self.events.iter().map(|&(a, p)| edge(a, p)));
                 Kind::Chance
             }
         };
-        let count = self.nodes.len() - first;
+        let count = self.edges.len() - first;
         let nd = &mut self.nodes[node];
-        nd.first_child = first as u32;
-        nd.num_children = count as u32;
+        nd.first_edge = first as u32;
+        nd.num_edges = count as u32;
         nd.kind = if count == 0 { Kind::Terminal } else { kind };
     }
 
-    /// UCB1 over the children, first unvisited child first, skipping proven losses.
-    /// Returns the child and whether every child was a proven loss.
+    /// Adds the node of `game`'s position (the root, or a position first reached).
+    fn new_node(&mut self, game: &G) -> u32 {
+        let id = self.nodes.len() as u32;
+        let hash = if self.graph { game.hash() } else { 0 };
+        self.nodes.push(Node::new(hash));
+        if self.graph {
+            self.table.insert(hash, id);
+        }
+        id
+    }
+
+    /// The node edge `e` leads to, `game` being the position after it: made when the edge is
+    /// first taken; in a graph, the node its position already has, where it has one (a
+    /// transposition), so that what was learnt of it by another move order is shared.
+    #[inline]
+    fn take_edge(&mut self, e: usize, game: &G) -> usize {
+        let child = self.edges[e].child;
+        if child != NONE {
+            return child as usize;
+        }
+        let known = if self.graph { self.table.get(&game.hash()).copied() } else { None };
+        let child = known.unwrap_or_else(|| self.new_node(game));
+        self.edges[e].child = child;
+        child as usize
+    }
+
+    /// The node edge `e` leads to, once taken.
+    #[inline]
+    fn child_node(&self, e: usize) -> Option<&Node> {
+        let child = self.edges[e].child;
+        (child != NONE).then(|| &self.nodes[child as usize])
+    }
+
+    /// Bytes the search's nodes and edges take.
+    fn memory(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<Node>() + self.edges.len() * std::mem::size_of::<Edge>()
+    }
+
+    /// UCB1 over the edges, first untaken (or unvisited) edge first, skipping proven losses.
+    /// Returns the edge and whether every child was a proven loss.
     #[inline]
     fn select(&self, node: usize, mover: Player) -> (usize, bool) {
         let n = &self.nodes[node];
@@ -530,11 +598,8 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         let lost = Proof::Win(mover.other());
         let mut best = usize::MAX;
         let mut best_score = f64::NEG_INFINITY;
-        for i in n.children() {
-            let c = &self.nodes[i];
-            if c.visits == 0 {
-                return (i, false);
-            }
+        for i in n.edges() {
+            let Some(c) = self.child_node(i).filter(|c| c.visits > 0) else { return (i, false) };
             if c.proof == lost {
                 continue;
             }
@@ -547,21 +612,21 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
             }
         }
         if best == usize::MAX {
-            (n.first_child as usize, true)
+            (n.first_edge as usize, true)
         } else {
             (best, false)
         }
     }
 
-    /// Samples a chance child by its probability (a roulette over the stored probabilities:
+    /// Samples a chance edge by its probability (a roulette over the stored probabilities:
     /// `choose_weighted` would build a cumulative table, an allocation, on every visit).
     #[inline]
     fn sample_event(&mut self, node: usize) -> usize {
-        let range = self.nodes[node].children();
+        let range = self.nodes[node].edges();
         let last = range.end - 1;
         let mut u = self.rng.random::<f32>();
         for i in range {
-            u -= self.nodes[i].prob;
+            u -= self.edges[i].prob;
             if u < 0.0 {
                 return i;
             }
@@ -603,8 +668,11 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         let mut all_proven = true;
         let mut draw_len: Option<u16> = None;
         let mut loss_len = 0u16;
-        for i in n.children() {
-            let c = &self.nodes[i];
+        for i in n.edges() {
+            let Some(c) = self.child_node(i) else {
+                all_proven = false;
+                continue;
+            };
             match c.proof {
                 Proof::Unknown => all_proven = false,
                 Proof::Win(p) if p == mover => {
@@ -629,36 +697,37 @@ impl<G: Game, R: RolloutPolicy<G>> Mcts<G, R> {
         true
     }
 
-    /// The move to play: the shortest proven win, else the most visited move not proven
-    /// lost (ties to the better mean), else the longest proven loss.
+    /// The root edge to play: the shortest proven win, else the most visited move not
+    /// proven lost (ties to the better mean), else the longest proven loss.
     fn best_child(&self) -> Option<usize> {
         let root = &self.nodes[0];
-        if root.num_children == 0 {
+        if root.num_edges == 0 {
             return None;
         }
         let mover = self.root_mover;
         let won = Proof::Win(mover);
         let lost = Proof::Win(mover.other());
-        let range = root.children();
-        if let Some(i) = range.clone().filter(|&i| self.nodes[i].proof == won).min_by_key(|&i| self.nodes[i].proof_len)
-        {
-            return Some(i);
+        let taken = || root.edges().filter_map(|e| self.child_node(e).map(|c| (e, c)));
+        if let Some((e, _)) = taken().filter(|(_, c)| c.proof == won).min_by_key(|(_, c)| c.proof_len) {
+            return Some(e);
         }
         let mut best: Option<(usize, u32, f64)> = None;
-        for i in range.clone() {
-            let c = &self.nodes[i];
+        for (e, c) in taken() {
             if c.proof == lost {
                 continue;
             }
             let q = self.mean_for(c, mover);
             if best.is_none_or(|(_, v, bq)| c.visits > v || (c.visits == v && q > bq)) {
-                best = Some((i, c.visits, q));
+                best = Some((e, c.visits, q));
             }
         }
-        if let Some((i, _, _)) = best {
-            return Some(i);
+        if let Some((e, _, _)) = best {
+            return Some(e);
         }
-        range.max_by_key(|&i| (self.nodes[i].proof_len, self.nodes[i].visits))
+        // Every move taken is proven lost: an untaken one is not (yet), else the longest loss.
+        root.edges()
+            .find(|&e| self.child_node(e).is_none())
+            .or_else(|| taken().max_by_key(|(_, c)| (c.proof_len, c.visits)).map(|(e, _)| e))
     }
 
     /// A node's mean value for `mover` on the reported scale.
@@ -763,7 +832,7 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for Mcts<G, R> {
         }
         let fallback = self.actions.first().copied().unwrap_or(0);
         self.run(game);
-        self.best_child().map_or(fallback, |i| self.nodes[i].action)
+        self.best_child().map_or(fallback, |e| self.edges[e].action)
     }
 }
 

@@ -32,15 +32,12 @@
 //! 2048/2584 are a separate search.
 
 use super::config::{ForcedVisits, SearchConfig, SearchMode};
+use super::graph::{graph_storage, keep_reachable, HashIndex, NONE};
 use super::gumbel::{self, ChildView, GumbelState};
 use super::step::{LeafSearch, Step};
 use dojo_game::rng::{dirichlet, Rng};
 use dojo_game::{Action, Game, Lookahead, Outcome, ToMove};
 use rand::seq::IndexedRandom;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-const NONE: u32 = u32::MAX;
 
 /// A game-theoretic value proven by the search, from the node's side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,25 +90,7 @@ struct Edge {
     child: u32,
 }
 
-/// Zobrist hashes are already uniformly mixed: hashing them again is wasted time.
-#[derive(Default)]
-pub(crate) struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
-pub(crate) type HashIndex<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
+graph_storage!(Node, Edge);
 
 /// Per-child statistics at the root.
 #[derive(Clone, Debug, PartialEq)]
@@ -229,43 +208,9 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// Copies the subgraph reachable from `node` into fresh storage (seed 001: copying what is
-    /// kept is cheaper than deleting what is not, and keeps the graph compact).
+    /// Keeps the subgraph reachable from `node`, which becomes the root.
     fn rebuild_from(&mut self, node: u32) {
-        let old_nodes = std::mem::take(&mut self.nodes);
-        let old_edges = std::mem::take(&mut self.edges);
-        self.table.clear();
-        let mut map: HashIndex<u32> = HashIndex::default();
-        let mut stack = vec![node];
-        map.insert(node as u64, 0);
-        self.nodes.push(old_nodes[node as usize].clone());
-        // Nodes are copied when first reached; their edge blocks when popped.
-        while let Some(old) = stack.pop() {
-            let new = map[&(old as u64)];
-            let n = &old_nodes[old as usize];
-            let first = self.edges.len() as u32;
-            for e in &old_edges[n.first_edge as usize..(n.first_edge + n.num_edges) as usize] {
-                let mut e = *e;
-                if e.child != NONE {
-                    let child = e.child;
-                    e.child = match map.get(&(child as u64)) {
-                        Some(&c) => c,
-                        None => {
-                            let c = self.nodes.len() as u32;
-                            map.insert(child as u64, c);
-                            self.nodes.push(old_nodes[child as usize].clone());
-                            stack.push(child);
-                            c
-                        }
-                    };
-                }
-                self.edges.push(e);
-            }
-            self.nodes[new as usize].first_edge = first;
-        }
-        for (i, n) in self.nodes.iter().enumerate() {
-            self.table.insert(n.hash, i as u32);
-        }
+        keep_reachable(&mut self.nodes, &mut self.edges, Some(&mut self.table), node);
         self.root = 0;
     }
 

@@ -18,7 +18,7 @@
 
 use super::config::{SearchConfig, SelfPlayConfig};
 use super::evaluator::Evaluator;
-use super::puct::HashIndex;
+use super::graph::HashIndex;
 use super::searcher::Searcher;
 use super::step::{LeafSearch, Step};
 use dojo_game::rng::Rng;

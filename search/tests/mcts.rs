@@ -44,11 +44,14 @@ fn allocs() -> usize {
 /// The parts of `Game` these toys do not care about.
 macro_rules! toy_boilerplate {
     () => {
-        fn spec(&self) -> GameSpec {
-            GameSpec::Gomoku { size: 7 }
-        }
         fn hash(&self) -> u64 {
             0
+        }
+        toy_boilerplate!(with_hash);
+    };
+    (with_hash) => {
+        fn spec(&self) -> GameSpec {
+            GameSpec::Gomoku { size: 7 }
         }
         fn plane_shape(&self) -> PlaneShape {
             PlaneShape { channels: 1, height: 1, width: 1 }
@@ -161,7 +164,12 @@ impl Game for Ttt {
     fn last_action(&self) -> Option<Action> {
         self.last
     }
-    toy_boilerplate!();
+    toy_boilerplate!(with_hash);
+    /// The position (the graph search shares nodes by it), mixed by an odd multiplier, which
+    /// keeps distinct positions distinct.
+    fn hash(&self) -> u64 {
+        ((u64::from(self.x) << 16) | u64::from(self.o)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
 }
 
 /// Exact negamax for the side to move: `10 - plies` to the end for a win, its negation for
@@ -778,4 +786,87 @@ fn a_search_by_the_clock_keeps_the_subtree_of_the_move_and_reply_that_were_playe
     game.play(r.best.unwrap()).unwrap();
     game.play(3).unwrap();
     assert_eq!(fixed.search(&game).reused, 0);
+}
+
+fn graph(iterations: u32, seed: u64) -> Mcts<Ttt, UniformRollout> {
+    let config = MctsConfig { graph: true, ..MctsConfig::with_iterations(iterations) };
+    Mcts::new(config, UniformRollout, Rng::seed_from_u64(seed))
+}
+
+/// Tic-tac-toe's positions reachable in play (the empty board included): a graph search
+/// holds at most one node for each.
+const TTT_POSITIONS: usize = 5478;
+
+#[test]
+fn a_graph_search_keeps_one_node_a_position_and_proves_the_game_a_draw() {
+    for seed in 0..3 {
+        let mut m = graph(200_000, seed);
+        let r = m.search(&Ttt::new());
+        assert_eq!(r.proven, Some(Proven::Draw), "seed {seed}");
+        assert!(r.nodes <= TTT_POSITIONS, "seed {seed}: {} nodes", r.nodes);
+        assert_eq!(visit_sum(&r), r.iterations);
+        assert!(r.children.iter().all(|c| c.proven == Some(Proven::Draw)), "{:?}", r.children);
+    }
+    // A tree holds a node for each move order that reaches a position.
+    let r = uniform(20_000, 0).search(&Ttt::new());
+    assert!(r.nodes > TTT_POSITIONS, "{} nodes", r.nodes);
+}
+
+#[test]
+fn a_graph_search_proves_and_plays_what_the_tree_does() {
+    // The mate in two, proven as the tree proves it: the search stops at the first proven
+    // fork (a win in 3 plies), and no other move is proven to win.
+    let g = Ttt::from_diagram("xo..x...o");
+    let values = move_values(&g);
+    for seed in 0..5 {
+        let mut m = graph(50_000, seed);
+        let r = m.search(&g);
+        assert_eq!(r.proven, Some(Proven::Win { plies: 3 }), "seed {seed}");
+        let best = r.best.unwrap();
+        assert!(values.contains(&(best, 7)), "seed {seed}: {best} is no fork");
+        for c in &r.children {
+            let value = values.iter().find(|(a, _)| *a == c.action).unwrap().1;
+            match c.proven {
+                Some(Proven::Win { plies }) => assert_eq!((value, plies), (7, 3), "seed {seed}: {c:?}"),
+                Some(Proven::Loss { .. }) => assert!(value < 0, "seed {seed}: {c:?}"),
+                Some(Proven::Draw) => assert_eq!(value, 0, "seed {seed}: {c:?}"),
+                None => {}
+            }
+        }
+        assert_eq!(m.select_move(&Ttt::from_diagram("xx.oo....")), 2, "mate in one");
+    }
+    let mut mcts = graph(2000, 5);
+    let mut random = RandomAgent::new(Rng::seed_from_u64(6));
+    for game in 0..20 {
+        let (first, second): (&mut dyn Agent<Ttt>, &mut dyn Agent<Ttt>) =
+            if game % 2 == 0 { (&mut mcts, &mut random) } else { (&mut random, &mut mcts) };
+        let outcome = play_ttt(first, second);
+        let lost = if game % 2 == 0 { Player::Second } else { Player::First };
+        assert_ne!(outcome, Outcome::Win(lost), "game {game}");
+    }
+}
+
+#[test]
+fn a_graph_search_by_the_clock_keeps_every_node_the_new_root_reaches() {
+    use dojo_game::connect4::Connect4;
+    use dojo_search::mcts::Connect4Rollout;
+    use std::time::Duration;
+    let config = MctsConfig { graph: true, ..MctsConfig::with_clock(Duration::from_millis(30)) };
+    let mut m = Mcts::new(config, Connect4Rollout, Rng::seed_from_u64(4));
+    let mut game = Connect4::<u64>::standard();
+    let first = m.search(&game);
+    assert_eq!((first.reused, visit_sum(&first)), (0, first.iterations));
+    // The graph finds the new root by its position, however many plies on.
+    for reply in [3, 2] {
+        game.play(m.search(&game).best.unwrap()).unwrap();
+        game.play(reply).unwrap();
+        let next = m.search(&game);
+        assert!(next.reused > 0, "{next:?}");
+        assert_eq!(visit_sum(&next), next.iterations + next.reused);
+    }
+    game.play(m.search(&game).best.unwrap()).unwrap();
+    assert!(m.search(&game).reused > 0, "one ply on");
+    Agent::<Connect4>::new_game(&mut m, 1);
+    game.play(0).unwrap();
+    assert_eq!(m.search(&game).reused, 0, "after new_game");
 }

@@ -12,13 +12,14 @@ use dojo_game::{FromAnyGame, Game, GameError};
 use dojo_net::average::{AverageError, WeightAverage};
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::device::set_threads;
-use dojo_net::model::Model;
+use dojo_net::model::{Architecture, Model};
 use dojo_net::optim::OptimError;
 use dojo_net::train::{TrainError, Trainer};
 use dojo_record::boards::Boards;
 use dojo_record::{GameRecord, RecordError, TrainingGame};
 use dojo_run::config::{ConfigError, RunConfig};
 use dojo_run::dir::{RunDir, RunDirError, RunState};
+use std::path::Path;
 use std::sync::mpsc::Receiver;
 
 /// Why a run's training loop cannot be restored: a file of the run cannot be read, or the
@@ -66,6 +67,51 @@ pub enum RestoreError {
     /// A new run's first version cannot be written, or the newest read back.
     #[error(transparent)]
     Publish(#[from] PublishError),
+    /// A run that has published a version already was asked to start from a network.
+    #[error(
+        "{} has trained already (version {version} published): a network to start from is for a new run; resume it without one, or give another run directory",
+        .root.display()
+    )]
+    StartedAlready { root: std::path::PathBuf, version: u64 },
+    /// The network to start from is not the network the run's config asks for.
+    #[error(
+        "{} is not the network the run's config asks for ({}); make the config's [net] (and train's auxiliary target weights) match it",
+        .path.display(),
+        .differences.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    StartShape { path: std::path::PathBuf, differences: Vec<ShapeDifference> },
+}
+
+/// One field in which a network's architecture differs from the config's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeDifference {
+    pub field: String,
+    pub network: String,
+    pub config: String,
+}
+
+impl std::fmt::Display for ShapeDifference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: the network's {}, the config's {}", self.field, self.network, self.config)
+    }
+}
+
+/// The fields in which `network` differs from `config`, by their names in a sidecar.
+fn shape_differences(network: &Architecture, config: &Architecture) -> Vec<ShapeDifference> {
+    let as_map = |a: &Architecture| match serde_json::to_value(a) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    let (network, config) = (as_map(network), as_map(config));
+    let mut fields: Vec<&String> = network.keys().chain(config.keys()).collect();
+    fields.sort();
+    fields.dedup();
+    let show = |v: Option<&serde_json::Value>| v.map_or_else(|| "none".to_string(), ToString::to_string);
+    fields
+        .into_iter()
+        .filter(|f| network.get(*f) != config.get(*f))
+        .map(|f| ShapeDifference { field: f.clone(), network: show(network.get(f)), config: show(config.get(f)) })
+        .collect()
 }
 
 /// What [`TrainingLoop::restore`] needs.
@@ -123,13 +169,54 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
             metrics,
         };
         if version == 0 {
-            // A new run: version 1 is the random network, so workers can start at once.
+            // A new run: version 1 is the random network (or the one it starts from), so
+            // workers can start at once.
             lp.publisher.publish(&lp.trainer, lp.average.as_ref(), None)?;
             lp.checkpoint(None)?;
+            if state.model.is_some() {
+                // Started from a trained network: gating's first best, so that no version
+                // becomes the best without beating it.
+                checkpoint::copy(&run.model_version(1), &run.best())?;
+            }
         }
         let published = read_published(&run, lp.publisher.version())?;
         Ok((lp, published, rejected))
     }
+}
+
+/// Where a run started from a network keeps that network, beside its checkpoints.
+const START_NETWORK: &str = "start";
+
+/// Makes `from` the network a new run starts from, in place of a random one: checked to be
+/// of the game and shape the run's config asks for, copied into the run directory (so the
+/// run resumes without it) and named in `state.json` as the checkpoint of version 0, which
+/// [`TrainingLoop::restore`] then publishes as version 1 with a new optimizer at step 0, and
+/// makes gating's first best.
+/// Refused once the run has published a version: its own network is the one it resumes.
+pub fn start_from<G: Game>(run: &RunDir, config: &RunConfig, start: &G, from: &Path) -> Result<(), RestoreError> {
+    let state = run.read_state()?;
+    if state.version > 0 {
+        return Err(RestoreError::StartedAlready { root: run.root.clone(), version: state.version });
+    }
+    let sidecar = checkpoint::read_sidecar(from)?;
+    if sidecar.architecture.game != config.game {
+        return Err(CheckpointError::WrongGame {
+            path: checkpoint::paths(from).0,
+            expected: config.game.to_string(),
+            found: sidecar.architecture.game.to_string(),
+        }
+        .into());
+    }
+    let wanted = config.architecture(start)?;
+    if sidecar.architecture != wanted {
+        let differences = shape_differences(&sidecar.architecture, &wanted);
+        return Err(RestoreError::StartShape { path: checkpoint::paths(from).0, differences });
+    }
+    let copy = run.checkpoints().join(START_NETWORK);
+    checkpoint::copy(from, &copy)?;
+    let model = Some(run.relative(&checkpoint::paths(&copy).0));
+    run.write_state(&RunState { model, ..RunState::default() })?;
+    Ok(())
 }
 
 /// The run's network and its version: the checkpoint `state.json` names, or a new network

@@ -132,6 +132,7 @@ pub fn bench_ingest(load: Load) -> Result<IngestReport, IngestError> {
         device: tch::Device::Cpu,
         tls: None,
         limits: Default::default(),
+        start_from: None,
     })?;
     let (plans, total) = plans(&load);
     let syncs_before = handle.shared.log.lock().expect("log lock").syncs();
