@@ -103,7 +103,8 @@ pub struct MctsConfig {
     /// not used. How seed 001's engine plays: everything its seconds allow.
     pub clock: Option<Duration>,
     /// Keep the part of the last search's tree below the position searched now (two-player
-    /// games, two plies on: the move played and the reply), as seed 001's engine does. On
+    /// games, two plies on: the move played and the reply; in a graph, whatever the position's
+    /// node reaches, however many plies on), as seed 001's engine does. On
     /// for a search by the clock, where it adds what the last move learnt to this one's
     /// seconds; off for `mcts:N`, whose measured strength is that of N fresh rollouts.
     pub reuse_tree: bool,
@@ -197,7 +198,7 @@ pub struct SearchResult {
     pub value: f64,
     /// The root's proven result for its mover.
     pub proven: Option<Proven>,
-    /// Nodes in the tree.
+    /// Nodes in the tree (or graph).
     pub nodes: usize,
 }
 
@@ -211,7 +212,7 @@ enum Proof {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// Not expanded yet (children not created).
+    /// Not expanded yet (edges not created).
     Leaf,
     Player(Player),
     Chance,
