@@ -89,10 +89,15 @@ fn run_saiblo(args: SaibloArgs) -> Result<()> {
     // One thread: libtorch's pool spins, and this is one position at a time.
     set_threads(1);
     let agreement = export::check_agreement(&so, &loaded.model, args.check, 1)?;
+    let kernels: Vec<String> = agreement.kernels.iter().map(|k| k.to_string()).collect();
     let line = format!(
-        "{} positions on {} board sizes: the strategy's network differs from dojo's by at most {:.1e} in a \
-         column's probability and {:.1e} in the value",
-        agreement.positions, agreement.sizes, agreement.policy, agreement.value
+        "{} positions on {} board sizes, with {}: the strategy's network differs from dojo's by at most {:.1e} \
+         in a column's probability and {:.1e} in the value",
+        agreement.positions,
+        agreement.sizes,
+        kernels.join(" and "),
+        agreement.policy,
+        agreement.value
     );
     if agreement.policy > AGREEMENT || agreement.value > AGREEMENT {
         anyhow::bail!("{line}, more than {AGREEMENT:e}");

@@ -66,6 +66,14 @@ fn against_its_net_player(out: &Path, net_player: &str, seed: &str) -> serde_jso
     report
 }
 
+/// Whether this processor runs the strategy's AVX2 convolution.
+fn fast_kernel_runs_here() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
 /// Of a `--verbose` match report's pairs of games (one board from its start, each side
 /// first once), how many were the same game twice: all of them when both sides are one
 /// deterministic search, which is what an exported strategy against its `net:` player at
@@ -84,8 +92,11 @@ fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
     let out = dir.path().join("strategy");
     let said = export_at_playouts(&net, &out, "24", &[]);
     assert!(said.contains("built ") && said.contains("Strategy.so with g++ -O2"), "{said}");
-    // Every one of saiblo's 16 board sizes among the 1,000 positions.
-    assert!(said.contains("checked: 1000 positions on 16 board sizes"), "{said}");
+    // Every one of saiblo's 16 board sizes among the 1,000 positions, with each kernel this
+    // processor runs: the AVX2 one where it has AVX2 and FMA, and the portable one always.
+    let kernels =
+        if fast_kernel_runs_here() { "the AVX2 kernel and the portable kernel" } else { "the portable kernel" };
+    assert!(said.contains(&format!("checked: 1000 positions on 16 board sizes, with {kernels}:")), "{said}");
     for file in ["Strategy.cpp", "Strategy.h", "Point.h", "Strategy.so"] {
         assert!(out.join(file).exists(), "{file}");
     }

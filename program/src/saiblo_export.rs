@@ -7,7 +7,8 @@
 //! ([`FoldedNetwork`], every batch norm folded into its convolution, in f32), written as the
 //! shortest decimals that read back to the same floats; [`check_agreement`] loads the built
 //! strategy and compares its `dojoEvaluate` with the network itself on random positions of
-//! every saiblo board.
+//! every saiblo board, with each of the strategy's convolutions the machine runs (the AVX2
+//! kernel and the portable one).
 
 use dojo_arbiter::saiblo::SaibloView;
 use dojo_game::connect4::{Bits192, Connect4};
@@ -91,9 +92,10 @@ pub enum ExportError {
     Build { source_path: PathBuf, reason: BuildFailure },
     #[error("cannot load the built strategy {}: {error}", .path.display())]
     Load { path: PathBuf, error: libloading::Error },
-    /// The built strategy exports no `dojoEvaluate` (not a strategy this module wrote).
-    #[error("{} exports no dojoEvaluate (is it a strategy dojo export saiblo built?)", .path.display())]
-    NoEvaluate { path: PathBuf },
+    /// The built strategy lacks an entry point the check calls (`dojoEvaluate`,
+    /// `dojoUseFastKernel`): not a strategy this module wrote.
+    #[error("{} exports no {symbol} (is it a strategy dojo export saiblo built?)", .path.display())]
+    NoEntryPoint { path: PathBuf, symbol: &'static str },
     #[error("the strategy's dojoEvaluate refused the board {board}")]
     Refused { board: GameSpec },
 }
@@ -289,9 +291,35 @@ type Evaluate = unsafe extern "C" fn(
     *mut f32,
 ) -> c_int;
 
-/// How closely the strategy's network matched dojo's.
+/// `int dojoUseFastKernel(int fast)`: the AVX2 convolution (1) or the portable one (0);
+/// returns 1 if the AVX2 one is now in use.
+type UseFastKernel = unsafe extern "C" fn(c_int) -> c_int;
+
+/// One of the strategy's two 3x3 convolutions (`saiblo_strategy.cpp`): a strategy runs the
+/// first its processor has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// AVX2 and FMA intrinsics, on x86-64 processors that have them.
+    Avx2,
+    /// Plain C++, on any processor.
+    Portable,
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Kernel::Avx2 => "the AVX2 kernel",
+            Kernel::Portable => "the portable kernel",
+        })
+    }
+}
+
+/// How closely the strategy's network matched dojo's: the largest differences over every
+/// kernel checked, each on the same positions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Agreement {
+    /// The kernels checked, the one a strategy starts on first.
+    pub kernels: Vec<Kernel>,
     pub positions: usize,
     /// Distinct board sizes among them.
     pub sizes: usize,
@@ -302,20 +330,50 @@ pub struct Agreement {
 }
 
 /// Compares the built strategy `so`'s `dojoEvaluate` with `model` (run by libtorch in f32)
-/// on `positions` random positions of random saiblo boards, drawn from `seed`.
+/// on `positions` random positions of random saiblo boards, drawn from `seed`, once for each
+/// kernel the strategy can run on this machine.
 pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) -> Result<Agreement, ExportError> {
     // SAFETY: a shared object this module wrote and built; its initialisers only build
     // tables of its own.
     let library =
         unsafe { libloading::Library::new(so) }.map_err(|error| ExportError::Load { path: so.to_path_buf(), error })?;
-    // SAFETY: the signature `saiblo_strategy.cpp` declares.
-    let evaluate = unsafe { library.get::<Evaluate>(b"dojoEvaluate\0") }
+    let missing = |symbol| ExportError::NoEntryPoint { path: so.to_path_buf(), symbol };
+    // SAFETY: the signatures `saiblo_strategy.cpp` declares.
+    let evaluate =
+        unsafe { library.get::<Evaluate>(b"dojoEvaluate\0") }.map(|f| *f).map_err(|_| missing("dojoEvaluate"))?;
+    let use_fast = unsafe { library.get::<UseFastKernel>(b"dojoUseFastKernel\0") }
         .map(|f| *f)
-        .map_err(|_| ExportError::NoEvaluate { path: so.to_path_buf() })?;
+        .map_err(|_| missing("dojoUseFastKernel"))?;
+    // SAFETY: it sets one flag of the strategy's.
+    let fast = unsafe { use_fast(1) } == 1;
+    let kernels: Vec<Kernel> = [fast.then_some(Kernel::Avx2), Some(Kernel::Portable)].into_iter().flatten().collect();
+    let mut agreement = Agreement { kernels: kernels.clone(), positions, sizes: 0, policy: 0.0, value: 0.0 };
+    for kernel in kernels {
+        // SAFETY: as above.
+        unsafe { use_fast(c_int::from(kernel == Kernel::Avx2)) };
+        let seen = differences(evaluate, model, positions, seed)?;
+        agreement.sizes = seen.sizes;
+        agreement.policy = agreement.policy.max(seen.policy);
+        agreement.value = agreement.value.max(seen.value);
+    }
+    Ok(agreement)
+}
+
+/// The largest differences of a column's probability and of the value, and the board sizes
+/// they were found on.
+struct Differences {
+    sizes: usize,
+    policy: f32,
+    value: f32,
+}
+
+/// The largest differences between `evaluate` (a built strategy's, with whichever kernel it
+/// is on) and `model` on `positions` random positions drawn from `seed`.
+fn differences(evaluate: Evaluate, model: &Model, positions: usize, seed: u64) -> Result<Differences, ExportError> {
     let arch = model.arch();
     let frame = (arch.width, arch.height);
     let mut rng = Rng::seed_from_u64(seed);
-    let mut agreement = Agreement { positions, sizes: 0, policy: 0.0, value: 0.0 };
+    let mut seen = Differences { sizes: 0, policy: 0.0, value: 0.0 };
     let mut sizes = std::collections::BTreeSet::new();
     let (mut planes, mut logits, mut value) = (vec![0.0; arch.input_len()], vec![0.0; arch.actions], [0.0f32]);
     for _ in 0..positions {
@@ -338,12 +396,12 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
             return Err(ExportError::Refused { board: game.spec() });
         }
         for (a, b) in want.iter().zip(&policy) {
-            agreement.policy = agreement.policy.max((a - b).abs());
+            seen.policy = seen.policy.max((a - b).abs());
         }
-        agreement.value = agreement.value.max((value[0] - theirs).abs());
+        seen.value = seen.value.max((value[0] - theirs).abs());
     }
-    agreement.sizes = sizes.len();
-    Ok(agreement)
+    seen.sizes = sizes.len();
+    Ok(seen)
 }
 
 /// A position of a random saiblo board after random moves, never a finished one.

@@ -15,7 +15,8 @@
 //   played; or, with GUMBEL, the same graph searched as Gumbel AlphaZero plays
 //   (search/src/gumbel.rs, no noise): sequential halving at the root, the completed-Q
 //   improved policy below it, the move sequential halving ends on played.
-// `dojoEvaluate` (below) is the network alone, for `dojo export saiblo --check`.
+// `dojoEvaluate` (below) is the network alone, for `dojo export saiblo --check`, and
+// `dojoUseFastKernel` picks which of its two convolutions it runs.
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +28,12 @@
 #include <tuple>
 #include <unordered_map>
 #include <vector>
+
+// x86-64 processors with AVX2 and FMA get a faster convolution, chosen at run time (below).
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define DOJO_X86 1
+#include <immintrin.h>
+#endif
 
 #include "Point.h"
 #include "Strategy.h"
@@ -272,28 +279,37 @@ constexpr int PLANES = 9;
 constexpr int POOLED = 3 * CHANNELS;
 constexpr float NO_MOVE_LOGIT = -30.0f;
 
+// The fast convolution computes this many neighbouring cells of a row at once.
+constexpr int FAST_CELLS = 3;
+constexpr int WIDEST_INPUT = PLANES > CHANNELS ? PLANES : CHANNELS;
+
 struct Scratch {
     float in[MAX_CELLS * PLANES];
     float x[MAX_CELLS * CHANNELS], y[MAX_CELLS * CHANNELS], t[MAX_CELLS * CHANNELS];
     float mask[MAX_CELLS];
+    // The fast convolution's input with a border of zeros (and FAST_CELLS more columns, for
+    // a row's last block of cells to read).
+    float padded[(MAX_SIDE + 2) * (MAX_SIDE + 2 + FAST_CELLS) * WIDEST_INPUT];
 };
 Scratch S;
 
-// A 3x3 convolution with zero padding; weights [tap][in][out], tap = ky * 3 + kx.
-template <int IN>
-void conv3x3(const float* in, float* out, const float* weight, const float* bias, int h, int w) {
+// A KxK convolution (3x3 or 1x1) with zero padding; weights [tap][in][out], tap = ky * K + kx.
+// The portable kernel: g++ vectorises its inner loop at plain -O2 where it can (SSE2).
+template <int IN, int K>
+void conv_portable(const float* in, float* out, const float* weight, const float* bias, int h, int w) {
+    constexpr int B = K / 2;
     for (int r = 0; r < h; ++r)
         for (int c = 0; c < w; ++c) {
             float acc[CHANNELS];
             for (int o = 0; o < CHANNELS; ++o) acc[o] = bias[o];
-            for (int ky = 0; ky < 3; ++ky) {
-                int rr = r + ky - 1;
+            for (int ky = 0; ky < K; ++ky) {
+                int rr = r + ky - B;
                 if (rr < 0 || rr >= h) continue;
-                for (int kx = 0; kx < 3; ++kx) {
-                    int cc = c + kx - 1;
+                for (int kx = 0; kx < K; ++kx) {
+                    int cc = c + kx - B;
                     if (cc < 0 || cc >= w) continue;
                     const float* src = in + (rr * w + cc) * IN;
-                    const float* tap = weight + (ky * 3 + kx) * IN * CHANNELS;
+                    const float* tap = weight + (ky * K + kx) * IN * CHANNELS;
                     for (int i = 0; i < IN; ++i) {
                         float s = src[i];
                         if (s == 0.0f) continue;  // after a ReLU, half of them
@@ -306,7 +322,79 @@ void conv3x3(const float* in, float* out, const float* weight, const float* bias
         }
 }
 
-// A 1x1 convolution (or a linear layer, cells = 1): weights [in][out].
+#ifdef DOJO_X86
+// The same convolution with AVX2 and FMA, several times the portable kernel's speed
+// (docs/saiblo.md measures both). FAST_CELLS cells of a row are computed together, so each
+// load of a weight row serves all of them, their CHANNELS sums held in registers (12 of the
+// 16 at 32 channels; the unroll pragmas put them there). The input is first copied into a
+// buffer with a border of zeros, so no tap needs a bounds check; zeros are multiplied, not
+// skipped. The sums are the portable kernel's, in its order; a fused multiply-add rounds
+// once where the portable kernel rounds twice.
+template <int IN, int K>
+__attribute__((target("avx2,fma"))) void conv_avx2(const float* in, float* out, const float* weight,
+                                                   const float* bias, int h, int w) {
+    constexpr int NC = FAST_CELLS, NO = CHANNELS / 8, B = K / 2;
+    const int pw = w + 2 * B + NC;
+    std::memset(S.padded, 0, sizeof(float) * (h + 2 * B) * pw * IN);
+    for (int r = 0; r < h; ++r)
+        std::memcpy(S.padded + ((r + B) * pw + B) * IN, in + r * w * IN, sizeof(float) * w * IN);
+    for (int r = 0; r < h; ++r)
+        for (int c0 = 0; c0 < w; c0 += NC) {
+            __m256 acc[NC][NO];
+#pragma GCC unroll 8
+            for (int j = 0; j < NC; ++j)
+#pragma GCC unroll 8
+                for (int o = 0; o < NO; ++o) acc[j][o] = _mm256_loadu_ps(bias + 8 * o);
+            for (int ky = 0; ky < K; ++ky)
+                for (int kx = 0; kx < K; ++kx) {
+                    // Padded cell (r + ky, c0 + kx) is the input's (r + ky - B, c0 + kx - B).
+                    const float* src = S.padded + ((r + ky) * pw + c0 + kx) * IN;
+                    const float* tap = weight + (ky * K + kx) * IN * CHANNELS;
+                    for (int i = 0; i < IN; ++i) {
+                        const float* row = tap + i * CHANNELS;
+                        __m256 s[NC];
+#pragma GCC unroll 8
+                        for (int j = 0; j < NC; ++j) s[j] = _mm256_broadcast_ss(src + j * IN + i);
+#pragma GCC unroll 8
+                        for (int o = 0; o < NO; ++o) {
+                            __m256 wv = _mm256_loadu_ps(row + 8 * o);
+#pragma GCC unroll 8
+                            for (int j = 0; j < NC; ++j) acc[j][o] = _mm256_fmadd_ps(s[j], wv, acc[j][o]);
+                        }
+                    }
+                }
+            // A row's last block may run past its end: those cells are not stored.
+#pragma GCC unroll 8
+            for (int j = 0; j < NC; ++j)
+#pragma GCC unroll 8
+                for (int o = 0; o < NO; ++o)
+                    if (c0 + j < w) _mm256_storeu_ps(out + (r * w + c0 + j) * CHANNELS + 8 * o, acc[j][o]);
+        }
+}
+#endif
+
+// Whether this processor runs the fast kernel. The platform builds with plain -O2 for any
+// x86-64, so the choice is made here, at run time, not by the compiler.
+bool fast_kernel_available() {
+#ifdef DOJO_X86
+    __builtin_cpu_init();  // this may run from a static initialiser, before libgcc's own
+    return CHANNELS % 8 == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+bool use_fast_kernel = fast_kernel_available();
+
+// A KxK convolution over the board, CHANNELS out, by the fastest kernel this processor runs.
+template <int IN, int K>
+void conv(const float* in, float* out, const float* weight, const float* bias, int h, int w) {
+#ifdef DOJO_X86
+    if (use_fast_kernel) return conv_avx2<IN, K>(in, out, weight, bias, h, w);
+#endif
+    conv_portable<IN, K>(in, out, weight, bias, h, w);
+}
+
+// A linear layer of `cells` inputs at once: weights [in][out].
 template <int IN, int OUT>
 void dense(const float* in, float* out, const float* weight, const float* bias, int cells) {
     for (int k = 0; k < cells; ++k) {
@@ -323,12 +411,12 @@ void dense(const float* in, float* out, const float* weight, const float* bias, 
     }
 }
 
+// A ReLU, and zeros on the blocked cell (its mask 0). Written so g++ vectorises it.
 void relu_mask(float* a, int cells) {
-    for (int k = 0; k < cells; ++k)
-        for (int o = 0; o < CHANNELS; ++o) {
-            float v = a[k * CHANNELS + o];
-            a[k * CHANNELS + o] = v > 0.0f ? v * S.mask[k] : 0.0f;
-        }
+    for (int k = 0; k < cells; ++k) {
+        float mask = S.mask[k], *v = a + k * CHANNELS;
+        for (int o = 0; o < CHANNELS; ++o) v[o] = std::max(v[o], 0.0f) * mask;
+    }
 }
 
 // KataGo's global pooling of a masked, non-negative map: mean, mean scaled by
@@ -380,12 +468,12 @@ void encode(const Board& b) {
 void evaluate(const Board& b, float* logits, float* value) {
     int h = b.h, w = b.w, cells = h * w;
     encode(b);
-    conv3x3<PLANES>(S.in, S.x, STEM_W, STEM_B, h, w);
+    conv<PLANES, 3>(S.in, S.x, STEM_W, STEM_B, h, w);
     relu_mask(S.x, cells);
     for (int k = 0; k < BLOCKS; ++k) {
-        conv3x3<CHANNELS>(S.x, S.y, BLOCK_W[2 * k], BLOCK_B[2 * k], h, w);
+        conv<CHANNELS, 3>(S.x, S.y, BLOCK_W[2 * k], BLOCK_B[2 * k], h, w);
         relu_mask(S.y, cells);
-        conv3x3<CHANNELS>(S.y, S.t, BLOCK_W[2 * k + 1], BLOCK_B[2 * k + 1], h, w);
+        conv<CHANNELS, 3>(S.y, S.t, BLOCK_W[2 * k + 1], BLOCK_B[2 * k + 1], h, w);
         for (int i = 0; i < cells * CHANNELS; ++i) S.t[i] += S.x[i];
         relu_mask(S.t, cells);
         std::memcpy(S.x, S.t, sizeof(float) * cells * CHANNELS);
@@ -395,7 +483,7 @@ void evaluate(const Board& b, float* logits, float* value) {
     float pooled[POOLED], global[CHANNELS];
     pool(S.x, cells, pooled);
     dense<POOLED, CHANNELS>(pooled, global, POLICY_GLOBAL_W, POLICY_GLOBAL_B, 1);
-    dense<CHANNELS, CHANNELS>(S.x, S.y, POLICY_W, POLICY_B, cells);
+    conv<CHANNELS, 1>(S.x, S.y, POLICY_W, POLICY_B, h, w);
     for (int c = 0; c < w; ++c) {
         logits[c] = NO_MOVE_LOGIT;
         if (!b.playable(c)) continue;
@@ -408,7 +496,7 @@ void evaluate(const Board& b, float* logits, float* value) {
         logits[c] = logit;
     }
     // Value: a 1x1 convolution, pooled, a hidden layer, tanh.
-    dense<CHANNELS, CHANNELS>(S.x, S.y, VALUE_W, VALUE_B, cells);
+    conv<CHANNELS, 1>(S.x, S.y, VALUE_W, VALUE_B, h, w);
     relu_mask(S.y, cells);
     pool(S.y, cells, pooled);
     float hidden[VALUE_HIDDEN];
@@ -950,4 +1038,13 @@ extern "C" int dojoEvaluate(const int M, const int N, const int* top, const int*
     for (int c = 0; c < N; ++c) policy[c] = 0.0f;
     for (size_t i = 0; i < open.size(); ++i) policy[open[i]] = p[i];
     return 0;
+}
+
+// Which convolution the network runs, for `dojo export saiblo --check` to check both: the
+// fast one (`fast` 1) where the processor has AVX2 and FMA, else the portable one. Returns 1
+// if the fast one is now in use. The platform never calls it: a strategy starts on the
+// fastest kernel its processor runs.
+extern "C" int dojoUseFastKernel(const int fast) {
+    dojo::use_fast_kernel = fast && dojo::fast_kernel_available();
+    return dojo::use_fast_kernel ? 1 : 0;
 }
