@@ -29,8 +29,9 @@
 #include <unordered_map>
 #include <vector>
 
-// x86-64 processors with AVX2 and FMA get a faster convolution, chosen at run time (below).
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+// x86-64 processors with AVX2 and FMA get a faster convolution, chosen at run time (below);
+// building with -DDOJO_NO_AVX2 leaves only the portable one.
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && !defined(DOJO_NO_AVX2)
 #define DOJO_X86 1
 #include <immintrin.h>
 #endif
@@ -994,8 +995,8 @@ int search_move(const Board& b, std::chrono::steady_clock::time_point deadline) 
     if (SEARCH.nodes[SEARCH.root].state != EXPANDED) SEARCH.playout();
     if (std::getenv("DOJO_SAIBLO_LOG")) {
         const Node& r = SEARCH.nodes[SEARCH.root];
-        std::fprintf(stderr, "dojo: move %d: %u playouts, value %.3f, %zu nodes\n", b.ply + 1, SEARCH.playouts, r.q,
-                     SEARCH.nodes.size());
+        std::fprintf(stderr, "dojo: move %d: %u playouts, value %.3f, %zu nodes (%s kernel)\n", b.ply + 1,
+                     SEARCH.playouts, r.q, SEARCH.nodes.size(), use_fast_kernel ? "AVX2" : "portable");
     }
     return SEARCH.choose_move();
 }
