@@ -295,8 +295,8 @@ type Evaluate = unsafe extern "C" fn(
 /// returns 1 if the AVX2 one is now in use.
 type UseFastKernel = unsafe extern "C" fn(c_int) -> c_int;
 
-/// One of the strategy's two 3x3 convolutions (`saiblo_strategy.cpp`): a strategy runs the
-/// first its processor has.
+/// One of the strategy's two kernels for its convolutions (`saiblo_strategy.cpp`): a
+/// strategy runs the first its processor has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// AVX2 and FMA intrinsics, on x86-64 processors that have them.
@@ -348,32 +348,9 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
     let fast = unsafe { use_fast(1) } == 1;
     let kernels: Vec<Kernel> = [fast.then_some(Kernel::Avx2), Some(Kernel::Portable)].into_iter().flatten().collect();
     let mut agreement = Agreement { kernels: kernels.clone(), positions, sizes: 0, policy: 0.0, value: 0.0 };
-    for kernel in kernels {
-        // SAFETY: as above.
-        unsafe { use_fast(c_int::from(kernel == Kernel::Avx2)) };
-        let seen = differences(evaluate, model, positions, seed)?;
-        agreement.sizes = seen.sizes;
-        agreement.policy = agreement.policy.max(seen.policy);
-        agreement.value = agreement.value.max(seen.value);
-    }
-    Ok(agreement)
-}
-
-/// The largest differences of a column's probability and of the value, and the board sizes
-/// they were found on.
-struct Differences {
-    sizes: usize,
-    policy: f32,
-    value: f32,
-}
-
-/// The largest differences between `evaluate` (a built strategy's, with whichever kernel it
-/// is on) and `model` on `positions` random positions drawn from `seed`.
-fn differences(evaluate: Evaluate, model: &Model, positions: usize, seed: u64) -> Result<Differences, ExportError> {
     let arch = model.arch();
     let frame = (arch.width, arch.height);
     let mut rng = Rng::seed_from_u64(seed);
-    let mut seen = Differences { sizes: 0, policy: 0.0, value: 0.0 };
     let mut sizes = std::collections::BTreeSet::new();
     let (mut planes, mut logits, mut value) = (vec![0.0; arch.input_len()], vec![0.0; arch.actions], [0.0f32]);
     for _ in 0..positions {
@@ -387,21 +364,27 @@ fn differences(evaluate: Evaluate, model: &Model, positions: usize, seed: u64) -
         let mut legal = Vec::new();
         game.legal_actions(&mut legal);
         let want = softmax_over(&logits, &legal, game.width());
-        let (mut policy, mut theirs) = (vec![0.0f32; game.width()], 0.0f32);
         let (m, n, top, board, last_x, last_y, no_x, no_y) = view.sdk_args();
-        // SAFETY: the arrays have the sizes the signature promises for this board.
-        let status =
-            unsafe { evaluate(m, n, top, board, last_x, last_y, no_x, no_y, policy.as_mut_ptr(), &mut theirs) };
-        if status != 0 {
-            return Err(ExportError::Refused { board: game.spec() });
+        // dojo's answer once, the strategy's with each kernel.
+        for &kernel in &kernels {
+            let (mut policy, mut theirs) = (vec![0.0f32; game.width()], 0.0f32);
+            // SAFETY: `use_fast` sets one flag of the strategy's; the arrays have the sizes
+            // `evaluate`'s signature promises for this board.
+            let status = unsafe {
+                use_fast(c_int::from(kernel == Kernel::Avx2));
+                evaluate(m, n, top, board, last_x, last_y, no_x, no_y, policy.as_mut_ptr(), &mut theirs)
+            };
+            if status != 0 {
+                return Err(ExportError::Refused { board: game.spec() });
+            }
+            for (a, b) in want.iter().zip(&policy) {
+                agreement.policy = agreement.policy.max((a - b).abs());
+            }
+            agreement.value = agreement.value.max((value[0] - theirs).abs());
         }
-        for (a, b) in want.iter().zip(&policy) {
-            seen.policy = seen.policy.max((a - b).abs());
-        }
-        seen.value = seen.value.max((value[0] - theirs).abs());
     }
-    seen.sizes = sizes.len();
-    Ok(seen)
+    agreement.sizes = sizes.len();
+    Ok(agreement)
 }
 
 /// A position of a random saiblo board after random moves, never a finished one.
