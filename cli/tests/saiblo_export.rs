@@ -97,6 +97,8 @@ fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
     let kernels =
         if fast_kernel_runs_here() { "the AVX2 kernel and the portable kernel" } else { "the portable kernel" };
     assert!(said.contains(&format!("checked: 1000 positions on 16 board sizes, with {kernels}:")), "{said}");
+    // And on each of them its tactics (a bitboard of its own) are dojo's two-step lookahead.
+    assert!(said.contains("; its two-step lookahead is dojo's on every one\n"), "{said}");
     for file in ["Strategy.cpp", "Strategy.h", "Point.h", "Strategy.so"] {
         assert!(out.join(file).exists(), "{file}");
     }

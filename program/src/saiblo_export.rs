@@ -13,7 +13,7 @@
 use dojo_arbiter::saiblo::SaibloView;
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
-use dojo_game::{AnyGame, Game, GameSpec};
+use dojo_game::{AnyGame, Game, GameSpec, Lookahead};
 use dojo_net::checkpoint::{self, CheckpointError, Loaded};
 use dojo_net::folded::{FoldedNetwork, PlainAnySize, PlainLayer};
 use dojo_net::model::Model;
@@ -93,11 +93,17 @@ pub enum ExportError {
     #[error("cannot load the built strategy {}: {error}", .path.display())]
     Load { path: PathBuf, error: libloading::Error },
     /// The built strategy lacks an entry point the check calls (`dojoEvaluate`,
-    /// `dojoUseFastKernel`): not a strategy this module wrote.
+    /// `dojoLookahead`, `dojoUseFastKernel`): not a strategy this module wrote.
     #[error("{} exports no {symbol} (is it a strategy dojo export saiblo built?)", .path.display())]
     NoEntryPoint { path: PathBuf, symbol: &'static str },
-    #[error("the strategy's dojoEvaluate refused the board {board}")]
-    Refused { board: GameSpec },
+    #[error("the strategy's {entry_point} refused the board {board}")]
+    Refused { board: GameSpec, entry_point: &'static str },
+    /// The strategy's two-step lookahead (`dojoLookahead`) is not dojo's on a position.
+    #[error(
+        "the strategy's two-step lookahead differs from dojo's on {board} after the moves {moves}: dojo {dojo}, \
+         the strategy {strategy}"
+    )]
+    LookaheadDiffers { board: GameSpec, moves: String, dojo: String, strategy: String },
 }
 
 /// What was written.
@@ -291,6 +297,21 @@ type Evaluate = unsafe extern "C" fn(
     *mut f32,
 ) -> c_int;
 
+/// `int dojoLookahead(M, N, top, board, lastX, lastY, noX, noY, int* moves, int* count)`:
+/// 0 the moves worth searching, 1 a win (the first move), 2 lost, -1 a board it refuses.
+type LookaheadFn = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    *const c_int,
+    *const c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *mut c_int,
+    *mut c_int,
+) -> c_int;
+
 /// `int dojoUseFastKernel(int fast)`: the AVX2 convolution (1) or the portable one (0);
 /// returns 1 if the AVX2 one is now in use.
 type UseFastKernel = unsafe extern "C" fn(c_int) -> c_int;
@@ -331,7 +352,8 @@ pub struct Agreement {
 
 /// Compares the built strategy `so`'s `dojoEvaluate` with `model` (run by libtorch in f32)
 /// on `positions` random positions of random saiblo boards, drawn from `seed`, once for each
-/// kernel the strategy can run on this machine.
+/// kernel the strategy can run on this machine; and its `dojoLookahead` with dojo's
+/// two-step lookahead on each, which must be the same ([`ExportError::LookaheadDiffers`]).
 pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) -> Result<Agreement, ExportError> {
     // SAFETY: a shared object this module wrote and built; its initialisers only build
     // tables of its own.
@@ -341,6 +363,8 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
     // SAFETY: the signatures `saiblo_strategy.cpp` declares.
     let evaluate =
         unsafe { library.get::<Evaluate>(b"dojoEvaluate\0") }.map(|f| *f).map_err(|_| missing("dojoEvaluate"))?;
+    let lookahead =
+        unsafe { library.get::<LookaheadFn>(b"dojoLookahead\0") }.map(|f| *f).map_err(|_| missing("dojoLookahead"))?;
     let use_fast = unsafe { library.get::<UseFastKernel>(b"dojoUseFastKernel\0") }
         .map(|f| *f)
         .map_err(|_| missing("dojoUseFastKernel"))?;
@@ -354,7 +378,7 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
     let mut sizes = std::collections::BTreeSet::new();
     let (mut planes, mut logits, mut value) = (vec![0.0; arch.input_len()], vec![0.0; arch.actions], [0.0f32]);
     for _ in 0..positions {
-        let game = random_position(&mut rng);
+        let (game, moves) = random_position(&mut rng);
         sizes.insert((game.width(), game.height()));
         let view = SaibloView::of(&game).expect("a saiblo board has one blocked cell");
         let framed = AnyGame::Connect4Wide(game.clone()).framed(frame.0, frame.1).expect("saiblo boards fit the frame");
@@ -375,36 +399,70 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
                 evaluate(m, n, top, board, last_x, last_y, no_x, no_y, policy.as_mut_ptr(), &mut theirs)
             };
             if status != 0 {
-                return Err(ExportError::Refused { board: game.spec() });
+                return Err(ExportError::Refused { board: game.spec(), entry_point: "dojoEvaluate" });
             }
             for (a, b) in want.iter().zip(&policy) {
                 agreement.policy = agreement.policy.max((a - b).abs());
             }
             agreement.value = agreement.value.max((value[0] - theirs).abs());
         }
+        let mut dojo_moves = Vec::new();
+        let dojo = describe(game.two_step_lookahead(&mut dojo_moves), &dojo_moves);
+        let (mut columns, mut count) = (vec![0 as c_int; game.width()], 0 as c_int);
+        // SAFETY: `columns` holds a column per board column, as the signature asks.
+        let status =
+            unsafe { lookahead(m, n, top, board, last_x, last_y, no_x, no_y, columns.as_mut_ptr(), &mut count) };
+        let theirs = match (status, count) {
+            (-1, _) => return Err(ExportError::Refused { board: game.spec(), entry_point: "dojoLookahead" }),
+            (1, 1) => describe(Lookahead::Win(columns[0] as dojo_game::Action), &[]),
+            (0 | 2, k) if (0..=game.width() as c_int).contains(&k) => {
+                let columns: Vec<dojo_game::Action> =
+                    columns[..k as usize].iter().map(|&c| c as dojo_game::Action).collect();
+                describe(if status == 2 { Lookahead::Lost } else { Lookahead::Moves }, &columns)
+            }
+            _ => format!("the answer {status} with {count} columns"),
+        };
+        if theirs != dojo {
+            let moves = game.moves_to_text(&moves);
+            return Err(ExportError::LookaheadDiffers { board: game.spec(), moves, dojo, strategy: theirs });
+        }
     }
     agreement.sizes = sizes.len();
     Ok(agreement)
 }
 
-/// A position of a random saiblo board after random moves, never a finished one.
-fn random_position(rng: &mut Rng) -> Connect4<Bits192> {
+/// A lookahead's answer in words, its columns numbered from 1 as dojo writes moves.
+fn describe(look: Lookahead, moves: &[dojo_game::Action]) -> String {
+    let columns: Vec<String> = moves.iter().map(|&c| (c + 1).to_string()).collect();
+    match look {
+        Lookahead::Win(c) => format!("wins with column {}", c + 1),
+        Lookahead::Lost => format!("lost, keeping columns [{}]", columns.join(", ")),
+        Lookahead::Moves => format!("columns [{}]", columns.join(", ")),
+    }
+}
+
+/// A position of a random saiblo board after random moves, never a finished one, and the
+/// moves that made it.
+fn random_position(rng: &mut Rng) -> (Connect4<Bits192>, Vec<dojo_game::Action>) {
     let AnyGame::Connect4Wide(mut game) = GameSpec::Connect4Saiblo.new_game(rng).expect("saiblo boards start") else {
         unreachable!("saiblo boards are wide Connect Four boards")
     };
-    let moves = rng.random_range(0..game.width() * game.height());
-    for _ in 0..moves {
+    let length = rng.random_range(0..game.width() * game.height());
+    let mut moves = Vec::with_capacity(length);
+    for _ in 0..length {
+        let action = game.random_move(rng);
         let next = {
             let mut next = game.clone();
-            next.play_unchecked(next.random_move(rng));
+            next.play_unchecked(action);
             next
         };
         if next.outcome().is_some() {
             break;
         }
         game = next;
+        moves.push(action);
     }
-    game
+    (game, moves)
 }
 
 /// The columns' probabilities: a softmax of `logits` over `legal`, 0 elsewhere.
@@ -421,4 +479,39 @@ fn softmax_over(logits: &[f32], legal: &[dojo_game::Action], width: usize) -> Ve
 /// Loads `model_path` for export (on the CPU).
 pub fn load(model_path: &Path) -> Result<Loaded, ExportError> {
     Ok(checkpoint::load(model_path, tch::Device::Cpu, None)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A strategy whose tactics are not dojo's (here: its two-step kills left out) fails the
+    /// check by name, with the position it went wrong on; the same strategy as written passes.
+    #[test]
+    fn a_strategy_whose_lookahead_is_not_dojos_fails_the_check() {
+        let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../networks/connect4-saiblo.safetensors");
+        tch::set_num_threads(1); // libtorch's pool spins; one position at a time needs one
+        let loaded = load(&model_path).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let source = write_strategy(&model_path, &loaded, &ExportConfig::default(), dir.path()).unwrap().source;
+        let so = build(dir.path()).unwrap();
+        let agreement = check_agreement(&so, &loaded.model, 200, 5).unwrap();
+        assert_eq!((agreement.positions, agreement.sizes), (200, 16));
+
+        let text = std::fs::read_to_string(&source).unwrap();
+        let broken = text.replacen("    if (two_step) {", "    if (!two_step) {", 1);
+        assert_ne!(broken, text, "the two-step branch is where the test expects it");
+        let broken_dir = dir.path().join("broken");
+        std::fs::create_dir_all(&broken_dir).unwrap();
+        for name in ["Strategy.h", "Point.h"] {
+            std::fs::copy(dir.path().join(name), broken_dir.join(name)).unwrap();
+        }
+        std::fs::write(broken_dir.join("Strategy.cpp"), broken).unwrap();
+        let so = build(&broken_dir).unwrap();
+        let err = check_agreement(&so, &loaded.model, 200, 5).unwrap_err();
+        let said = err.to_string();
+        assert!(matches!(err, ExportError::LookaheadDiffers { .. }), "{said}");
+        assert!(said.starts_with("the strategy's two-step lookahead differs from dojo's on connect4:"), "{said}");
+        assert!(said.contains(" after the moves ") && said.contains(", the strategy "), "{said}");
+    }
 }

@@ -9,14 +9,17 @@
 // - the network: its any-size form (program/src/saiblo_export.rs; net/src/folded.rs),
 //   every batch norm folded into its convolution, run on the board as it is (no frame);
 // - the input planes: Connect Four's nine (game/src/connect4.rs, `encode_planes`);
+// - the tactics: the same file's bitboards (a 192-bit word here), its winning cells, moves
+//   that do not lose at once and two-step kills;
 // - the search: dojo's PUCT over a graph of positions (search/src/puct.rs): transpositions
 //   shared, the MCTS-Solver's proofs, the two-step lookahead at every expanded position,
 //   the part of the graph below the new root kept from move to move, the most visited move
 //   played; or, with GUMBEL, the same graph searched as Gumbel AlphaZero plays
 //   (search/src/gumbel.rs, no noise): sequential halving at the root, the completed-Q
 //   improved policy below it, the move sequential halving ends on played.
-// `dojoEvaluate` (below) is the network alone, for `dojo export saiblo --check`, and
-// `dojoUseFastKernel` picks which of its two convolutions it runs.
+// `dojoEvaluate` (below) is the network alone and `dojoLookahead` the two-step lookahead
+// alone, for `dojo export saiblo --check`; `dojoUseFastKernel` picks which of the network's
+// two convolutions it runs.
 
 #include <algorithm>
 #include <chrono>
@@ -70,7 +73,159 @@ struct Keys {
 };
 const Keys KEYS;
 
-// A position: columns `w`, rows `h`, rows counted from the bottom as dojo counts them.
+// 192 bits: every saiblo board as dojo's bitboard lays it out (game/src/connect4.rs), column
+// by column from the bottom, each column h + 1 bits with a sentinel on top that stays clear
+// so that shifted lines never leak from one column into the next (12 x 13 = 156 bits).
+struct Bits {
+    uint64_t w[3];
+};
+
+inline Bits operator&(Bits a, Bits b) { return Bits{{a.w[0] & b.w[0], a.w[1] & b.w[1], a.w[2] & b.w[2]}}; }
+inline Bits operator|(Bits a, Bits b) { return Bits{{a.w[0] | b.w[0], a.w[1] | b.w[1], a.w[2] | b.w[2]}}; }
+inline Bits operator^(Bits a, Bits b) { return Bits{{a.w[0] ^ b.w[0], a.w[1] ^ b.w[1], a.w[2] ^ b.w[2]}}; }
+inline Bits operator~(Bits a) { return Bits{{~a.w[0], ~a.w[1], ~a.w[2]}}; }
+// Shifts by 0 < n < 64 (the lines' steps are at most 3 x 14 = 42).
+inline Bits operator<<(Bits a, int n) {
+    return Bits{{a.w[0] << n, (a.w[1] << n) | (a.w[0] >> (64 - n)), (a.w[2] << n) | (a.w[1] >> (64 - n))}};
+}
+inline Bits operator>>(Bits a, int n) {
+    return Bits{{(a.w[0] >> n) | (a.w[1] << (64 - n)), (a.w[1] >> n) | (a.w[2] << (64 - n)), a.w[2] >> n}};
+}
+inline bool none(Bits a) { return (a.w[0] | a.w[1] | a.w[2]) == 0; }
+inline Bits bit(int i) {
+    Bits b = {{0, 0, 0}};
+    b.w[i >> 6] = 1ULL << (i & 63);
+    return b;
+}
+inline bool has(Bits a, int i) { return a.w[i >> 6] >> (i & 63) & 1; }
+inline Bits add(Bits a, Bits b) {
+    uint64_t r0 = a.w[0] + b.w[0];
+    uint64_t c0 = r0 < a.w[0];
+    uint64_t s1 = a.w[1] + b.w[1];
+    uint64_t r1 = s1 + c0;
+    uint64_t c1 = (s1 < a.w[1]) | (r1 < s1);
+    return Bits{{r0, r1, a.w[2] + b.w[2] + c1}};
+}
+// `a` without its lowest set bit.
+inline Bits clear_lowest(Bits a) {
+    if (a.w[0]) return Bits{{a.w[0] & (a.w[0] - 1), a.w[1], a.w[2]}};
+    if (a.w[1]) return Bits{{0, a.w[1] & (a.w[1] - 1), a.w[2]}};
+    return Bits{{0, 0, a.w[2] & (a.w[2] - 1)}};
+}
+inline int ctz64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) x >>= 1, ++n;
+    return n;
+#endif
+}
+// The index of the lowest set bit of a non-empty `a`.
+inline int lowest_bit(Bits a) {
+    if (a.w[0]) return ctz64(a.w[0]);
+    if (a.w[1]) return 64 + ctz64(a.w[1]);
+    return 128 + ctz64(a.w[2]);
+}
+
+// A board's shape as bits, and the tactics dojo's lookahead reads off bitboards
+// (game/src/connect4.rs: `winning_cells`, `non_losing_moves`, the two-step kills), on a
+// position given as the discs of the side to move (`cur`), of the other side (`opp`) and
+// every occupied cell, blocked ones included (`mask`): no board is copied to look ahead.
+struct Shape {
+    int h1 = 1;                    // bits a column
+    Bits bottom = {{0, 0, 0}};     // bit 0 of every column
+    Bits full = {{0, 0, 0}};       // every cell, no sentinels
+    Bits blocked = {{0, 0, 0}};
+
+    // The lowest empty cell of every column that has one, given the occupied cells `occ`:
+    // occupied cells are a column's bottom plus blocked cells above, so adding the bottom
+    // carries up to the first empty cell (past a blocked top cell into the sentinel).
+    Bits next_cells(Bits occ) const { return add(occ, bottom) & ~occ & full; }
+
+    // The empty cells where discs `p` would complete four in a row, playable now or not.
+    Bits winning_cells(Bits p, Bits mask) const {
+        Bits r = (p << 1) & (p << 2) & (p << 3);  // three below
+        const int steps[3] = {h1, h1 - 1, h1 + 1};
+        for (int d : steps) {  // across and both diagonals: the gap at any of four places
+            Bits a = (p << d) & (p << (2 * d));
+            r = r | (a & (p << (3 * d))) | (a & (p >> d));
+            Bits b = (p >> d) & (p >> (2 * d));
+            r = r | (b & (p << d)) | (b & (p >> (3 * d)));
+        }
+        return r & full & ~mask;
+    }
+
+    // For cells `x`, each above a cell of `target` in its column with only blocked cells
+    // between, those cells of `target`.
+    Bits drop_onto(Bits x, Bits target) const {
+        Bits g = x >> 1;
+        if (none(blocked)) return g & target;
+        // An occluded fill down through runs of blocked cells (shorter than 16).
+        Bits q = blocked;
+        g = g | (q & (g >> 1));
+        q = q & (q >> 1);
+        g = g | (q & (g >> 2));
+        q = q & (q >> 2);
+        g = g | (q & (g >> 4));
+        q = q & (q >> 4);
+        g = g | (q & (g >> 8));
+        return (g | (g >> 1)) & target;
+    }
+
+    // The playable cells that do not let the opponent win at once: none if it has two cells
+    // to win on now, the block if it has one, never one under a cell where it would win.
+    // Assumes the side to move cannot win at once.
+    Bits non_losing_cells(Bits opp, Bits mask) const {
+        Bits possible = next_cells(mask);
+        Bits opp_wins = winning_cells(opp, mask);
+        Bits forced = possible & opp_wins;
+        if (!none(forced)) {
+            if (!none(clear_lowest(forced))) return Bits{{0, 0, 0}};
+            possible = forced;
+        }
+        Bits above = next_cells(mask | possible);
+        return possible & ~drop_onto(above & opp_wins, possible);
+    }
+
+    // The side to move loses at once: it cannot win now and every move lets the opponent
+    // win (a full board is a draw, not a loss).
+    bool lost_at_once(Bits cur, Bits opp, Bits mask) const {
+        Bits playable = next_cells(mask);
+        if (none(playable) || !none(playable & winning_cells(cur, mask))) return false;
+        return none(non_losing_cells(opp, mask));
+    }
+
+    // The first (lowest column) of the `safe` cells after which the opponent is lost at
+    // once, or none. The side to move has no immediate win.
+    Bits kill_among(Bits cur, Bits opp, Bits mask, Bits safe) const {
+        for (Bits rest = safe; !none(rest); rest = clear_lowest(rest)) {
+            Bits cell = rest ^ clear_lowest(rest);
+            if (lost_at_once(opp, cur | cell, mask | cell)) return cell;
+        }
+        return Bits{{0, 0, 0}};
+    }
+
+    // The side to move wins at once or has a two-step kill.
+    bool has_kill(Bits cur, Bits opp, Bits mask) const {
+        Bits playable = next_cells(mask);
+        if (none(playable)) return false;
+        if (!none(playable & winning_cells(cur, mask))) return true;
+        return !none(kill_among(cur, opp, mask, non_losing_cells(opp, mask)));
+    }
+
+    int column_of(int bit_index) const { return bit_index / h1; }
+
+    // The columns (a bit each) of `cells`, at most one cell a column.
+    unsigned columns_of(Bits cells) const {
+        unsigned columns = 0;
+        for (; !none(cells); cells = clear_lowest(cells)) columns |= 1u << column_of(lowest_bit(cells));
+        return columns;
+    }
+};
+
+// A position: columns `w`, rows `h`, rows counted from the bottom as dojo counts them; the
+// cells as an array (for the network's planes) and as bitboards (for the tactics).
 struct Board {
     int w = 0, h = 0;
     int8_t cell[MAX_SIDE][MAX_SIDE];  // [column][row]
@@ -81,20 +236,19 @@ struct Board {
     int blocked_col = -1, blocked_row = -1;
     Result result = ONGOING;
     uint64_t hash = 0;
+    Shape shape;
+    Bits discs[2] = {{{0, 0, 0}}, {{0, 0, 0}}};  // FIRST's and SECOND's
+    Bits mask = {{0, 0, 0}};                     // every occupied cell, blocked ones included
 
     int mover() const { return ply % 2 == 0 ? FIRST : SECOND; }
     int opponent() const { return ply % 2 == 0 ? SECOND : FIRST; }
     bool playable(int c) const { return result == ONGOING && land[c] < h; }
+    Bits mine() const { return discs[mover() - 1]; }
+    Bits theirs() const { return discs[opponent() - 1]; }
+    int bit_of(int c, int r) const { return c * shape.h1 + r; }
 
     void settle(int c) {
         while (land[c] < h && cell[c][land[c]] != EMPTY) ++land[c];
-    }
-
-    // The next cell a disc would land on above row `r` of column `c`, or h.
-    int above(int c, int r) const {
-        int a = r + 1;
-        while (a < h && cell[c][a] == BLOCKED) ++a;
-        return a;
     }
 
     int at(int c, int r) const {
@@ -113,13 +267,14 @@ struct Board {
         return false;
     }
 
-    bool empty_cell(int c, int r) const { return r < h && cell[c][r] == EMPTY; }
-
     void play(int c) {
         int r = land[c];
         int p = mover();
         bool won = wins_at(p, c, r);
         cell[c][r] = (int8_t)p;
+        Bits b = bit(bit_of(c, r));
+        discs[p - 1] = discs[p - 1] | b;
+        mask = mask | b;
         hash ^= KEYS.key[p - 1][c * MAX_SIDE + r];
         settle(c);
         ++ply;
@@ -137,50 +292,34 @@ struct Board {
 
     // Columns (a bit each) where the side to move wins at once.
     unsigned immediate_wins() const {
-        unsigned wins = 0;
-        for (int c = 0; c < w; ++c)
-            if (playable(c) && wins_at(mover(), c, land[c])) wins |= 1u << c;
-        return wins;
+        if (result != ONGOING) return 0;
+        return shape.columns_of(shape.next_cells(mask) & shape.winning_cells(mine(), mask));
     }
 
-    // The columns that do not let the opponent win at once (dojo's `non_losing_moves`):
-    // none if the opponent has two cells to win on now; the one that blocks if it has one;
-    // never under a cell where the opponent would win.
+    // The columns that do not let the opponent win at once (dojo's `non_losing_moves`).
     unsigned non_losing_moves() const {
-        unsigned possible = 0, forced = 0;
-        int opp = opponent();
-        for (int c = 0; c < w; ++c) {
-            if (!playable(c)) continue;
-            possible |= 1u << c;
-            if (wins_at(opp, c, land[c])) forced |= 1u << c;
-        }
-        if (forced) {
-            if (forced & (forced - 1)) return 0;
-            possible = forced;
-        }
-        unsigned safe = 0;
-        for (int c = 0; c < w; ++c) {
-            if (!(possible >> c & 1)) continue;
-            int a = above(c, land[c]);
-            if (!(empty_cell(c, a) && wins_at(opp, c, a))) safe |= 1u << c;
-        }
-        return safe;
-    }
-
-    bool lost_at_once() const {
-        return result == ONGOING && immediate_wins() == 0 && non_losing_moves() == 0;
+        if (result != ONGOING) return 0;
+        return shape.columns_of(shape.non_losing_cells(theirs(), mask));
     }
 
     // The first of the `safe` columns after which the opponent is lost at once, or -1.
     int kill_among(unsigned safe) const {
-        for (int c = 0; c < w; ++c)
-            if ((safe >> c & 1) && after(c).lost_at_once()) return c;
-        return -1;
+        Bits kill = shape.kill_among(mine(), theirs(), mask, cells_of(safe));
+        return none(kill) ? -1 : shape.column_of(lowest_bit(kill));
     }
 
-    bool has_kill() const {
-        if (result != ONGOING) return false;
-        return immediate_wins() != 0 || kill_among(non_losing_moves()) >= 0;
+    // Whether the side to move, after playing column `c`, leaves the opponent a two-step kill.
+    bool gives_kill(int c) const {
+        Bits cell = bit(bit_of(c, land[c]));
+        return shape.has_kill(theirs(), mine() | cell, mask | cell);
+    }
+
+    // The landing cells of the columns `columns`, all playable.
+    Bits cells_of(unsigned columns) const {
+        Bits cells = {{0, 0, 0}};
+        for (int c = 0; c < w; ++c)
+            if (columns >> c & 1) cells = cells | bit(bit_of(c, land[c]));
+        return cells;
     }
 };
 
@@ -193,11 +332,11 @@ int lowest_column(unsigned columns) {
 // What the lookahead proves, as dojo's `Lookahead`.
 enum Look { LOOK_WIN, LOOK_LOST, LOOK_MOVES };
 
-// The moves worth searching (`two_step_lookahead`, `lookahead` or all, by the settings);
-// `win` is the winning column when LOOK_WIN.
-Look lookahead(const Board& b, std::vector<int>& out, int& win) {
+// The moves worth searching: dojo's `two_step_lookahead` (`two_step`), its `lookahead`
+// (`tactics` alone) or every open column; `win` is the winning column when LOOK_WIN.
+Look lookahead_as(const Board& b, bool tactics, bool two_step, std::vector<int>& out, int& win) {
     out.clear();
-    if (!TACTICS) {
+    if (!tactics) {
         for (int c = 0; c < b.w; ++c)
             if (b.playable(c)) out.push_back(c);
         return LOOK_MOVES;
@@ -211,7 +350,7 @@ Look lookahead(const Board& b, std::vector<int>& out, int& win) {
     if (!safe) return LOOK_LOST;
     unsigned kept = safe;
     Look look = LOOK_MOVES;
-    if (TWO_STEP_KILLS) {
+    if (two_step) {
         int kill = b.kill_among(safe);
         if (kill >= 0) {
             win = kill;
@@ -219,7 +358,7 @@ Look lookahead(const Board& b, std::vector<int>& out, int& win) {
         }
         kept = 0;
         for (int c = 0; c < b.w; ++c)
-            if ((safe >> c & 1) && !b.after(c).has_kill()) kept |= 1u << c;
+            if ((safe >> c & 1) && !b.gives_kill(c)) kept |= 1u << c;
         if (!kept) {
             kept = safe;
             look = LOOK_LOST;
@@ -230,12 +369,22 @@ Look lookahead(const Board& b, std::vector<int>& out, int& win) {
     return look;
 }
 
+// The lookahead the search runs, by the settings.
+Look lookahead(const Board& b, std::vector<int>& out, int& win) {
+    return lookahead_as(b, TACTICS, TWO_STEP_KILLS, out, win);
+}
+
 // The board a strategy is shown (x the row from the top, 2 the mover's discs) as dojo's.
 bool board_from_view(int M, int N, const int* board, int lastX, int lastY, int noX, int noY, Board& b) {
     if (M < 1 || N < 1 || M > MAX_SIDE || N > MAX_SIDE) return false;
     b = Board();
     b.w = N;
     b.h = M;
+    b.shape.h1 = M + 1;
+    for (int c = 0; c < N; ++c) {
+        b.shape.bottom = b.shape.bottom | bit(b.bit_of(c, 0));
+        for (int r = 0; r < M; ++r) b.shape.full = b.shape.full | bit(b.bit_of(c, r));
+    }
     int mine = 0, theirs = 0;
     for (int x = 0; x < M; ++x)
         for (int y = 0; y < N; ++y) {
@@ -256,6 +405,9 @@ bool board_from_view(int M, int N, const int* board, int lastX, int lastY, int n
                 b.blocked_row = r;
             }
             b.cell[y][r] = (int8_t)p;
+            if (p != EMPTY) b.mask = b.mask | bit(b.bit_of(y, r));
+            if (p == BLOCKED) b.shape.blocked = b.shape.blocked | bit(b.bit_of(y, r));
+            if (p == FIRST || p == SECOND) b.discs[p - 1] = b.discs[p - 1] | bit(b.bit_of(y, r));
             if (p == FIRST || p == SECOND) b.hash ^= KEYS.key[p - 1][y * MAX_SIDE + r];
             free_cells += p == EMPTY;
         }
@@ -445,6 +597,7 @@ void encode(const Board& b) {
     std::memset(S.in, 0, sizeof(float) * cells * PLANES);
     int me = b.mover(), opp = b.opponent();
     bool first = me == FIRST;
+    Bits my_wins = b.shape.winning_cells(b.mine(), b.mask), their_wins = b.shape.winning_cells(b.theirs(), b.mask);
     for (int c = 0; c < w; ++c)
         for (int r = 0; r < h; ++r) {
             float* p = S.in + ((h - 1 - r) * w + c) * PLANES;
@@ -457,8 +610,8 @@ void encode(const Board& b) {
             p[4] = 1.0f;
             p[5] = first;
             if (v == EMPTY) {
-                p[6] = b.wins_at(me, c, r);
-                p[7] = b.wins_at(opp, c, r);
+                p[6] = has(my_wins, b.bit_of(c, r));
+                p[7] = has(their_wins, b.bit_of(c, r));
                 p[8] = r == b.land[c];
             }
         }
@@ -1039,6 +1192,27 @@ extern "C" int dojoEvaluate(const int M, const int N, const int* top, const int*
     for (int c = 0; c < N; ++c) policy[c] = 0.0f;
     for (size_t i = 0; i < open.size(); ++i) policy[open[i]] = p[i];
     return 0;
+}
+
+// The two-step lookahead alone on the position a strategy is shown, for `dojo export saiblo
+// --check` to compare with dojo's (the tactics the search builds on, on bitboards of its
+// own): writes the columns into `moves` (at least N ints) and their number into `count`;
+// returns 0 when those are the moves worth searching, 1 when the first wins, 2 when the side
+// to move is lost (then the moves that make the opponent find the kill, none if every move
+// loses at once), or -1 for a board it cannot play.
+extern "C" int dojoLookahead(const int M, const int N, const int* top, const int* board, const int lastX,
+                             const int lastY, const int noX, const int noY, int* moves, int* count) {
+    using namespace dojo;
+    (void)top;
+    Board b;
+    if (!board_from_view(M, N, board, lastX, lastY, noX, noY, b)) return -1;
+    std::vector<int> out;
+    int win = -1;
+    Look look = lookahead_as(b, true, true, out, win);
+    if (look == LOOK_WIN) out.assign(1, win);
+    for (size_t i = 0; i < out.size(); ++i) moves[i] = out[i];
+    *count = (int)out.size();
+    return look == LOOK_WIN ? 1 : look == LOOK_LOST ? 2 : 0;
 }
 
 // Which convolution the network runs, for `dojo export saiblo --check` to check both: the
