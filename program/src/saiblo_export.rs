@@ -406,29 +406,41 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
             }
             agreement.value = agreement.value.max((value[0] - theirs).abs());
         }
-        let mut dojo_moves = Vec::new();
-        let dojo = describe(game.two_step_lookahead(&mut dojo_moves), &dojo_moves);
-        let (mut columns, mut count) = (vec![0 as c_int; game.width()], 0 as c_int);
-        // SAFETY: `columns` holds a column per board column, as the signature asks.
-        let status =
-            unsafe { lookahead(m, n, top, board, last_x, last_y, no_x, no_y, columns.as_mut_ptr(), &mut count) };
-        let theirs = match (status, count) {
-            (-1, _) => return Err(ExportError::Refused { board: game.spec(), entry_point: "dojoLookahead" }),
-            (1, 1) => describe(Lookahead::Win(columns[0] as dojo_game::Action), &[]),
-            (0 | 2, k) if (0..=game.width() as c_int).contains(&k) => {
-                let columns: Vec<dojo_game::Action> =
-                    columns[..k as usize].iter().map(|&c| c as dojo_game::Action).collect();
-                describe(if status == 2 { Lookahead::Lost } else { Lookahead::Moves }, &columns)
-            }
-            _ => format!("the answer {status} with {count} columns"),
-        };
-        if theirs != dojo {
-            let moves = game.moves_to_text(&moves);
-            return Err(ExportError::LookaheadDiffers { board: game.spec(), moves, dojo, strategy: theirs });
-        }
+        check_lookahead(lookahead, &game, &moves, &view)?;
     }
     agreement.sizes = sizes.len();
     Ok(agreement)
+}
+
+/// The strategy's `dojoLookahead` on `game` (reached by `moves`, shown as `view`) against
+/// dojo's two-step lookahead: the same answer, or [`ExportError::LookaheadDiffers`].
+fn check_lookahead(
+    lookahead: LookaheadFn,
+    game: &Connect4<Bits192>,
+    moves: &[dojo_game::Action],
+    view: &SaibloView,
+) -> Result<(), ExportError> {
+    let (m, n, top, board, last_x, last_y, no_x, no_y) = view.sdk_args();
+    let mut dojo_moves = Vec::new();
+    let dojo = describe(game.two_step_lookahead(&mut dojo_moves), &dojo_moves);
+    let (mut columns, mut count) = (vec![0 as c_int; game.width()], 0 as c_int);
+    // SAFETY: `columns` holds a column per board column, as the signature asks.
+    let status = unsafe { lookahead(m, n, top, board, last_x, last_y, no_x, no_y, columns.as_mut_ptr(), &mut count) };
+    let theirs = match (status, count) {
+        (-1, _) => return Err(ExportError::Refused { board: game.spec(), entry_point: "dojoLookahead" }),
+        (1, 1) => describe(Lookahead::Win(columns[0] as dojo_game::Action), &[]),
+        (0 | 2, k) if (0..=game.width() as c_int).contains(&k) => {
+            let columns: Vec<dojo_game::Action> =
+                columns[..k as usize].iter().map(|&c| c as dojo_game::Action).collect();
+            describe(if status == 2 { Lookahead::Lost } else { Lookahead::Moves }, &columns)
+        }
+        _ => format!("the answer {status} with {count} columns"),
+    };
+    if theirs != dojo {
+        let moves = game.moves_to_text(moves);
+        return Err(ExportError::LookaheadDiffers { board: game.spec(), moves, dojo, strategy: theirs });
+    }
+    Ok(())
 }
 
 /// A lookahead's answer in words, its columns numbered from 1 as dojo writes moves.
