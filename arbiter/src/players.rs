@@ -63,7 +63,9 @@ pub enum PlayerSpec {
     /// one network's judgement of a position and of its mirror image differ, and their
     /// mean plays stronger at the same playouts (Connect Four, 30-minute networks, 200
     /// playouts against `mcts:1000`: 84.8% → 88.7% of 600 games, and 88.5% → 92.2% with
-    /// `cpuct=1.0`). `:noavg` evaluates the board as it stands (`:avg` is accepted too).
+    /// `cpuct=1.0`). `:noavg` evaluates the board as it stands. By the clock the default
+    /// is the other way round ([`net_averages_by_default`]): `:clock=1s` alone evaluates
+    /// the board as it stands, `:clock=1s:avg` averages.
     Net { path: PathBuf, average_symmetries: bool, search: SearchConfig, clock_ms: Option<u64> },
     /// An external Gomoku brain over the Gomocup protocol: `pbrain:COMMAND` (the rest of
     /// the spec is a shell command, e.g. `pbrain:dojo pbrain --model best.safetensors`),
@@ -400,18 +402,29 @@ fn mcts_graph_by_default(clock_ms: Option<u64>) -> bool {
     clock_ms.is_some()
 }
 
+/// Whether a `net` player averages its evaluations over the board's symmetries when its
+/// spec does not say: when it searches a number of playouts, where averaging plays
+/// stronger at the same playouts; not by the clock, where the k evaluations a playout cost
+/// k times fewer playouts (on 15×15 Gomoku 5.3 times: 1,988 evaluations a second at a
+/// batch of one, 2,990 at a batch of eight, 374 averaged playouts; the shipped network at
+/// 1 s a move without averaging scored 65.6% of 16 games against itself with it, and 5 of
+/// 16 against Rapfi at 1 s where averaging won 3; docs/gomoku-ladder.md).
+pub fn net_averages_by_default(clock_ms: Option<u64>) -> bool {
+    clock_ms.is_none()
+}
+
 /// `net:PATH[:OPTION...]`: the parts after `net`, or why they are not a player.
 fn parse_net(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     // The path may itself contain ':'; only trailing options are options.
     let mut path = rest;
     let mut search = SearchConfig::for_play(DEFAULT_NET_SIMS);
-    let mut average_symmetries = true;
+    let mut averaging = None;
     let mut clock_ms = None;
     while let Some((last, before)) = path.split_last() {
         if before.is_empty() {
             break;
         } else if *last == "avg" || *last == "noavg" {
-            average_symmetries = *last == "avg";
+            averaging = Some(*last == "avg");
         } else if let Some(value) = last.strip_prefix("clock=") {
             clock_ms = Some(required_clock(value, "clock=", "a net: player")?);
         } else if let Some((key, value)) = last.split_once('=') {
@@ -425,6 +438,7 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     }
     // Refused in the table's words, as `--set search.KEY=VALUE` is.
     search.validate().map_err(PlayerSpecProblem::Search)?;
+    let average_symmetries = averaging.unwrap_or_else(|| net_averages_by_default(clock_ms));
     Ok(PlayerSpec::Net { path: PathBuf::from(path.join(":")), average_symmetries, search, clock_ms })
 }
 
@@ -483,8 +497,8 @@ impl fmt::Display for PlayerSpec {
                 let listed = |name: &&str| PRINTED_BEFORE_NOAVG.contains(name) || PRINTED_AFTER_NOAVG.contains(name);
                 let others = SearchConfig::KEYS.iter().map(|k| k.name).filter(|name| !listed(name));
                 let mut options: String = PRINTED_BEFORE_NOAVG.into_iter().filter_map(option).collect();
-                if !*average_symmetries {
-                    options.push_str(":noavg");
+                if *average_symmetries != net_averages_by_default(*clock_ms) {
+                    options.push_str(if *average_symmetries { ":avg" } else { ":noavg" });
                 }
                 options.extend(PRINTED_AFTER_NOAVG.into_iter().chain(others).filter_map(option));
                 write!(f, "{options}")?;
@@ -961,6 +975,21 @@ mod tests {
         assert_eq!(spec("net:x:clock=250ms").to_string(), "net:x:clock=250ms");
         assert_eq!(spec("net:x:clock=1.5s").to_string(), "net:x:clock=1.5s");
         assert_eq!(spec(&net.to_string()), net);
+        // By the clock a network evaluates the board as it stands unless told `avg`; by
+        // playouts it averages unless told `noavg`: each prints only what differs.
+        let averages = |text: &str| matches!(spec(text), PlayerSpec::Net { average_symmetries: true, .. });
+        assert!(!averages("net:x:clock=1s") && averages("net:x:avg:clock=1s") && !averages("net:x:noavg:clock=1s"));
+        assert!(averages("net:x") && averages("net:x:avg") && !averages("net:x:noavg"));
+        for (text, printed) in [
+            ("net:x:clock=1s", "net:x:clock=1s"),
+            ("net:x:noavg:clock=1s", "net:x:clock=1s"),
+            ("net:x:clock=1s:avg", "net:x:avg:clock=1s"),
+            ("net:x:avg", "net:x"),
+            ("net:x:noavg", "net:x:noavg"),
+        ] {
+            assert_eq!(spec(text).to_string(), printed, "{text}");
+            assert_eq!(spec(printed), spec(text), "{printed}");
+        }
         // A brain with its own time a move, which a match's --move-timeout-ms leaves alone.
         let brain = spec("pbrain:nodes=10:clock=1.5s:engine --flag");
         assert!(

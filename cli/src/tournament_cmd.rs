@@ -48,6 +48,8 @@ pub struct TournamentArgs {
     sims: u32,
     /// The run's checkpoints search each move for this long instead of --sims playouts
     /// (e.g. 1s, 250ms): a tournament by the clock, as against `pbrain:clock=1s:ENGINE`.
+    /// By the clock they evaluate the board as it stands (averaging would cost them k times
+    /// the playouts; `net:CKPT:avg:clock=1s` in --players averages).
     #[arg(long, value_name = "TIME", value_parser = dojo_arbiter::players::parse_clock)]
     clock: Option<u64>,
     /// Games per pairing, in pairs from one random opening, each side moving first once

@@ -140,3 +140,13 @@ fn dojo_match_drives_two_dojo_brains_through_the_protocol() {
     assert_eq!(games[0]["moves"], games[1]["moves"], "{result}");
     assert_eq!(result["a"].as_str().unwrap(), brain);
 }
+
+#[test]
+fn dojo_pbrain_refuses_two_averaging_flags_that_contradict() {
+    // `--no-average` never averages; `--average-by-the-clock` averages under a time limit
+    // too: asked for both, the brain names the clash instead of picking one.
+    let out = dojo(&["pbrain", "--model", "g.safetensors", "--no-average", "--average-by-the-clock"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("'--no-average' cannot be used with '--average-by-the-clock'"), "{stderr}");
+}

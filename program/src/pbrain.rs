@@ -25,7 +25,10 @@ pub enum PbrainError {
 }
 
 struct NetChooser {
-    agent: NetAgent<Gomoku>,
+    /// Searches a number of playouts: no time limit.
+    by_playouts: NetAgent<Gomoku>,
+    /// Searches by the clock, under the manager's time limit.
+    timed: NetAgent<Gomoku>,
     /// The most playouts of a timed search.
     max_timed: u32,
 }
@@ -33,25 +36,34 @@ struct NetChooser {
 impl MoveChooser for NetChooser {
     fn choose(&mut self, game: &Gomoku, deadline: Option<Instant>) -> Action {
         match deadline {
-            Some(deadline) => self.agent.select_move_until(game, deadline, self.max_timed),
-            None => self.agent.select_move(game),
+            Some(deadline) => self.timed.select_move_until(game, deadline, self.max_timed),
+            None => self.by_playouts.select_move(game),
         }
     }
 }
 
-/// Answers the manager's commands on `input` as `player` (a `net:` spec of a network of
+/// The network players a brain plays as: `by_playouts` where the manager sets no time
+/// limit, `timed` under one (two `net:` specs of one checkpoint, which may differ in
+/// symmetry averaging: by the clock it costs playouts,
+/// [`dojo_arbiter::players::net_averages_by_default`]).
+pub struct BrainPlayers {
+    pub by_playouts: PlayerSpec,
+    pub timed: PlayerSpec,
+}
+
+/// Answers the manager's commands on `input` as `players` (`net:` specs of a network of
 /// architecture `arch`) until `END` or the end of input: a Gomoku network plays its board,
 /// an any-size one every board up to 20×20. A search under a time limit stops at
 /// `max_sims` playouts even with time left (None: when the time is spent).
 pub fn serve(
     arch: &Architecture,
-    player: &PlayerSpec,
+    players: &BrainPlayers,
     max_sims: Option<u32>,
     device: tch::Device,
     input: impl BufRead,
     mut output: impl Write,
 ) -> Result<(), PbrainError> {
-    let model = match player {
+    let model = match &players.by_playouts {
         PlayerSpec::Net { path, .. } => path.as_path(),
         _ => Path::new(""),
     };
@@ -64,15 +76,17 @@ pub fn serve(
     // checked here is its own frame's.
     let board = GameSpec::Gomoku { size: arch.width as u8 };
     let start = Gomoku::new(arch.width).map_err(PlayerError::from)?;
-    let mut agent = net_player(player, 0, device, Some((&board, &start)))?;
-    agent.new_game(0);
+    let mut by_playouts = net_player(&players.by_playouts, 0, device, Some((&board, &start)))?;
+    let mut timed = net_player(&players.timed, 0, device, Some((&board, &start)))?;
+    by_playouts.new_game(0);
+    timed.new_game(0);
     let about = format!(
         "name=\"dojo\", version=\"{}\", author=\"dojo developers\", country=\"-\", model=\"{}\"",
         env!("CARGO_PKG_VERSION"),
         model.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     let max_timed = max_sims.unwrap_or(MAX_TIMED_PLAYOUTS).max(1);
-    let chooser = NetChooser { agent, max_timed };
+    let chooser = NetChooser { by_playouts, timed, max_timed };
     let mut brain = Brain::new(sizes, chooser, about);
     for line in input.lines() {
         match brain.handle(&line?) {

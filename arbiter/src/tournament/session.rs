@@ -12,7 +12,7 @@ use super::{
 };
 use crate::charts::ChartError;
 use crate::openings::Openings;
-use crate::players::{check_player_for, PlayerSpec};
+use crate::players::{check_player_for, net_averages_by_default, PlayerSpec};
 use crate::promotion::{self, Promoter};
 use dojo_game::GameSpec;
 use dojo_net::checkpoint;
@@ -317,7 +317,7 @@ fn checkpoints(request: &Request, run: &RunPaths, one_player: bool) -> Result<Ve
         let sidecar = checkpoint::read_sidecar(&path)?;
         let mut spec = PlayerSpec::net(&path, request.sims);
         if let PlayerSpec::Net { average_symmetries, clock_ms, .. } = &mut spec {
-            *average_symmetries = !one_player;
+            *average_symmetries = !one_player && net_averages_by_default(request.clock_ms);
             *clock_ms = request.clock_ms;
         }
         entrants.push(Entrant {
