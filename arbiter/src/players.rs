@@ -407,7 +407,7 @@ fn mcts_graph_by_default(clock_ms: Option<u64>) -> bool {
 /// stronger at the same playouts; not by the clock, where the k evaluations a playout cost
 /// k times fewer playouts (on 15×15 Gomoku 5.3 times: 1,988 evaluations a second at a
 /// batch of one, 2,990 at a batch of eight, 374 averaged playouts; the shipped network at
-/// 1 s a move without averaging scored 65.6% of 16 games against itself with it, and 5 of
+/// 1 s a move without averaging scored 62.5% of 48 games against itself with it, and 5 of
 /// 16 against Rapfi at 1 s where averaging won 3; docs/gomoku-ladder.md).
 pub fn net_averages_by_default(clock_ms: Option<u64>) -> bool {
     clock_ms.is_none()

@@ -27,7 +27,7 @@ pub struct PbrainArgs {
     no_average: bool,
     /// Average over the symmetries under a time limit too: 8 evaluations a playout, about
     /// 5 times fewer playouts in the same time on a CPU (by the clock the shipped 15x15
-    /// network scored 34% against itself without averaging; docs/gomoku-ladder.md).
+    /// network averaging scored 37.5% of 48 games against itself not; docs/gomoku-ladder.md).
     #[arg(long, conflicts_with = "no_average")]
     average_by_the_clock: bool,
     /// Under a time limit, stop at this many playouts a move even with time left (default:
