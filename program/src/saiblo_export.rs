@@ -320,7 +320,8 @@ type UseFastKernel = unsafe extern "C" fn(c_int) -> c_int;
 /// strategy runs the first its processor has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
-    /// AVX2 and FMA intrinsics, on x86-64 processors that have them.
+    /// AVX2 and FMA intrinsics, on x86-64 processors that have them: the residual blocks'
+    /// 3x3 convolutions by Winograd's F(2x2, 3x3), the others direct.
     Avx2,
     /// Plain C++, on any processor.
     Portable,

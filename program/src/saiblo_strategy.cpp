@@ -19,7 +19,7 @@
 //   improved policy below it, the move sequential halving ends on played.
 // `dojoEvaluate` (below) is the network alone and `dojoLookahead` the two-step lookahead
 // alone, for `dojo export saiblo --check`; `dojoUseFastKernel` picks which of the network's
-// two convolutions it runs.
+// two sets of convolutions it runs (AVX2 or portable).
 
 #include <algorithm>
 #include <chrono>
@@ -32,8 +32,9 @@
 #include <unordered_map>
 #include <vector>
 
-// x86-64 processors with AVX2 and FMA get a faster convolution, chosen at run time (below);
-// building with -DDOJO_NO_AVX2 leaves only the portable one.
+// x86-64 processors with AVX2 and FMA get faster convolutions (the residual blocks' by
+// Winograd's F(2x2, 3x3)), chosen at run time (below); building with -DDOJO_NO_AVX2 leaves
+// only the portable ones.
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && !defined(DOJO_NO_AVX2)
 #define DOJO_X86 1
 #include <immintrin.h>
@@ -432,9 +433,13 @@ constexpr int PLANES = 9;
 constexpr int POOLED = 3 * CHANNELS;
 constexpr float NO_MOVE_LOGIT = -30.0f;
 
-// The fast convolution computes this many neighbouring cells of a row at once.
+// The fast convolution computes this many neighbouring cells of a row (or tiles) at once.
 constexpr int FAST_CELLS = 3;
 constexpr int WIDEST_INPUT = PLANES > CHANNELS ? PLANES : CHANNELS;
+// The Winograd convolution's 2x2 output tiles on the largest board, and the 16 numbers a
+// tile's 4x4 input patch becomes.
+constexpr int MAX_TILES = (MAX_SIDE + 1) / 2 * ((MAX_SIDE + 1) / 2);
+constexpr int TILE_TERMS = 16;
 
 struct Scratch {
     float in[MAX_CELLS * PLANES];
@@ -443,6 +448,10 @@ struct Scratch {
     // The fast convolution's input with a border of zeros (and FAST_CELLS more columns, for
     // a row's last block of cells to read).
     float padded[(MAX_SIDE + 2) * (MAX_SIDE + 2 + FAST_CELLS) * WIDEST_INPUT];
+    // The Winograd convolution's transformed input and its products, [tile][term][channel],
+    // with room for the last block of FAST_CELLS tiles.
+    float tiles_in[(MAX_TILES + FAST_CELLS) * TILE_TERMS * CHANNELS];
+    float tiles_out[(MAX_TILES + FAST_CELLS) * TILE_TERMS * CHANNELS];
 };
 Scratch S;
 
@@ -524,6 +533,105 @@ __attribute__((target("avx2,fma"))) void conv_avx2(const float* in, float* out, 
                     if (c0 + j < w) _mm256_storeu_ps(out + (r * w + c0 + j) * CHANNELS + 8 * o, acc[j][o]);
         }
 }
+
+// The residual blocks' 3x3 convolutions with AVX2 and FMA by Winograd's F(2x2, 3x3): each
+// 2x2 tile of output cells is computed from its 4x4 input patch d as A^T [(G g G^T) . (B^T d
+// B)] A, 16 products a channel pair where the direct kernel makes 36, so the work is 16
+// matrix products of [tiles x CHANNELS] by [CHANNELS x CHANNELS] (the direct kernel's inner
+// loop, over tiles instead of cells) between two cheap transforms. An odd side computes a
+// row or column of tiles past the board, so 9x9 gains least (docs/saiblo.md measures it).
+// The transformed weights G g G^T are made once, at load (winograd_weights). The sums are
+// not the direct kernel's: they agree with it to float rounding (about 1e-6 a layer).
+__attribute__((target("avx2,fma"))) void conv_winograd(const float* in, float* out, const float* u,
+                                                       const float* bias, int h, int w) {
+    constexpr int C = CHANNELS, NC = FAST_CELLS, NO = CHANNELS / 8, T = TILE_TERMS;
+    const int th = (h + 1) / 2, tw = (w + 1) / 2, tiles = th * tw;
+    const int blocked = (tiles + NC - 1) / NC * NC;  // tiles rounded up to whole blocks
+    const int pw = 2 * tw + 2;                        // the padded input: a border of zeros
+    std::memset(S.padded, 0, sizeof(float) * (2 * th + 2) * pw * C);
+    for (int r = 0; r < h; ++r)
+        std::memcpy(S.padded + ((r + 1) * pw + 1) * C, in + r * w * C, sizeof(float) * w * C);
+    // The input transform, B^T d B, 8 channels at a time: with B^T's rows (1, 0, -1, 0),
+    // (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, 0, -1) on the patch's rows, then on its columns.
+    for (int ty = 0; ty < th; ++ty)
+        for (int tx = 0; tx < tw; ++tx) {
+            const float* patch = S.padded + (2 * ty * pw + 2 * tx) * C;
+            float* terms = S.tiles_in + (ty * tw + tx) * T * C;
+            for (int i = 0; i < C; i += 8) {
+                __m256 t[4][4];
+                for (int c = 0; c < 4; ++c) {
+                    __m256 d0 = _mm256_loadu_ps(patch + c * C + i), d1 = _mm256_loadu_ps(patch + (pw + c) * C + i);
+                    __m256 d2 = _mm256_loadu_ps(patch + (2 * pw + c) * C + i);
+                    __m256 d3 = _mm256_loadu_ps(patch + (3 * pw + c) * C + i);
+                    t[0][c] = _mm256_sub_ps(d0, d2);
+                    t[1][c] = _mm256_add_ps(d1, d2);
+                    t[2][c] = _mm256_sub_ps(d2, d1);
+                    t[3][c] = _mm256_sub_ps(d1, d3);
+                }
+                for (int r = 0; r < 4; ++r) {
+                    _mm256_storeu_ps(terms + (4 * r + 0) * C + i, _mm256_sub_ps(t[r][0], t[r][2]));
+                    _mm256_storeu_ps(terms + (4 * r + 1) * C + i, _mm256_add_ps(t[r][1], t[r][2]));
+                    _mm256_storeu_ps(terms + (4 * r + 2) * C + i, _mm256_sub_ps(t[r][2], t[r][1]));
+                    _mm256_storeu_ps(terms + (4 * r + 3) * C + i, _mm256_sub_ps(t[r][1], t[r][3]));
+                }
+            }
+        }
+    // The last block's tiles past the board read zeros.
+    std::memset(S.tiles_in + tiles * T * C, 0, sizeof(float) * (blocked - tiles) * T * C);
+    // The 16 products, NC tiles at a time, their CHANNELS sums in registers.
+    for (int e = 0; e < T; ++e) {
+        const float* ue = u + e * C * C;
+        for (int t0 = 0; t0 < blocked; t0 += NC) {
+            const float* src = S.tiles_in + (t0 * T + e) * C;
+            __m256 acc[NC][NO];
+#pragma GCC unroll 8
+            for (int j = 0; j < NC; ++j)
+#pragma GCC unroll 8
+                for (int o = 0; o < NO; ++o) acc[j][o] = _mm256_setzero_ps();
+            for (int i = 0; i < C; ++i) {
+                const float* row = ue + i * C;
+                __m256 s[NC];
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; ++j) s[j] = _mm256_broadcast_ss(src + j * T * C + i);
+#pragma GCC unroll 8
+                for (int o = 0; o < NO; ++o) {
+                    __m256 wv = _mm256_loadu_ps(row + 8 * o);
+#pragma GCC unroll 8
+                    for (int j = 0; j < NC; ++j) acc[j][o] = _mm256_fmadd_ps(s[j], wv, acc[j][o]);
+                }
+            }
+            float* dst = S.tiles_out + (t0 * T + e) * C;
+#pragma GCC unroll 8
+            for (int j = 0; j < NC; ++j)
+#pragma GCC unroll 8
+                for (int o = 0; o < NO; ++o) _mm256_storeu_ps(dst + j * T * C + 8 * o, acc[j][o]);
+        }
+    }
+    // The output transform, A^T m A plus the bias (A^T's rows (1, 1, 1, 0), (0, 1, -1, -1)):
+    // the tile's cells on the board are stored.
+    for (int ty = 0; ty < th; ++ty)
+        for (int tx = 0; tx < tw; ++tx) {
+            const float* terms = S.tiles_out + (ty * tw + tx) * T * C;
+            for (int o = 0; o < C; o += 8) {
+                __m256 s[2][4];
+                for (int c = 0; c < 4; ++c) {
+                    __m256 m0 = _mm256_loadu_ps(terms + c * C + o), m1 = _mm256_loadu_ps(terms + (4 + c) * C + o);
+                    __m256 m2 = _mm256_loadu_ps(terms + (8 + c) * C + o);
+                    __m256 m3 = _mm256_loadu_ps(terms + (12 + c) * C + o);
+                    s[0][c] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
+                    s[1][c] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
+                }
+                const __m256 b = _mm256_loadu_ps(bias + o);
+                for (int a = 0; a < 2 && 2 * ty + a < h; ++a) {
+                    float* cell = out + ((2 * ty + a) * w + 2 * tx) * C + o;
+                    _mm256_storeu_ps(cell, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s[a][0], s[a][1]), s[a][2]), b));
+                    if (2 * tx + 1 < w)
+                        _mm256_storeu_ps(cell + C,
+                                         _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(s[a][1], s[a][2]), s[a][3]), b));
+                }
+            }
+        }
+}
 #endif
 
 // Whether this processor runs the fast kernel. The platform builds with plain -O2 for any
@@ -545,6 +653,43 @@ void conv(const float* in, float* out, const float* weight, const float* bias, i
     if (use_fast_kernel) return conv_avx2<IN, K>(in, out, weight, bias, h, w);
 #endif
     conv_portable<IN, K>(in, out, weight, bias, h, w);
+}
+
+#ifdef DOJO_X86
+// The residual blocks' kernels as the Winograd convolution takes them, G g G^T: for each
+// input and output channel the 3x3 kernel g becomes 4x4, [term][in][out] (G's rows (1, 0,
+// 0), (1/2, 1/2, 1/2), (1/2, -1/2, 1/2), (0, 0, 1)). Made once, when the strategy loads.
+float BLOCK_U[2 * BLOCKS][TILE_TERMS * CHANNELS * CHANNELS];
+bool winograd_weights() {
+    constexpr int C = CHANNELS;
+    for (int k = 0; k < 2 * BLOCKS; ++k)
+        for (int i = 0; i < C; ++i)
+            for (int o = 0; o < C; ++o) {
+                float g[3][3], gg[4][3];
+                for (int t = 0; t < 9; ++t) g[t / 3][t % 3] = BLOCK_W[k][t * C * C + i * C + o];
+                for (int c = 0; c < 3; ++c) {
+                    gg[0][c] = g[0][c];
+                    gg[1][c] = 0.5f * (g[0][c] + g[1][c] + g[2][c]);
+                    gg[2][c] = 0.5f * (g[0][c] - g[1][c] + g[2][c]);
+                    gg[3][c] = g[2][c];
+                }
+                for (int a = 0; a < 4; ++a) {
+                    const float row[4] = {gg[a][0], 0.5f * (gg[a][0] + gg[a][1] + gg[a][2]),
+                                          0.5f * (gg[a][0] - gg[a][1] + gg[a][2]), gg[a][2]};
+                    for (int b = 0; b < 4; ++b) BLOCK_U[k][(4 * a + b) * C * C + i * C + o] = row[b];
+                }
+            }
+    return true;
+}
+bool block_weights_transformed = winograd_weights();
+#endif
+
+// Residual block layer `k`'s 3x3 convolution: Winograd's with AVX2, else the portable one.
+void block_conv(int k, const float* in, float* out, int h, int w) {
+#ifdef DOJO_X86
+    if (use_fast_kernel) return conv_winograd(in, out, BLOCK_U[k], BLOCK_B[k], h, w);
+#endif
+    conv_portable<CHANNELS, 3>(in, out, BLOCK_W[k], BLOCK_B[k], h, w);
 }
 
 // A linear layer of `cells` inputs at once: weights [in][out].
@@ -625,9 +770,9 @@ void evaluate(const Board& b, float* logits, float* value) {
     conv<PLANES, 3>(S.in, S.x, STEM_W, STEM_B, h, w);
     relu_mask(S.x, cells);
     for (int k = 0; k < BLOCKS; ++k) {
-        conv<CHANNELS, 3>(S.x, S.y, BLOCK_W[2 * k], BLOCK_B[2 * k], h, w);
+        block_conv(2 * k, S.x, S.y, h, w);
         relu_mask(S.y, cells);
-        conv<CHANNELS, 3>(S.y, S.t, BLOCK_W[2 * k + 1], BLOCK_B[2 * k + 1], h, w);
+        block_conv(2 * k + 1, S.y, S.t, h, w);
         for (int i = 0; i < cells * CHANNELS; ++i) S.t[i] += S.x[i];
         relu_mask(S.t, cells);
         std::memcpy(S.x, S.t, sizeof(float) * cells * CHANNELS);
