@@ -53,7 +53,7 @@ fn the_shipped_any_size_gomoku_network_plays_every_board() {
 
 #[test]
 fn the_saiblo_networks_play_saiblo_boards() {
-    // The shipped 3x32 and the 6x32 checkpoint a run continues from (networks/README.md):
+    // The shipped 3x32 and the 6x32 of its network-size measurement (networks/README.md):
     // one any-size network each for every saiblo board, the narrowest and the widest here.
     for name in ["connect4-saiblo.safetensors", "connect4-saiblo-6x32.safetensors"] {
         for game in ["connect4:9x9:5.1", "connect4:12x12:7.12"] {
