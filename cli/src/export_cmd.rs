@@ -5,7 +5,6 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use dojo_net::device::set_threads;
 use dojo_program::saiblo_export::{self as export, ExportConfig, DEFAULT_MOVE_MS};
-use dojo_search::config::SearchConfig;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -36,6 +35,8 @@ struct SaibloArgs {
     #[arg(long)]
     playouts: Option<u32>,
     /// A search setting as a net: player takes it, e.g. `search.c_puct=1.5` (repeatable).
+    /// The strategy's defaults are a net: player's but for 4 rollouts a leaf
+    /// (`search.rollouts=0` turns them off).
     #[arg(long = "set", value_name = "search.KEY=VALUE")]
     set: Vec<String>,
     /// Only write the source: no build with g++, no check.
@@ -56,7 +57,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
 /// What the strategy searches with. Its playouts: `--playouts`, else a
 /// `--set search.simulations=N`, else only the clock (a flag over `--set`, as everywhere).
 fn export_config(args: &SaibloArgs) -> Result<ExportConfig> {
-    let mut search = SearchConfig::for_play(u32::MAX);
+    let mut search = ExportConfig::default_search();
     search.apply(&args.set)?;
     let set_playouts = (search.simulations != u32::MAX).then_some(search.simulations);
     Ok(ExportConfig { playouts: args.playouts.or(set_playouts), move_ms: args.move_ms, search })
@@ -70,12 +71,16 @@ fn run_saiblo(args: SaibloArgs) -> Result<()> {
     let loaded = export::load(&args.model)?;
     let exported = export::write_strategy(&args.model, &loaded, &config, &args.out)?;
     println!(
-        "wrote {} ({:.1} MB; a {} network; {} ms a move{})",
+        "wrote {} ({:.1} MB; a {} network; {} ms a move{}; {})",
         exported.source.display(),
         exported.bytes as f64 / 1e6,
         exported.shape,
         config.move_ms,
-        config.playouts.map(|n| format!(", at most {n} playouts")).unwrap_or_default()
+        config.playouts.map(|n| format!(", at most {n} playouts")).unwrap_or_default(),
+        match config.search.rollouts {
+            0 => "no rollouts".to_string(),
+            n => format!("{n} rollouts a leaf at weight {}", config.search.rollout_weight),
+        }
     );
     if args.no_build {
         return Ok(());
@@ -102,8 +107,8 @@ fn run_saiblo(args: SaibloArgs) -> Result<()> {
     if agreement.policy > AGREEMENT || agreement.value > AGREEMENT {
         anyhow::bail!("{line}, more than {AGREEMENT:e}");
     }
-    // check_agreement has already failed on a position where the lookaheads differ.
-    println!("checked: {line}; its two-step lookahead is dojo's on every one");
+    // check_agreement has already failed on a position where the lookaheads or rollouts differ.
+    println!("checked: {line}; its two-step lookahead and its rollouts are dojo's on every one");
     Ok(())
 }
 
@@ -129,5 +134,15 @@ mod tests {
         assert_eq!(playouts(&["--set", "search.simulations=800"]), Some(800));
         assert_eq!(playouts(&["--set", "search.sims=800"]), Some(800));
         assert_eq!(playouts(&["--playouts", "300", "--set", "search.simulations=800"]), Some(300));
+    }
+
+    #[test]
+    fn a_strategy_mixes_four_rollouts_unless_told_otherwise() {
+        let rollouts = |words: &[&str]| {
+            let cli = Cli::try_parse_from(["export", "--model", "m", "--out", "o"].iter().chain(words)).unwrap();
+            export_config(&cli.args).unwrap().search.rollouts
+        };
+        assert_eq!(rollouts(&[]), 4);
+        assert_eq!(rollouts(&["--set", "search.rollouts=0"]), 0);
     }
 }

@@ -98,7 +98,9 @@ fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
         if fast_kernel_runs_here() { "the AVX2 kernel and the portable kernel" } else { "the portable kernel" };
     assert!(said.contains(&format!("checked: 1000 positions on 16 board sizes, with {kernels}:")), "{said}");
     // And on each of them its tactics (a bitboard of its own) are dojo's two-step lookahead.
-    assert!(said.contains("; its two-step lookahead is dojo's on every one\n"), "{said}");
+    assert!(said.contains("; its two-step lookahead and its rollouts are dojo's on every one\n"), "{said}");
+    // Its search mixes 4 rollouts into each leaf's value unless told otherwise.
+    assert!(said.contains("; 4 rollouts a leaf at weight 0.5)\n"), "{said}");
     for file in ["Strategy.cpp", "Strategy.h", "Point.h", "Strategy.so"] {
         assert!(out.join(file).exists(), "{file}");
     }
@@ -112,8 +114,9 @@ fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
     assert!(built.success());
 
     // Equal playouts, random boards in pairs (each side first once): the same search on the
-    // same network, the graph kept between moves as dojo keeps it, plays the same games.
-    let report = against_its_net_player(&out, &format!("net:{net}:sims=24:noavg"), "11");
+    // same network, the graph kept between moves as dojo keeps it, the same rollouts mixed
+    // into the same leaves, plays the same games.
+    let report = against_its_net_player(&out, &format!("net:{net}:sims=24:noavg:rollouts=4"), "11");
     let (same, pairs) = pairs_played_twice(&report);
     assert!(same >= 11, "only {same} of {pairs} pairs were the same game twice: {report}");
     let interval = report["interval"].as_array().unwrap();
@@ -181,7 +184,7 @@ fn an_exported_gumbel_search_plays_move_for_move_as_its_net_player_does() {
     let said = export_at_playouts(&net, &out, "16", &["--check", "0", "--set", "search.mode=gumbel"]);
     assert!(said.contains("Strategy.so with g++ -O2"), "{said}");
     assert!(std::fs::read_to_string(out.join("Strategy.cpp")).unwrap().contains("constexpr bool GUMBEL = true;"));
-    let report = against_its_net_player(&out, &format!("net:{net}:sims=16:noavg:mode=gumbel"), "12");
+    let report = against_its_net_player(&out, &format!("net:{net}:sims=16:noavg:mode=gumbel:rollouts=4"), "12");
     // Gumbel's sigma rescales a node's Q-values by their own spread, so a tie the networks'
     // last bits tip comes up more often than in PUCT (11 of 12 here on 2026-11-29; the PUCT
     // export against this player: 0 of 8).

@@ -286,6 +286,23 @@ const fn splitmix(state: &mut u64) -> u64 {
     word
 }
 
+/// The lowest cell of the non-empty `cells`.
+#[inline(always)]
+fn lowest_cell<B: BitWord>(cells: B) -> B {
+    cells ^ cells.clear_lowest()
+}
+
+/// A cell of the non-empty `cells` drawn uniformly from the splitmix64 stream at `state`:
+/// the k-th in bit order, k the top 32 bits of the word scaled to the count.
+#[inline]
+fn random_cell<B: BitWord>(mut cells: B, state: &mut u64) -> B {
+    let k = ((splitmix(state) >> 32) * u64::from(cells.count_ones())) >> 32;
+    for _ in 0..k {
+        cells = cells.clear_lowest();
+    }
+    lowest_cell(cells)
+}
+
 const fn zobrist_table() -> [[u64; ZOBRIST_CELLS]; 3] {
     let mut t = [[0u64; ZOBRIST_CELLS]; 3];
     let mut s = 0x0c4c_4f4e_4e45_4354u64;
@@ -573,6 +590,12 @@ impl<B: BitWord> Connect4<B> {
 
     #[inline]
     fn winning_cells_of(&self, p: B) -> B {
+        self.winning_cells_of_in(p, self.mask)
+    }
+
+    /// [`Connect4::winning_cells_of`] on the occupied cells `mask` rather than the board's.
+    #[inline]
+    fn winning_cells_of_in(&self, p: B, mask: B) -> B {
         let h1 = self.height as u32 + 1;
         // Vertical: three below.
         let mut r = (p << 1) & (p << 2) & (p << 3);
@@ -585,7 +608,7 @@ impl<B: BitWord> Connect4<B> {
             r = r | (b & (p << d));
             r = r | (b & (p >> (3 * d)));
         }
-        r & self.board & !self.mask
+        r & self.board & !mask
     }
 
     /// Playable cells where the side to move wins at once.
@@ -714,6 +737,59 @@ impl<B: BitWord> Connect4<B> {
         }
         let rest = safe & !theirs_forbidden;
         self.random_in(if rest.is_zero() { safe } else { rest }, rng)
+    }
+
+    /// The game played out to its end by [`Connect4::heuristic_move`]'s rules (seed 001's
+    /// rollout) on the bitboards alone: 1 if the side to move wins, -1 if it loses, 0 drawn.
+    /// Its random choices come from the SplitMix64 stream `state`, a uniform pick among the
+    /// candidate cells in bit order, and a forced cell is the lowest, so that the strategy
+    /// `dojo export saiblo` writes (C++) replays the same rollouts from the same state.
+    pub fn rollout(&self, state: &mut u64) -> f32 {
+        match self.result {
+            ONGOING => {}
+            DRAW => return 0.0,
+            _ => return -1.0, // the player who moved last won
+        }
+        let (mut cur, mut opp, mut mask) = (self.current, self.opponent_stones(), self.mask);
+        let mut sign = 1.0;
+        loop {
+            let poss = self.next_cells(mask);
+            if poss.is_zero() {
+                return 0.0;
+            }
+            let my_win = self.winning_cells_of_in(cur, mask);
+            if !(poss & my_win).is_zero() {
+                return sign;
+            }
+            let opp_win = self.winning_cells_of_in(opp, mask);
+            let threats = poss & opp_win;
+            let cell = if !threats.is_zero() {
+                lowest_cell(threats)
+            } else {
+                let second = self.next_cells(mask | poss);
+                let safe = poss & !self.drop_onto(second & opp_win, poss);
+                if safe.is_zero() {
+                    random_cell(poss, state)
+                } else {
+                    let theirs_forbidden = safe & self.drop_onto(second & my_win, poss);
+                    let two_step = if theirs_forbidden.is_zero() {
+                        B::zero()
+                    } else {
+                        let third = self.next_cells(mask | poss | second);
+                        theirs_forbidden & self.drop_onto(self.drop_onto(third & my_win, second), poss)
+                    };
+                    if !two_step.is_zero() {
+                        lowest_cell(two_step)
+                    } else {
+                        let rest = safe & !theirs_forbidden;
+                        random_cell(if rest.is_zero() { safe } else { rest }, state)
+                    }
+                }
+            };
+            (cur, opp) = (opp, cur | cell);
+            mask = mask | cell;
+            sign = -sign;
+        }
     }
 
     /// Plays the playable cell `cell` (one bit, from [`Connect4::playable`]) for the side to
@@ -918,6 +994,12 @@ impl<B: BitWord> Game for Connect4<B> {
             }
             Err(answer) => answer,
         }
+    }
+
+    /// Seed 001's rollout, [`Connect4::rollout`].
+    #[inline]
+    fn rollout_result(&self, state: &mut u64) -> Option<f32> {
+        Some(self.rollout(state))
     }
 
     /// Exact with bitboards: at most `width` positions after a safe move and `width²` after

@@ -252,6 +252,20 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
         Lookahead::Moves
     }
 
+    /// The game played out to its end by the game's own rollout policy, from a position
+    /// that is not over: the result for the side to move (1 won, -1 lost, 0 drawn), its
+    /// random choices drawn from the SplitMix64 stream at `state` (a stream another
+    /// language replays exactly: `dojo export saiblo`'s strategy mixes the same rollouts).
+    /// The search mixes such results into the network's value at every expanded position
+    /// (`search.rollouts`).
+    ///
+    /// The default has no rollout policy (None), and the search then keeps the network's
+    /// value: Connect Four has one, seed 001's.
+    fn rollout_result(&self, state: &mut u64) -> Option<f32> {
+        let _ = state;
+        None
+    }
+
     /// Zobrist-style hash of the position (including side to move and pending chance),
     /// kept incrementally.
     fn hash(&self) -> u64;

@@ -17,8 +17,10 @@
 //   played; or, with GUMBEL, the same graph searched as Gumbel AlphaZero plays
 //   (search/src/gumbel.rs, no noise): sequential halving at the root, the completed-Q
 //   improved policy below it, the move sequential halving ends on played.
-// `dojoEvaluate` (below) is the network alone and `dojoLookahead` the two-step lookahead
-// alone, for `dojo export saiblo --check`; `dojoUseFastKernel` picks which of the network's
+// - the leaves' rollouts (ROLLOUTS, mixed into the network's value by ROLLOUT_WEIGHT): seed
+//   001's rollout as dojo's `Connect4::rollout` plays it, from the same random stream.
+// `dojoEvaluate` (below) is the network alone, `dojoLookahead` the two-step lookahead
+// alone and `dojoRollout` one rollout, for `dojo export saiblo --check`; `dojoUseFastKernel` picks which of the network's
 // two sets of convolutions it runs (AVX2 or portable).
 
 #include <algorithm>
@@ -373,6 +375,77 @@ Look lookahead_as(const Board& b, bool tactics, bool two_step, std::vector<int>&
 // The lookahead the search runs, by the settings.
 Look lookahead(const Board& b, std::vector<int>& out, int& win) {
     return lookahead_as(b, TACTICS, TWO_STEP_KILLS, out, win);
+}
+
+// ---------------------------------------------------------------------------------------
+// Rollouts (ROLLOUTS a leaf, their mean mixed into the network's value by ROLLOUT_WEIGHT):
+// seed 001's rollout as dojo's `Connect4::rollout` plays it, on the bitboards alone, its
+// random choices from the same SplitMix64 stream, so that both play the same rollouts.
+
+inline int popcount64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(x);
+#else
+    int n = 0;
+    for (; x; x &= x - 1) ++n;
+    return n;
+#endif
+}
+
+inline Bits lowest_cell(Bits cells) { return cells ^ clear_lowest(cells); }
+
+// A cell of the non-empty `cells` drawn uniformly from the stream at `state`: the k-th in
+// bit order, k the top 32 bits of the word scaled to the count.
+inline Bits random_cell(Bits cells, uint64_t& state) {
+    uint64_t n = (uint64_t)(popcount64(cells.w[0]) + popcount64(cells.w[1]) + popcount64(cells.w[2]));
+    uint64_t k = ((splitmix(state) >> 32) * n) >> 32;
+    for (; k > 0; --k) cells = clear_lowest(cells);
+    return lowest_cell(cells);
+}
+
+// The game played out from the position (`cur` to move, `opp`, every occupied cell `mask`)
+// by the seed's rules: win at once; block the opponent's win (the lowest, if two); never play
+// under a cell where it wins; play a column whose next two cells both win; keep columns the
+// opponent must not play for last; otherwise at random. 1 if the side to move wins, -1 if
+// it loses, 0 drawn.
+float rollout(const Shape& s, Bits cur, Bits opp, Bits mask, uint64_t& state) {
+    float sign = 1.0f;
+    while (true) {
+        Bits poss = s.next_cells(mask);
+        if (none(poss)) return 0.0f;
+        Bits my_win = s.winning_cells(cur, mask);
+        if (!none(poss & my_win)) return sign;
+        Bits opp_win = s.winning_cells(opp, mask);
+        Bits threats = poss & opp_win;
+        Bits cell;
+        if (!none(threats)) {
+            cell = lowest_cell(threats);
+        } else {
+            Bits second = s.next_cells(mask | poss);
+            Bits safe = poss & ~s.drop_onto(second & opp_win, poss);
+            if (none(safe)) {
+                cell = random_cell(poss, state);
+            } else {
+                Bits theirs_forbidden = safe & s.drop_onto(second & my_win, poss);
+                Bits two_step = {{0, 0, 0}};
+                if (!none(theirs_forbidden)) {
+                    Bits third = s.next_cells(mask | poss | second);
+                    two_step = theirs_forbidden & s.drop_onto(s.drop_onto(third & my_win, second), poss);
+                }
+                if (!none(two_step)) {
+                    cell = lowest_cell(two_step);
+                } else {
+                    Bits rest = safe & ~theirs_forbidden;
+                    cell = random_cell(none(rest) ? safe : rest, state);
+                }
+            }
+        }
+        Bits next = opp;
+        opp = cur | cell;
+        cur = next;
+        mask = mask | cell;
+        sign = -sign;
+    }
 }
 
 // The board a strategy is shown (x the row from the top, 2 the mover's discs) as dojo's.
@@ -977,6 +1050,8 @@ struct Search {
     std::vector<Edge> edges;
     std::unordered_map<uint64_t, uint32_t> table;
     uint32_t root = NONE;
+    // The rollouts' stream, restarted with the graph as dojo's search restarts its own.
+    uint64_t rollout_state = ROLLOUT_SEED;
     Board root_board;
     uint32_t playouts = 0;
     std::vector<std::pair<uint32_t, uint32_t>> path;
@@ -992,6 +1067,7 @@ struct Search {
         edges.clear();
         table.clear();
         root = NONE;
+        rollout_state = ROLLOUT_SEED;
     }
 
     uint32_t new_node(const Board& b) {
@@ -1126,6 +1202,11 @@ struct Search {
         for (size_t i = 0; i < legal.size(); ++i) edges.push_back(Edge{legal[i], priors[i], 0, NONE});
         if (!std::isfinite(value)) value = 0.0f;
         value = std::min(1.0f, std::max(-1.0f, value));
+        if (ROLLOUTS > 0 && look == LOOK_MOVES) {
+            float sum = 0.0f;
+            for (uint32_t i = 0; i < ROLLOUTS; ++i) sum += rollout(b.shape, b.mine(), b.theirs(), b.mask, rollout_state);
+            value = (1.0f - ROLLOUT_WEIGHT) * value + ROLLOUT_WEIGHT * sum / (float)ROLLOUTS;
+        }
         Node& n = nodes[leaf];
         n.first_edge = first;
         n.num_edges = (uint32_t)legal.size();
@@ -1358,6 +1439,21 @@ extern "C" int dojoLookahead(const int M, const int N, const int* top, const int
     for (size_t i = 0; i < out.size(); ++i) moves[i] = out[i];
     *count = (int)out.size();
     return look == LOOK_WIN ? 1 : look == LOOK_LOST ? 2 : 0;
+}
+
+// One rollout (seed 001's, as the search mixes them into a leaf's value) from the position a
+// strategy is shown, for `dojo export saiblo --check` to compare with dojo's
+// `Connect4::rollout`: its random choices from the stream at `*state`, which it advances;
+// writes the result for the side to move (1, -1 or 0) into `result`. Returns 0, or -1 for
+// a board it cannot play.
+extern "C" int dojoRollout(const int M, const int N, const int* top, const int* board, const int lastX,
+                           const int lastY, const int noX, const int noY, uint64_t* state, float* result) {
+    using namespace dojo;
+    (void)top;
+    Board b;
+    if (!board_from_view(M, N, board, lastX, lastY, noX, noY, b) || b.result != ONGOING) return -1;
+    *result = rollout(b.shape, b.mine(), b.theirs(), b.mask, *state);
+    return 0;
 }
 
 // Which convolution the network runs, for `dojo export saiblo --check` to check both: the

@@ -154,6 +154,15 @@ pub struct SearchConfig {
     /// would have one, only the moves that refute it are searched (none: proven lost).
     /// 0 = off (the default: docs/gomoku-vcf.md has its cost and what it does in play).
     pub vcf_nodes: u32,
+    /// Rollouts at every expanded position that the lookahead leaves undecided, played by
+    /// the game's rollout policy ([`dojo_game::Game::rollout_result`]; Connect Four's is
+    /// seed 001's) and mixed into the network's value: `(1 - rollout_weight) · v +
+    /// rollout_weight · mean`, AlphaGo's mixed leaf evaluation. 0 = off (the default); games
+    /// without a rollout policy keep the network's value. `dojo export saiblo` turns it on
+    /// (docs/saiblo.md has what it does by the clock).
+    pub rollouts: u32,
+    /// The rollouts' share of a leaf's value (AlphaGo's λ), within 0..=1.
+    pub rollout_weight: f32,
     /// One-player games (2048, 2584): the return (points still to come) that the network's
     /// value output 1 stands for; values and value targets are `h(G) / h(max_return)`
     /// with MuZero's `h` ([`dojo_game::returns::ReturnScale`]). Returns above it are clipped by
@@ -180,6 +189,8 @@ impl Default for SearchConfig {
             tactics: true,
             two_step_kills: true,
             vcf_nodes: 0,
+            rollouts: 0,
+            rollout_weight: 0.5,
             max_return: DEFAULT_MAX_RETURN,
         }
     }
@@ -294,6 +305,8 @@ search_keys! {
     tactics: "one-ply lookahead at every expanded position",
     two_step_kills: "with tactics: two plies deeper (double threats)",
     vcf_nodes / vcf: "threat-space search (Gomoku's VCF) of at most this many nodes per position (0 = off)",
+    rollouts: "rollouts mixed into the network's value at each expanded position (Connect Four; 0 = off)",
+    rollout_weight: "the rollouts' share of a leaf's value (0..=1)",
     max_return: "one-player games: the return the network's value 1 stands for",
 }
 
@@ -411,6 +424,7 @@ impl SearchConfig {
         let expected = "a finite number of points, at least 1";
         SettingError::check(points >= 1.0 && points.is_finite(), "search.max_return", points, expected)?;
         unit("search.dirichlet_epsilon", self.dirichlet_epsilon)?;
+        unit("search.rollout_weight", self.rollout_weight)?;
         unit("search.nonroot_noise_epsilon", self.nonroot_noise_epsilon)
     }
 
@@ -625,6 +639,8 @@ mod tests {
             ("tactics", "false"),
             ("two_step_kills", "false"),
             ("vcf_nodes", "1000"),
+            ("rollouts", "4"),
+            ("rollout_weight", "0.25"),
             ("max_return", "123456"),
         ];
         assert_eq!(texts.len(), SearchConfig::KEYS.len());
@@ -655,7 +671,7 @@ mod tests {
         assert_eq!(err.to_string(), r#"search.simulations = "-3": expected a whole number"#);
         let err = c.set("c_puc", "1").unwrap_err().to_string();
         assert!(err.starts_with(r#"unknown setting "c_puc": expected one of simulations, mode, "#), "{err}");
-        assert!(err.ends_with("vcf_nodes, max_return"), "{err}");
+        assert!(err.ends_with("vcf_nodes, rollouts, rollout_weight, max_return"), "{err}");
         assert_eq!(c, SearchConfig::default(), "a refused setting changes nothing");
         // --set's assignments: the section named, then checked as a config file is.
         c.apply(&["search.simulations=64", "search.mode = gumbel"]).unwrap();
@@ -678,5 +694,15 @@ mod tests {
         assert_eq!(on, SearchConfig { vcf_nodes: 1000, ..SearchConfig::default() });
         let err = serde_json::from_str::<SearchConfig>(r#"{"vcf_nodes": -1}"#).unwrap_err().to_string();
         assert!(err.contains("invalid value"), "{err}");
+    }
+
+    #[test]
+    fn rollouts_are_off_unless_asked_for_and_their_weight_is_a_share() {
+        assert_eq!((SearchConfig::default().rollouts, SearchConfig::for_play(100).rollouts), (0, 0));
+        let mut c = SearchConfig::for_play(100);
+        c.apply(&["search.rollouts=4", "search.rollout_weight=0.25"]).unwrap();
+        assert_eq!((c.rollouts, c.rollout_weight), (4, 0.25));
+        let err = c.apply(&["search.rollout_weight=1.5"]).unwrap_err().to_string();
+        assert_eq!(err, "search.rollout_weight = 1.5 must be within 0..=1");
     }
 }

@@ -124,7 +124,14 @@ pub struct Search<G: Game> {
     scratch: Vec<f32>,
     /// Gumbel mode: the root's noise and sequential-halving counts, and scratch.
     gumbel: GumbelState,
+    /// The SplitMix64 stream the rollouts draw from (`search.rollouts`): restarted with the
+    /// graph, as the exported saiblo strategy restarts its own, so both play the same
+    /// rollouts.
+    rollout_state: u64,
 }
+
+/// Where a search's rollout stream starts ("roll").
+pub const ROLLOUT_SEED: u64 = 0x726f_6c6c;
 
 impl<G: Game> Search<G> {
     /// A search; `self_play` turns on root noise, forced visits and non-root noise as
@@ -146,6 +153,7 @@ impl<G: Game> Search<G> {
             legal: Vec::new(),
             scratch: Vec::new(),
             gumbel: GumbelState::default(),
+            rollout_state: ROLLOUT_SEED,
         }
     }
 
@@ -178,6 +186,7 @@ impl<G: Game> Search<G> {
         self.root = NONE;
         self.root_game = None;
         self.pending = None;
+        self.rollout_state = ROLLOUT_SEED;
     }
 
     /// Draws the search's random choices (root noise, tie-breaks, temperature) from `rng`
@@ -666,6 +675,23 @@ fn ordered(x: f32) -> i64 {
     (x * 1e6) as i64
 }
 
+impl<G: Game> Search<G> {
+    /// The network's `value` of `game` mixed with `search.rollouts` rollouts' mean, in the
+    /// exported strategy's order of operations (its f32 sums and the same stream), or the
+    /// value alone where the game has no rollout policy.
+    fn mix_rollouts(&mut self, game: &G, value: f32) -> f32 {
+        let mut sum = 0.0f32;
+        for _ in 0..self.config.rollouts {
+            match game.rollout_result(&mut self.rollout_state) {
+                Some(result) => sum += result,
+                None => return value,
+            }
+        }
+        let weight = self.config.rollout_weight;
+        (1.0 - weight) * value + weight * sum / self.config.rollouts as f32
+    }
+}
+
 impl<G: Game> LeafSearch<G> for Search<G> {
     /// Runs playouts until one needs the network or `budget` playouts (since `set_root`) are
     /// done. A proven root is done at once. In Gumbel mode the budget counts simulations
@@ -729,7 +755,10 @@ impl<G: Game> LeafSearch<G> for Search<G> {
         for (i, &a) in self.legal.iter().enumerate() {
             self.edges.push(Edge { action: a, prior: self.scratch[i], visits: 0, child: NONE });
         }
-        let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
+        let mut value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
+        if lookahead == Lookahead::Moves && self.config.rollouts > 0 {
+            value = self.mix_rollouts(&game, value);
+        }
         let n = &mut self.nodes[leaf as usize];
         n.first_edge = first;
         n.num_edges = self.legal.len() as u32;
