@@ -482,3 +482,36 @@ fn the_engine_sends_each_position_to_the_network_once_per_model() {
         assert_eq!(empty_board_evals(&net), want, "new model: {switch}");
     }
 }
+
+/// `search.rollouts`: an expanded position's value is the network's mixed with that many
+/// rollouts from the search's own stream (restarted with the graph), in the weight asked
+/// for; positions the lookahead decides, and searches without rollouts, keep their value.
+#[test]
+fn rollouts_mix_into_the_value_of_each_expanded_position() {
+    let game = position("4453");
+    let expanded_value = |rollouts: u32, weight: f32| {
+        let config = SearchConfig { rollouts, rollout_weight: weight, ..SearchConfig::for_play(1) };
+        let mut search: Search<Connect4> = Search::new(config, false, Rng::seed_from_u64(1));
+        search.set_root(&game);
+        assert!(search.run(1) == dojo_search::step::Step::NeedsEval);
+        search.deliver(&[0.0; 7], 0.25);
+        search.root_value().0
+    };
+    // The same rollouts, drawn here from the stream's start.
+    let mut state = dojo_search::puct::ROLLOUT_SEED;
+    let results: Vec<f32> = (0..4).map(|_| game.rollout(&mut state)).collect();
+    assert_ne!(state, dojo_search::puct::ROLLOUT_SEED, "the rollouts drew random moves");
+    let mean = results.iter().sum::<f32>() / 4.0;
+    assert_eq!(expanded_value(4, 0.5), 0.5 * 0.25 + 0.5 * results.iter().sum::<f32>() / 4.0);
+    assert_eq!(expanded_value(4, 1.0), mean);
+    assert_eq!(expanded_value(0, 0.5), 0.25, "no rollouts: the network's value");
+    assert_eq!(expanded_value(4, 0.0), 0.25, "weight 0: the network's value");
+
+    // A position the lookahead wins outright is proven, not rolled out.
+    let config = SearchConfig { rollouts: 4, rollout_weight: 1.0, ..SearchConfig::for_play(1) };
+    let mut search: Search<Connect4> = Search::new(config, false, Rng::seed_from_u64(1));
+    search.set_root(&position("112233"));
+    assert!(search.run(1) == dojo_search::step::Step::NeedsEval);
+    search.deliver(&[0.0; 7], 0.25);
+    assert_eq!(search.root_value(), (1.0, Proven::Win));
+}
