@@ -286,6 +286,17 @@ const fn splitmix(state: &mut u64) -> u64 {
     word
 }
 
+/// What seed 001's rollout rules play ([`Connect4::heuristic_move`]).
+#[derive(Clone, Copy)]
+enum SeedChoice<B> {
+    /// The side to move wins at once on this cell (the lowest, if several).
+    Win(B),
+    /// The one cell to play: the block (the lowest of two threats) or a column's two-step kill.
+    Cell(B),
+    /// Any one of these cells, drawn uniformly.
+    AnyOf(B),
+}
+
 /// The lowest cell of the non-empty `cells`.
 #[inline(always)]
 fn lowest_cell<B: BitWord>(cells: B) -> B {
@@ -710,40 +721,52 @@ impl<B: BitWord> Connect4<B> {
     /// choosing uniformly within the best class. 0 if the game is over.
     #[inline]
     pub fn heuristic_move(&self, rng: &mut Rng) -> Action {
-        let poss = self.playable();
-        let my_win = self.winning_cells_of(self.current);
+        match self.seed_choice(self.current, self.opponent_stones(), self.mask, self.playable()) {
+            SeedChoice::Win(cell) | SeedChoice::Cell(cell) => self.column_of_cell(cell),
+            SeedChoice::AnyOf(cells) => self.random_in(cells, rng),
+        }
+    }
+
+    /// [`Connect4::heuristic_move`]'s rules on a position given as the side to move's discs
+    /// `cur`, the other side's `opp`, the occupied cells `mask` and the playable cells `poss`
+    /// (the rollouts play on these alone): what they play, the random choice left to the
+    /// caller. One implementation for `mcts:N`'s rollouts (which draw from dojo's generator)
+    /// and the search's (a stream the exported strategy replays).
+    #[inline(always)]
+    fn seed_choice(&self, cur: B, opp: B, mask: B, poss: B) -> SeedChoice<B> {
+        let my_win = self.winning_cells_of_in(cur, mask);
         let win = poss & my_win;
         if !win.is_zero() {
-            return self.column_of_cell(win);
+            return SeedChoice::Win(lowest_cell(win));
         }
-        let opp_win = self.winning_cells_of(self.opponent_stones());
+        let opp_win = self.winning_cells_of_in(opp, mask);
         let threats = poss & opp_win;
         if !threats.is_zero() {
-            return self.column_of_cell(threats);
+            return SeedChoice::Cell(lowest_cell(threats));
         }
-        let occ2 = self.mask | poss;
+        let occ2 = mask | poss;
         let second = self.next_cells(occ2);
         let safe = poss & !self.drop_onto(second & opp_win, poss);
         if safe.is_zero() {
-            return self.random_in(poss, rng);
+            return SeedChoice::AnyOf(poss);
         }
         let theirs_forbidden = safe & self.drop_onto(second & my_win, poss);
         if !theirs_forbidden.is_zero() {
             let third = self.next_cells(occ2 | second);
             let two_step = theirs_forbidden & self.drop_onto(self.drop_onto(third & my_win, second), poss);
             if !two_step.is_zero() {
-                return self.column_of_cell(two_step);
+                return SeedChoice::Cell(lowest_cell(two_step));
             }
         }
         let rest = safe & !theirs_forbidden;
-        self.random_in(if rest.is_zero() { safe } else { rest }, rng)
+        SeedChoice::AnyOf(if rest.is_zero() { safe } else { rest })
     }
 
     /// The game played out to its end by [`Connect4::heuristic_move`]'s rules (seed 001's
     /// rollout) on the bitboards alone: 1 if the side to move wins, -1 if it loses, 0 drawn.
     /// Its random choices come from the SplitMix64 stream `state`, a uniform pick among the
-    /// candidate cells in bit order, and a forced cell is the lowest, so that the strategy
-    /// `dojo export saiblo` writes (C++) replays the same rollouts from the same state.
+    /// candidate cells in bit order, so that the strategy `dojo export saiblo` writes (C++)
+    /// replays the same rollouts from the same state.
     pub fn rollout(&self, state: &mut u64) -> f32 {
         match self.result {
             ONGOING => {}
@@ -757,34 +780,10 @@ impl<B: BitWord> Connect4<B> {
             if poss.is_zero() {
                 return 0.0;
             }
-            let my_win = self.winning_cells_of_in(cur, mask);
-            if !(poss & my_win).is_zero() {
-                return sign;
-            }
-            let opp_win = self.winning_cells_of_in(opp, mask);
-            let threats = poss & opp_win;
-            let cell = if !threats.is_zero() {
-                lowest_cell(threats)
-            } else {
-                let second = self.next_cells(mask | poss);
-                let safe = poss & !self.drop_onto(second & opp_win, poss);
-                if safe.is_zero() {
-                    random_cell(poss, state)
-                } else {
-                    let theirs_forbidden = safe & self.drop_onto(second & my_win, poss);
-                    let two_step = if theirs_forbidden.is_zero() {
-                        B::zero()
-                    } else {
-                        let third = self.next_cells(mask | poss | second);
-                        theirs_forbidden & self.drop_onto(self.drop_onto(third & my_win, second), poss)
-                    };
-                    if !two_step.is_zero() {
-                        lowest_cell(two_step)
-                    } else {
-                        let rest = safe & !theirs_forbidden;
-                        random_cell(if rest.is_zero() { safe } else { rest }, state)
-                    }
-                }
+            let cell = match self.seed_choice(cur, opp, mask, poss) {
+                SeedChoice::Win(_) => return sign,
+                SeedChoice::Cell(cell) => cell,
+                SeedChoice::AnyOf(cells) => random_cell(cells, state),
             };
             (cur, opp) = (opp, cur | cell);
             mask = mask | cell;

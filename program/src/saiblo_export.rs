@@ -61,8 +61,8 @@ pub struct ExportConfig {
 
 /// The rollouts an exported strategy mixes into its network's value at each expanded
 /// position unless told otherwise (`search.rollouts`; a `net:` player's default is none): by
-/// the clock, 4 rollouts at AlphaGo's even mix won 72.5% of 40 games against the same export
-/// without them (docs/saiblo.md, "Rollouts in the leaves").
+/// the clock (500 ms a move), 4 rollouts at AlphaGo's even mix won 72.5% of 40 games against
+/// the same export without them (docs/saiblo.md, "Rollouts in the leaves").
 pub const EXPORT_ROLLOUTS: u32 = 4;
 
 impl ExportConfig {
@@ -108,7 +108,7 @@ pub enum ExportError {
     #[error("cannot load the built strategy {}: {error}", .path.display())]
     Load { path: PathBuf, error: libloading::Error },
     /// The built strategy lacks an entry point the check calls (`dojoEvaluate`,
-    /// `dojoLookahead`, `dojoUseFastKernel`): not a strategy this module wrote.
+    /// `dojoLookahead`, `dojoRollout`, `dojoUseFastKernel`): not a strategy this module wrote.
     #[error("{} exports no {symbol} (is it a strategy dojo export saiblo built?)", .path.display())]
     NoEntryPoint { path: PathBuf, symbol: &'static str },
     #[error("the strategy's {entry_point} refused the board {board}")]
@@ -338,8 +338,8 @@ type LookaheadFn = unsafe extern "C" fn(
     *mut c_int,
 ) -> c_int;
 
-/// `int dojoUseFastKernel(int fast)`: the AVX2 convolution (1) or the portable one (0);
-/// returns 1 if the AVX2 one is now in use.
+/// `int dojoRollout(M, N, top, board, lastX, lastY, noX, noY, uint64_t* state, float*
+/// result)`: one rollout from the position, from the stream at `*state` (advanced).
 type RolloutFn = unsafe extern "C" fn(
     c_int,
     c_int,
@@ -352,6 +352,9 @@ type RolloutFn = unsafe extern "C" fn(
     *mut u64,
     *mut f32,
 ) -> c_int;
+
+/// `int dojoUseFastKernel(int fast)`: the AVX2 convolution (1) or the portable one (0);
+/// returns 1 if the AVX2 one is now in use.
 type UseFastKernel = unsafe extern "C" fn(c_int) -> c_int;
 
 /// One of the strategy's two kernels for its convolutions (`saiblo_strategy.cpp`): a
