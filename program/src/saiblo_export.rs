@@ -309,49 +309,21 @@ pub fn build(dir: &Path) -> Result<PathBuf, ExportError> {
     Ok(so)
 }
 
+/// The strategy's check entry points: the SDK's eight arguments of a position (`M, N, top,
+/// board, lastX, lastY, noX, noY`), two out-parameters, a status.
+type PositionEntry<A, B> =
+    unsafe extern "C" fn(c_int, c_int, *const c_int, *const c_int, c_int, c_int, c_int, c_int, A, B) -> c_int;
+
 /// `int dojoEvaluate(M, N, top, board, lastX, lastY, noX, noY, float* policy, float* value)`.
-type Evaluate = unsafe extern "C" fn(
-    c_int,
-    c_int,
-    *const c_int,
-    *const c_int,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
-    *mut f32,
-    *mut f32,
-) -> c_int;
+type Evaluate = PositionEntry<*mut f32, *mut f32>;
 
 /// `int dojoLookahead(M, N, top, board, lastX, lastY, noX, noY, int* moves, int* count)`:
 /// 0 the moves worth searching, 1 a win (the first move), 2 lost, -1 a board it refuses.
-type LookaheadFn = unsafe extern "C" fn(
-    c_int,
-    c_int,
-    *const c_int,
-    *const c_int,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
-    *mut c_int,
-    *mut c_int,
-) -> c_int;
+type LookaheadFn = PositionEntry<*mut c_int, *mut c_int>;
 
 /// `int dojoRollout(M, N, top, board, lastX, lastY, noX, noY, uint64_t* state, float*
 /// result)`: one rollout from the position, from the stream at `*state` (advanced).
-type RolloutFn = unsafe extern "C" fn(
-    c_int,
-    c_int,
-    *const c_int,
-    *const c_int,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
-    *mut u64,
-    *mut f32,
-) -> c_int;
+type RolloutFn = PositionEntry<*mut u64, *mut f32>;
 
 /// `int dojoUseFastKernel(int fast)`: the AVX2 convolution (1) or the portable one (0);
 /// returns 1 if the AVX2 one is now in use.
