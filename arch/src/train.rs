@@ -1,6 +1,7 @@
 //! The trainer's settings as data: the update rule and its knobs. `dojo_net::train`
 //! trains with them; a run's config holds them.
 
+use crate::precision::{Precision, PrecisionChoice};
 use dojo_game::util::SettingError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -77,6 +78,11 @@ pub struct TrainConfig {
     /// renormalised, which keeps the moves the search liked less apart from each other.
     /// 0 = off; as above. KataGo: 8.
     pub soft_policy_weight: f64,
+    /// The format the training step computes in: `f32`; `bf16`, mixed precision (the
+    /// weights, the optimizer and the losses stay f32; convolutions and batch norms run in
+    /// bf16, as PyTorch's autocast runs them); or `auto`, the faster of the two by a timing
+    /// of this network when training starts. f16 is not offered: it needs loss scaling.
+    pub precision: PrecisionChoice,
 }
 
 impl Default for TrainConfig {
@@ -90,6 +96,7 @@ impl Default for TrainConfig {
             value_loss_weight: 1.0,
             opponent_policy_weight: 0.0,
             soft_policy_weight: 0.0,
+            precision: PrecisionChoice::Fixed(Precision::F32),
         }
     }
 }
@@ -107,6 +114,13 @@ impl TrainConfig {
             ("train.soft_policy_weight", self.soft_policy_weight),
         ] {
             SettingError::check((0.0..=100.0).contains(&weight), key, weight, "within 0..=100")?;
+        }
+        if self.precision == PrecisionChoice::Fixed(Precision::F16) {
+            return Err(SettingError::not_a_choice(
+                "train.precision",
+                "f16",
+                "auto, f32 or bf16 (f16 needs loss scaling, which the trainer does not do)",
+            ));
         }
         if self.batch_size == 0 {
             return Err(SettingError::Zero { key: "train.batch_size" });

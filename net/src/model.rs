@@ -14,6 +14,12 @@
 //! Batch norm after every convolution: it lets the trainer use a high learning rate from a
 //! random start, which matters when training runs for minutes, not days; at inference it
 //! is a fixed affine map using the running statistics (`train = false`).
+//!
+//! The network computes in the kind of its input: f32, or bf16 for mixed-precision
+//! training ([`crate::train`]). The weights stay f32 either way (the optimizer's): each
+//! convolution and linear layer casts its weights to the input's kind for the product, and
+//! the batch norms take bf16 activations with their f32 statistics, as PyTorch's autocast
+//! does on a CPU. The cast of an f32 weight for an f32 input is no copy.
 
 use super::any_size;
 pub use dojo_arch::architecture::{
@@ -55,19 +61,33 @@ impl ConvBn {
         ConvBn { conv: nn::conv2d(&p / "conv", cin, cout, k, cfg), bn: nn::batch_norm2d(&p / "bn", cout, bn) }
     }
 
-    fn forward(&self, xs: &Tensor, train: bool) -> Tensor {
-        xs.apply(&self.conv).apply_t(&self.bn, train)
+    fn forward(&self, xs: &Tensor, train: bool, kind: Kind) -> Tensor {
+        conv(&self.conv, xs, kind).apply_t(&self.bn, train)
     }
 
     /// On an any-size network: the output masked, and in training the batch statistics
     /// taken over the board's cells only.
-    fn forward_masked(&self, xs: &Tensor, mask: &Tensor, train: bool) -> Tensor {
+    fn forward_masked(&self, xs: &Tensor, mask: &Tensor, train: bool, kind: Kind) -> Tensor {
         if train {
-            any_size::masked_batch_norm(&xs.apply(&self.conv), mask, &self.bn, BN_EPS)
+            any_size::masked_batch_norm(&conv(&self.conv, xs, kind), mask, &self.bn, BN_EPS)
         } else {
-            self.forward(xs, false) * mask
+            self.forward(xs, false, kind) * mask
         }
     }
+}
+
+/// One of this network's convolutions (stride 1, padded to keep the board's size: all of
+/// them are) computed in `kind`, its weights cast for the product.
+fn conv(c: &nn::Conv2D, xs: &Tensor, kind: Kind) -> Tensor {
+    let pad = c.ws.size()[2] / 2;
+    let bias = c.bs.as_ref().map(|b| b.to_kind(kind));
+    xs.to_kind(kind).conv2d(&c.ws.to_kind(kind), bias.as_ref(), [1, 1], [pad, pad], [1, 1], 1)
+}
+
+/// A linear layer computed in `kind`, its weights cast for the product.
+fn linear(l: &nn::Linear, xs: &Tensor, kind: Kind) -> Tensor {
+    let bias = l.bs.as_ref().map(|b| b.to_kind(kind));
+    xs.to_kind(kind).linear(&l.ws.to_kind(kind), bias.as_ref())
 }
 
 /// The policy head's last layer.
@@ -178,57 +198,61 @@ impl Network {
     }
 
     /// [`Network::forward`], with the auxiliary heads' logits where `aux` asks for them and
-    /// the network has them.
+    /// the network has them. The outputs are in the kind of `xs`.
     pub fn forward_heads(&self, xs: &Tensor, train: bool, aux: bool) -> Heads {
-        let trunk = self.trunk(xs, train);
+        let kind = xs.kind();
+        let trunk = self.trunk(xs, train, kind);
         let features = match &trunk.mask {
             // The any-size head's features are not yet ReLU'd: its global pooling reads them.
-            Some(mask) => self.policy_conv.forward_masked(&trunk.x, mask, train),
-            None => self.policy_conv.forward(&trunk.x, train).relu(),
+            Some(mask) => self.policy_conv.forward_masked(&trunk.x, mask, train, kind),
+            None => self.policy_conv.forward(&trunk.x, train, kind).relu(),
         };
-        let logits = |out: &PolicyOut| self.policy_logits(out, &features, &trunk, xs);
+        let logits = |out: &PolicyOut| self.policy_logits(out, &features, &trunk, xs, kind);
         let policy = logits(&self.policy_out);
         let opponent_policy = self.opponent_out.as_ref().filter(|_| aux).map(logits);
         let soft_policy = self.soft_out.as_ref().filter(|_| aux).map(logits);
         let value = match &trunk.mask {
             Some(mask) => {
-                let v = self.value_conv.forward_masked(&trunk.x, mask, train).relu();
-                any_size::pool(&v, mask).apply(&self.value_fc1)
+                let v = self.value_conv.forward_masked(&trunk.x, mask, train, kind).relu();
+                linear(&self.value_fc1, &any_size::pool(&v, mask), kind)
             }
-            None => self.value_conv.forward(&trunk.x, train).relu().flatten(1, -1).apply(&self.value_fc1),
+            None => {
+                linear(&self.value_fc1, &self.value_conv.forward(&trunk.x, train, kind).relu().flatten(1, -1), kind)
+            }
         };
-        let value = value.relu().apply(&self.value_fc2).tanh().squeeze_dim(1);
+        let value = linear(&self.value_fc2, &value.relu(), kind).tanh().squeeze_dim(1);
         Heads { policy, value, opponent_policy, soft_policy }
     }
 
     /// The residual trunk; an any-size network ([`any_size`]) masks every layer to the
     /// board.
-    fn trunk(&self, xs: &Tensor, train: bool) -> Trunk {
+    fn trunk(&self, xs: &Tensor, train: bool, kind: Kind) -> Trunk {
         let Some(board) = self.arch.policy_head.any_size_board().filter(|_| self.arch.any_size) else {
-            let mut x = self.stem.forward(xs, train).relu();
+            let mut x = self.stem.forward(xs, train, kind).relu();
             for (a, b) in &self.blocks {
-                let y = a.forward(&x, train).relu();
-                x = (b.forward(&y, train) + x).relu();
+                let y = a.forward(&x, train, kind).relu();
+                x = (b.forward(&y, train, kind) + x).relu();
             }
             return Trunk { x, mask: None };
         };
         let mask = any_size::mask(board, xs);
-        let mut x = self.stem.forward_masked(&(xs * &mask), &mask, train).relu();
+        let mut x = self.stem.forward_masked(&(xs * &mask), &mask, train, kind).relu();
         for (a, b) in &self.blocks {
-            let y = a.forward_masked(&x, &mask, train).relu();
-            x = (b.forward_masked(&y, &mask, train) + x).relu();
+            let y = a.forward_masked(&x, &mask, train, kind).relu();
+            x = (b.forward_masked(&y, &mask, train, kind) + x).relu();
         }
         Trunk { x, mask: Some(mask) }
     }
 
     /// One policy output's logits from the policy features.
-    fn policy_logits(&self, out: &PolicyOut, features: &Tensor, trunk: &Trunk, xs: &Tensor) -> Tensor {
+    fn policy_logits(&self, out: &PolicyOut, features: &Tensor, trunk: &Trunk, xs: &Tensor, kind: Kind) -> Tensor {
         match (out, &trunk.mask) {
-            (PolicyOut::Fc(fc), None) => features.flatten(1, -1).apply(fc),
-            (PolicyOut::Conv(conv), None) => features.apply(conv).flatten(1, -1),
+            (PolicyOut::Fc(fc), None) => linear(fc, &features.flatten(1, -1), kind),
+            (PolicyOut::Conv(c), None) => conv(c, features, kind).flatten(1, -1),
             (PolicyOut::Pooled { global, out }, Some(mask)) => {
                 let board = self.arch.policy_head.any_size_board().expect("an any-size network (validated)");
-                any_size::policy_logits(board, features, &trunk.x, mask, xs, |g| g.apply(global), |p| p.apply(out))
+                let (global, out) = (|g: &Tensor| linear(global, g, kind), |p: &Tensor| conv(out, p, kind));
+                any_size::policy_logits(board, features, &trunk.x, mask, xs, global, out)
             }
             _ => unreachable!("a pooled head is any-size, and an any-size network's head is pooled (validated)"),
         }

@@ -2,14 +2,23 @@
 //! decay, + KataGo's auxiliary policy targets where they are on), per-sample weights, SGD
 //! with momentum or Adam; the optimizer's state can be saved next to a checkpoint and
 //! restored on restart.
+//!
+//! A step computes in f32 or, with `train.precision = bf16`, in mixed precision: the input
+//! and so the network's layers in bf16 ([`super::model`]), the weights, their gradients,
+//! the optimizer and the losses in f32. On a CPU with AMX that trained a 15×15 Gomoku
+//! network 2-3 times faster (docs/gomoku-ladder.md); `auto` times both on the network
+//! being trained and keeps the faster.
 
 use super::model::{AuxHeads, Model};
 use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
+use super::precision::{tensor_kind, Precision, PrecisionChoice};
 use dojo_game::util::{atomic_write, SettingError};
 use dojo_game::Game;
 use dojo_record::{RecordError, SampleOptions, TrainingGame};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 use std::path::Path;
+use std::time::Duration;
 use tch::{Kind, Tensor};
 
 pub use super::optim::OptimizerKind;
@@ -144,6 +153,69 @@ impl Losses {
     }
 }
 
+/// The formats `train.precision = auto` chooses between: f16 would need loss scaling.
+const TRAINING_CANDIDATES: [Precision; 2] = [Precision::F32, Precision::Bf16];
+
+/// How long `auto` times each format, after its warm-up.
+const AUTO_BUDGET: Duration = Duration::from_millis(300);
+
+/// The largest batch `auto` times: the ratio of the formats' speeds hardly changes above
+/// it, and a large network's f32 steps on a full batch would hold up the start.
+const AUTO_BATCH: usize = 64;
+
+/// bf16 replaces f32 only when at least this much faster: its steps are not f32's to the
+/// last bit, so a gain within the timing's noise is not worth them.
+const AUTO_MIN_GAIN: f64 = 1.2;
+
+/// The format a trainer's steps compute in, and for `auto` the timings behind the choice.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingPrecision {
+    pub chosen: Precision,
+    /// Training steps a second of a fresh network of the trained one's shape, in each
+    /// candidate format (at most [`AUTO_BATCH`] positions a step); empty for a named format.
+    pub measured: Vec<(Precision, f64)>,
+}
+
+impl TrainingPrecision {
+    /// `choice` for a model of `arch` on `device`: a named format as it is; `auto` the
+    /// faster of f32 and bf16 by a timing of a fresh network of that shape.
+    pub fn choose(
+        choice: PrecisionChoice,
+        arch: &super::model::Architecture,
+        device: tch::Device,
+        config: &TrainConfig,
+    ) -> Result<TrainingPrecision, TrainError> {
+        if let PrecisionChoice::Fixed(chosen) = choice {
+            return Ok(TrainingPrecision { chosen, measured: Vec::new() });
+        }
+        let mut measured = Vec::new();
+        for p in TRAINING_CANDIDATES {
+            let timed = TrainConfig {
+                precision: PrecisionChoice::Fixed(p),
+                batch_size: config.batch_size.min(AUTO_BATCH),
+                ..config.clone()
+            };
+            let model = Model::new(arch.clone(), device);
+            measured.push((p, super::timing::train_steps_per_s(model, timed, AUTO_BUDGET)?));
+        }
+        let rate = |p: Precision| measured.iter().find(|m| m.0 == p).map_or(0.0, |m| m.1);
+        let bf16_pays = rate(Precision::Bf16) >= AUTO_MIN_GAIN * rate(Precision::F32);
+        let chosen = if bf16_pays { Precision::Bf16 } else { Precision::F32 };
+        Ok(TrainingPrecision { chosen, measured })
+    }
+}
+
+impl fmt::Display for TrainingPrecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "training in {}", self.chosen)?;
+        if self.measured.is_empty() {
+            return f.write_str(" (train.precision)");
+        }
+        let rates: Vec<String> = self.measured.iter().map(|(p, r)| format!("{p} {r:.2}")).collect();
+        write!(f, " (auto: steps/s of this network {})", rates.join(", "))
+    }
+}
+
 /// Owns a model and its optimizer.
 pub struct Trainer {
     pub model: Model,
@@ -152,6 +224,8 @@ pub struct Trainer {
     /// Training steps taken (from wherever the caller started counting; restored by
     /// [`Trainer::load_state`]).
     pub step: u64,
+    /// `config.precision`, resolved.
+    precision: TrainingPrecision,
 }
 
 impl Trainer {
@@ -180,7 +254,13 @@ impl Trainer {
             OptimizerKind::Adam => OptimizerConfig::adam(config.weight_decay),
         };
         let optimizer = Optimizer::new(&model.vs, opt, config.learning_rate).map_err(TrainError::Optimizer)?;
-        Ok(Trainer { model, config, optimizer, step: 0 })
+        let precision = TrainingPrecision::choose(config.precision, model.arch(), model.device(), &config)?;
+        Ok(Trainer { model, config, optimizer, step: 0, precision })
+    }
+
+    /// The format the steps compute in, and why.
+    pub fn precision(&self) -> &TrainingPrecision {
+        &self.precision
     }
 
     /// Sets the learning rate of the following steps. A negative, NaN or infinite rate is
@@ -269,15 +349,17 @@ impl Trainer {
         let n = batch.len as i64;
         let device = self.model.device();
         let rows = |data: &[f32]| Tensor::from_slice(data).view([n, arch.actions as i64]).to_device(device);
-        let xs = super::model::input_tensor(arch, &batch.planes, batch.len).to_device(device);
+        let kind = tensor_kind(self.precision.chosen);
+        let xs = super::model::input_tensor(arch, &batch.planes, batch.len).to_device(device).to_kind(kind);
         let target_p = rows(&batch.policy);
         let target_v = Tensor::from_slice(&batch.value).to_device(device);
         let (opponent_weight, soft_weight) = (self.config.opponent_policy_weight, self.config.soft_policy_weight);
         let wanted = AuxHeads::for_training(&self.config);
         let heads = self.model.net.forward_heads(&xs, training, !wanted.is_none());
+        // The losses in f32 whatever the layers computed in (log_softmax casts first).
         let log_p = heads.policy.log_softmax(1, Kind::Float);
         let policy_each = cross_entropy(&target_p, &log_p);
-        let value_each = (&heads.value - &target_v).square();
+        let value_each = (heads.value.to_kind(Kind::Float) - &target_v).square();
         // Each position's weight in the objective: in training the batch's weights,
         // normalised to mean 1 (so the learning rate means the same with or without them).
         let w = if training {

@@ -6,7 +6,7 @@ use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::device::set_threads;
 use dojo_net::folded::FoldedNetwork;
 use dojo_net::model::{Architecture, AuxHeads, Model, PolicyHead, PolicyHeadChoice};
-use dojo_net::precision::Precision;
+use dojo_net::precision::{Precision, PrecisionChoice};
 use dojo_net::train::{Batch, TrainConfig, Trainer};
 use rand::{RngExt, SeedableRng};
 
@@ -302,6 +302,62 @@ fn training_fits_a_fixed_batch() {
     assert!(after.entropy < before.entropy);
 }
 
+/// A trainer of `a` in `precision`, its weights drawn from `seed` (the same for the same seed).
+fn trainer_in(a: &Architecture, precision: Precision, seed: i64) -> Trainer {
+    tch::manual_seed(seed);
+    let config =
+        TrainConfig { learning_rate: 3e-3, precision: PrecisionChoice::Fixed(precision), ..Default::default() };
+    Trainer::new(Model::new(a.clone(), Device::Cpu), config).unwrap()
+}
+
+#[test]
+fn mixed_precision_training_keeps_f32_weights_and_learns_as_f32_does() {
+    set_threads(1);
+    let any_size = Architecture::any_size(GameSpec::Connect4Saiblo, 8, 8, 1, 8);
+    for a in [arch(1, 8), gomoku_arch(1, 8, PolicyHead::Conv), any_size] {
+        let batch = toy_batch(&a, 16, 3);
+        let (mut exact, mut mixed) = (trainer_in(&a, Precision::F32, 7), trainer_in(&a, Precision::Bf16, 7));
+        assert_eq!(mixed.precision().to_string(), "training in bf16 (train.precision)");
+        // The same weights give the same losses to bf16's precision (8 bits of mantissa).
+        let (first_exact, first_mixed) = (exact.train_step(&batch), mixed.train_step(&batch));
+        let close = |x: f64, y: f64| (x - y).abs() <= 0.02 * x.abs().max(0.05);
+        assert!(close(first_exact.policy, first_mixed.policy), "{:?}: {first_exact:?} {first_mixed:?}", a.game);
+        assert!(close(first_exact.value, first_mixed.value), "{:?}: {first_exact:?} {first_mixed:?}", a.game);
+        for _ in 0..100 {
+            exact.train_step(&batch);
+            mixed.train_step(&batch);
+        }
+        // The optimizer's weights stay f32: checkpoints and play are unchanged.
+        for (name, w) in mixed.model.vs.variables() {
+            assert_eq!(w.kind(), tch::Kind::Float, "{name}");
+        }
+        let (before, after_exact, after_mixed) = (first_exact, exact.evaluate(&batch), mixed.evaluate(&batch));
+        for (what, b, e, m) in [
+            ("policy", before.policy, after_exact.policy, after_mixed.policy),
+            ("value", before.value, after_exact.value, after_mixed.value),
+        ] {
+            assert!(e < b * 0.7 && m < b * 0.7, "{:?} {what} loss {b} -> f32 {e}, bf16 {m}", a.game);
+            assert!((m - e).abs() < 0.1 * b, "{:?} {what} loss {b} -> f32 {e}, bf16 {m}", a.game);
+        }
+    }
+}
+
+#[test]
+fn auto_times_both_training_formats_on_the_network_and_says_which_it_chose() {
+    set_threads(1);
+    let config = TrainConfig { precision: PrecisionChoice::Auto, batch_size: 8, ..Default::default() };
+    let trainer = Trainer::new(Model::new(arch(1, 8), Device::Cpu), config).unwrap();
+    let chosen = trainer.precision();
+    let timed: Vec<Precision> = chosen.measured.iter().map(|m| m.0).collect();
+    assert_eq!(timed, [Precision::F32, Precision::Bf16]);
+    assert!(chosen.measured.iter().all(|m| m.1.is_finite() && m.1 > 0.0), "{chosen:?}");
+    let (f32_rate, bf16_rate) = (chosen.measured[0].1, chosen.measured[1].1);
+    let expected = if bf16_rate >= 1.2 * f32_rate { Precision::Bf16 } else { Precision::F32 };
+    assert_eq!(chosen.chosen, expected);
+    let text = chosen.to_string();
+    assert!(text.starts_with(&format!("training in {expected} (auto: steps/s of this network f32 ")), "{text}");
+}
+
 #[test]
 fn folded_network_gives_the_models_outputs() {
     set_threads(1);
@@ -537,4 +593,10 @@ fn bad_train_config_is_refused() {
         .err()
         .unwrap();
     assert_eq!(err.to_string(), "train.batch_size must be at least 1");
+    let f16 = TrainConfig { precision: PrecisionChoice::Fixed(Precision::F16), ..Default::default() };
+    let err = Trainer::new(Model::new(arch(1, 4), Device::Cpu), f16).err().unwrap();
+    assert_eq!(
+        err.to_string(),
+        "train.precision \"f16\": expected auto, f32 or bf16 (f16 needs loss scaling, which the trainer does not do)"
+    );
 }

@@ -6,6 +6,7 @@ use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
 use dojo_net::bench::train::time_training;
+use dojo_net::precision::PrecisionChoice;
 use dojo_net::train::{OptimizerKind, TrainConfig};
 use std::time::Duration;
 
@@ -19,6 +20,11 @@ pub struct TrainBenchArgs {
     /// Optimizer: adam or sgd (train.optimizer).
     #[arg(long, default_value = "adam")]
     optimizer: String,
+    /// The format the steps compute in (train.precision): f32, bf16 (mixed precision: the
+    /// weights and the optimizer stay f32), or auto (the faster of the two, as a run
+    /// chooses it).
+    #[arg(long, default_value = "f32")]
+    precision: PrecisionChoice,
     /// Milliseconds of steps to time (after a warm-up of a quarter of that).
     #[arg(long, default_value_t = 2000)]
     millis: u64,
@@ -38,7 +44,8 @@ pub fn run(args: TrainBenchArgs) -> Result<()> {
         "sgd" => OptimizerKind::Sgd,
         other => bail!("unknown optimizer {other:?} for --optimizer: expected adam or sgd"),
     };
-    let config = TrainConfig { batch_size: args.batch, optimizer, ..TrainConfig::default() };
+    let config = TrainConfig { batch_size: args.batch, optimizer, precision: args.precision, ..TrainConfig::default() };
+    config.validate()?;
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let report = time_training(&spec, model, config, Duration::from_millis(args.millis))?;

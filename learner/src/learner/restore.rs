@@ -265,6 +265,7 @@ fn trainer(
         }
     };
     let mut trainer = Trainer::new(model, config.train.clone())?;
+    tracing::info!("{}", trainer.precision());
     if let Some(rel) = &state.optimizer {
         trainer.load_state(&run.resolve(rel))?;
         if trainer.step != state.step {

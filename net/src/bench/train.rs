@@ -4,8 +4,9 @@
 use super::describe;
 use crate::device::DeviceSpec;
 use crate::model::Model;
+use crate::precision::{Precision, PrecisionChoice};
 use crate::timing::train_steps_per_s;
-use crate::train::{TrainConfig, TrainError};
+use crate::train::{TrainConfig, TrainError, TrainingPrecision};
 use dojo_game::GameSpec;
 use serde::Serialize;
 use std::fmt;
@@ -18,6 +19,8 @@ pub struct TrainReport {
     pub threads: i32,
     pub optimizer: String,
     pub batch: usize,
+    /// The format the steps computed in (`train.precision`; for `auto`, the one it chose).
+    pub precision: Precision,
     pub steps_per_s: f64,
     pub positions_per_s: f64,
     /// Forward and backward: about three forward passes' worth per position.
@@ -25,7 +28,7 @@ pub struct TrainReport {
 }
 
 /// Trains `model` (a network for `spec`) with `config` for `budget` (after a warm-up of a
-/// quarter of that).
+/// quarter of that), in the format `config.precision` names or, for `auto`, chooses.
 pub fn time_training(
     spec: &GameSpec,
     model: Model,
@@ -36,6 +39,8 @@ pub fn time_training(
     let flops = model.arch().flops_per_eval();
     let device = DeviceSpec::of(model.device()).to_string();
     let (batch, optimizer) = (config.batch_size, config.optimizer.to_string());
+    let precision = TrainingPrecision::choose(config.precision, model.arch(), model.device(), &config)?.chosen;
+    let config = TrainConfig { precision: PrecisionChoice::Fixed(precision), ..config };
     let steps_per_s = train_steps_per_s(model, config, budget)?;
     let positions_per_s = steps_per_s * batch as f64;
     Ok(TrainReport {
@@ -44,6 +49,7 @@ pub fn time_training(
         threads: tch::get_num_threads(),
         optimizer,
         batch,
+        precision,
         steps_per_s,
         positions_per_s,
         gflops: 3.0 * positions_per_s * flops / 1e9,
@@ -55,8 +61,8 @@ impl fmt::Display for TrainReport {
         writeln!(f, "{}", self.network)?;
         writeln!(
             f,
-            "{}, {} libtorch thread(s), {} with batches of {}",
-            self.device, self.threads, self.optimizer, self.batch
+            "{}, {} libtorch thread(s), {} with batches of {}, in {}",
+            self.device, self.threads, self.optimizer, self.batch, self.precision
         )?;
         writeln!(
             f,
