@@ -180,6 +180,13 @@ fn bench_train_times_training_steps_and_refuses_bad_options() {
     assert_eq!(v["optimizer"], "adam");
     assert_eq!(v["device"], "cpu");
     assert!(v["network"].as_str().unwrap().starts_with("1x8 net"), "{v}");
+    assert_eq!(v["precision"], "f32");
+    let args = ["bench", "train", "--blocks", "1", "--channels", "8", "--batch", "16", "--millis", "50"];
+    let bf16 = json_of(&[&args[..], &["--precision", "bf16", "--json"]].concat());
+    assert_eq!(bf16["precision"], "bf16");
+    assert!(num(&bf16, "steps_per_s") > 0.0, "{bf16}");
+    let err = stderr_of_failure(&["bench", "train", "--precision", "f16", "--millis", "1"]);
+    assert!(err.contains("f16 needs loss scaling"), "{err}");
     let err = stderr_of_failure(&["bench", "train", "--batch", "0", "--millis", "1"]);
     assert!(err.contains("train.batch_size must be at least 1"), "{err}");
     let err = stderr_of_failure(&["bench", "train", "--optimizer", "lion", "--millis", "1"]);

@@ -155,12 +155,16 @@ fn auxiliary_policy_targets_switched_on_train_report_their_losses_and_leave_play
     let mut c = tiny_config();
     c.train.opponent_policy_weight = 0.15;
     c.train.soft_policy_weight = 8.0;
+    // In mixed precision too: the heads' losses are f32 whatever the layers compute in.
+    c.train.precision = "bf16".parse().unwrap();
     let config = tmp.path().join("aux.toml");
     std::fs::write(&config, c.to_toml()).unwrap();
     let run = tmp.path().join("run");
     let train = ["train", "--run-dir", path(&run), "--config", path(&config), "--steps", "20", "--workers", "1"];
     let out = dojo(&[&train[..], &["--http", "off"]].concat());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("training in bf16 (train.precision)"), "{log}");
 
     // The network has both heads, and the learner reports both losses in every window.
     let sidecar: serde_json::Value =

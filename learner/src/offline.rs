@@ -112,6 +112,7 @@ pub fn learn<G: Game + FromAnyGame>(
     let (start_step, version) = (loaded.sidecar.step, loaded.sidecar.version);
     let mut trainer =
         Trainer::new(loaded.model, job.config.train.clone()).map_err(|e| OfflineError::Trainer(Box::new(e)))?;
+    tracing::info!("{}", trainer.precision());
     let mut rng = Rng::seed_from_u64(job.seed);
     let mut batch = Batch::default();
     let mut window = Vec::new();
