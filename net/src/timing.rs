@@ -6,7 +6,6 @@
 use super::folded::FoldedNetwork;
 use super::model::{Architecture, Model};
 use super::precision::Precision;
-use super::train::{Batch, TrainConfig, TrainError, Trainer};
 use std::time::{Duration, Instant};
 use tch::{Device, Tensor};
 
@@ -101,41 +100,6 @@ pub fn matmul_gflops(device: Device, precision: Precision, size: usize, budget: 
     2.0 * (n as f64).powi(3) * reps as f64 / start.elapsed().as_secs_f64() / 1e9
 }
 
-/// A training batch of `len` positions for `arch`: [`sample_planes`], uniform policy
-/// targets, values alternating between a win and a loss, unit weights. The learner's speed
-/// does not depend on what it learns.
-pub fn sample_batch(arch: &Architecture, len: usize) -> Batch {
-    Batch {
-        len,
-        planes: sample_planes(arch, len),
-        policy: vec![1.0 / arch.actions as f32; len * arch.actions],
-        value: (0..len).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect(),
-        weight: vec![1.0; len],
-        ..Default::default()
-    }
-}
-
-/// Training steps per second of `model` (consumed: training changes it) with `config` (its
-/// batch size and optimizer): a few warm-up steps, then as many as fit `budget`. Each step
-/// reads its losses back to the host, so on CUDA every step has finished when it is counted.
-pub fn train_steps_per_s(model: Model, config: TrainConfig, budget: Duration) -> Result<f64, TrainError> {
-    let batch = sample_batch(model.arch(), config.batch_size);
-    let mut trainer = Trainer::new(model, config)?;
-    let warm = Instant::now();
-    for i in 0.. {
-        trainer.train_step(&batch);
-        if i >= 2 && warm.elapsed() >= budget / 4 {
-            break;
-        }
-    }
-    let (start, mut steps) = (Instant::now(), 0u64);
-    while steps < 3 || start.elapsed() < budget {
-        trainer.train_step(&batch);
-        steps += 1;
-    }
-    Ok(steps as f64 / start.elapsed().as_secs_f64())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,22 +121,6 @@ mod tests {
         assert_eq!(timer.folded.len(), 2);
         timer.evals_per_s(Precision::F32, 1);
         assert_eq!(timer.folded.len(), 2);
-    }
-
-    #[test]
-    fn training_steps_are_timed_on_a_sample_batch() {
-        crate::device::set_threads(1);
-        let game = Connect4::<u64>::standard();
-        let arch = Architecture::for_game(&game, 1, 8);
-        let batch = sample_batch(&arch, 5);
-        assert_eq!((batch.len, batch.planes.len(), batch.policy.len()), (5, 5 * arch.input_len(), 5 * arch.actions));
-        assert_eq!(batch.value, [1.0, -1.0, 1.0, -1.0, 1.0]);
-        let config = TrainConfig { batch_size: 4, ..TrainConfig::default() };
-        let rate = train_steps_per_s(Model::new(arch, Device::Cpu), config, Duration::from_millis(5)).unwrap();
-        assert!(rate.is_finite() && rate > 0.0, "{rate}");
-        let bad = TrainConfig { batch_size: 0, ..TrainConfig::default() };
-        let err = train_steps_per_s(Model::new(Architecture::for_game(&game, 1, 8), Device::Cpu), bad, Duration::ZERO);
-        assert_eq!(err.unwrap_err().to_string(), "train.batch_size must be at least 1");
     }
 
     #[test]

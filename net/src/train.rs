@@ -12,13 +12,14 @@
 use super::model::{AuxHeads, Model};
 use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
 use super::precision::{tensor_kind, Precision, PrecisionChoice};
+use super::timing::sample_planes;
 use dojo_game::util::{atomic_write, SettingError};
 use dojo_game::Game;
 use dojo_record::{RecordError, SampleOptions, TrainingGame};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tch::{Kind, Tensor};
 
 pub use super::optim::OptimizerKind;
@@ -196,7 +197,7 @@ impl TrainingPrecision {
                 ..config.clone()
             };
             let model = Model::new(arch.clone(), device);
-            measured.push((p, super::timing::train_steps_per_s(model, timed, AUTO_BUDGET)?));
+            measured.push((p, train_steps_per_s(model, timed, AUTO_BUDGET)?));
         }
         let rate = |p: Precision| measured.iter().find(|m| m.0 == p).map_or(0.0, |m| m.1);
         let bf16_pays = rate(Precision::Bf16) >= AUTO_MIN_GAIN * rate(Precision::F32);
@@ -433,5 +434,64 @@ impl LossTerms {
         let numbers = Tensor::stack(&all, 0).to_kind(Kind::Double).to_device(tch::Device::Cpu);
         let n = |i: i64| numbers.double_value(&[i]);
         Losses { policy: n(0), value: n(1), total: n(2), entropy: n(3), opponent_policy: n(4), soft_policy: n(5) }
+    }
+}
+
+/// A training batch of `len` positions for `arch`: [`sample_planes`], uniform policy
+/// targets, values alternating between a win and a loss, unit weights. The learner's speed
+/// does not depend on what it learns.
+pub fn sample_batch(arch: &super::model::Architecture, len: usize) -> Batch {
+    Batch {
+        len,
+        planes: sample_planes(arch, len),
+        policy: vec![1.0 / arch.actions as f32; len * arch.actions],
+        value: (0..len).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect(),
+        weight: vec![1.0; len],
+        ..Default::default()
+    }
+}
+
+/// Training steps per second of `model` (consumed: training changes it) with `config` (its
+/// batch size and optimizer): a few warm-up steps, then as many as fit `budget`. Each step
+/// reads its losses back to the host, so on CUDA every step has finished when it is counted.
+pub fn train_steps_per_s(model: Model, config: TrainConfig, budget: Duration) -> Result<f64, TrainError> {
+    let batch = sample_batch(model.arch(), config.batch_size);
+    let mut trainer = Trainer::new(model, config)?;
+    let warm = Instant::now();
+    for i in 0.. {
+        trainer.train_step(&batch);
+        if i >= 2 && warm.elapsed() >= budget / 4 {
+            break;
+        }
+    }
+    let (start, mut steps) = (Instant::now(), 0u64);
+    while steps < 3 || start.elapsed() < budget {
+        trainer.train_step(&batch);
+        steps += 1;
+    }
+    Ok(steps as f64 / start.elapsed().as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::Architecture;
+    use super::*;
+    use dojo_game::connect4::Connect4;
+    use tch::Device;
+
+    #[test]
+    fn training_steps_are_timed_on_a_sample_batch() {
+        crate::device::set_threads(1);
+        let game = Connect4::<u64>::standard();
+        let arch = Architecture::for_game(&game, 1, 8);
+        let batch = sample_batch(&arch, 5);
+        assert_eq!((batch.len, batch.planes.len(), batch.policy.len()), (5, 5 * arch.input_len(), 5 * arch.actions));
+        assert_eq!(batch.value, [1.0, -1.0, 1.0, -1.0, 1.0]);
+        let config = TrainConfig { batch_size: 4, ..TrainConfig::default() };
+        let rate = train_steps_per_s(Model::new(arch, Device::Cpu), config, Duration::from_millis(5)).unwrap();
+        assert!(rate.is_finite() && rate > 0.0, "{rate}");
+        let bad = TrainConfig { batch_size: 0, ..TrainConfig::default() };
+        let err = train_steps_per_s(Model::new(Architecture::for_game(&game, 1, 8), Device::Cpu), bad, Duration::ZERO);
+        assert_eq!(err.unwrap_err().to_string(), "train.batch_size must be at least 1");
     }
 }

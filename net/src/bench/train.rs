@@ -5,7 +5,7 @@ use super::describe;
 use crate::device::DeviceSpec;
 use crate::model::Model;
 use crate::precision::{Precision, PrecisionChoice};
-use crate::timing::train_steps_per_s;
+use crate::train::train_steps_per_s;
 use crate::train::{TrainConfig, TrainError, TrainingPrecision};
 use dojo_game::GameSpec;
 use serde::Serialize;
