@@ -6,10 +6,10 @@
 //! A step computes in f32 or, with `train.precision = bf16`, in mixed precision: the input
 //! and so the network's layers in bf16 ([`super::model`]), the weights, their gradients,
 //! the optimizer and the losses in f32. On a CPU with AMX that trained a 15×15 Gomoku
-//! network 2-3 times faster (docs/gomoku-ladder.md); `auto` times both on the network
+//! network 2-3 times faster (docs/training.md); `auto` times both on the network
 //! being trained and keeps the faster.
 
-use super::model::{AuxHeads, Model};
+use super::model::{Architecture, AuxHeads, Model};
 use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
 use super::precision::{tensor_kind, Precision, PrecisionChoice};
 use super::timing::sample_planes;
@@ -182,7 +182,7 @@ impl TrainingPrecision {
     /// faster of f32 and bf16 by a timing of a fresh network of that shape.
     pub fn choose(
         choice: PrecisionChoice,
-        arch: &super::model::Architecture,
+        arch: &Architecture,
         device: tch::Device,
         config: &TrainConfig,
     ) -> Result<TrainingPrecision, TrainError> {
@@ -440,7 +440,7 @@ impl LossTerms {
 /// A training batch of `len` positions for `arch`: [`sample_planes`], uniform policy
 /// targets, values alternating between a win and a loss, unit weights. The learner's speed
 /// does not depend on what it learns.
-pub fn sample_batch(arch: &super::model::Architecture, len: usize) -> Batch {
+pub fn sample_batch(arch: &Architecture, len: usize) -> Batch {
     Batch {
         len,
         planes: sample_planes(arch, len),
@@ -474,7 +474,6 @@ pub fn train_steps_per_s(model: Model, config: TrainConfig, budget: Duration) ->
 
 #[cfg(test)]
 mod tests {
-    use super::super::model::Architecture;
     use super::*;
     use dojo_game::connect4::Connect4;
     use tch::Device;
