@@ -80,8 +80,9 @@ pub struct TrainConfig {
     pub soft_policy_weight: f64,
     /// The format the training step computes in: `f32`; `bf16`, mixed precision (the
     /// weights, the optimizer and the losses stay f32; convolutions and batch norms run in
-    /// bf16, as PyTorch's autocast runs them); or `auto`, the faster of the two by a timing
-    /// of this network when training starts. f16 is not offered: it needs loss scaling.
+    /// bf16, as PyTorch's autocast runs them); or `auto` (the default), bf16 where it is at
+    /// least 1.2× f32 by a timing of this network when training starts (cached per
+    /// machine), else f32. f16 is not offered: it needs loss scaling.
     pub precision: PrecisionChoice,
 }
 
@@ -96,7 +97,7 @@ impl Default for TrainConfig {
             value_loss_weight: 1.0,
             opponent_policy_weight: 0.0,
             soft_policy_weight: 0.0,
-            precision: PrecisionChoice::Fixed(Precision::F32),
+            precision: PrecisionChoice::Auto,
         }
     }
 }

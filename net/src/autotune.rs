@@ -10,12 +10,14 @@
 //! The decision is cached per (CPU model, device, libtorch threads, architecture, batches)
 //! in `${DOJO_CACHE}/precision.json`, behind a file lock, so the workers that start
 //! together on one machine measure once between them (the others wait for the lock, then
-//! read the answer) and a new architecture is measured again.
+//! read the answer) and a new architecture is measured again. The trainer's `auto`
+//! (`crate::train::TrainingPrecision`) keeps its own decisions in the same file.
 
 use super::device::DeviceError;
 use super::model::{Architecture, Model};
 use super::precision::{Precision, PrecisionChoice};
 use super::timing::NetTimer;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -194,9 +196,11 @@ pub struct DecisionCache {
     path: PathBuf,
 }
 
+/// Each key's decision as JSON: self-play's [`PrecisionDecision`]s and the trainer's
+/// (`crate::train::TrainingPrecision`) share the file, each read back as its own type.
 #[derive(Default, Serialize, Deserialize)]
 struct CacheFile {
-    decisions: BTreeMap<String, PrecisionDecision>,
+    decisions: BTreeMap<String, serde_json::Value>,
 }
 
 impl DecisionCache {
@@ -219,30 +223,43 @@ impl DecisionCache {
         &self.path
     }
 
-    /// The decision stored under `key`, or `measure()`'s, stored for next time. Holds an
-    /// exclusive lock throughout, so processes asking at once measure once. A cache that
-    /// cannot be read or written is warned about and bypassed: it only saves time.
+    /// The decision stored under `key`, or `measure()`'s, stored for next time (see
+    /// [`DecisionCache::get_or_measure`]).
     pub fn get_or_insert(&self, key: &str, measure: impl FnOnce() -> PrecisionDecision) -> PrecisionDecision {
+        match self.get_or_measure(key, measure) {
+            (decision, true) => PrecisionDecision { source: Source::Cached(self.path.clone()), ..decision },
+            (decision, false) => decision,
+        }
+    }
+
+    /// The value stored under `key` (and true), or `measure()`'s (and false), stored for
+    /// next time. Holds an exclusive lock throughout, so processes asking at once measure
+    /// once. A cache that cannot be read or written is warned about and bypassed, and a
+    /// stored value that does not read as a `D` is measured again: the cache only saves time.
+    pub fn get_or_measure<D: Serialize + DeserializeOwned>(&self, key: &str, measure: impl FnOnce() -> D) -> (D, bool) {
         let _lock = match self.lock() {
             Ok(lock) => lock,
             Err(e) => {
                 tracing::warn!("precision cache {} unusable ({e}); measuring without it", self.path.display());
-                return measure();
+                return (measure(), false);
             }
         };
         let mut file = self.read();
-        if let Some(found) = file.decisions.get(key) {
-            return PrecisionDecision { source: Source::Cached(self.path.clone()), ..found.clone() };
+        if let Some(found) = file.decisions.get(key).and_then(|v| D::deserialize(v).ok()) {
+            return (found, true);
         }
         let decision = measure();
-        file.decisions.insert(key.to_string(), decision.clone());
-        let written = serde_json::to_vec_pretty(&file)
+        let written = serde_json::to_value(&decision)
+            .and_then(|value| {
+                file.decisions.insert(key.to_string(), value);
+                serde_json::to_vec_pretty(&file)
+            })
             .map_err(|e| e.to_string())
             .and_then(|bytes| dojo_game::util::atomic_write(&self.path, &bytes).map_err(|e| e.to_string()));
         if let Err(e) = written {
             tracing::warn!("cannot write the precision cache {}: {e}", self.path.display());
         }
-        decision
+        (decision, false)
     }
 
     fn lock(&self) -> std::io::Result<File> {
@@ -338,6 +355,18 @@ mod tests {
         let after = cache.get_or_insert("a", measure);
         assert_eq!((after.chosen, after.source, measured.get()), (Bf16, Source::Measured, 3));
         assert_eq!(cache.get_or_insert("a", measure).source, Source::Cached(cache.path().to_path_buf()));
+    }
+
+    #[test]
+    fn a_stored_value_of_another_kind_is_measured_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DecisionCache::in_dir(dir.path());
+        cache.get_or_insert("k", || fastest(&[F32, Bf16], &[8], table(&[(F32, 8, 1.0), (Bf16, 8, 2.0)])));
+        assert_eq!(cache.get_or_measure("k", || vec![3.5f64]), (vec![3.5], false));
+        assert_eq!(cache.get_or_measure("k", || vec![0.0f64]), (vec![3.5], true));
+        let other: (Vec<f64>, bool) = cache.get_or_measure("j", || vec![1.0]);
+        assert_eq!(other, (vec![1.0], false));
+        assert_eq!(cache.get_or_measure("k", || vec![0.0f64]).0, [3.5], "other keys are kept");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! network 2-3 times faster (docs/training.md); `auto` times both on the network
 //! being trained and keeps the faster.
 
+use super::autotune::{cache_key, DecisionCache};
 use super::model::{Architecture, AuxHeads, Model};
 use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
 use super::precision::{tensor_kind, Precision, PrecisionChoice};
@@ -18,7 +19,7 @@ use dojo_game::Game;
 use dojo_record::{RecordError, SampleOptions, TrainingGame};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tch::{Kind, Tensor};
 
@@ -168,41 +169,87 @@ const AUTO_BATCH: usize = 64;
 /// last bit, so a gain within the timing's noise is not worth them.
 const AUTO_MIN_GAIN: f64 = 1.2;
 
+/// `auto` stops timing a format whose first step took this many of f32's steps: it cannot
+/// win, and emulated bf16 would hold up the start for many seconds.
+const AUTO_GIVE_UP: f64 = 10.0;
+
+/// ... but never before this: a first step also pays one-time costs (oneDNN compiles its
+/// bf16 kernels then), which on a small network are many of its steps.
+const AUTO_GIVE_UP_FLOOR: Duration = Duration::from_secs(1);
+
 /// The format a trainer's steps compute in, and for `auto` the timings behind the choice.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainingPrecision {
     pub chosen: Precision,
     /// Training steps a second of a fresh network of the trained one's shape, in each
     /// candidate format (at most [`AUTO_BATCH`] positions a step); empty for a named format.
     pub measured: Vec<(Precision, f64)>,
+    /// The cache the timings were read from (None: a named format, or timed just now).
+    #[serde(skip)]
+    pub cached: Option<PathBuf>,
 }
 
 impl TrainingPrecision {
     /// `choice` for a model of `arch` on `device`: a named format as it is; `auto` the
-    /// faster of f32 and bf16 by a timing of a fresh network of that shape.
+    /// faster of f32 and bf16 by a timing of a fresh network of that shape, kept in `cache`
+    /// (when given) for this CPU, device, thread count, network, optimizer and batch, so a
+    /// learner that restarts, or the next run of that network, trains as the last did
+    /// without timing again.
     pub fn choose(
         choice: PrecisionChoice,
         arch: &Architecture,
         device: tch::Device,
         config: &TrainConfig,
+        cache: Option<&DecisionCache>,
     ) -> Result<TrainingPrecision, TrainError> {
         if let PrecisionChoice::Fixed(chosen) = choice {
-            return Ok(TrainingPrecision { chosen, measured: Vec::new() });
+            return Ok(TrainingPrecision { chosen, measured: Vec::new(), cached: None });
         }
-        let mut measured = Vec::new();
+        let batch = config.batch_size.min(AUTO_BATCH);
+        let measure = || TrainingPrecision::measure(arch, device, config, batch);
+        let Some(cache) = cache else { return measure() };
+        let key = format!(
+            "training, {} batches of {batch} | {}",
+            config.optimizer,
+            cache_key(arch, device, tch::get_num_threads(), &[batch])
+        );
+        // A failed timing is not cached: the error goes to the caller.
+        let mut failed = None;
+        let (decision, cached) = cache.get_or_measure(&key, || {
+            measure().unwrap_or_else(|e| {
+                failed = Some(e);
+                TrainingPrecision { chosen: Precision::F32, measured: Vec::new(), cached: None }
+            })
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(TrainingPrecision { cached: cached.then(|| cache.path().to_path_buf()), ..decision }),
+        }
+    }
+
+    /// Times each candidate on a fresh network and keeps f32 unless bf16 pays
+    /// [`AUTO_MIN_GAIN`]. A format whose first step takes [`AUTO_GIVE_UP`] times f32's
+    /// step (and at least [`AUTO_GIVE_UP_FLOOR`]) is not timed further: bf16 emulated on a
+    /// CPU without it ran ~80× slower.
+    fn measure(
+        arch: &Architecture,
+        device: tch::Device,
+        config: &TrainConfig,
+        batch: usize,
+    ) -> Result<TrainingPrecision, TrainError> {
+        let mut measured: Vec<(Precision, f64)> = Vec::new();
         for p in TRAINING_CANDIDATES {
-            let timed = TrainConfig {
-                precision: PrecisionChoice::Fixed(p),
-                batch_size: config.batch_size.min(AUTO_BATCH),
-                ..config.clone()
-            };
+            let timed = TrainConfig { precision: PrecisionChoice::Fixed(p), batch_size: batch, ..config.clone() };
+            let give_up = measured
+                .first()
+                .map(|&(_, f32_rate)| Duration::from_secs_f64(AUTO_GIVE_UP / f32_rate).max(AUTO_GIVE_UP_FLOOR));
             let model = Model::new(arch.clone(), device);
-            measured.push((p, train_steps_per_s(model, timed, AUTO_BUDGET)?));
+            measured.push((p, timed_steps_per_s(model, timed, AUTO_BUDGET, give_up)?));
         }
         let rate = |p: Precision| measured.iter().find(|m| m.0 == p).map_or(0.0, |m| m.1);
         let bf16_pays = rate(Precision::Bf16) >= AUTO_MIN_GAIN * rate(Precision::F32);
         let chosen = if bf16_pays { Precision::Bf16 } else { Precision::F32 };
-        Ok(TrainingPrecision { chosen, measured })
+        Ok(TrainingPrecision { chosen, measured, cached: None })
     }
 }
 
@@ -213,7 +260,8 @@ impl fmt::Display for TrainingPrecision {
             return f.write_str(" (train.precision)");
         }
         let rates: Vec<String> = self.measured.iter().map(|(p, r)| format!("{p} {r:.2}")).collect();
-        write!(f, " (auto: steps/s of this network {})", rates.join(", "))
+        let from = self.cached.as_ref().map(|path| format!(", cached in {}", path.display())).unwrap_or_default();
+        write!(f, " (auto{from}: steps/s of this network {})", rates.join(", "))
     }
 }
 
@@ -255,7 +303,9 @@ impl Trainer {
             OptimizerKind::Adam => OptimizerConfig::adam(config.weight_decay),
         };
         let optimizer = Optimizer::new(&model.vs, opt, config.learning_rate).map_err(TrainError::Optimizer)?;
-        let precision = TrainingPrecision::choose(config.precision, model.arch(), model.device(), &config)?;
+        let cache = DecisionCache::default_location();
+        let precision =
+            TrainingPrecision::choose(config.precision, model.arch(), model.device(), &config, cache.as_ref())?;
         Ok(Trainer { model, config, optimizer, step: 0, precision })
     }
 
@@ -455,11 +505,25 @@ pub fn sample_batch(arch: &Architecture, len: usize) -> Batch {
 /// batch size and optimizer): a few warm-up steps, then as many as fit `budget`. Each step
 /// reads its losses back to the host, so on CUDA every step has finished when it is counted.
 pub fn train_steps_per_s(model: Model, config: TrainConfig, budget: Duration) -> Result<f64, TrainError> {
+    timed_steps_per_s(model, config, budget, None)
+}
+
+/// [`train_steps_per_s`], answering after the first step where that step took longer than
+/// `give_up`.
+fn timed_steps_per_s(
+    model: Model,
+    config: TrainConfig,
+    budget: Duration,
+    give_up: Option<Duration>,
+) -> Result<f64, TrainError> {
     let batch = sample_batch(model.arch(), config.batch_size);
     let mut trainer = Trainer::new(model, config)?;
     let warm = Instant::now();
     for i in 0.. {
         trainer.train_step(&batch);
+        if i == 0 && give_up.is_some_and(|limit| warm.elapsed() > limit) {
+            return Ok(1.0 / warm.elapsed().as_secs_f64());
+        }
         if i >= 2 && warm.elapsed() >= budget / 4 {
             break;
         }
@@ -486,11 +550,31 @@ mod tests {
         let batch = sample_batch(&arch, 5);
         assert_eq!((batch.len, batch.planes.len(), batch.policy.len()), (5, 5 * arch.input_len(), 5 * arch.actions));
         assert_eq!(batch.value, [1.0, -1.0, 1.0, -1.0, 1.0]);
-        let config = TrainConfig { batch_size: 4, ..TrainConfig::default() };
+        let config =
+            TrainConfig { batch_size: 4, precision: PrecisionChoice::Fixed(Precision::F32), ..Default::default() };
         let rate = train_steps_per_s(Model::new(arch, Device::Cpu), config, Duration::from_millis(5)).unwrap();
         assert!(rate.is_finite() && rate > 0.0, "{rate}");
         let bad = TrainConfig { batch_size: 0, ..TrainConfig::default() };
         let err = train_steps_per_s(Model::new(Architecture::for_game(&game, 1, 8), Device::Cpu), bad, Duration::ZERO);
         assert_eq!(err.unwrap_err().to_string(), "train.batch_size must be at least 1");
+    }
+
+    #[test]
+    fn a_format_slower_than_the_give_up_limit_is_timed_by_one_step() {
+        crate::device::set_threads(1);
+        let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
+        let config =
+            TrainConfig { batch_size: 4, precision: PrecisionChoice::Fixed(Precision::F32), ..Default::default() };
+        // Without a limit the timing fills its budget; with a limit every step exceeds, it
+        // answers after the first (a step of this network takes milliseconds).
+        let budget = Duration::from_secs(20);
+        let started = Instant::now();
+        let rate =
+            timed_steps_per_s(Model::new(arch.clone(), Device::Cpu), config.clone(), budget, Some(Duration::ZERO));
+        assert!(rate.unwrap() > 0.0);
+        assert!(started.elapsed() < budget / 4, "gave up after {:?}", started.elapsed());
+        let started = Instant::now();
+        timed_steps_per_s(Model::new(arch, Device::Cpu), config, Duration::from_millis(200), None).unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(200));
     }
 }

@@ -2,12 +2,13 @@
 
 use dojo_game::rng::Rng;
 use dojo_game::GameSpec;
+use dojo_net::autotune::DecisionCache;
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::device::set_threads;
 use dojo_net::folded::FoldedNetwork;
 use dojo_net::model::{Architecture, AuxHeads, Model, PolicyHead, PolicyHeadChoice};
 use dojo_net::precision::{Precision, PrecisionChoice};
-use dojo_net::train::{Batch, TrainConfig, Trainer};
+use dojo_net::train::{Batch, TrainConfig, Trainer, TrainingPrecision};
 use rand::{RngExt, SeedableRng};
 
 use tch::Device;
@@ -345,17 +346,38 @@ fn mixed_precision_training_keeps_f32_weights_and_learns_as_f32_does() {
 #[test]
 fn auto_times_both_training_formats_on_the_network_and_says_which_it_chose() {
     set_threads(1);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = DecisionCache::in_dir(dir.path());
     let config = TrainConfig { precision: PrecisionChoice::Auto, batch_size: 8, ..Default::default() };
-    let trainer = Trainer::new(Model::new(arch(1, 8), Device::Cpu), config).unwrap();
-    let chosen = trainer.precision();
+    let a = arch(1, 8);
+    let choose = || TrainingPrecision::choose(PrecisionChoice::Auto, &a, Device::Cpu, &config, Some(&cache)).unwrap();
+    let chosen = choose();
     let timed: Vec<Precision> = chosen.measured.iter().map(|m| m.0).collect();
     assert_eq!(timed, [Precision::F32, Precision::Bf16]);
     assert!(chosen.measured.iter().all(|m| m.1.is_finite() && m.1 > 0.0), "{chosen:?}");
     let (f32_rate, bf16_rate) = (chosen.measured[0].1, chosen.measured[1].1);
     let expected = if bf16_rate >= 1.2 * f32_rate { Precision::Bf16 } else { Precision::F32 };
-    assert_eq!(chosen.chosen, expected);
+    assert_eq!((chosen.chosen, chosen.cached.clone()), (expected, None));
     let text = chosen.to_string();
     assert!(text.starts_with(&format!("training in {expected} (auto: steps/s of this network f32 ")), "{text}");
+    // The next learner of this network on this machine reads the choice back, timings and
+    // all, and says where from; another batch size (or network) is timed afresh.
+    let again = choose();
+    assert_eq!(again.chosen, chosen.chosen);
+    let rates = |t: &TrainingPrecision| t.measured.iter().map(|m| (m.0, format!("{:.9e}", m.1))).collect::<Vec<_>>();
+    assert_eq!(rates(&again), rates(&chosen), "the timings, to JSON's round trip");
+    assert_eq!(again.cached.as_deref(), Some(cache.path()));
+    let prefix = format!("training in {expected} (auto, cached in {}: steps/s", cache.path().display());
+    assert!(again.to_string().starts_with(&prefix), "{again}");
+    let other = TrainConfig { batch_size: 4, ..config.clone() };
+    let fresh = TrainingPrecision::choose(PrecisionChoice::Auto, &a, Device::Cpu, &other, Some(&cache)).unwrap();
+    assert_eq!(fresh.cached, None);
+    // A trainer resolves `auto` the same way, and a named format is never timed.
+    let trainer = Trainer::new(Model::new(a.clone(), Device::Cpu), config.clone()).unwrap();
+    assert_eq!(trainer.precision().measured.len(), 2);
+    let fixed =
+        TrainingPrecision::choose(PrecisionChoice::Fixed(Precision::Bf16), &a, Device::Cpu, &config, Some(&cache));
+    assert_eq!(fixed.unwrap().to_string(), "training in bf16 (train.precision)");
 }
 
 #[test]

@@ -39,7 +39,7 @@ pub fn time_training(
     let flops = model.arch().flops_per_eval();
     let device = DeviceSpec::of(model.device()).to_string();
     let (batch, optimizer) = (config.batch_size, config.optimizer.to_string());
-    let precision = TrainingPrecision::choose(config.precision, model.arch(), model.device(), &config)?.chosen;
+    let precision = TrainingPrecision::choose(config.precision, model.arch(), model.device(), &config, None)?.chosen;
     let config = TrainConfig { precision: PrecisionChoice::Fixed(precision), ..config };
     let steps_per_s = train_steps_per_s(model, config, budget)?;
     let positions_per_s = steps_per_s * batch as f64;
