@@ -6,8 +6,8 @@
 //! A step computes in f32 or, with `train.precision = bf16`, in mixed precision: the input
 //! and so the network's layers in bf16 ([`super::model`]), the weights, their gradients,
 //! the optimizer and the losses in f32. On a CPU with AMX that trained a 15×15 Gomoku
-//! network 2-3 times faster (docs/training.md); `auto` times both on the network
-//! being trained and keeps the faster.
+//! network 2-3 times faster (docs/training.md); `auto`, the default, times both on the
+//! network being trained and keeps bf16 where it pays (the choice cached per machine).
 
 use super::autotune::{cache_key, DecisionCache};
 use super::model::{Architecture, AuxHeads, Model};
@@ -209,7 +209,7 @@ impl TrainingPrecision {
         let measure = || TrainingPrecision::measure(arch, device, config, batch);
         let Some(cache) = cache else { return measure() };
         let key = format!(
-            "training, {} batches of {batch} | {}",
+            "training with {} | {}",
             config.optimizer,
             cache_key(arch, device, tch::get_num_threads(), &[batch])
         );
