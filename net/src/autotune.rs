@@ -20,6 +20,7 @@ use super::timing::NetTimer;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -226,29 +227,35 @@ impl DecisionCache {
     /// The decision stored under `key`, or `measure()`'s, stored for next time (see
     /// [`DecisionCache::get_or_measure`]).
     pub fn get_or_insert(&self, key: &str, measure: impl FnOnce() -> PrecisionDecision) -> PrecisionDecision {
-        match self.get_or_measure(key, measure) {
-            (decision, true) => PrecisionDecision { source: Source::Cached(self.path.clone()), ..decision },
-            (decision, false) => decision,
+        match self.get_or_measure(key, || Ok::<_, Infallible>(measure())) {
+            Ok((decision, true)) => PrecisionDecision { source: Source::Cached(self.path.clone()), ..decision },
+            Ok((decision, false)) => decision,
+            Err(never) => match never {},
         }
     }
 
     /// The value stored under `key` (and true), or `measure()`'s (and false), stored for
-    /// next time. Holds an exclusive lock throughout, so processes asking at once measure
-    /// once. A cache that cannot be read or written is warned about and bypassed, and a
-    /// stored value that does not read as a `D` is measured again: the cache only saves time.
-    pub fn get_or_measure<D: Serialize + DeserializeOwned>(&self, key: &str, measure: impl FnOnce() -> D) -> (D, bool) {
+    /// next time; a failed measurement is the caller's error and stores nothing. Holds an
+    /// exclusive lock throughout, so processes asking at once measure once. A cache that
+    /// cannot be read or written is warned about and bypassed, and a stored value that does
+    /// not read as a `D` is measured again: the cache only saves time.
+    pub fn get_or_measure<D: Serialize + DeserializeOwned, E>(
+        &self,
+        key: &str,
+        measure: impl FnOnce() -> Result<D, E>,
+    ) -> Result<(D, bool), E> {
         let _lock = match self.lock() {
             Ok(lock) => lock,
             Err(e) => {
                 tracing::warn!("precision cache {} unusable ({e}); measuring without it", self.path.display());
-                return (measure(), false);
+                return Ok((measure()?, false));
             }
         };
         let mut file = self.read();
         if let Some(found) = file.decisions.get(key).and_then(|v| D::deserialize(v).ok()) {
-            return (found, true);
+            return Ok((found, true));
         }
-        let decision = measure();
+        let decision = measure()?;
         let written = serde_json::to_value(&decision)
             .and_then(|value| {
                 file.decisions.insert(key.to_string(), value);
@@ -259,7 +266,7 @@ impl DecisionCache {
         if let Err(e) = written {
             tracing::warn!("cannot write the precision cache {}: {e}", self.path.display());
         }
-        (decision, false)
+        Ok((decision, false))
     }
 
     fn lock(&self) -> std::io::Result<File> {
@@ -362,11 +369,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = DecisionCache::in_dir(dir.path());
         cache.get_or_insert("k", || fastest(&[F32, Bf16], &[8], table(&[(F32, 8, 1.0), (Bf16, 8, 2.0)])));
-        assert_eq!(cache.get_or_measure("k", || vec![3.5f64]), (vec![3.5], false));
-        assert_eq!(cache.get_or_measure("k", || vec![0.0f64]), (vec![3.5], true));
-        let other: (Vec<f64>, bool) = cache.get_or_measure("j", || vec![1.0]);
-        assert_eq!(other, (vec![1.0], false));
-        assert_eq!(cache.get_or_measure("k", || vec![0.0f64]).0, [3.5], "other keys are kept");
+        let get = |key: &str, value: f64| cache.get_or_measure(key, || Ok::<_, ()>(vec![value])).unwrap();
+        assert_eq!(get("k", 3.5), (vec![3.5], false));
+        assert_eq!(get("k", 0.0), (vec![3.5], true));
+        assert_eq!(get("j", 1.0), (vec![1.0], false));
+        assert_eq!(get("k", 0.0).0, [3.5], "other keys are kept");
+        // A failed measurement is the caller's, and leaves nothing behind.
+        assert_eq!(cache.get_or_measure::<Vec<f64>, _>("f", || Err("no")), Err("no"));
+        assert_eq!(get("f", 2.0), (vec![2.0], false));
     }
 
     #[test]

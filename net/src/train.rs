@@ -213,18 +213,8 @@ impl TrainingPrecision {
             config.optimizer,
             cache_key(arch, device, tch::get_num_threads(), &[batch])
         );
-        // A failed timing is not cached: the error goes to the caller.
-        let mut failed = None;
-        let (decision, cached) = cache.get_or_measure(&key, || {
-            measure().unwrap_or_else(|e| {
-                failed = Some(e);
-                TrainingPrecision { chosen: Precision::F32, measured: Vec::new(), cached: None }
-            })
-        });
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(TrainingPrecision { cached: cached.then(|| cache.path().to_path_buf()), ..decision }),
-        }
+        let (decision, cached) = cache.get_or_measure(&key, measure)?;
+        Ok(TrainingPrecision { cached: cached.then(|| cache.path().to_path_buf()), ..decision })
     }
 
     /// Times each candidate on a fresh network and keeps f32 unless bf16 pays
