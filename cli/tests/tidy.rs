@@ -480,8 +480,8 @@ fn every_path_and_crate_architecture_names_exists() {
         let mut bases: Vec<PathBuf> = vec![root.clone()];
         bases.extend(tops.iter().flat_map(|d| [d.clone(), d.join("src")]));
         for span in code_spans(line) {
-            // A URL's path (`/metrics`) is not a file, and what lies beside the checkout
-            // (`../shared/DESIGN.md`) is not the workspace's.
+            // A URL's path (`/metrics`) is not a file, and a path above the checkout (`../`)
+            // is not the workspace's (cli/tests/docs.rs refuses any citation of one).
             let is_path = span.contains('/')
                 && !span.starts_with('/')
                 && !span.starts_with("../")
