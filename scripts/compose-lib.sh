@@ -1,6 +1,7 @@
 # Shared by scripts/cluster-test and scripts/network-faults (sourced, not run): brings
 # deploy/compose.yaml up on the Docker engine with a tiny net, and the checks both make.
-# The sourcing script sets `name` (for messages), `workers`, `limit` and `keep` first.
+# The sourcing script sets `name` (for messages), `workers`, `limit` and `keep` first, and
+# may set `services` (the services to start; default: all that `up` starts).
 
 say() { echo "$name: $*" >&2; }
 # On a failure with the stack up, the tail of each service's log says why (CI keeps only
@@ -80,7 +81,8 @@ EOF
   export DOJO_IMAGE=$image DOJO_CONFIG=$work/run.toml DOJO_TOKEN_FILE=$work/token DOJO_DASHBOARD=127.0.0.1:
   export DOJO_TENSORBOARD=127.0.0.1: DOJO_PROMETHEUS=127.0.0.1: DOJO_PROMETHEUS_CONFIG=$work/prometheus
   began=$(date +%s.%N)
-  compose up -d --scale worker="$workers" >&2
+  # shellcheck disable=SC2086 # a list of names
+  compose up -d --scale worker="$workers" ${services:-} >&2
   learner_address
 }
 
