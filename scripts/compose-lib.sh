@@ -1,6 +1,7 @@
 # Shared by scripts/cluster-test and scripts/network-faults (sourced, not run): brings
 # deploy/compose.yaml up on the Docker engine with a tiny net, and the checks both make.
-# The sourcing script sets `name` (for messages), `workers`, `limit` and `keep` first.
+# The sourcing script sets `name` (for messages), `workers`, `limit` and `keep` first, and
+# may set `services` (the services to start; default: all that `up` starts).
 
 say() { echo "$name: $*" >&2; }
 # On a failure with the stack up, the tail of each service's log says why (CI keeps only
@@ -9,7 +10,7 @@ fail() {
   say "FAILED: $*"
   if [ -n "${project:-}" ]; then
     local service
-    for service in learner worker gatekeeper; do
+    for service in learner worker gatekeeper tensorboard prometheus; do
       echo "--- the last 30 lines of $service's log" >&2
       compose logs --no-color --tail=30 "$service" >&2 2>&1 || true
     done
@@ -75,11 +76,31 @@ every_versions = 2
 games = 2
 simulations = 8
 EOF
-  chmod 644 "$work/token" "$work/run.toml"
+  fast_prometheus "$work/prometheus"
+  chmod 644 "$work/token" "$work/run.toml" "$work"/prometheus/*
   export DOJO_IMAGE=$image DOJO_CONFIG=$work/run.toml DOJO_TOKEN_FILE=$work/token DOJO_DASHBOARD=127.0.0.1:
+  export DOJO_TENSORBOARD=127.0.0.1: DOJO_PROMETHEUS=127.0.0.1: DOJO_PROMETHEUS_CONFIG=$work/prometheus
   began=$(date +%s.%N)
-  compose up -d --scale worker="$workers" >&2
+  # shellcheck disable=SC2086 # a list of names
+  compose up -d --scale worker="$workers" ${services:-} >&2
   learner_address
+}
+
+# deploy/prometheus with its clock sped up, into the folder $1: scrapes, rule evaluations
+# and worker discovery every second, every alert's `for:` 2 s, its rate windows 15 s and
+# DojoWorkerGone's hour 10 minutes, so an alert fires within seconds of its cause. The
+# same rules otherwise: what the test sees firing is what a real stack would fire.
+fast_prometheus() {
+  local dir=$1 src=$root/deploy/prometheus
+  mkdir -p "$dir"
+  sed -E 's/^(  (scrape|evaluation)_interval): 15s$/\1: 1s/; s/^( *refresh_interval): 30s$/\1: 1s/' \
+    "$src/prometheus.yml" >"$dir/prometheus.yml"
+  sed -E 's/^( *for): [0-9]+m$/\1: 2s/; s/\[(10|15)m\]/[15s]/g; s/\[1h\]/[10m]/g' "$src/alerts.yml" >"$dir/alerts.yml"
+  # A change to the files that these substitutions miss must not slow the test silently.
+  if grep -Eq '(_interval): [0-9]+[^0-9s]|_interval: ([2-9]|[0-9]{2,})s' "$dir/prometheus.yml" ||
+    grep -Eq '^ *for: [0-9]+[mh]|\[[0-9]+[h]\]|\[(1[1-9]|[2-9][0-9])m\]' "$dir/alerts.yml"; then
+    fail "deploy/prometheus has an interval the test's fast copy does not shorten (see fast_prometheus)"
+  fi
 }
 
 # The learner's published HTTP address (it changes when its container restarts).

@@ -80,6 +80,9 @@ fi
 export DOJO_IMAGE_PROFILE=dev
 "$root/scripts/k8s-validate"
 took "k8s-validate"
+# The compose stack's Prometheus config and alert rules, with their unit tests (promtool).
+"$root/scripts/prometheus-check"
+took "prometheus-check"
 "$root/scripts/cluster-test"
 took "cluster-test"
 # Network faults on that stack: a worker cut off, the learner killed and paused past the
