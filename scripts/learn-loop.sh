@@ -13,6 +13,8 @@
 # RUN_DIR/games-N.rec. Rerunning continues from the last finished generation.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/usage.sh"
+case "${1:-}" in -h|--help) usage ;; -*) echo "learn-loop.sh: unknown option $1 (see --help)" >&2; exit 2 ;; esac
 run=${1:?usage: scripts/learn-loop.sh RUN_DIR [GENERATIONS]}
 generations=${2:-60}
 game=${GAME:-connect4}

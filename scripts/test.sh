@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test in the workspace, then the deployment's checks (the README's test
-# command; CI runs it too). Arguments go to cargo test and skip the deployment checks.
+# command; CI runs it too).
+#
+#   scripts/test.sh [CARGO_TEST_ARGS...]
+#
+# Arguments go to cargo test (e.g. `scripts/test.sh -p dojo --test install`) and skip the
+# deployment checks.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/usage.sh"
+case "${1:-}" in -h|--help) usage ;; esac
 # Each step's time, printed as it ends and again together at the end (where CI's time goes).
 timings=()
 step_start=$SECONDS
@@ -37,12 +44,12 @@ else
 fi
 took "chromium"
 # Rapfi, a Gomocup engine, plays the Gomoku ladder (cli/tests/gomoku_ladder.rs). It is never
-# in this repository: scripts/setup-rapfi.sh finds the one this machine has (DOJO_RAPFI, or
-# one built into the cache from a source folder DOJO_RAPFI named before, or on PATH).
-if DOJO_RAPFI_ENGINE=$("$root/scripts/setup-rapfi.sh"); then
+# in this repository, nor built by it: scripts/find-rapfi finds the one this machine's user
+# built (DOJO_RAPFI, or on PATH), or says how to get one.
+if DOJO_RAPFI_ENGINE=$("$root/scripts/find-rapfi"); then
   export DOJO_RAPFI_ENGINE
 else
-  echo "test.sh: SKIPPING the Gomoku ladder's test: this machine has no Rapfi engine (see above)" >&2
+  echo "test.sh: SKIPPING the Gomoku ladder's tests against Rapfi: this machine has no Rapfi engine (see above)" >&2
 fi
 took "rapfi"
 # The compose tests' base image (scripts/image-base: a debootstrap, minutes spent waiting

@@ -1,18 +1,20 @@
 //! The Gomoku ladder as users run it: `scripts/gomoku-ladder RUN` plays a run's network
 //! against Rapfi at its lowest rung from the shipped book of balanced openings, through
-//! `dojo tournament`'s gauntlet, and resumes without replaying a game. Rapfi is never in the
-//! repository: scripts/setup-rapfi.sh finds the engine this machine has (scripts/test.sh
-//! runs it and names the engine in DOJO_RAPFI_ENGINE); without one the engine's half says
-//! SKIPPED.
+//! `dojo tournament`'s gauntlet, and resumes without replaying a game; a network without a
+//! run (a shipped one) climbs it in a folder of its own. Rapfi is never in the repository,
+//! nor built by it: scripts/find-rapfi finds the engine this machine's user built
+//! (scripts/test.sh runs it and names the engine in DOJO_RAPFI_ENGINE); without one the
+//! tests against Rapfi say SKIPPED, and the rest play a scripted stand-in.
 
 mod common;
 
-use common::{path, tiny_config};
+use common::{path, seeded_tiny_net, tiny_config, tiny_net};
 use dojo_game::gomoku::Gomoku;
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
 use dojo_net::model::{Architecture, Model};
 use dojo_run::dir::RunDir;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -41,14 +43,33 @@ fn new_run(dir: &Path, game: &str) -> RunDir {
 /// Runs the ladder script on `run` with `args`, the engine `rapfi` (DOJO_RAPFI) and this
 /// build's dojo.
 fn ladder(run: &RunDir, rapfi: &str, args: &[&str]) -> Output {
+    let mut all = vec![path(&run.root)];
+    all.extend_from_slice(args);
+    ladder_in(Path::new("."), rapfi, &all)
+}
+
+/// Runs the ladder script with `args` from the folder `cwd`, the engine `rapfi` and this
+/// build's dojo.
+fn ladder_in(cwd: &Path, rapfi: &str, args: &[&str]) -> Output {
     Command::new("bash")
         .arg(script())
-        .arg(path(&run.root))
         .args(args)
+        .current_dir(cwd)
         .env("DOJO_BIN", env!("CARGO_BIN_EXE_dojo"))
         .env("DOJO_RAPFI", rapfi)
         .output()
         .expect("bash runs the ladder script")
+}
+
+/// A stand-in for Rapfi, where a test is about the ladder rather than the engine: the
+/// manager tests' scripted Gomocup brain (it plays the first empty point), as one
+/// executable file like the pbrain-rapfi DOJO_RAPFI names.
+fn stand_in(dir: &Path) -> PathBuf {
+    let brain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arbiter/tests/fake_brain.py");
+    let file = dir.join("pbrain-stand-in");
+    std::fs::write(&file, format!("#!/bin/sh\nexec python3 '{}' good /dev/null\n", brain.display())).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    file
 }
 
 fn stderr(out: &Output) -> String {
@@ -59,7 +80,7 @@ fn stderr(out: &Output) -> String {
 fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
     let Ok(engine) = std::env::var("DOJO_RAPFI_ENGINE") else {
         eprintln!(
-            "SKIPPED: the Gomoku ladder against Rapfi: DOJO_RAPFI_ENGINE is not set (scripts/test.sh builds Rapfi with scripts/setup-rapfi.sh and sets it, or says why not)"
+            "SKIPPED: the Gomoku ladder against Rapfi: DOJO_RAPFI_ENGINE is not set (scripts/test.sh finds the Rapfi you built with scripts/find-rapfi and sets it, or says why not)"
         );
         return;
     };
@@ -119,7 +140,7 @@ fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
 fn a_ladder_by_the_clock_plays_rapfi_at_full_strength_without_a_timeout() {
     let Ok(engine) = std::env::var("DOJO_RAPFI_ENGINE") else {
         eprintln!(
-            "SKIPPED: the Gomoku ladder by the clock against Rapfi: DOJO_RAPFI_ENGINE is not set (scripts/test.sh finds Rapfi with scripts/setup-rapfi.sh and sets it, or says why not)"
+            "SKIPPED: the Gomoku ladder by the clock against Rapfi: DOJO_RAPFI_ENGINE is not set (scripts/test.sh finds the Rapfi you built with scripts/find-rapfi and sets it, or says why not)"
         );
         return;
     };
@@ -155,15 +176,25 @@ fn the_ladder_says_what_is_missing() {
     let missing = dir.path().join("no-such-rapfi");
     let out = ladder(&run, path(&missing), &["--rungs", "1"]);
     assert!(!out.status.success());
+    let said = stderr(&out);
+    assert!(said.contains(&format!("find-rapfi: DOJO_RAPFI={}: no such file.", missing.display())), "{said}");
+    assert!(
+        said.contains("Get it from its project, https://github.com/dhbloo/rapfi, and build it as its own README says"),
+        "{said}"
+    );
+    assert!(said.contains("gomoku-ladder: no Rapfi engine to play"), "{said}");
+    // A source folder, which dojo once built the engine from, is refused as such.
+    let source = dir.path().join("rapfi-source");
+    std::fs::create_dir(&source).unwrap();
+    let out = ladder(&run, path(&source), &["--rungs", "1"]);
     assert!(
         stderr(&out).contains(&format!(
-            "DOJO_RAPFI={} is neither a built pbrain-rapfi nor a Rapfi source folder",
-            missing.display()
+            "find-rapfi: DOJO_RAPFI={} is a folder, and dojo no longer builds engines from a source folder",
+            source.display()
         )),
         "{}",
         stderr(&out)
     );
-    assert!(stderr(&out).contains("gomoku-ladder: no Rapfi engine to play"), "{}", stderr(&out));
 
     let out = ladder(&run, path(&missing), &["--rungs", "1", "--openings", "/nonexistent/book.txt"]);
     assert!(stderr(&out).contains("--openings /nonexistent/book.txt: no such file"), "{}", stderr(&out));
@@ -191,4 +222,107 @@ fn the_ladder_says_what_is_missing() {
     assert!(stderr(&out).contains("--board eleven: the ladder needs a square board's side N"), "{}", stderr(&out));
     let out = ladder(&any, path(&missing), &["--board", "11", "--rungs", "1"]);
     assert!(stderr(&out).contains("gomoku-ladder: no Rapfi engine to play"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_network_without_a_run_climbs_the_ladder_in_a_folder_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_net(dir.path(), "gomoku:11");
+    let model = dir.path().join("net.safetensors");
+    let engine = stand_in(dir.path());
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    // A checkpoint where the run goes: the board is the network's, the ladder is kept in
+    // runs/ladder-gomoku11 under the working directory.
+    let args = [path(&model), "--rungs", "1", "--pairs", "1", "--sims", "8", "--", "--json"];
+    let out = ladder_in(&work, path(&engine), &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!("gomoku-ladder: gomoku:11 on gomoku:11, {}; 1 rungs (rapfi-1)", model.display())),
+        "{said}"
+    );
+    assert!(said.contains("kept in runs/ladder-gomoku11/tournaments/ladder"), "{said}");
+    let standings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(standings["games"], 2);
+    let line = &standings["gauntlet"][0];
+    assert_eq!(line["player"], format!("net:{}:sims=8", model.display()));
+    assert_eq!(line["step"], 0, "a network from elsewhere is placed by its own step");
+    assert_eq!(line["against"][0]["reference"], "rapfi-1");
+    let folder = work.join("runs/ladder-gomoku11");
+    let config = std::fs::read_to_string(folder.join("config.toml")).unwrap();
+    assert!(config.contains("game = \"gomoku:11\""), "{config}");
+    let results = folder.join("tournaments/ladder/results.jsonl");
+    assert_eq!(std::fs::read_to_string(&results).unwrap().lines().count(), 2);
+
+    // Again with a second network, by --model: the first one's games stand, the new one's
+    // are played, in the same folder.
+    let other = seeded_tiny_net(dir.path(), "gomoku:11", 7).with_extension("safetensors");
+    let args = ["--model", path(&model), "--model", path(&other), "--rungs", "1", "--pairs", "1", "--sims", "8"];
+    let again = ladder_in(&work, path(&engine), &args);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let games: Vec<serde_json::Value> =
+        std::fs::read_to_string(&results).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(games.len(), 4, "{games:?}");
+    let text = String::from_utf8(again.stdout).unwrap();
+    assert!(text.contains(&format!("net:{}:sims=8", other.display())), "{text}");
+}
+
+#[test]
+fn a_ladder_without_a_run_says_what_is_wrong_before_it_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = |game: &str, sub: &str| {
+        let folder = dir.path().join(sub);
+        std::fs::create_dir(&folder).unwrap();
+        tiny_net(&folder, game).with_extension("safetensors")
+    };
+    let (g11, g9, any, c4) =
+        (net("gomoku:11", "a"), net("gomoku:9", "b"), net("gomoku:9-15", "c"), net("connect4", "d"));
+    let missing = dir.path().join("no-such-rapfi");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let said = |args: &[&str]| {
+        let out = ladder_in(&work, path(&missing), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        stderr(&out)
+    };
+    let text = said(&["--model", path(&g11), "--rungs", "1"]);
+    assert!(text.contains("gomoku-ladder: no Rapfi engine to play"), "{text}");
+    assert!(!work.join("runs").exists(), "nothing is made without an engine to play");
+
+    let text = said(&["--model", path(&g11), "--model", path(&g9)]);
+    assert!(
+        text.contains(&format!(
+            "--model {} is for gomoku:11 and --model {} for gomoku:9: ladder them apart",
+            g11.display(),
+            g9.display()
+        )),
+        "{text}"
+    );
+    let text = said(&[path(&any)]);
+    assert!(text.contains("plays gomoku:9-15 (boards of several sizes): name the board with --board N"), "{text}");
+    let text = said(&[path(&any), "--board", "11", "--rungs", "1"]);
+    assert!(text.contains("gomoku-ladder: gomoku:9-15 on gomoku:11,"), "{text}");
+    let text = said(&["--model", path(&c4)]);
+    assert!(text.contains("plays connect4:7x6: the Rapfi ladder is for Gomoku"), "{text}");
+    let text = said(&["--model", "/nonexistent/net.safetensors"]);
+    assert!(text.contains("--model /nonexistent/net.safetensors: no such file"), "{text}");
+    let text = said(&["--rungs", "1"]);
+    assert!(text.contains("gomoku-ladder: name a run, or networks with --model FILE (see --help)"), "{text}");
+    let text = said(&["--model", path(&g11), "--every-nth-version", "5"]);
+    assert!(text.contains("gomoku-ladder: --every-nth-version needs a run"), "{text}");
+    // A --dir that holds the ladder of another board, or something else, is not used.
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("config.toml"), "game = \"gomoku:15\"\n").unwrap();
+    let text = said(&["--model", path(&g11), "--dir", path(&other)]);
+    assert!(text.contains("holds a ladder of gomoku:15, not gomoku:11: name another --dir"), "{text}");
+    std::fs::remove_file(other.join("config.toml")).unwrap();
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let text = said(&["--model", path(&g11), "--dir", path(&other)]);
+    assert!(text.contains("is not empty and holds no ladder (no config.toml): name another --dir"), "{text}");
+    // With a run, networks join its ladder, kept in the run.
+    let run = new_run(dir.path(), "gomoku:11");
+    let text = said(&[path(&run.root), "--model", path(&g11), "--dir", path(&other)]);
+    assert!(text.contains("--dir is for a ladder without a run"), "{text}");
 }
