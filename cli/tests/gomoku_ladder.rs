@@ -65,7 +65,7 @@ fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
     };
     let dir = tempfile::tempdir().unwrap();
     let run = new_run(dir.path(), "gomoku:11");
-    let args = ["--rungs", "1", "--pairs", "1", "--sims", "8", "--", "--json"];
+    let args = ["--rungs", "1", "--pairs", "1", "--playouts", "8", "--", "--json"];
     let out = ladder(&run, &engine, &args);
     assert!(out.status.success(), "{}", stderr(&out));
     let standings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -107,7 +107,7 @@ fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
     assert_eq!(events, 1, "the ladder's Elo curve is in TensorBoard");
 
     // Run again: everything was played, nothing is replayed.
-    let again = ladder(&run, &engine, &["--rungs", "1", "--pairs", "1", "--sims", "8"]);
+    let again = ladder(&run, &engine, &["--rungs", "1", "--pairs", "1", "--playouts", "8"]);
     assert!(again.status.success(), "{}", stderr(&again));
     let text = String::from_utf8(again.stdout.clone()).unwrap();
     assert!(text.contains("highest beaten (>= 50%)"), "{text}");
