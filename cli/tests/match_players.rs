@@ -153,3 +153,28 @@ fn a_book_of_openings_opens_each_pair_with_its_next_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("opening 1 (\"4,4 4,4\") is not a gomoku:9 opening"), "{err}");
 }
+
+#[test]
+fn match_eval_and_bestmove_play_the_game_of_the_checkpoint_they_are_given() {
+    // Once they assumed connect4: "checkpoint is for gomoku:9, not connect4:7x6".
+    let dir = tempfile::tempdir().unwrap();
+    let net = tiny_net(dir.path(), "gomoku:9");
+    let a = format!("net:{}:sims=4", path(&net));
+    let out = stdout_of(&dojo(&["match", "--a", &a, "--b", "random", "--games", "2", "--parallel", "1", "--json"]));
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["games"], 2, "{out}");
+    let moved = stdout_of(&dojo_with_input(&["bestmove", "--model", path(&net), "--playouts", "4"], b"4,4\n"));
+    let (x, y) = moved.trim().split_once(',').unwrap_or_else(|| panic!("not a Gomoku move: {moved}"));
+    assert!(x.parse::<u32>().unwrap() < 9 && y.parse::<u32>().unwrap() < 9, "{moved}");
+    let positions = dir.path().join("tactics.txt");
+    let args = ["positions", "--game", "gomoku:9", "--tactics", "--count", "4", "--out", path(&positions)];
+    stdout_of(&dojo(&args));
+    let graded =
+        stdout_of(&dojo(&["eval", "--model", path(&net), "--positions", path(&positions), "--policy", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&graded).unwrap();
+    assert_eq!(v["overall"]["positions"], 4, "{graded}");
+    // --game names another board: refused as the checkpoint's, as before.
+    let out = dojo(&["match", "--game", "connect4", "--a", &a, "--b", "random", "--games", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is a network for gomoku:9, not connect4:7x6"), "{err}");
+}
