@@ -47,7 +47,7 @@ for ((g = last + 1; g <= generations; g++)); do
   per=$(( (games + workers - 1) / workers ))
   pids=()
   for ((w = 0; w < workers; w++)); do
-    dojo selfplay --model "$prev" --games "$per" --sims "$sims" --out "$run/games-$g.part$w.rec" \
+    dojo selfplay --model "$prev" --games "$per" --playouts "$sims" --out "$run/games-$g.part$w.rec" \
       --seed "$((g * 1000 + w))" --threads 1 > "$run/selfplay-$g.$w.log" 2>&1 &
     pids+=($!)
   done
@@ -63,6 +63,6 @@ for ((g = last + 1; g <= generations; g++)); do
     into = (f > 0) ? (g / n - (1 - f)) / f : 0; if (into < 0) into = 0; if (into > 1) into = 1
     printf "%.6g", lr * (1 - (1 - e) * into) }')
   echo "== generation $g: learn $steps steps on ${#files[@]} files, learning rate $lr_g"
-  dojo learn --init "$prev" --games "${files[@]}" --steps "$steps" --lr "$lr_g" \
+  dojo learn --model "$prev" --records "${files[@]}" --steps "$steps" --lr "$lr_g" \
     --out "$run/gen$g" --threads "$workers" --seed "$g" 2>&1 | grep -v '^\s*$' | tail -n 2
 done

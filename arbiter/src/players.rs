@@ -27,6 +27,19 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime};
 use tch::Device;
 
+mod forms;
+pub use forms::{PlayerForm, PLAYER_FORMS};
+
+/// The players' help, one form a line, from the one registry ([`PLAYER_FORMS`]).
+pub fn players_help() -> String {
+    forms::help()
+}
+
+/// Every form's syntax, comma-separated, from the one registry.
+pub fn player_syntaxes() -> String {
+    forms::syntaxes()
+}
+
 /// What a player is, as typed on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
@@ -101,6 +114,9 @@ pub enum PlayerSpecProblem {
     /// What the spec should look like, or what it lacks (`ntuple:PATH needs the weight file`).
     #[error("{0}")]
     Form(&'static str),
+    /// A spec of no form the registry knows: the forms it knows.
+    #[error("expected {}", forms::syntaxes())]
+    Unknown,
     #[error("{kind}:N needs a number of rollouts, e.g. {kind}:1000")]
     RolloutsNotANumber { kind: &'static str },
     #[error("{kind} needs at least 1 rollout")]
@@ -211,6 +227,37 @@ impl PlayerSpec {
     pub fn is_deterministic(&self) -> bool {
         matches!(self, PlayerSpec::Net { .. })
     }
+}
+
+impl PlayerSpec {
+    /// The game the player's own file is for (a network checkpoint's, n-tuple weights'),
+    /// or None for a player without one; a file that cannot be read is an error naming it.
+    pub fn own_game(&self) -> Result<Option<GameSpec>, PlayerError> {
+        match self {
+            PlayerSpec::Net { path, .. } => Ok(Some(checkpoint::read_sidecar(path)?.architecture.game)),
+            PlayerSpec::Ntuple { path, .. } => Ok(Some(ntuple::read_header(path)?.spec)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The game a command plays: `given` (its `--game`), else the game of the first player
+/// with a file of its own (a checkpoint, n-tuple weights), else `fallback`. Every command
+/// given a checkpoint plays its game unless told otherwise.
+pub fn game_of<'a>(
+    given: Option<GameSpec>,
+    players: impl IntoIterator<Item = &'a PlayerSpec>,
+    fallback: GameSpec,
+) -> Result<GameSpec, PlayerError> {
+    if let Some(game) = given {
+        return Ok(game);
+    }
+    for player in players {
+        if let Some(game) = player.own_game()? {
+            return Ok(game);
+        }
+    }
+    Ok(fallback)
 }
 
 impl PlayerSpec {
@@ -331,16 +378,23 @@ impl FromStr for PlayerSpec {
             ["ntuple", rest @ ..] if !rest.is_empty() => parse_ntuple(rest).map_err(bad),
             ["solver"] => Ok(PlayerSpec::Solver { max_nodes: DEFAULT_SOLVER_NODES }),
             ["solver", n] => Ok(PlayerSpec::Solver {
-                max_nodes: n
-                    .parse()
-                    .map_err(|_| bad(PlayerSpecProblem::Form("solver:NODES needs a node budget, e.g. solver:20000000")))?,
+                max_nodes: n.parse().map_err(|_| {
+                    bad(PlayerSpecProblem::Form("solver:NODES needs a node budget, e.g. solver:20000000"))
+                })?,
             }),
-            _ => Err(bad(PlayerSpecProblem::Form(
-                "expected random, mcts:N, mcts:N:uniform, uct:N, solver, solver:NODES, net:PATH, net:PATH:sims=N:cpuct=X:noavg:mode=gumbel:vcf=N, pbrain:COMMAND, pbrain:nodes=N:COMMAND, saiblo:PATH.so, ntuple:PATH or ntuple:PATH:depth=D",
-            ))),
+            _ => Err(bad(PlayerSpecProblem::Unknown)),
         }
     }
 }
+
+/// The options a `pbrain:` spec takes before its command, `KEY=VALUE:` each.
+const PBRAIN_OPTIONS: [&str; 3] = ["nodes", "depth", "clock"];
+
+/// The options an `mcts:` spec takes after its budget.
+const MCTS_OPTIONS: [&str; 4] = ["uniform", "fresh", "graph", "tree"];
+
+/// A `net:` spec's options besides its search settings: averaging and the clock.
+const NET_OPTIONS: [&str; 3] = ["avg", "noavg", "clock"];
 
 /// `pbrain:[nodes=N:][depth=D:][clock=T:]COMMAND`: the text after `pbrain:`, or why it is
 /// not a player. Only those three keys are options, so a command is never mistaken for one.
@@ -350,7 +404,7 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, PlayerSpecProblem> {
     loop {
         let trimmed = rest.trim_start();
         let Some((key, after)) =
-            ["nodes", "depth", "clock"].iter().find_map(|k| Some((*k, trimmed.strip_prefix(k)?.strip_prefix('=')?)))
+            PBRAIN_OPTIONS.iter().find_map(|k| Some((*k, trimmed.strip_prefix(k)?.strip_prefix('=')?)))
         else {
             break;
         };
@@ -382,14 +436,21 @@ fn parse_mcts(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     let clock_ms = rest.first().map(|text| clock(text)).transpose()?.flatten();
     let iterations = if clock_ms.is_some() { DEFAULT_ROLLOUTS } else { rollouts(rest.first(), "mcts")? };
     let (mut uniform, mut fresh, mut shape) = (false, false, None);
+    let wrong = || {
+        PlayerSpecProblem::Form(
+            "expected mcts:N, mcts:N:uniform, mcts:N:graph or mcts:3s (by the clock, a graph), mcts:3s:tree, mcts:3s:fresh for a new search every move",
+        )
+    };
     for option in rest.get(1..).unwrap_or_default() {
+        // Only the registered options (the help lists every one: forms.rs's tests).
+        if !MCTS_OPTIONS.contains(option) {
+            return Err(wrong());
+        }
         match *option {
             "uniform" if !uniform => uniform = true,
             "fresh" if !fresh && clock_ms.is_some() => fresh = true,
             "graph" | "tree" if shape.is_none() => shape = Some(*option == "graph"),
-            _ => return Err(PlayerSpecProblem::Form(
-                "expected mcts:N, mcts:N:uniform, mcts:N:graph or mcts:3s (by the clock, a graph), mcts:3s:tree, mcts:3s:fresh for a new search every move",
-            )),
+            _ => return Err(wrong()),
         }
     }
     let graph = shape.unwrap_or(mcts_graph_by_default(clock_ms));
@@ -423,9 +484,9 @@ fn parse_net(rest: &[&str]) -> Result<PlayerSpec, PlayerSpecProblem> {
     while let Some((last, before)) = path.split_last() {
         if before.is_empty() {
             break;
-        } else if *last == "avg" || *last == "noavg" {
-            averaging = Some(*last == "avg");
-        } else if let Some(value) = last.strip_prefix("clock=") {
+        } else if *last == NET_OPTIONS[0] || *last == NET_OPTIONS[1] {
+            averaging = Some(*last == NET_OPTIONS[0]);
+        } else if let Some(value) = last.strip_prefix(NET_OPTIONS[2]).and_then(|v| v.strip_prefix('=')) {
             clock_ms = Some(required_clock(value, "clock=", "a net: player")?);
         } else if let Some((key, value)) = last.split_once('=') {
             // A name no setting has is part of the path, as it always was.
@@ -835,6 +896,50 @@ mod tests {
     use super::*;
     use dojo_search::config::SearchMode;
 
+    /// A spec's kind, by the word that opens it (exhaustive: a new kind of player is a
+    /// compile error here until the registry test below knows it).
+    fn kind(spec: &PlayerSpec) -> &'static str {
+        match spec {
+            PlayerSpec::Random => "random",
+            PlayerSpec::Mcts { .. } => "mcts",
+            PlayerSpec::Uct { .. } => "uct",
+            PlayerSpec::Solver { .. } => "solver",
+            PlayerSpec::Net { .. } => "net",
+            PlayerSpec::Pbrain { .. } => "pbrain",
+            PlayerSpec::Saiblo { .. } => "saiblo",
+            PlayerSpec::Ntuple { .. } => "ntuple",
+        }
+    }
+
+    #[test]
+    fn every_form_and_option_the_parser_takes_is_in_the_help_and_the_error() {
+        let help = players_help();
+        let unknown = "alphago".parse::<PlayerSpec>().unwrap_err().to_string();
+        let mut kinds = std::collections::BTreeSet::new();
+        for form in PLAYER_FORMS {
+            assert!(help.contains(form.syntax), "the help lacks {}", form.syntax);
+            assert!(unknown.contains(form.syntax), "the error lacks {}: {unknown}", form.syntax);
+            let spec = form.example.parse::<PlayerSpec>().unwrap_or_else(|e| panic!("{}: {e}", form.example));
+            kinds.insert(kind(&spec));
+        }
+        let all = ["mcts", "net", "ntuple", "pbrain", "random", "saiblo", "solver", "uct"];
+        assert_eq!(kinds.into_iter().collect::<Vec<_>>(), all, "a kind of player has no form in the registry");
+        // Every option word the parser takes, each in a form of its kind.
+        let shown = |kind: &str, word: String| {
+            let found = PLAYER_FORMS.iter().any(|f| f.syntax.starts_with(kind) && f.syntax.contains(&word));
+            assert!(found, "no {kind} form shows {word}");
+        };
+        MCTS_OPTIONS.iter().for_each(|o| shown("mcts:", format!(":{o}")));
+        PBRAIN_OPTIONS.iter().for_each(|o| shown("pbrain:", format!(":{o}=")));
+        NET_OPTIONS.iter().for_each(|o| shown("net:", format!(":{o}")));
+        for name in PRINTED_BEFORE_NOAVG.into_iter().chain(PRINTED_AFTER_NOAVG).chain(["rollouts"]) {
+            shown("net:", format!(":{}=", SearchConfig::key(name).unwrap().spec_name()));
+        }
+        for issue_74 in ["saiblo:PATH.so", "mcts:3s", "uct:N", ":clock=", ":vcf=", ":rollouts=", "pbrain:nodes="] {
+            assert!(help.contains(issue_74), "{issue_74}");
+        }
+    }
+
     #[test]
     fn player_specs_parse_and_print() {
         for text in [
@@ -926,7 +1031,7 @@ mod tests {
             ("mcts:3s:gumbel", "expected mcts:N, mcts:N:uniform, mcts:N:graph or mcts:3s (by the clock, a graph)"),
             ("uct:0", "uct needs at least 1 rollout"),
             ("uct:many", "uct:N needs a number of rollouts, e.g. uct:1000"),
-            ("uct:20:uniform", "expected random, mcts:N, mcts:N:uniform, uct:N,"),
+            ("uct:20:uniform", "expected random, mcts:N, mcts:N:uniform, mcts:N:graph, mcts:3s,"),
             ("alphago", "expected random"),
             ("ntuple", "expected random"),
             ("ntuple:w.bin:depth=0", "depth must be in 1..=6"),

@@ -13,6 +13,7 @@ use dojo_arbiter::grading::{Grade, Mover};
 use dojo_arbiter::players::PlayerSpec;
 use dojo_game::util::{atomic_write, SettingError};
 use dojo_game::GameSpec;
+use dojo_net::checkpoint::read_sidecar;
 use dojo_program::analyse::{self, EvalProgress, PositionsKind, PositionsRequest};
 use dojo_search::config::{SearchConfig, SearchMode, PLAY_SIMULATIONS};
 use serde::Serialize;
@@ -25,14 +26,14 @@ use std::path::{Path, PathBuf};
 pub struct PlayArgs {
     // The defaults in the help are the ones `config` starts from: `SearchConfig::for_play`'s.
     #[arg(long, help = format!("Playouts per move [default: {}]", play_default().simulations))]
-    pub sims: Option<u32>,
+    pub playouts: Option<u32>,
     #[arg(long, help = format!(
         "PUCT exploration constant (self-play's `search.c_puct` explores more) [default: {}]",
         play_default().c_puct
     ))]
     pub c_puct: Option<f32>,
     #[arg(long, help = format!(
-        "The search: `puct`, or `gumbel` (Gumbel AlphaZero's sequential halving over `--sims` \
+        "The search: `puct`, or `gumbel` (Gumbel AlphaZero's sequential halving over `--playouts` \
          simulations, without noise; `--c-puct` does not apply) [default: {}]",
         play_default().mode
     ))]
@@ -61,7 +62,7 @@ impl PlayArgs {
     pub fn config(&self) -> Result<SearchConfig, SettingError> {
         let mut config = play_default();
         config.apply(&self.set)?;
-        let flags = (self.sims, self.c_puct, self.mode, self.vcf_nodes);
+        let flags = (self.playouts, self.c_puct, self.mode, self.vcf_nodes);
         config.simulations = flags.0.unwrap_or(config.simulations);
         config.c_puct = flags.1.unwrap_or(config.c_puct);
         config.mode = flags.2.unwrap_or(config.mode);
@@ -77,15 +78,16 @@ impl PlayArgs {
 }
 
 /// A network that plays: its checkpoint, how it searches, and where it runs.
-#[derive(Args)]
+#[derive(Args, Debug)]
 pub struct NetPlayerArgs {
     /// Checkpoint to play with.
     #[arg(long)]
     model: PathBuf,
-    /// Average every network evaluation over the board's symmetries (k times the network
-    /// cost: 2 for Connect Four, 8 for Gomoku).
+    /// Evaluate the board as it stands instead of averaging every network evaluation over
+    /// its symmetries (averaging costs k times the network: 2 for Connect Four, 8 for
+    /// Gomoku; it is the default everywhere a network plays by playouts).
     #[arg(long)]
-    average_symmetries: bool,
+    no_average: bool,
     #[command(flatten)]
     search: PlayArgs,
     #[command(flatten)]
@@ -95,32 +97,41 @@ pub struct NetPlayerArgs {
 impl NetPlayerArgs {
     /// The player and its device (libtorch's threads set).
     fn player(&self) -> Result<(PlayerSpec, tch::Device)> {
-        Ok((self.search.player(&self.model, self.average_symmetries)?, self.device.init()?))
+        Ok((self.search.player(&self.model, !self.no_average)?, self.device.init()?))
+    }
+
+    /// The game played: `--game`, else the checkpoint's.
+    fn game(&self, given: Option<&str>) -> Result<GameSpec> {
+        match given {
+            Some(game) => game.parse().context("--game"),
+            None => Ok(read_sidecar(&self.model)?.architecture.game),
+        }
     }
 }
 
 #[derive(Args)]
 pub struct BestMoveArgs {
-    /// Game (the checkpoint's, or any board of its game for an any-size network).
-    #[arg(long, default_value = "connect4")]
-    game: String,
+    /// Game (default: the checkpoint's; any board of its game for an any-size network).
+    #[arg(long)]
+    game: Option<String>,
     #[command(flatten)]
     net: NetPlayerArgs,
 }
 
 pub fn run_bestmove(args: BestMoveArgs) -> Result<()> {
-    let spec: GameSpec = args.game.parse().context("--game")?;
+    let spec = args.net.game(args.game.as_deref())?;
     let (player, device) = args.net.player()?;
     let (input, output) = (std::io::stdin().lock(), std::io::stdout().lock());
     Ok(analyse::bestmove(&spec, &player, device, input, output, std::io::stderr())?)
 }
 
-#[derive(Args)]
+#[derive(Args, Debug)]
 pub struct EvalArgs {
     /// Connect Four (judged by the solver: width × (height + 1) <= 64) or Gomoku (judged on
-    /// one-move tactics: make five, or block the opponent's only five).
-    #[arg(long, default_value = "connect4")]
-    game: String,
+    /// one-move tactics: make five, or block the opponent's only five) (default: the
+    /// checkpoint's game).
+    #[arg(long)]
+    game: Option<String>,
     /// Positions file: one move string per line (e.g. from `dojo positions`), or labelled
     /// positions from `dojo positions --pons` (graded per Pons category from their stored
     /// scores, no solver needed).
@@ -166,7 +177,7 @@ struct EvalReport<'a> {
 }
 
 pub fn run_eval(args: EvalArgs) -> Result<()> {
-    let spec: GameSpec = args.game.parse().context("--game")?;
+    let spec = args.net.game(args.game.as_deref())?;
     let (player, device) = args.net.player()?;
     let text =
         std::fs::read_to_string(&args.positions).with_context(|| format!("reading {}", args.positions.display()))?;
@@ -224,15 +235,15 @@ pub struct PositionsArgs {
     tactics: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Take the positions from these recorded games (e.g. `dojo selfplay --out`) instead of
+    /// Take the positions from these records files (e.g. `dojo selfplay --out`) instead of
     /// random play: positions a trained network's own games reach, in its own style.
-    #[arg(long = "from-games", num_args = 1..)]
-    from_games: Vec<PathBuf>,
+    #[arg(long, value_name = "FILES", num_args = 1..)]
+    records: Vec<PathBuf>,
     /// Connect Four: labelled positions in Pons' categories (L1..L3 by discs played, R1..R3
     /// by moves left under perfect play), each line JSON with the exact score of every
     /// column by the solver, `--count` in all, categories balanced where random play
     /// allows. `dojo eval` grades on them without a solver.
-    #[arg(long, conflicts_with_all = ["tactics", "from_games"])]
+    #[arg(long, conflicts_with_all = ["tactics", "records"])]
     pons: bool,
     /// With --pons: the most positions per category (default: --count shared evenly).
     #[arg(long, requires = "pons")]
@@ -256,7 +267,7 @@ pub fn run_positions(args: PositionsArgs) -> Result<()> {
     let spec: GameSpec = args.game.parse().context("--game")?;
     let range =
         PositionRange { count: args.count, min_moves: args.min_moves, max_moves: args.max_moves, seed: args.seed };
-    let from_games = args.from_games.clone();
+    let from_games = args.records.clone();
     let kind = match (args.pons, args.tactics) {
         (true, _) => PositionsKind::Pons(DrawSettings {
             per_category: args.per_category,

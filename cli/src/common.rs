@@ -20,8 +20,9 @@ pub struct DeviceArgs {
     /// cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// libtorch threads for this process (intra- and inter-op). Keep the total over all
-    /// processes at or below the cores: libtorch's pools spin and slow each other down.
+    /// libtorch threads for this process (intra- and inter-op; games at once are
+    /// --parallel). Keep the total over all processes at or below the cores: libtorch's
+    /// pools spin and slow each other down.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
 }
@@ -117,9 +118,9 @@ pub fn progress(len: u64, what: &str) -> Progress {
     Progress { bar, what: what.to_string(), last_line }
 }
 
-/// `--threads`, or one per core.
-pub fn threads_or_cores(threads: Option<usize>) -> usize {
-    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+/// `--parallel` (games played at once), or one per core.
+pub fn parallel_or_cores(parallel: Option<usize>) -> usize {
+    parallel.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// `--http ADDR` as an address (none when not given).

@@ -28,7 +28,7 @@ pub struct GateArgs {
     every: Option<u64>,
     /// Games played at once (default: the cores).
     #[arg(long)]
-    threads: Option<usize>,
+    parallel: Option<usize>,
 }
 
 pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -44,7 +44,7 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
         bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
     }
     let config = RunConfig::load(&run.config())?;
-    let threads = crate::common::threads_or_cores(args.threads);
+    let threads = crate::common::parallel_or_cores(args.parallel);
     let mut keeper = Gatekeeper::open(&run, &GatePolicy::from_run(&config, threads))?;
     // Once: the newest, unless it has been gated already. Watching: every `every`.
     let schedule = if args.watch {

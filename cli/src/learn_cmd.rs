@@ -13,14 +13,14 @@ use dojo_net::train::{Losses, OptimizerKind};
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 
-#[derive(Args)]
+#[derive(Args, Debug)]
 pub struct LearnArgs {
     /// Checkpoint to start from.
     #[arg(long)]
-    init: PathBuf,
+    model: PathBuf,
     /// Records files (from `dojo selfplay`).
-    #[arg(long, num_args = 1.., required = true)]
-    games: Vec<PathBuf>,
+    #[arg(long, value_name = "FILES", num_args = 1.., required = true)]
+    records: Vec<PathBuf>,
     /// Training steps (batches), drawn as a run's learner draws them from its replay buffer
     /// (`[replay]`: the window, outcome balancing, late-position weights, augmentation).
     #[arg(long)]
@@ -61,7 +61,7 @@ pub struct LearnArgs {
 
 pub fn run(args: LearnArgs) -> Result<()> {
     let device = args.device.init()?;
-    let spec = read_sidecar(&args.init)?.architecture.game;
+    let spec = read_sidecar(&args.model)?.architecture.game;
     let start = dojo_record::record_start(&spec)?;
     let config = config(&args)?;
     with_game!(start, g => learn_typed(g, &args, &config, device))
@@ -98,9 +98,9 @@ fn learn_typed<G: Game + FromAnyGame>(
     device: tch::Device,
 ) -> Result<()> {
     let job = Offline {
-        init: &args.init,
+        init: &args.model,
         out: &args.out,
-        games: &args.games,
+        games: &args.records,
         steps: args.steps,
         config,
         seed: args.seed.unwrap_or_else(rand::random),

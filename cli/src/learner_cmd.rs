@@ -61,7 +61,7 @@ pub struct LearnerArgs {
     /// Start a new run from this network (a checkpoint of the run's game and network shape)
     /// instead of a random one: its first version is that network.
     #[arg(long, value_name = "MODEL")]
-    init: Option<PathBuf>,
+    start_from: Option<PathBuf>,
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -94,7 +94,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
             queue_bytes: args.ingest_queue_mib.saturating_mul(1 << 20),
             ..IngestLimits::default()
         },
-        start_from: args.init.clone(),
+        start_from: args.start_from.clone(),
     })?;
     eprintln!("learner: serving run {} on {} ({})", args.run_dir.display(), handle.addr, handle.shared.config.game);
     if let Some(at) = handle.http_addr {

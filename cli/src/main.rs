@@ -7,6 +7,7 @@ mod common;
 mod config_cmd;
 mod duration;
 mod export_cmd;
+mod flags;
 mod gate_cmd;
 mod health_cmd;
 mod init_cmd;
@@ -89,7 +90,7 @@ enum Command {
     /// Ask a learner or worker whether it is serving (gRPC health; exit 0 when it is).
     Health(health_cmd::HealthArgs),
     /// Play a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout (under an INFO
-    /// time limit it searches by the clock, otherwise --sims playouts a move).
+    /// time limit it searches by the clock, otherwise --playouts a move).
     Pbrain(pbrain_cmd::PbrainArgs),
     /// Write a network in another program's form: `dojo export saiblo` (a saiblo.net
     /// Connect Four strategy in C++).
@@ -101,7 +102,8 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    // Parsed with the old spellings of renamed flags, each warned about (flags.rs).
+    let cli = flags::parse();
     let logs = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

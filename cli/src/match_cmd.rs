@@ -7,16 +7,16 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dojo_arbiter::match_report::Rendered;
 use dojo_arbiter::match_session::{self, MatchRequest};
-use dojo_arbiter::players::PlayerSpec;
+use dojo_arbiter::players::{game_of, player_syntaxes, players_help, PlayerSpec};
 use dojo_game::GameSpec;
 
-#[derive(Args)]
+#[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Game: connect4, connect4:WxH, connect4:saiblo, gomoku:N, ...
-    #[arg(long, default_value = "connect4")]
-    game: String,
-    /// Player A: random, mcts:N, mcts:N:uniform, solver, solver:NODES, net:CKPT, net:CKPT:sims=N:cpuct=X (networks average over the board's symmetries; :noavg turns that off; :mode=gumbel searches by Gumbel AlphaZero's sequential halving), pbrain:COMMAND (an external Gomocup brain, e.g. "pbrain:dojo pbrain --model CKPT"; quote it), or for 2048 and 2584 ntuple:WEIGHTS or ntuple:WEIGHTS:depth=D (an n-tuple network, greedy or with expectimax D moves deep).
+    /// Game: connect4, connect4:WxH, connect4:saiblo, gomoku:N, ... (default: the game of
+    /// the first net: or ntuple: player's file, else connect4).
     #[arg(long)]
+    game: Option<String>,
+    #[arg(long, help = player_help("Player A"), long_help = player_long_help("Player A"))]
     a: String,
     /// Player B (same forms as --a). Not for one-player games (2048, 2584): there --a plays
     /// alone and the match reports its scores and reach rates.
@@ -38,9 +38,10 @@ pub struct MatchArgs {
     /// than the book has lines: a cycled line would replay its games move for move.
     #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
     openings: Option<std::path::PathBuf>,
-    /// Games played at once (each thread has its own pair of players); default: the cores.
+    /// Games played at once (each on a thread with its own pair of players); default: the
+    /// cores.
     #[arg(long)]
-    threads: Option<usize>,
+    parallel: Option<usize>,
     /// Seed for reproducible matches (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
@@ -59,18 +60,21 @@ pub struct MatchArgs {
 }
 
 pub fn run(args: MatchArgs) -> Result<()> {
-    let spec: GameSpec = args.game.parse().context("--game")?;
     let parse = |text: &str, flag: &str| -> Result<PlayerSpec> {
         Ok(text.parse::<PlayerSpec>().context(flag.to_string())?.with_move_timeout(args.move_timeout_ms))
     };
+    let a = parse(&args.a, "--a")?;
+    let b = args.b.as_deref().map(|b| parse(b, "--b")).transpose()?;
+    let given = args.game.as_deref().map(str::parse::<GameSpec>).transpose().context("--game")?;
+    let spec = game_of(given, std::iter::once(&a).chain(&b), GameSpec::connect4())?;
     let request = MatchRequest {
-        a: parse(&args.a, "--a")?,
-        b: args.b.as_deref().map(|b| parse(b, "--b")).transpose()?,
+        a,
+        b,
         spec,
         games: args.games,
         opening_plies: args.opening_plies,
         openings: args.openings.as_deref(),
-        threads: crate::common::threads_or_cores(args.threads),
+        threads: crate::common::parallel_or_cores(args.parallel),
         seed: args.seed.unwrap_or_else(rand::random),
         json: args.json,
         verbose: args.verbose,
@@ -97,10 +101,40 @@ pub fn run(args: MatchArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--a`'s (or a tournament's `--players`') one-line help: what `what` is, and every form.
+pub fn player_help(what: &str) -> String {
+    format!("{what}: {} (--help says what each is)", player_syntaxes())
+}
+
+/// `--help`'s players: every form of the one registry, a line each.
+pub fn player_long_help(what: &str) -> String {
+    format!("{what}, one of:\n{}", players_help())
+}
+
 /// Prints a match's report (and its note on stderr).
 pub fn show(Rendered { out, note }: Rendered) {
     print!("{out}");
     if let Some(note) = note {
         eprintln!("{note}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use dojo_arbiter::players::PLAYER_FORMS;
+
+    #[test]
+    fn match_and_tournament_help_list_every_form_of_the_player_registry() {
+        let mut dojo = crate::Cli::command();
+        for name in ["match", "tournament"] {
+            let command = dojo.find_subcommand_mut(name).unwrap();
+            let (short, long) = (command.render_help().to_string(), command.render_long_help().to_string());
+            for form in PLAYER_FORMS {
+                assert!(short.contains(form.syntax), "dojo {name} -h lacks {}", form.syntax);
+                let listed = long.lines().any(|l| l.trim_start().starts_with(form.syntax) && l.ends_with(form.about));
+                assert!(listed, "dojo {name} --help lacks {}: {long}", form.syntax);
+            }
+        }
     }
 }

@@ -59,10 +59,10 @@ pub struct TrainArgs {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Weight file written by `dojo ntuple train`.
+    /// The n-tuple network to play: a weight file written by `dojo ntuple train`.
     #[arg(long)]
-    weights: PathBuf,
-    /// Games to play (each from its own seed, so any thread count plays the same games).
+    model: PathBuf,
+    /// Games to play (each from its own seed, so any --parallel plays the same games).
     #[arg(long, default_value_t = 1000)]
     games: u32,
     /// Player moves searched: 1 = greedy by after-state value, 2 = expectimax over the next
@@ -75,7 +75,7 @@ pub struct PlayArgs {
     seed: Option<u64>,
     /// Games played at once (the weights are shared); default: the cores.
     #[arg(long)]
-    threads: Option<usize>,
+    parallel: Option<usize>,
     /// Print one JSON object (player, games, mean, median, max, interval, reach).
     #[arg(long)]
     json: bool,
@@ -164,15 +164,15 @@ fn play(args: PlayArgs) -> Result<()> {
     if !(1..=MAX_NTUPLE_DEPTH).contains(&args.depth) {
         bail!("--depth must be in 1..={MAX_NTUPLE_DEPTH} (1 = greedy)");
     }
-    let spec = read_header(&args.weights)?.spec;
+    let spec = read_header(&args.model)?.spec;
     let request = MatchRequest {
         spec,
-        a: PlayerSpec::Ntuple { path: args.weights.clone(), depth: args.depth },
+        a: PlayerSpec::Ntuple { path: args.model.clone(), depth: args.depth },
         b: None,
         games: args.games,
         opening_plies: None,
         openings: None,
-        threads: crate::common::threads_or_cores(args.threads),
+        threads: crate::common::parallel_or_cores(args.parallel),
         seed: args.seed.unwrap_or_else(rand::random),
         json: args.json,
         verbose: false,

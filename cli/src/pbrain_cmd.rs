@@ -33,7 +33,7 @@ pub struct PbrainArgs {
     /// Under a time limit, stop at this many playouts a move even with time left (default:
     /// search until the move's time is spent). Makes games against a clock quick.
     #[arg(long)]
-    max_sims: Option<u32>,
+    max_playouts: Option<u32>,
     #[command(flatten)]
     device: DeviceArgs,
 }
@@ -45,5 +45,5 @@ pub fn run(args: PbrainArgs) -> Result<()> {
         by_playouts: args.search.player(&args.model, !args.no_average)?,
         timed: args.search.player(&args.model, args.average_by_the_clock)?,
     };
-    Ok(pbrain::serve(&arch, &players, args.max_sims, device, std::io::stdin().lock(), std::io::stdout().lock())?)
+    Ok(pbrain::serve(&arch, &players, args.max_playouts, device, std::io::stdin().lock(), std::io::stdout().lock())?)
 }

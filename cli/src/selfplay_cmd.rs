@@ -39,14 +39,14 @@ pub struct SelfPlayArgs {
     /// Resign below this value (0 = never) (default: selfplay.resign_threshold).
     #[arg(long)]
     resign_threshold: Option<f32>,
-    /// Playout cap randomisation: share of moves given the full search (--sims) and kept as
-    /// training targets; the rest get --fast-sims without noise and are not trained on
+    /// Playout cap randomisation: share of moves given the full search (--playouts) and kept
+    /// as training targets; the rest get --fast-playouts without noise and are not trained on
     /// (default: selfplay.full_search_fraction).
     #[arg(long)]
     full_search_fraction: Option<f32>,
     /// Playouts of the fast searches (see --full-search-fraction) (default: selfplay.fast_simulations).
     #[arg(long)]
-    fast_sims: Option<u32>,
+    fast_playouts: Option<u32>,
     /// Each game opens with 0..=N uniformly random moves (not trained on), so the network
     /// meets openings its own play avoids; 0 = off (default: selfplay.random_opening_plies).
     #[arg(long)]
@@ -64,7 +64,7 @@ pub struct SelfPlayArgs {
 pub struct SearchArgs {
     /// Playouts per move (default: search.simulations).
     #[arg(long)]
-    pub sims: Option<u32>,
+    pub playouts: Option<u32>,
     /// PUCT exploration constant (default: search.c_puct).
     #[arg(long)]
     pub c_puct: Option<f32>,
@@ -84,7 +84,7 @@ impl SelfPlayArgs {
     /// Sets the search and self-play settings given as flags in `config`.
     pub(crate) fn apply(&self, config: &mut RunConfig) {
         let (search, play) = (&mut config.search, &mut config.selfplay);
-        set(&mut search.simulations, self.search.sims);
+        set(&mut search.simulations, self.search.playouts);
         set(&mut search.c_puct, self.search.c_puct);
         set(&mut search.forced_visits, self.search.forced_visits);
         set(&mut search.nonroot_noise_epsilon, self.search.nonroot_noise);
@@ -93,7 +93,7 @@ impl SelfPlayArgs {
         set(&mut play.temperature_moves, self.temperature_moves);
         set(&mut play.resign_threshold, self.resign_threshold);
         set(&mut play.full_search_fraction, self.full_search_fraction);
-        set(&mut play.fast_simulations, self.fast_sims);
+        set(&mut play.fast_simulations, self.fast_playouts);
         set(&mut play.random_opening_plies, self.random_opening_plies);
     }
 }

@@ -53,13 +53,16 @@ mod tests {
     #[test]
     fn every_search_flag_is_named_by_its_row_in_the_key_table() {
         // A search setting's flag is one more door to its `SearchConfig::KEYS` row: named
-        // by the row (its name or its short name), never by a word of its own.
+        // by the row (its name or its short name), never by a word of its own; but for the
+        // playout budget, which every command's flags call --playouts (one name for it:
+        // issue 74) and a config and a `net:` spec `simulations` and `sims`.
         let play = flags::<PlayArgs>();
         let selfplay = flags::<SearchArgs>();
         assert!(play.len() >= 4 && selfplay.len() >= 5, "{play:?} {selfplay:?}");
         for flag in play.iter().filter(|f| *f != "set").chain(&selfplay) {
-            let key = SearchConfig::key(flag).unwrap_or_else(|e| panic!("--{flag} names no search setting: {e}"));
-            assert!(key.is_named(flag));
+            let name = if flag == "playouts" { "simulations" } else { flag.as_str() };
+            let key = SearchConfig::key(name).unwrap_or_else(|e| panic!("--{flag} names no search setting: {e}"));
+            assert!(key.is_named(name));
         }
     }
 
@@ -74,8 +77,8 @@ mod tests {
         // The players' commands (`bestmove`, `eval`, `play`, `analyse`): a flag over `--set`,
         // `--set` over the player's defaults.
         for argv in [
-            &["--set", "search.simulations=300", "--sims", "16", "--set", "search.c_puct=2"][..],
-            &["--sims", "16", "--set", "search.simulations=300", "--set", "search.c_puct=2"][..],
+            &["--set", "search.simulations=300", "--playouts", "16", "--set", "search.c_puct=2"][..],
+            &["--playouts", "16", "--set", "search.simulations=300", "--set", "search.c_puct=2"][..],
         ] {
             let search = parse::<PlayArgs>(argv).config().unwrap();
             assert_eq!((search.simulations, search.c_puct), (16, 2.0), "{argv:?}");
@@ -84,8 +87,8 @@ mod tests {
         assert_eq!((search.simulations, search.c_puct), (SearchConfig::for_play(PLAY_SIMULATIONS).simulations, 3.0));
         // `selfplay` (and `learn`, `init`): the run config's file, then `--set`, then a flag.
         for argv in [
-            &["--model", "m", "--out", "o", "--set", "search.simulations=300", "--sims", "16"][..],
-            &["--model", "m", "--out", "o", "--sims", "16", "--set", "search.simulations=300"][..],
+            &["--model", "m", "--out", "o", "--set", "search.simulations=300", "--playouts", "16"][..],
+            &["--model", "m", "--out", "o", "--playouts", "16", "--set", "search.simulations=300"][..],
         ] {
             let args = parse::<SelfPlayArgs>(argv);
             let mut config = args.run_config.load().unwrap();

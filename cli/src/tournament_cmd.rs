@@ -4,6 +4,7 @@
 //! `dojo_arbiter::tournament`, and a session of it on a run `tournament::session`.
 
 use crate::common::progress;
+use crate::match_cmd::{player_help, player_long_help};
 use anyhow::Result;
 use clap::Args;
 use dojo_arbiter::tournament::session::{self, FormatChoice, Plan, Request};
@@ -13,6 +14,13 @@ use dojo_arbiter::with_contest;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// What `--players` are.
+const PLAYERS: &str = "Players besides the run's checkpoints";
+
+/// How a tournament names its players.
+const PLAYERS_NAMED: &str = "NAME=SPEC names a player (letters, digits, '.', '_' and '-'), e.g. \
+     `rapfi-1000=pbrain:nodes=1000:ENGINE`; unnamed, a player is known by its spec.";
 
 #[derive(Args)]
 pub struct TournamentArgs {
@@ -28,12 +36,12 @@ pub struct TournamentArgs {
     /// the games not finished, and extends it by any new players.
     #[arg(long, default_value = "default")]
     name: String,
-    /// Players besides the run's checkpoints: random, mcts:N, mcts:N:uniform, uct:N, solver,
-    /// net:CKPT[:sims=N...], pbrain:COMMAND (an external Gomocup brain; quote it), or for
-    /// 2048 and 2584 ntuple:WEIGHTS[:depth=D]. NAME=SPEC names a player (letters, digits,
-    /// '.', '_' and '-'), e.g. `rapfi-1000=pbrain:nodes=1000:ENGINE`; unnamed, a player is
-    /// known by its spec.
-    #[arg(long, num_args = 1..)]
+    #[arg(
+        long,
+        num_args = 1..,
+        help = player_help(PLAYERS),
+        long_help = format!("{}\n{PLAYERS_NAMED}", player_long_help(PLAYERS)),
+    )]
     players: Vec<String>,
     /// The run's checkpoints that play: every K-th published version (the versions divisible by K), and the newest.
     #[arg(long, value_name = "K")]
@@ -45,8 +53,8 @@ pub struct TournamentArgs {
     /// in one-player games (2048, 2584: 8 times the network time over thousands of moves; name
     /// `net:CKPT:sims=N:avg` in --players for that).
     #[arg(long, default_value_t = dojo_search::config::PLAY_SIMULATIONS)]
-    sims: u32,
-    /// The run's checkpoints search each move for this long instead of --sims playouts
+    playouts: u32,
+    /// The run's checkpoints search each move for this long instead of --playouts playouts
     /// (e.g. 1s, 250ms): a tournament by the clock, as against `pbrain:clock=1s:ENGINE`.
     /// By the clock they evaluate the board as it stands (averaging would cost them k times
     /// the playouts; `net:CKPT:avg:clock=1s` in --players averages).
@@ -60,7 +68,7 @@ pub struct TournamentArgs {
     /// round-robin (every pairing) or gauntlet (everyone against --reference). One-player
     /// games have no pairings: every player plays its games alone (no gauntlet).
     #[arg(long, value_name = "round-robin|gauntlet")]
-    mode: Option<FormatChoice>,
+    format: Option<FormatChoice>,
     /// The gauntlet's reference players (specs or names, e.g. mcts:1000), weakest first:
     /// everyone else plays each of them (they do not play each other), and the standings say
     /// each one's score against every rung of this ladder and the highest it beat.
@@ -78,7 +86,7 @@ pub struct TournamentArgs {
     openings: Option<PathBuf>,
     /// Games played at once (default: the cores).
     #[arg(long)]
-    threads: Option<usize>,
+    parallel: Option<usize>,
     /// Seed of the openings, or of a one-player game's tiles (default: the tournament's so far, or random).
     #[arg(long)]
     seed: Option<u64>,
@@ -110,10 +118,10 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         players: args.players.clone(),
         every_nth_version: args.every_nth_version,
         newest_version: args.newest_version,
-        sims: args.sims,
+        sims: args.playouts,
         clock_ms: args.clock,
         games_per_pair: args.games_per_pair,
-        format: args.mode,
+        format: args.format,
         reference: args.reference.clone(),
         opening_plies: args.opening_plies,
         openings: args.openings.clone(),
@@ -124,7 +132,7 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         game: args.game.clone(),
     };
     let plan = session::plan(&args.run_dir, &request)?;
-    let threads = crate::common::threads_or_cores(args.threads);
+    let threads = crate::common::parallel_or_cores(args.parallel);
     with_contest!(plan.game, contest => play(contest, plan, &args, threads, &stop))
 }
 

@@ -46,7 +46,7 @@ pub struct TrainArgs {
     /// Start a new run from this network (a checkpoint of the run's game and network shape)
     /// instead of a random one: its first version is that network.
     #[arg(long, value_name = "MODEL")]
-    init: Option<PathBuf>,
+    start_from: Option<PathBuf>,
 }
 
 pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
@@ -63,7 +63,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         listen,
         http: crate::common::http_addr(Some(args.http.as_str()).filter(|h| *h != "off"))?,
         device: args.device.clone(),
-        start_from: args.init.clone(),
+        start_from: args.start_from.clone(),
     })?;
     let cfg = training.config();
     let (addr, http) = training.addresses();

@@ -43,7 +43,7 @@ fn gomoku_tactic_positions_are_judged_for_the_policy_and_the_search() {
     let made =
         stdout_of(&dojo(&["init", "--game", "gomoku:9", "--blocks", "1", "--channels", "8", "--out", path(&net)]));
     assert!(made.contains("1 blocks x 8 channels, conv policy head, for gomoku:9"), "{made}");
-    for (mode, file) in [("--policy", "tactics.txt"), ("--sims=30", "mixed.txt")] {
+    for (mode, file) in [("--policy", "tactics.txt"), ("--playouts=30", "mixed.txt")] {
         let report = stdout_of(&dojo(&[
             "eval",
             "--game",
@@ -111,7 +111,7 @@ fn positions_from_recorded_games_are_their_distinct_prefixes() {
     write_records(&file, &records).unwrap();
     let games: Vec<String> =
         records.iter().map(|r| start.moves_to_text(&r.moves.iter().map(|m| m.action).collect::<Vec<_>>())).collect();
-    let args = ["positions", "--from-games", path(&file), "--count", "6", "--min-moves", "3", "--max-moves", "5"];
+    let args = ["positions", "--records", path(&file), "--count", "6", "--min-moves", "3", "--max-moves", "5"];
     let text = stdout_of(&dojo(&args));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 6, "{text}");
@@ -123,14 +123,13 @@ fn positions_from_recorded_games_are_their_distinct_prefixes() {
     assert_eq!(distinct.len(), 6);
 
     // Asking for more than there are prints them all and says so.
-    let out =
-        dojo(&["positions", "--from-games", path(&file), "--count", "500", "--min-moves", "3", "--max-moves", "5"]);
+    let out = dojo(&["positions", "--records", path(&file), "--count", "500", "--min-moves", "3", "--max-moves", "5"]);
     let text = stdout_of(&out);
     assert!(text.lines().count() < 500 && text.lines().count() > 6);
     assert!(String::from_utf8_lossy(&out.stderr).contains("found only"));
 
     // Games of another game are named as such.
-    let out = dojo(&["positions", "--game", "gomoku:9", "--from-games", path(&file), "--count", "2"]);
+    let out = dojo(&["positions", "--game", "gomoku:9", "--records", path(&file), "--count", "2"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("game 1 is a game of connect4:7x6, not gomoku:9"), "{stderr}");
 }
@@ -172,7 +171,7 @@ fn pons_positions_are_labelled_and_graded_per_category_for_policy_and_search() {
         path(&file),
         "--mover",
         "both",
-        "--sims",
+        "--playouts",
         "8",
         "--json",
     ]));

@@ -126,7 +126,7 @@ fn a_saiblo_run_trains_one_any_size_network_on_boards_of_every_size() {
         "6",
         "--seed",
         "3",
-        "--threads",
+        "--parallel",
         "1",
         "--json",
     ]));
@@ -136,7 +136,7 @@ fn a_saiblo_run_trains_one_any_size_network_on_boards_of_every_size() {
     assert_eq!(games, 6, "{out}");
     assert!(by_size.values().all(|t| t["games"].as_u64().unwrap() % 2 == 0), "pairs share a board: {out}");
     let mut bestmove = std::process::Command::new(common::dojo_bin())
-        .args(["bestmove", "--game", "connect4:9x10:3.3", "--model", path(&newest), "--sims", "8"])
+        .args(["bestmove", "--game", "connect4:9x10:3.3", "--model", path(&newest), "--playouts", "8"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -161,7 +161,8 @@ fn a_network_trained_on_a_smaller_frame_plays_larger_boards_in_a_larger_frame() 
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v1 = RunDir::new(&run).model_version(1);
     assert!(checkpoint::read_sidecar(&v1).unwrap().architecture.any_size);
-    let out = dojo_with_input(&["bestmove", "--game", "connect4:9x9", "--model", path(&v1), "--sims", "8"], b"9 9\n");
+    let out =
+        dojo_with_input(&["bestmove", "--game", "connect4:9x9", "--model", path(&v1), "--playouts", "8"], b"9 9\n");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && stderr.contains("trained on boards up to 7x6, plays connect4:9x9 in a 9x9 frame"),
@@ -208,14 +209,15 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
     // Rated on one board, and on a larger one than it trained on.
     for (name, board) in [("small", "gomoku:8"), ("large", "gomoku:12")] {
         let args = ["tournament", "--run-dir", path(&run), "--name", name, "--game", board, "--newest-version"];
-        let out =
-            stdout_of(&dojo(&[&args[..], &["--players", "random", "--games-per-pair", "2", "--sims", "4"]].concat()));
+        let out = stdout_of(&dojo(
+            &[&args[..], &["--players", "random", "--games-per-pair", "2", "--playouts", "4"]].concat(),
+        ));
         assert!(out.contains("random"), "{out}");
         let spec = std::fs::read_to_string(run.join("tournaments").join(name).join("tournament.json")).unwrap();
         assert!(spec.contains(&format!("\"game\": \"{board}\"")), "{spec}");
     }
     // Resumed without --game, a tournament plays on its own board.
-    let args = ["tournament", "--run-dir", path(&run), "--name", "large", "--newest-version", "--sims", "4"];
+    let args = ["tournament", "--run-dir", path(&run), "--name", "large", "--newest-version", "--playouts", "4"];
     let out = stdout_of(&dojo(&[&args[..], &["--players", "random"]].concat()));
     assert!(out.contains("random"), "{out}");
     let out = dojo(&["tournament", "--run-dir", path(&run), "--game", "connect4", "--players", "random"]);
@@ -223,7 +225,7 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
     assert!(stderr.contains("the run plays gomoku:7-9, not connect4:7x6"), "{stderr}");
 
     // `dojo play` on a board the user names.
-    let out = dojo_with_input(&["play", "--model", path(&newest), "--game", "gomoku:12", "--sims", "4"], b"quit\n");
+    let out = dojo_with_input(&["play", "--model", path(&newest), "--game", "gomoku:12", "--playouts", "4"], b"quit\n");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && stdout.starts_with("dojo play: gomoku:12, you are"), "{stdout}");
 
@@ -241,7 +243,7 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
     // A Gomocup brain on every size up to 20: a board larger than the training frame is
     // played in a larger one; past 20 is refused.
     let out = dojo_with_input(
-        &["pbrain", "--model", path(&newest), "--sims", "4"],
+        &["pbrain", "--model", path(&newest), "--playouts", "4"],
         b"START 20\nBEGIN\nSTART 7\nBEGIN\nSTART 21\nEND\n",
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -268,7 +270,7 @@ fn init_writes_an_any_size_network_for_a_spec_of_several_boards_and_selfplay_pla
     assert_eq!((arch.any_size, arch.width, arch.height, arch.policy_head), (true, 9, 9, PolicyHead::Point));
 
     let recs = tmp.path().join("games.rec");
-    let args = ["selfplay", "--model", path(&ckpt), "--games", "6", "--sims", "4", "--seed", "5", "--threads", "1"];
+    let args = ["selfplay", "--model", path(&ckpt), "--games", "6", "--playouts", "4", "--seed", "5", "--threads", "1"];
     let out = stdout_of(&dojo(&[&args[..], &["--out", path(&recs)]].concat()));
     assert!(out.contains("wrote 6 games"), "{out}");
     let records = dojo_record::read_records(&recs).unwrap();

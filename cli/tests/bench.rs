@@ -111,9 +111,9 @@ fn bench_selfplay_reports_throughput_and_the_pipeline_efficiency() {
         "1",
         "--channels",
         "8",
-        "--sims",
+        "--playouts",
         "16",
-        "--fast-sims",
+        "--fast-playouts",
         "4",
         "--parallel",
         "4",
@@ -144,7 +144,7 @@ fn bench_selfplay_reports_throughput_and_the_pipeline_efficiency() {
 
 #[test]
 fn bench_search_measures_each_game_with_both_searches() {
-    let v = json_of(&["bench", "search", "--game", "connect4,2048", "--sims", "50", "--millis", "30", "--json"]);
+    let v = json_of(&["bench", "search", "--game", "connect4,2048", "--playouts", "50", "--millis", "30", "--json"]);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["game"], "connect4:7x6");
@@ -195,7 +195,7 @@ fn bench_train_times_training_steps_and_refuses_bad_options() {
 
 #[test]
 fn bench_agree_compares_every_cpu_format_with_f32_on_the_cpu() {
-    let v = json_of(&["bench", "agree", "--blocks", "1", "--channels", "8", "--positions", "10", "--json"]);
+    let v = json_of(&["bench", "agree", "--blocks", "1", "--channels", "8", "--count", "10", "--json"]);
     assert_eq!(v["all_agree"], true, "{v}");
     assert_eq!(v["device"], "cpu");
     let rows = v["agreements"].as_array().unwrap();
@@ -208,9 +208,9 @@ fn bench_agree_compares_every_cpu_format_with_f32_on_the_cpu() {
         assert!(num(r, "max_policy_diff") <= num(r, "tolerance"), "{r}");
         assert!(num(r, "max_value_diff") <= num(r, "tolerance"), "{r}");
     }
-    let out = stdout_of(&dojo(&["bench", "agree", "--blocks", "1", "--channels", "8", "--positions", "3"]));
+    let out = stdout_of(&dojo(&["bench", "agree", "--blocks", "1", "--channels", "8", "--count", "3"]));
     assert!(out.contains("cpu against cpu f32 on 3 fixed positions"), "{out}");
     assert_eq!(out.lines().filter(|l| l.ends_with(" ok")).count(), 2, "{out}");
-    let err = stderr_of_failure(&["bench", "agree", "--positions", "0"]);
-    assert!(err.contains("--positions must be at least 1"), "{err}");
+    let err = stderr_of_failure(&["bench", "agree", "--count", "0"]);
+    assert!(err.contains("--count must be at least 1"), "{err}");
 }

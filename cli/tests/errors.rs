@@ -10,7 +10,7 @@ use common::{dojo, error_line, path, tiny_config, tiny_net};
 #[test]
 fn settings_out_of_range_name_the_setting_and_its_value() {
     assert_eq!(
-        error_line(&["bench", "selfplay", "--sims", "0", "--seconds", "1"]),
+        error_line(&["bench", "selfplay", "--playouts", "0", "--seconds", "1"]),
         "dojo: error: search.simulations must be at least 1"
     );
     // An f32 setting prints as the user wrote it, not widened to f64's digits.
@@ -70,12 +70,20 @@ fn a_missing_file_is_named_with_its_cause_once() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing");
     let cause = std::fs::read(&missing).unwrap_err().to_string();
+    // A checkpoint that is not there is the file the user named (its weights file for a
+    // stem), never its sidecar: `net:missing.safetensors` once said "cannot read missing.json".
     assert_eq!(
         error_line(&["bench", "net", "--model", path(&missing), "--millis", "1"]),
-        format!("dojo: error: cannot read {}.json: {cause}", missing.display())
+        format!("dojo: error: {}.safetensors does not exist", missing.display())
     );
+    let weights = dir.path().join("missing.safetensors");
+    for game in [&[][..], &["--game", "connect4"][..]] {
+        let a = format!("net:{}", weights.display());
+        let args = [&["match", "--a", &a, "--b", "random", "--games", "2"][..], game].concat();
+        assert_eq!(error_line(&args), format!("dojo: error: {} does not exist", weights.display()), "{game:?}");
+    }
     assert_eq!(
-        error_line(&["ntuple", "play", "--weights", path(&missing), "--games", "1"]),
+        error_line(&["ntuple", "play", "--model", path(&missing), "--games", "1"]),
         format!("dojo: error: {}: {cause}", missing.display())
     );
 }
@@ -112,10 +120,10 @@ fn a_tournament_that_cannot_be_played_says_why_in_one_line() {
         error_line(&["tournament", "--run-dir", run, "--players", "random", "random"]),
         "dojo: error: random is in the tournament twice"
     );
-    let players = ["--players", "random", "mcts:5", "--games-per-pair", "2", "--seed", "3", "--threads", "1"];
+    let players = ["--players", "random", "mcts:5", "--games-per-pair", "2", "--seed", "3", "--parallel", "1"];
     let args = [&["tournament", "--run-dir", run, "--name", "t"][..], &players[..]].concat();
     assert!(dojo(&args).status.success());
-    let other_seed = [&args[..args.len() - 4], &["--seed", "4", "--threads", "1"][..]].concat();
+    let other_seed = [&args[..args.len() - 4], &["--seed", "4", "--parallel", "1"][..]].concat();
     assert_eq!(
         error_line(&other_seed),
         "dojo: error: this tournament was started with seed 3, not 4: rerun with the same, or name a new tournament"

@@ -47,16 +47,16 @@ fn dojo_gate_promotes_the_first_version_and_then_only_a_candidate_that_scores_en
     let model = Model::new(arch, tch::Device::Cpu);
     publish(&run, &model, 2);
 
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     assert_eq!(out.trim(), "gating: v2 is the first best version");
     assert_eq!(best_version(&run), 2);
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     assert_eq!(out.trim(), "v2 has been gated already; the best is v2");
 
     // v3 has v2's weights: every pair of games is one game played from both sides, so the
     // candidate scores exactly half, below the default 55%.
     publish(&run, &model, 3);
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     assert!(
         out.contains("gating: v3 vs best v2: 4 games,")
             && out.contains("score 50.0% in ")
@@ -68,7 +68,7 @@ fn dojo_gate_promotes_the_first_version_and_then_only_a_candidate_that_scores_en
     // Half is enough when the run asks for half.
     set_promote_score(&run, 0.5);
     publish(&run, &model, 4);
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     assert!(out.contains("score 50.0% in ") && out.trim_end().ends_with(" s: v4 is the new best"), "{out}");
     assert_eq!(best_version(&run), 4);
 
@@ -93,11 +93,11 @@ fn an_sprt_gate_records_its_ratio_and_stops_once_decided() {
     let dir = run.root.to_str().unwrap();
     let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), tch::Device::Cpu);
     publish(&run, &model, 1);
-    stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     // The same weights again: every pair ends 1-1 and the default test (elo0 0, elo1 50,
     // alpha 0.05, beta 0.1) accepts H0 at the 15th pair, long before 200 games.
     publish(&run, &model, 2);
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "2"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "2"]));
     assert!(out.contains("gating: v2 vs best v1: 30 games, ") && out.contains("score 50.0%, LLR -2.4"), "{out}");
     assert!(out.contains("in [-2.25, 2.89]") && out.trim_end().ends_with(" s: v1 stays best"), "{out}");
     let line = &gating_lines(&run)[1];
@@ -119,7 +119,7 @@ fn two_gatekeepers_never_gate_one_run_and_training_goes_on_without() {
     let dir = run.root.to_str().unwrap();
     let watch = || {
         Command::new(env!("CARGO_BIN_EXE_dojo"))
-            .args(["gate", "--run-dir", dir, "--watch", "--threads", "1"])
+            .args(["gate", "--run-dir", dir, "--watch", "--parallel", "1"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -133,7 +133,7 @@ fn two_gatekeepers_never_gate_one_run_and_training_goes_on_without() {
         if watcher.try_wait().unwrap().is_some() {
             watcher = watch();
         }
-        let out = dojo(&["gate", "--run-dir", dir, "--threads", "1"]);
+        let out = dojo(&["gate", "--run-dir", dir, "--parallel", "1"]);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         if !out.status.success() || Instant::now() > deadline {
             break stderr;
@@ -155,7 +155,7 @@ fn two_gatekeepers_never_gate_one_run_and_training_goes_on_without() {
     // The lock goes with its holder. (Whether v1 is gated yet depends on whether a `dojo
     // gate` above ran before the watcher took the lock: watching, it waits for
     // gating.every_versions new versions.)
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     let out = out.trim();
     assert!(
         out == "gating: v1 is the first best version" || out == "v1 has been gated already; the best is v1",
@@ -212,12 +212,12 @@ fn dojo_gate_on_a_one_player_run_compares_mean_scores_on_the_same_seeds() {
     let arch = Architecture::for_game(&Twenty48::new(), 1, 8);
     let model = Model::new(arch.clone(), tch::Device::Cpu);
     publish(&run, &model, 1);
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "2"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "2"]));
     assert_eq!(out.trim(), "gating: v1 is the first best version");
 
     // The same weights: the same games on the same seeds, equal means, no promotion.
     publish(&run, &model, 2);
-    let out = dojo(&["gate", "--run-dir", dir, "--threads", "2"]);
+    let out = dojo(&["gate", "--run-dir", dir, "--parallel", "2"]);
     let stdout = stdout_of(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -234,7 +234,7 @@ fn dojo_gate_on_a_one_player_run_compares_mean_scores_on_the_same_seeds() {
 
     // Other weights: promoted exactly when the mean is higher, as the record says.
     publish(&run, &Model::new(arch, tch::Device::Cpu), 3);
-    let stdout = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "2"]));
+    let stdout = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "2"]));
     let lines = gating_lines(&run);
     let last = &lines[2];
     let scores = &last["scores"];
@@ -266,7 +266,7 @@ fn a_grading_gatekeeper_grades_every_version_on_one_benchmark_drawn_once() {
     let model = Model::new(arch, tch::Device::Cpu);
     publish(&run, &model, 1);
 
-    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     assert!(out.starts_with("gating: v1 is the first best version; graded on "), "{out}");
     assert!(out.contains(" errors, search ") && out.contains("% at 4 playouts ("), "{out}");
     let benchmark = run.root.join("benchmark/pons.jsonl");
@@ -280,7 +280,7 @@ fn a_grading_gatekeeper_grades_every_version_on_one_benchmark_drawn_once() {
     assert!(categories.iter().all(|c| categories.iter().filter(|d| d == &c).count() <= 2), "{drawn}");
 
     publish(&run, &model, 2);
-    stdout_of(&dojo(&["gate", "--run-dir", dir, "--threads", "1"]));
+    stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     // Drawn once: the second gate reads the same file.
     assert_eq!(std::fs::read_to_string(&benchmark).unwrap(), drawn);
     let lines = gating_lines(&run);
@@ -319,7 +319,7 @@ fn a_watching_gatekeeper_waits_out_an_unreadable_latest_json() {
     std::fs::write(run.models().join("latest.json"), b"{\"format\":").unwrap();
     let dir = run.root.to_str().unwrap();
     let mut watcher = Command::new(env!("CARGO_BIN_EXE_dojo"))
-        .args(["gate", "--run-dir", dir, "--watch", "--every", "1", "--threads", "1"])
+        .args(["gate", "--run-dir", dir, "--watch", "--every", "1", "--parallel", "1"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -86,7 +86,7 @@ fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
     };
     let dir = tempfile::tempdir().unwrap();
     let run = new_run(dir.path(), "gomoku:11");
-    let args = ["--rungs", "1", "--pairs", "1", "--sims", "8", "--", "--json"];
+    let args = ["--rungs", "1", "--pairs", "1", "--playouts", "8", "--", "--json"];
     let out = ladder(&run, &engine, &args);
     assert!(out.status.success(), "{}", stderr(&out));
     let standings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -128,7 +128,7 @@ fn a_tiny_network_climbs_the_lowest_rung_of_the_ladder_and_resumes() {
     assert_eq!(events, 1, "the ladder's Elo curve is in TensorBoard");
 
     // Run again: everything was played, nothing is replayed.
-    let again = ladder(&run, &engine, &["--rungs", "1", "--pairs", "1", "--sims", "8"]);
+    let again = ladder(&run, &engine, &["--rungs", "1", "--pairs", "1", "--playouts", "8"]);
     assert!(again.status.success(), "{}", stderr(&again));
     let text = String::from_utf8(again.stdout.clone()).unwrap();
     assert!(text.contains("highest beaten (>= 50%)"), "{text}");
@@ -234,7 +234,7 @@ fn a_network_without_a_run_climbs_the_ladder_in_a_folder_of_its_own() {
     std::fs::create_dir(&work).unwrap();
     // A checkpoint where the run goes: the board is the network's, the ladder is kept in
     // runs/ladder-gomoku11 under the working directory.
-    let args = [path(&model), "--rungs", "1", "--pairs", "1", "--sims", "8", "--", "--json"];
+    let args = [path(&model), "--rungs", "1", "--pairs", "1", "--playouts", "8", "--", "--json"];
     let out = ladder_in(&work, path(&engine), &args);
     assert!(out.status.success(), "{}", stderr(&out));
     let said = stderr(&out);
@@ -258,7 +258,7 @@ fn a_network_without_a_run_climbs_the_ladder_in_a_folder_of_its_own() {
     // Again with a second network, by --model: the first one's games stand, the new one's
     // are played, in the same folder.
     let other = seeded_tiny_net(dir.path(), "gomoku:11", 7).with_extension("safetensors");
-    let args = ["--model", path(&model), "--model", path(&other), "--rungs", "1", "--pairs", "1", "--sims", "8"];
+    let args = ["--model", path(&model), "--model", path(&other), "--rungs", "1", "--pairs", "1", "--playouts", "8"];
     let again = ladder_in(&work, path(&engine), &args);
     assert!(again.status.success(), "{}", stderr(&again));
     let games: Vec<serde_json::Value> =

@@ -19,9 +19,9 @@ fn selfplay_stderr(dir: &std::path::Path, format: &str) -> String {
         path(&ckpt),
         "--games",
         "1",
-        "--sims",
+        "--playouts",
         "4",
-        "--fast-sims",
+        "--fast-playouts",
         "2",
         "--parallel",
         "1",
@@ -56,7 +56,7 @@ fn logs_are_plain_text_off_a_terminal_and_json_when_asked() {
 fn long_commands_off_a_terminal_log_plain_progress_lines() {
     // Every game a line (the default is every 10 seconds), and always the last one.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_dojo"))
-        .args(["match", "--a", "random", "--b", "mcts:5", "--games", "4", "--threads", "1", "--seed", "1"])
+        .args(["match", "--a", "random", "--b", "mcts:5", "--games", "4", "--parallel", "1", "--seed", "1"])
         .env("DOJO_PROGRESS_EVERY", "0")
         .output()
         .unwrap();

@@ -185,7 +185,7 @@ fn auxiliary_policy_targets_switched_on_train_report_their_losses_and_leave_play
     }
     // Play reads the policy and value only.
     let net = format!("net:{}:sims=8", path(&run.join("models/best.safetensors")));
-    let report = stdout_of(&dojo(&["match", "--a", &net, "--b", "random", "--games", "2", "--threads", "1"]));
+    let report = stdout_of(&dojo(&["match", "--a", &net, "--b", "random", "--games", "2", "--parallel", "1"]));
     assert!(report.contains("2 games"), "{report}");
 
     // A run without the heads cannot be given the targets later: the error says why.

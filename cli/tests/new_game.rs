@@ -32,7 +32,7 @@ fn quick_run_with(dir: &Path, game: &str, change: impl FnOnce(&mut RunConfig)) -
 /// `dojo match --json` of `a` against `random` on hex5: A's wins out of 100.
 fn wins_against_random(a: &str) -> u64 {
     let args =
-        ["match", "--game", "hex5", "--a", a, "--b", "random", "--games", "100", "--threads", "1", "--seed", "3"];
+        ["match", "--game", "hex5", "--a", a, "--b", "random", "--games", "100", "--parallel", "1", "--seed", "3"];
     let out = dojo(&[&args[..], &["--json"]].concat());
     let report: Value = serde_json::from_str(&stdout_of(&out)).expect("one JSON report");
     assert_eq!(report["games"], 100, "{report}");
@@ -59,13 +59,13 @@ fn hex5_trained_for_seconds_beats_random_in_90_of_100_games() {
 #[test]
 fn hex5_is_played_and_named_like_every_other_game() {
     // Whole games against rollout MCTS from the command line.
-    let out = dojo(&["match", "--game", "hex5", "--a", "mcts:200", "--b", "random", "--games", "2", "--threads", "1"]);
+    let out = dojo(&["match", "--game", "hex5", "--a", "mcts:200", "--b", "random", "--games", "2", "--parallel", "1"]);
     let stdout = stdout_of(&out);
     assert!(stdout.contains("mcts:200 vs random on hex5: 2 games"), "{stdout}");
     // A person plays a network in the game's notation; the rules' own words say what is wrong.
     let tmp = tempfile::tempdir().unwrap();
     let net = tiny_net(tmp.path(), "hex5");
-    let out = dojo_with_input(&["play", "--model", path(&net), "--sims", "4"], b"f9\nc3\n");
+    let out = dojo_with_input(&["play", "--model", path(&net), "--playouts", "4"], b"f9\nc3\n");
     let stdout = stdout_of(&out);
     assert!(
         stdout
@@ -97,7 +97,7 @@ fn pig_is_trained_and_played_as_a_one_player_game_from_its_file_alone() {
     // The network plays whole games through the chance search in Gumbel mode (nature
     // rolling twice in a row after a 1), scored without a tile table.
     let net = format!("net:{}:sims=50:mode=gumbel", path(&run.join("models/best.safetensors")));
-    let args = ["match", "--game", "pig", "--a", &net, "--games", "20", "--threads", "1", "--seed", "3"];
+    let args = ["match", "--game", "pig", "--a", &net, "--games", "20", "--parallel", "1", "--seed", "3"];
     let stdout = stdout_of(&dojo(&args));
     assert!(stdout.contains(&format!("{net} on pig: 20 games: mean score ")), "{stdout}");
     assert!(!stdout.contains("tile"), "pig has no tiles to reach:\n{stdout}");
@@ -107,7 +107,7 @@ fn pig_is_trained_and_played_as_a_one_player_game_from_its_file_alone() {
     // Like 2048's, its games are a player's alone: `dojo play` has no side for a person.
     let best = run.join("models/best.safetensors");
     assert_eq!(
-        error_line(&["play", "--model", path(&best), "--sims", "4"]),
+        error_line(&["play", "--model", path(&best), "--playouts", "4"]),
         "dojo: error: pig is a one-player game: there is no side for you to play"
     );
 }

@@ -69,7 +69,7 @@ fn train_resume_play_and_match_with_ntuple_weights() {
 
     // Play (arbiter's tests check that games do not depend on the threads).
     let out =
-        dojo(&["ntuple", "play", "--weights", path(&w), "--games", "6", "--seed", "3", "--threads", "2", "--json"]);
+        dojo(&["ntuple", "play", "--model", path(&w), "--games", "6", "--seed", "3", "--parallel", "2", "--json"]);
     assert!(stderr_of(&out).contains("6 games"), "{}", stderr_of(&out));
     let one = json(&stdout_of(&out));
     assert_eq!(one["games"], 6);
@@ -100,7 +100,7 @@ fn train_resume_play_and_match_with_ntuple_weights() {
     // A damaged file is an error that says so.
     let bytes = std::fs::read(&w).unwrap();
     std::fs::write(&w, &bytes[..bytes.len() / 2]).unwrap();
-    let err = failure(&["ntuple", "play", "--weights", path(&w), "--games", "2"]);
+    let err = failure(&["ntuple", "play", "--model", path(&w), "--games", "2"]);
     assert!(err.contains("header describes") && err.contains("truncated"), "{err}");
 }
 
@@ -114,11 +114,11 @@ fn bad_ntuple_arguments_say_what_is_wrong() {
     assert!(err.contains("--alpha must be a positive number"), "{err}");
     let err = failure(&["ntuple", "train", "--game", "2584:1-2:0", "--episodes", "5"]);
     assert!(err.contains("1-tile's share is a percent in 1..=99, not 0"), "{err}");
-    let err = failure(&["ntuple", "play", "--weights", path(&w), "--games", "2"]);
+    let err = failure(&["ntuple", "play", "--model", path(&w), "--games", "2"]);
     assert!(err.contains("w.bin") && err.contains("No such file"), "{err}");
     std::fs::write(&w, b"not weights at all").unwrap();
-    let err = failure(&["ntuple", "play", "--weights", path(&w), "--games", "2"]);
+    let err = failure(&["ntuple", "play", "--model", path(&w), "--games", "2"]);
     assert!(err.contains("not an n-tuple weight file"), "{err}");
-    let err = failure(&["ntuple", "play", "--weights", path(&w), "--games", "2", "--depth", "0"]);
+    let err = failure(&["ntuple", "play", "--model", path(&w), "--games", "2", "--depth", "0"]);
     assert!(err.contains("--depth must be in 1..=6"), "{err}");
 }

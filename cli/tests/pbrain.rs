@@ -31,7 +31,7 @@ fn dojo_pbrain_plays_a_whole_game_as_a_gomocup_brain() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = gomoku_net(dir.path());
     let mut brain = Command::new(env!("CARGO_BIN_EXE_dojo"))
-        .args(["pbrain", "--model", path(&ckpt), "--sims", "8", "--no-average"])
+        .args(["pbrain", "--model", path(&ckpt), "--playouts", "8", "--no-average"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -103,7 +103,7 @@ fn dojo_match_drives_two_dojo_brains_through_the_protocol() {
     let ckpt = gomoku_net(dir.path());
     // Under the manager's clock (INFO timeout_turn 5000) the brains stop at 8 playouts.
     let brain =
-        format!("pbrain:{} pbrain --model {} --max-sims 8 --no-average", env!("CARGO_BIN_EXE_dojo"), path(&ckpt));
+        format!("pbrain:{} pbrain --model {} --max-playouts 8 --no-average", env!("CARGO_BIN_EXE_dojo"), path(&ckpt));
     let out = dojo(&[
         "match",
         "--game",
@@ -114,7 +114,7 @@ fn dojo_match_drives_two_dojo_brains_through_the_protocol() {
         &brain,
         "--games",
         "2",
-        "--threads",
+        "--parallel",
         "1",
         "--seed",
         "4",

@@ -31,7 +31,7 @@ fn a_game_against_the_model_explains_bad_moves_and_goes_on() {
     // Column 9 does not exist, "x" is no column; then column 1 again and again: the fourth
     // disc of a column is legal, the seventh is not (the model's replies may fill it sooner).
     let input = "9\nx\n1\n1\n1\n1\n1\n1\n1\nquit\n";
-    let out = play(&["--model", path(&ckpt), "--sims", "16"], input);
+    let out = play(&["--model", path(&ckpt), "--playouts", "16"], input);
     assert!(out.starts_with("dojo play: connect4"), "{out}");
     assert!(out.contains("you are X (moving first)"), "{out}");
     assert!(out.contains("cannot play \"9\""), "{out}");
@@ -47,7 +47,7 @@ fn a_game_against_the_model_explains_bad_moves_and_goes_on() {
 fn the_model_moves_first_when_asked_and_end_of_input_stops_the_game() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = connect4_net(dir.path());
-    let out = play(&["--model", path(&ckpt), "--sims", "8", "--first", "model"], "");
+    let out = play(&["--model", path(&ckpt), "--playouts", "8", "--first", "model"], "");
     assert!(out.contains("you are O (moving second)"), "{out}");
     // The model's move comes before any prompt is answered.
     let model_at = out.find("model plays ").expect("the model moved");

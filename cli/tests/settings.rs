@@ -10,7 +10,7 @@ use dojo_record::{read_records, GameRecord};
 /// move a full search at 2 playouts and none a random opening.
 fn selfplay(dir: &std::path::Path, net: &std::path::Path, name: &str, extra: &[&str]) -> Vec<GameRecord> {
     let out = dir.join(name);
-    let mut args = vec!["selfplay", "--model", path(net), "--games", "2", "--sims", "2", "--seed", "3"];
+    let mut args = vec!["selfplay", "--model", path(net), "--games", "2", "--playouts", "2", "--seed", "3"];
     args.extend(["--set", "selfplay.full_search_fraction=1", "--set", "selfplay.random_opening_plies=0"]);
     args.extend(["--precision", "f32", "--out", path(&out)]);
     args.extend(extra);

@@ -17,7 +17,7 @@ fn shipped(name: &str) -> PathBuf {
 /// The shipped network `name` wins 4 of 4 against `random` on `game` at 16 playouts.
 fn wins_against_random(name: &str, game: &str) {
     let a = format!("net:{}:sims=16:noavg", path(&shipped(name)));
-    let args = ["match", "--game", game, "--a", &a, "--b", "random", "--games", "4", "--threads", "1"];
+    let args = ["match", "--game", game, "--a", &a, "--b", "random", "--games", "4", "--parallel", "1"];
     let out = dojo(&[&args[..], &["--seed", "1", "--json"]].concat());
     let report: Value = serde_json::from_str(&stdout_of(&out)).expect("one JSON report");
     assert_eq!((report["games"].as_u64(), report["wins"].as_u64()), (Some(4), Some(4)), "{game}: {report}");

@@ -54,7 +54,7 @@ fn scores_json(run: &RunDir, name: &str) -> serde_json::Value {
 
 fn args<'a>(dir: &'a str, name: &'a str, players: &[&'a str]) -> Vec<&'a str> {
     let mut a = vec!["tournament", "--run-dir", dir, "--name", name, "--games-per-player", "4", "--seed", "7"];
-    a.extend(["--threads", "2", "--players"]);
+    a.extend(["--parallel", "2", "--players"]);
     a.extend(players);
     a
 }
@@ -140,7 +140,7 @@ fn two_player_options_are_refused_for_a_one_player_game() {
     let dir = path(&run.root);
     for (extra, why) in [
         (
-            vec!["--mode", "gauntlet", "--reference", "random"],
+            vec!["--format", "gauntlet", "--reference", "random"],
             "2048 is a one-player game: every player plays the same games alone, so there is no gauntlet",
         ),
         (vec!["--anchor", "random"], "with no ratings to anchor (leave out --anchor)"),
@@ -160,7 +160,7 @@ fn two_player_options_are_refused_for_a_one_player_game() {
         "tournament",
         "--run-dir",
         dir,
-        "--mode",
+        "--format",
         "round-robin",
         "--players",
         "random",
@@ -183,7 +183,7 @@ fn a_runs_checkpoints_are_ranked_by_mean_score_and_the_best_chosen() {
         dir,
         "--every-nth-version",
         "1",
-        "--sims",
+        "--playouts",
         "2",
         "--players",
         "random",
@@ -191,7 +191,7 @@ fn a_runs_checkpoints_are_ranked_by_mean_score_and_the_best_chosen() {
         "2",
         "--seed",
         "3",
-        "--threads",
+        "--parallel",
         "2",
         "--choose-best",
     ]);

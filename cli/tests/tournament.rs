@@ -63,7 +63,7 @@ fn tournament_args<'a>(dir: &'a str, name: &'a str, games: &'a str) -> Vec<&'a s
         name,
         "--every-nth-version",
         "2",
-        "--sims",
+        "--playouts",
         "4",
         "--players",
         "random",
@@ -72,7 +72,7 @@ fn tournament_args<'a>(dir: &'a str, name: &'a str, games: &'a str) -> Vec<&'a s
         games,
         "--seed",
         "5",
-        "--threads",
+        "--parallel",
         "2",
     ]
 }
@@ -195,7 +195,7 @@ fn bad_tournaments_are_refused_before_a_game_is_played() {
             "must be even",
         ),
         (
-            vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--mode", "gauntlet"],
+            vec!["tournament", "--run-dir", dir, "--players", "random", "mcts:5", "--format", "gauntlet"],
             "needs --reference",
         ),
         (
@@ -224,7 +224,7 @@ fn a_gauntlet_plays_everyone_against_the_reference_only() {
     let run = new_run(tmp.path(), &[1, 2]);
     let dir = path(&run.root);
     let mut args = tournament_args(dir, "g", "2");
-    args.extend(["--mode", "gauntlet", "--reference", "mcts:60", "--anchor", "mcts:60", "--anchor-elo", "1000"]);
+    args.extend(["--format", "gauntlet", "--reference", "mcts:60", "--anchor", "mcts:60", "--anchor-elo", "1000"]);
     let table = stdout_of(&dojo(&args));
     let (count, games) = results(&run, "g");
     assert_eq!(count, 4);

@@ -41,6 +41,12 @@ pub enum CheckpointError {
     /// error with its sources says it once.
     #[error("cannot read {path}: {error}")]
     Io { path: PathBuf, error: std::io::Error },
+    /// No checkpoint at the path the user gave: neither it nor its weights are there.
+    #[error("{path} does not exist")]
+    Missing { path: PathBuf },
+    /// The weights are there but not the sidecar beside them.
+    #[error("{weights} has no sidecar: {sidecar} does not exist (a checkpoint is NAME.safetensors with NAME.json beside it)")]
+    NoSidecar { weights: PathBuf, sidecar: PathBuf },
     #[error("{path}: bad sidecar JSON: {reason}")]
     Sidecar { path: PathBuf, reason: SidecarProblem },
     /// The sidecar describes a network that cannot be built or cannot play its game.
@@ -157,8 +163,7 @@ pub fn save(
 /// Reads and checks a checkpoint's sidecar (not the weights).
 pub fn read_sidecar(path: &Path) -> Result<Sidecar, CheckpointError> {
     let (_, sidecar_path) = paths(path);
-    let text =
-        std::fs::read(&sidecar_path).map_err(|error| CheckpointError::Io { path: sidecar_path.clone(), error })?;
+    let text = std::fs::read(&sidecar_path).map_err(|error| unreadable_sidecar(path, &sidecar_path, error))?;
     let sidecar: Sidecar = serde_json::from_slice(&text)
         .map_err(|e| CheckpointError::Sidecar { path: sidecar_path.clone(), reason: SidecarProblem::Json(e) })?;
     if sidecar.format != FORMAT {
@@ -166,6 +171,25 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar, CheckpointError> {
     }
     sidecar.architecture.validate().map_err(|error| CheckpointError::Architecture { path: sidecar_path, error })?;
     Ok(sidecar)
+}
+
+/// A sidecar that cannot be read, said in the words of the path the user gave: a missing
+/// checkpoint is the file they named (its weights file where they named the stem), not the
+/// sidecar they may never have heard of.
+fn unreadable_sidecar(given: &Path, sidecar: &Path, error: std::io::Error) -> CheckpointError {
+    if error.kind() != std::io::ErrorKind::NotFound {
+        return CheckpointError::Io { path: sidecar.to_path_buf(), error };
+    }
+    let (weights, _) = paths(given);
+    if weights.exists() {
+        return CheckpointError::NoSidecar { weights, sidecar: sidecar.to_path_buf() };
+    }
+    let named = if given.extension().is_some_and(|e| e == "safetensors" || e == "json") {
+        given.to_path_buf()
+    } else {
+        weights
+    };
+    CheckpointError::Missing { path: named }
 }
 
 /// Reads a checkpoint's sidecar and weights and checks that they belong together (the

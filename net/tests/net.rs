@@ -215,8 +215,23 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     std::fs::write(dir.join("m.json"), br#"{"format":"dojo-checkpoint/1","bogus":1}"#).unwrap();
     let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
     assert!(err.to_string().contains("bad sidecar JSON"), "{err}");
-    let err = checkpoint::load(&dir.join("nope.safetensors"), Device::Cpu, None).err().unwrap();
-    assert!(err.to_string().contains("cannot read"), "{err}");
+    // A checkpoint that is not there is named as the user gave it, not by its sidecar.
+    let nope = dir.join("nope.safetensors");
+    let err = checkpoint::load(&nope, Device::Cpu, None).err().unwrap();
+    assert_eq!(err.to_string(), format!("{} does not exist", nope.display()));
+    let err = checkpoint::read_sidecar(&dir.join("nope")).err().unwrap();
+    assert_eq!(err.to_string(), format!("{} does not exist", nope.display()), "a stem names the weights file");
+    std::fs::copy(dir.join("m.safetensors"), dir.join("alone.safetensors")).unwrap();
+    let err = checkpoint::read_sidecar(&dir.join("alone.safetensors")).err().unwrap();
+    let alone = dir.join("alone");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}.safetensors has no sidecar: {}.json does not exist (a checkpoint is NAME.safetensors with NAME.json beside it)",
+            alone.display(),
+            alone.display()
+        )
+    );
 }
 
 #[test]

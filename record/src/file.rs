@@ -1,5 +1,5 @@
 //! Records files: a small header, then records back to back (`dojo selfplay --out`,
-//! `dojo learn --games`).
+//! `dojo learn --records`).
 
 use super::{GameRecord, RecordError};
 use std::fs::{self, File};

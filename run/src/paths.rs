@@ -14,7 +14,7 @@
 //! RUN/tournaments/NAME/     a tournament's games, results.jsonl, ratings.json and plot
 //! RUN/tensorboard/WHO/      TensorBoard event files: learner/, gating/, tournament-NAME/
 //! RUN/checkpoints/optim-vNNNNNN.safetensors   optimizer state for resuming
-//! RUN/checkpoints/start.*                    the network a run started from (`--init`)
+//! RUN/checkpoints/start.*                    the network a run started from (`--start-from`)
 //! RUN/checkpoints/train-vNNNNNN.*             the weights being trained, where versions
 //!                                             publish their average (learner.weight_average_steps)
 //! RUN/metrics.jsonl         one JSON object per line: losses, buffer, games/s, version

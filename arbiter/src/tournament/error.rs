@@ -52,7 +52,7 @@ pub enum TournamentError {
     #[error("a tournament needs a player or more")]
     NoPlayers,
     #[error(
-        "{game} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --mode gauntlet)"
+        "{game} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --format gauntlet)"
     )]
     OnePlayerGauntlet { game: String },
     #[error(
@@ -111,9 +111,9 @@ pub enum TournamentError {
     RunDir(#[from] RunDirError),
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
-    #[error("--mode gauntlet needs --reference SPEC")]
+    #[error("--format gauntlet needs --reference SPEC")]
     GauntletWithoutReference,
-    #[error("--reference is for --mode gauntlet")]
+    #[error("--reference is for --format gauntlet")]
     ReferenceWithoutGauntlet,
     #[error("--every-nth-version must be at least 1")]
     EveryNthZero,
@@ -128,7 +128,7 @@ pub enum TournamentError {
     #[error("the anchor {anchor} is not one of the players")]
     AnchorNotPlaying { anchor: String },
     #[error(
-        "{game} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --mode gauntlet and --reference)"
+        "{game} is a one-player game: every player plays the same games alone, so there is no gauntlet (leave out --format gauntlet and --reference)"
     )]
     OnePlayerReference { game: String },
     #[error(

@@ -13,9 +13,9 @@ use dojo_net::precision::PrecisionChoice;
 pub struct AgreeArgs {
     #[command(flatten)]
     net: NetChoice,
-    /// Positions to compare: random openings of 0, 1, 2, ... plies.
+    /// How many positions to compare: random openings of 0, 1, 2, ... plies.
     #[arg(long, default_value_t = 64)]
-    positions: usize,
+    count: usize,
     /// Seed of the openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -30,14 +30,14 @@ pub struct AgreeArgs {
 }
 
 pub fn run(args: AgreeArgs) -> Result<()> {
-    if args.positions == 0 {
-        bail!("--positions must be at least 1");
+    if args.count == 0 {
+        bail!("--count must be at least 1");
     }
     let device = args.device.init()?;
     let (spec, model) = args.net.load(device)?;
     let precisions = precisions(args.precision, device)?;
     let start = dojo_record::record_start(&spec)?;
-    let report = compare(&start, &spec, &model, &precisions, args.positions, args.seed)?;
+    let report = compare(&start, &spec, &model, &precisions, args.count, args.seed)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {

@@ -15,7 +15,7 @@ pub struct IngestArgs {
     games: usize,
     /// Flood: games per SubmitGames call (1 = every game is its own round trip).
     #[arg(long, default_value_t = 1)]
-    batch: usize,
+    games_per_call: usize,
     /// Games per second each client sends (one per call), as workers do, instead of a flood; runs for --seconds.
     #[arg(long)]
     rate: Option<f64>,
@@ -28,8 +28,13 @@ pub struct IngestArgs {
 }
 
 pub fn run(args: IngestArgs) -> Result<()> {
-    let load =
-        Load { clients: args.clients, games: args.games, batch: args.batch, rate: args.rate, seconds: args.seconds };
+    let load = Load {
+        clients: args.clients,
+        games: args.games,
+        batch: args.games_per_call,
+        rate: args.rate,
+        seconds: args.seconds,
+    };
     let report = bench_ingest(load)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);

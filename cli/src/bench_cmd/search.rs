@@ -14,7 +14,7 @@ pub struct SearchBenchArgs {
     game: Vec<String>,
     /// Playouts per PUCT search and rollouts per MCTS move (each search starts afresh from the start position).
     #[arg(long, default_value_t = 1000)]
-    sims: u32,
+    playouts: u32,
     /// Milliseconds each measurement runs.
     #[arg(long, default_value_t = 1000)]
     millis: u64,
@@ -24,8 +24,8 @@ pub struct SearchBenchArgs {
 }
 
 pub fn run(args: SearchBenchArgs) -> Result<()> {
-    if args.sims == 0 {
-        bail!("--sims must be at least 1");
+    if args.playouts == 0 {
+        bail!("--playouts must be at least 1");
     }
     if args.millis == 0 {
         bail!("--millis must be at least 1");
@@ -35,17 +35,17 @@ pub fn run(args: SearchBenchArgs) -> Result<()> {
     for text in &args.game {
         let spec: GameSpec = text.parse().with_context(|| format!("--game {text}"))?;
         let start = spec.start()?;
-        let row = measure_search(&start, &spec, args.sims, budget)?;
+        let row = measure_search(&start, &spec, args.playouts, budget)?;
         if !args.json {
             if rows.is_empty() {
-                println!("{}", search_header(args.sims));
+                println!("{}", search_header(args.playouts));
             }
             println!("{row}");
         }
         rows.push(row);
     }
     if args.json {
-        println!("{}", serde_json::json!({ "simulations": args.sims, "rows": rows }));
+        println!("{}", serde_json::json!({ "simulations": args.playouts, "rows": rows }));
     }
     Ok(())
 }

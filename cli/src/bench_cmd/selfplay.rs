@@ -15,10 +15,10 @@ pub struct SelfPlayBenchArgs {
     net: NetChoice,
     /// Playouts of a full search (default: a run's default, search.simulations).
     #[arg(long, default_value_t = SearchConfig::default().simulations)]
-    sims: u32,
+    playouts: u32,
     /// Playouts of the fast searches of playout cap randomisation (selfplay.fast_simulations).
     #[arg(long, default_value_t = SelfPlayConfig::default().fast_simulations)]
-    fast_sims: u32,
+    fast_playouts: u32,
     /// Share of moves given the full search (selfplay.full_search_fraction; 1 = all).
     #[arg(long, default_value_t = SelfPlayConfig::default().full_search_fraction)]
     full_search_fraction: f32,
@@ -54,10 +54,10 @@ pub fn run(args: SelfPlayBenchArgs) -> Result<()> {
     if args.matmul_size == 0 {
         bail!("--matmul-size must be at least 1");
     }
-    let search = SearchConfig { simulations: args.sims, ..SearchConfig::default() };
+    let search = SearchConfig { simulations: args.playouts, ..SearchConfig::default() };
     let play = SelfPlayConfig {
         parallel_games: args.parallel,
-        fast_simulations: args.fast_sims,
+        fast_simulations: args.fast_playouts,
         full_search_fraction: args.full_search_fraction,
         ..SelfPlayConfig::default()
     };

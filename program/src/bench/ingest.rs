@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
-    #[error("--clients, --games and --batch must be at least 1")]
+    #[error("--clients, --games and --games-per-call must be at least 1")]
     Empty,
     #[error("--rate and --seconds must be positive numbers")]
     Rate,
