@@ -240,12 +240,13 @@ impl<S> Session<S> {
     }
 }
 
-/// `--choose-best`: makes the session's best checkpoint the run's best (as gating promotes,
+/// `--choose-best`: makes the session's best checkpoint still on disk the run's best (as gating promotes,
 /// under the run's gating lock), unless the session was interrupted. Returns what to say:
 /// "v12 (+35 Elo) is now RUN/models/best.safetensors (step 600)".
 pub fn choose_best<S: Ranking>(run_dir: &std::path::Path, session: &Session<S>) -> Result<String, TournamentError> {
     let run = RunPaths::new(run_dir);
-    let best = session.standings.best_checkpoint().ok_or(TournamentError::NoBest { none: S::RANKED })?;
+    let on_disk = |v: u64| run.model_version(v).exists();
+    let best = session.standings.best_checkpoint(&on_disk).ok_or(TournamentError::NoBest { none: S::RANKED })?;
     let version = best.player.version.expect("best_checkpoint has a version");
     let sidecar = promotion::promote(&run, Promoter::Tournament, version)?;
     let how = S::merit(best.value.unwrap_or(0.0));
