@@ -44,6 +44,8 @@ pub struct TournamentArgs {
     )]
     players: Vec<String>,
     /// The run's checkpoints that play: every K-th published version (the versions divisible by K), and the newest.
+    /// A run keeps its newest versions and a thinned history (learner.keep_versions, learner.keep_every): the
+    /// tournament says which versions asked for are gone, and the K that finds them all.
     #[arg(long, value_name = "K")]
     every_nth_version: Option<u64>,
     /// The run's newest published checkpoint plays (--every-nth-version has it play too).
@@ -132,6 +134,9 @@ pub fn run(args: TournamentArgs, stop: Arc<AtomicBool>) -> Result<()> {
         game: args.game.clone(),
     };
     let plan = session::plan(&args.run_dir, &request)?;
+    for note in &plan.notes {
+        eprintln!("{note}");
+    }
     let threads = crate::common::parallel_or_cores(args.parallel);
     with_contest!(plan.game, contest => play(contest, plan, &args, threads, &stop))
 }

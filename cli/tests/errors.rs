@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::{dojo, error_line, path, tiny_config, tiny_net};
+use common::{dojo, error_line, path, tiny_config, tiny_net, wait_until, Proc};
+use std::time::Duration;
 
 #[test]
 fn settings_out_of_range_name_the_setting_and_its_value() {
@@ -63,6 +64,31 @@ fn an_io_cause_inside_a_message_is_printed_once() {
     let line = error_line(&["worker", "--learner", "http://127.0.0.1:1", "--http", &addr, "--spool", path(&spool)]);
     assert!(line.starts_with(&format!("dojo: error: cannot serve HTTP on {addr}: ")), "{line}");
     assert_eq!(line.matches("in use").count(), 1, "{line}");
+}
+
+#[test]
+fn a_second_worker_on_a_spool_exits_at_once_naming_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let spool = dir.path().join("spool");
+    // The first waits for a learner that is not there, holding its spool meanwhile.
+    let first = Proc::spawn(&["worker", "--learner", "http://127.0.0.1:1", "--spool", path(&spool)]);
+    let pid = first.child.id();
+    let lock = spool.join(dojo_worker::spool::LOCK_FILE);
+    wait_until("the first worker to hold its spool", Duration::from_secs(60), || {
+        std::fs::read_to_string(&lock).is_ok_and(|holder| holder.starts_with(&format!("pid {pid} on host ")))
+    });
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert_eq!(
+        error_line(&["worker", "--learner", "http://127.0.0.1:1", "--spool", path(&spool)]),
+        format!(
+            "dojo: error: spool: {} is in use by another worker (pid {pid} on host {}): give each worker a spool \
+             directory of its own (--spool)",
+            spool.display(),
+            host.trim()
+        )
+    );
+    let (code, log) = first.terminate();
+    assert_eq!(code, Some(0), "{log}");
 }
 
 #[test]

@@ -6,10 +6,13 @@ mod common;
 
 use common::{dojo, path, stdout_of, tiny_config};
 use dojo_game::connect4::Connect4;
+use dojo_learner::learner::publisher::Publisher;
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
 use dojo_net::model::{Architecture, Model};
+use dojo_net::train::Trainer;
 use dojo_run::dir::RunDir;
+use dojo_run::retention::Retention;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -230,4 +233,108 @@ fn a_gauntlet_plays_everyone_against_the_reference_only() {
     assert_eq!(count, 4);
     assert!(games.keys().all(|(a, b, _)| a == "mcts:60" || b == "mcts:60"), "{games:?}");
     assert!(table.contains("mcts:60") && table.contains("1000") && table.contains("(anchor)"), "{table}");
+}
+
+/// Publishes versions `from..=to` through the learner's publisher, with a checkpoint every
+/// 10 versions and at the end (as a default run: checkpoint_every 500, publish_every 50), so
+/// the run's retention prunes them as the learner's does.
+fn publish_through_the_learner(run: &RunDir, publisher: &mut Publisher, trainer: &mut Trainer, to: u64) {
+    while publisher.version() < to {
+        trainer.step = (publisher.version() + 1) * 50;
+        publisher.publish(trainer, None, None).unwrap();
+        if publisher.version().is_multiple_of(10) || publisher.version() == to {
+            publisher.checkpoint(trainer, None, 0, None).unwrap();
+        }
+    }
+    assert_eq!(run.read_state().unwrap().version, to);
+}
+
+/// The names of the players in tournament `name`'s ratings, and how many games each played.
+fn rated(run: &RunDir, name: &str) -> BTreeMap<String, u64> {
+    let ratings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.tournaments().join(name).join("ratings.json")).unwrap()).unwrap();
+    let players = ratings["players"].as_array().unwrap();
+    players.iter().map(|p| (p["name"].as_str().unwrap().to_string(), p["games"].as_u64().unwrap())).collect()
+}
+
+fn every_nth<'a>(dir: &'a str, name: &'a str, k: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["tournament", "--run-dir", dir, "--name", name, "--every-nth-version", k, "--playouts", "1"];
+    args.extend(["--games-per-pair", "2", "--seed", "3", "--parallel", "2"]);
+    args
+}
+
+/// A run with the default retention (the newest 20 versions and a log-spaced history) that
+/// published 385 versions, a 30-minute default Connect Four run's worth on 2 cores, pruned
+/// by the learner's own publisher: a tournament rates versions from its start, middle and
+/// end, says which versions asked for are gone and why, and a later session, after the
+/// version that was newest was pruned, keeps its games and plays on without it.
+#[test]
+fn a_default_run_is_rated_from_its_start_to_its_end() {
+    set_threads(1);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    let mut config = tiny_config();
+    config.train.precision = "f32".parse().unwrap();
+    let defaults = dojo_run::config::LearnerConfig::default();
+    assert_eq!(
+        (config.learner.keep_versions, config.learner.keep_every),
+        (defaults.keep_versions, defaults.keep_every)
+    );
+    run.create_or_open(Some(&config)).unwrap();
+    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), tch::Device::Cpu);
+    let mut trainer = Trainer::new(model, config.train.clone()).unwrap();
+    let mut publisher = Publisher::new(run.clone(), 0, Retention::of(&config.learner));
+    publish_through_the_learner(&run, &mut publisher, &mut trainer, 385);
+
+    let mut kept: Vec<u64> = (1..=16).map(|i| i * 10).collect();
+    kept.extend((9..=16).map(|i| i * 20));
+    kept.push(360);
+    kept.extend(366..=385);
+    assert_eq!(run.versions().unwrap(), kept);
+    // Only the newest versions keep what resuming needs; the history keeps the models.
+    let mut optim: Vec<String> = std::fs::read_dir(run.checkpoints())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("optim-"))
+        .collect();
+    optim.sort();
+    assert_eq!(optim, ["optim-v000370.safetensors", "optim-v000380.safetensors", "optim-v000385.safetensors"]);
+
+    let dir = path(&run.root);
+    let out = dojo(&every_nth(dir, "forty", "40"));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("no longer on disk"), "{stderr}");
+    let forty: Vec<String> = (1..=9).map(|i| format!("v{}", i * 40)).chain(["v385".to_string()]).collect();
+    let ratings = rated(&run, "forty");
+    assert_eq!(ratings.keys().cloned().collect::<HashSet<_>>(), forty.iter().cloned().collect::<HashSet<_>>());
+    assert!(ratings.values().all(|&games| games == 18), "{ratings:?}");
+
+    let out = dojo(&every_nth(dir, "twenty", "20"));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "asked for every 20th version up to v385: 1 of 19 is no longer on disk (v340: the run keeps the newest 20 \
+             versions and, for good, every 10th up to v160, every 20th up to v320 and every 40th after it \
+             (learner.keep_versions = 20, learner.keep_every = 10)): rating 18 and the newest, v385; \
+             --every-nth-version 40 finds every one it asks for"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(rated(&run, "twenty").len(), 19);
+
+    // Later: v385 was the newest, and is pruned now; v400 and v420 join.
+    publish_through_the_learner(&run, &mut publisher, &mut trainer, 420);
+    assert!(!run.versions().unwrap().contains(&385));
+    let out = dojo(&every_nth(dir, "forty", "40"));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("12 players, 66 pairings, 2 games per pairing; 90 finished, 38 to play"), "{stderr}");
+    assert!(
+        stderr.contains("v385: no longer on disk (pruned by the run); their games stand, they play no more"),
+        "{stderr}"
+    );
+    let ratings = rated(&run, "forty");
+    assert_eq!((ratings["v385"], ratings["v40"], ratings["v400"]), (18, 18 + 2 * 2, 2 * 10));
 }

@@ -77,8 +77,16 @@ pub struct LearnerConfig {
     pub min_positions: u64,
     /// libtorch threads of the training loop.
     pub threads: usize,
-    /// Published model versions kept on disk (older ones are deleted; 0 keeps all).
+    /// The newest this many published versions are kept on disk; older ones are deleted
+    /// unless `keep_every` keeps them (0 keeps every version).
     pub keep_versions: usize,
+    /// A thinned history of the whole run, kept for good beside the newest versions, for
+    /// tournaments and the ladder over training: every K-th version up to version 16·K,
+    /// then every 2K-th up to 32·K, every 4K-th up to 64·K, and so on (8 more versions each
+    /// time the run doubles: about 25 of a 30-minute Connect Four run on 2 cores, 70 of a
+    /// day-long one; see `dojo_run::retention`). `dojo tournament --every-nth-version S`
+    /// finds them all with S the step reached. 0: keep no history.
+    pub keep_every: u64,
     /// Largest game segment file of the log, in bytes.
     pub segment_bytes: u64,
     /// In a run bounded by `--for` or `--steps`, the learning rate falls linearly over this
@@ -101,6 +109,7 @@ impl Default for LearnerConfig {
             min_positions: 2_000,
             threads: 1,
             keep_versions: 20,
+            keep_every: 10,
             segment_bytes: 64 << 20,
             anneal_fraction: 0.3,
             anneal_factor: 0.1,

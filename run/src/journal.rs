@@ -33,6 +33,31 @@ fn io_error(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Jou
 /// Takes `path`'s exclusive lock (creating the file), or says that `holder` holds it. The
 /// lock lasts as long as the returned file, and dies with the process.
 pub fn lock_exclusive(path: &Path, holder: &str) -> Result<File, JournalError> {
+    try_lock(path)?.ok_or_else(|| JournalError::Locked { path: path.to_path_buf(), holder: holder.to_string() })
+}
+
+/// Takes `path`'s exclusive lock as [`lock_exclusive`] does, and writes this process's id
+/// and host into the file ("pid 4242 on host node-3"), so that a process refused it can
+/// say who holds it: the refusal's holder is what the holder wrote. For a lock held for a
+/// process's life, such as a worker's on its spool.
+pub fn lock_naming_holder(path: &Path) -> Result<File, JournalError> {
+    let Some(mut file) = try_lock(path)? else {
+        let holder = match std::fs::read_to_string(path) {
+            Ok(text) if !text.trim().is_empty() => text.trim().to_string(),
+            _ => "a process that has not written its name into it yet".to_string(),
+        };
+        return Err(JournalError::Locked { path: path.to_path_buf(), holder });
+    };
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host = if host.trim().is_empty() { "an unnamed host" } else { host.trim() };
+    let me = format!("pid {} on host {host}\n", std::process::id());
+    file.set_len(0).and_then(|()| file.write_all(me.as_bytes())).map_err(io_error("write", path))?;
+    Ok(file)
+}
+
+/// `path` opened (created if need be) and locked, or None where another open file holds
+/// its lock (in this process or another: flock locks belong to an open file).
+fn try_lock(path: &Path) -> Result<Option<File>, JournalError> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -41,9 +66,9 @@ pub fn lock_exclusive(path: &Path, holder: &str) -> Result<File, JournalError> {
         .map_err(io_error("open", path))?;
     // SAFETY: flock on a descriptor this function owns; released when the file closes.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        return Err(JournalError::Locked { path: path.to_path_buf(), holder: holder.to_string() });
+        return Ok(None);
     }
-    Ok(file)
+    Ok(Some(file))
 }
 
 /// Every record of a journal, oldest first (none if it does not exist yet). A line that a
@@ -115,6 +140,23 @@ mod tests {
         assert_eq!(err.to_string(), format!("{}: someone holds it", path.display()));
         drop(held);
         lock_exclusive(&path, "someone holds it").unwrap();
+    }
+
+    #[test]
+    fn a_lock_naming_its_holder_says_who_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.lock");
+        // An earlier holder's name, longer than the new one, is replaced whole.
+        std::fs::write(&path, "pid 123456789 on host a-long-gone-machine-name\n").unwrap();
+        let held = lock_naming_holder(&path).unwrap();
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        let me = format!("pid {} on host {}", std::process::id(), host.trim());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{me}\n"));
+        let err = lock_naming_holder(&path).unwrap_err();
+        assert!(matches!(&err, JournalError::Locked { holder, .. } if *holder == me), "{err:?}");
+        assert_eq!(err.to_string(), format!("{}: {me}", path.display()));
+        drop(held);
+        lock_naming_holder(&path).unwrap();
     }
 
     #[test]

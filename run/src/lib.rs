@@ -5,8 +5,10 @@
 //! - [`paths`]: where a run directory keeps each thing, drawn once.
 //! - [`dir`]: creating or reopening a run directory, and the state a restart resumes from.
 //! - [`journal`]: append-only journals and exclusive locks that survive a crash.
+//! - [`retention`]: which published versions the run keeps on disk.
 
 pub mod config;
 pub mod dir;
 pub mod journal;
 pub mod paths;
+pub mod retention;

@@ -167,6 +167,8 @@ impl Connection {
 
 /// Runs a worker until `stop` is set or `max_games` games were delivered.
 pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSummary, WorkerError> {
+    // First: a spool another worker holds ends this one at once, before it connects.
+    let spool = Spool::open(&opts.spool)?;
     set_threads(opts.threads);
     let device = opts.device.resolve()?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(WorkerError::Runtime)?;
@@ -214,7 +216,6 @@ pub fn run_worker(opts: WorkerOptions, stop: Arc<AtomicBool>) -> Result<WorkerSu
     search.validate().map_err(|error| WorkerError::LearnerSetting { what: search_what, error })?;
     play.validate().map_err(|error| WorkerError::LearnerSetting { what: play_what, error })?;
     let start = typing_start(&spec)?;
-    let spool = Spool::open(&opts.spool)?;
     let cx = Context { opts: &opts, stop, rt, conn, spool, rng, device, spec, search, play };
     with_game!(start, g => play_loop(g, cx))
 }

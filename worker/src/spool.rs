@@ -16,10 +16,15 @@
 //! under its own name is moved to `quarantine/` with a warning rather than deleted, so a
 //! person can look at it. Nothing on disk can make `open` panic.
 //!
-//! One spool directory belongs to one worker process at a time.
+//! One spool directory belongs to one worker process at a time, and [`Spool::open`] makes
+//! it so: the spool holds an exclusive lock on [`LOCK_FILE`] in the directory for its life
+//! (a kill releases it), with the holder's pid and host written in it, and a second open
+//! anywhere, in this process or another, fails at once naming that holder. Two workers on
+//! one spool would each send and ack the other's games and quarantine its half-written ones.
 
 use dojo_game::util::atomic_write;
 use dojo_record::{GameRecord, RecordError};
+use dojo_run::journal::{self, JournalError};
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
@@ -31,6 +36,9 @@ pub const QUARANTINE_DIR: &str = "quarantine";
 /// File name extension of spooled records.
 const EXT: &str = ".rec";
 
+/// The file in the spool directory whose lock the spool's worker holds; it names the holder.
+pub const LOCK_FILE: &str = "worker.lock";
+
 /// What can go wrong with the spool. The cause is in each message and not also a source,
 /// so a report that prints an error with its sources says it once.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +49,15 @@ pub enum SpoolError {
     /// only get it quarantined at the next start, so it is refused up front.
     #[error("spool: game {id} cannot be spooled: its encoding does not decode: {error}")]
     Undecodable { id: String, error: RecordError },
+    /// Another worker holds the spool (`holder`: its pid and host, as it wrote them).
+    #[error(
+        "spool: {} is in use by another worker ({holder}): give each worker a spool directory of its own (--spool)",
+        .dir.display()
+    )]
+    InUse { dir: PathBuf, holder: String },
+    /// The lock file cannot be opened or written.
+    #[error("spool: {0}")]
+    Lock(JournalError),
 }
 
 fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SpoolError {
@@ -74,6 +91,8 @@ pub struct Spool {
     keys: HashMap<[u8; 16], Key>,
     quarantined: Vec<Quarantined>,
     temp_files_removed: usize,
+    /// Held for the spool's life: no other worker opens this directory meanwhile.
+    _lock: fs::File,
 }
 
 impl Spool {
@@ -81,12 +100,17 @@ impl Spool {
     /// up after a crash: temp files are removed, undecodable files quarantined.
     pub fn open(dir: &Path) -> Result<Spool, SpoolError> {
         fs::create_dir_all(dir).map_err(io_err("create the spool directory", dir))?;
+        let lock = journal::lock_naming_holder(&dir.join(LOCK_FILE)).map_err(|e| match e {
+            JournalError::Locked { holder, .. } => SpoolError::InUse { dir: dir.to_path_buf(), holder },
+            other => SpoolError::Lock(other),
+        })?;
         let mut spool = Spool {
             dir: dir.to_path_buf(),
             games: BTreeMap::new(),
             keys: HashMap::new(),
             quarantined: Vec::new(),
             temp_files_removed: 0,
+            _lock: lock,
         };
         let entries = fs::read_dir(dir).map_err(io_err("list the spool directory", dir))?;
         // Sorted so that what is quarantined or warned about comes out the same every time.
@@ -104,6 +128,9 @@ impl Spool {
                 continue;
             }
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name == LOCK_FILE {
+                continue;
+            }
             if is_temp_name(&name) {
                 // An interrupted push: the caller never heard it succeed, so nothing
                 // durable is dropped by removing it.

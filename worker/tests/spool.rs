@@ -4,7 +4,7 @@
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
 use dojo_record::{random_game_record, GameRecord};
-use dojo_worker::spool::{Spool, SpoolError, QUARANTINE_DIR};
+use dojo_worker::spool::{Spool, SpoolError, LOCK_FILE, QUARANTINE_DIR};
 use rand::SeedableRng;
 use std::fs;
 use std::path::Path;
@@ -21,10 +21,13 @@ fn games(seed: u64, n: usize) -> Vec<GameRecord> {
     (0..n).map(|_| game(&mut rng)).collect()
 }
 
-/// Names of the entries directly in `dir`, sorted.
+/// Names of the entries directly in `dir`, sorted, but the worker's lock file.
 fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> =
-        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != LOCK_FILE)
+        .collect();
     v.sort();
     v
 }
@@ -83,6 +86,7 @@ fn pushing_the_same_game_twice_keeps_one_copy() {
     later.created_unix_ms += 1000;
     spool.push(&later).unwrap();
     assert_eq!(spool.pending(), vec![later.clone()]);
+    drop(spool);
     assert_eq!(Spool::open(tmp.path()).unwrap().pending(), vec![later]);
 }
 
@@ -136,6 +140,7 @@ fn pending_is_oldest_first_by_time_then_id() {
     let ids: Vec<[u8; 16]> = expect.iter().map(|r| r.game_id).collect();
     assert_eq!(spool.pending_ids(), ids);
     // The order does not depend on the directory's listing order.
+    drop(spool);
     assert_eq!(Spool::open(tmp.path()).unwrap().pending(), expect);
 }
 
@@ -189,6 +194,7 @@ fn open_quarantines_corrupt_files_removes_temp_files_and_loads_the_rest() {
     assert_eq!(names(dir), expected);
 
     // A second open finds nothing more to do and leaves quarantine/ alone.
+    drop(spool);
     let spool = Spool::open(dir).unwrap();
     assert!(spool.quarantined().is_empty());
     assert_eq!(spool.temp_files_removed(), 0);
@@ -223,7 +229,8 @@ fn a_worker_killed_mid_write_loses_nothing_pushed_before() {
     let bytes = recs[3].encode();
     fs::write(dir.join(format!(".{}.rec.tmp{}", recs[3].id_hex(), std::process::id())), &bytes[..bytes.len() - 7])
         .unwrap();
-    std::mem::forget(spool);
+    // The kill closes the worker's files, and with them its lock on the spool.
+    drop(spool);
 
     let mut spool = Spool::open(dir).unwrap();
     assert_eq!(spool.pending(), oldest_first(recs[1..3].to_vec()));
@@ -234,6 +241,7 @@ fn a_worker_killed_mid_write_loses_nothing_pushed_before() {
     assert_eq!(names(dir), expected);
     // The restarted worker replays the lost game and the spool carries on.
     spool.push(&recs[3]).unwrap();
+    drop(spool);
     assert_eq!(Spool::open(dir).unwrap().pending(), oldest_first(recs[1..].to_vec()));
 }
 
@@ -261,4 +269,69 @@ fn a_record_that_would_not_load_again_is_refused() {
     assert!(err.to_string().contains(&r.id_hex()), "{err}");
     assert!(spool.is_empty());
     assert_eq!(names(tmp.path()), Vec::<String>::new());
+}
+
+/// "pid N on host H" for this machine.
+fn holder(pid: u32) -> String {
+    let host = fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    format!("pid {pid} on host {}", host.trim())
+}
+
+#[test]
+fn a_second_open_of_a_held_spool_fails_naming_the_holder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("spool");
+    let mut spool = Spool::open(&dir).unwrap();
+    let r = games(8, 1).remove(0);
+    spool.push(&r).unwrap();
+    assert_eq!(fs::read_to_string(dir.join(LOCK_FILE)).unwrap(), format!("{}\n", holder(std::process::id())));
+    // flock locks belong to an open file: a second open in this process is refused too.
+    let err = Spool::open(&dir).unwrap_err();
+    assert!(matches!(&err, SpoolError::InUse { holder: h, .. } if *h == holder(std::process::id())), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "spool: {} is in use by another worker ({}): give each worker a spool directory of its own (--spool)",
+            dir.display(),
+            holder(std::process::id())
+        )
+    );
+    // Refused, it touched nothing; once the holder is gone the spool opens with its game.
+    assert_eq!(names(&dir), vec![rec_name(&r)]);
+    drop(spool);
+    assert_eq!(Spool::open(&dir).unwrap().pending(), vec![r]);
+}
+
+/// Not a test of its own: run by the next test in a child process (`HOLD_SPOOL` names the
+/// spool), it holds the spool, says so, and waits to be killed.
+#[test]
+fn hold_a_spool_until_killed() {
+    let Some(dir) = std::env::var_os("HOLD_SPOOL") else { return };
+    let _spool = Spool::open(Path::new(&dir)).unwrap();
+    println!("holding the spool");
+    loop {
+        std::thread::park();
+    }
+}
+
+#[test]
+fn a_worker_killed_with_sigkill_frees_its_spool() {
+    use std::io::BufRead;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("spool");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "hold_a_spool_until_killed", "--nocapture", "--test-threads", "1"])
+        .env("HOLD_SPOOL", &dir)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut said = stdout.lines().map(|l| l.unwrap());
+    // libtest prints the test's name first, on the same line.
+    assert!(said.any(|line| line.ends_with("holding the spool")), "the child never held the spool");
+    let err = Spool::open(&dir).unwrap_err();
+    assert!(matches!(&err, SpoolError::InUse { holder: h, .. } if *h == holder(child.id())), "{err:?}");
+    child.kill().unwrap(); // SIGKILL: no destructor runs, the kernel drops the lock.
+    child.wait().unwrap();
+    assert!(Spool::open(&dir).unwrap().is_empty());
 }

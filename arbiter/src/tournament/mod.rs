@@ -29,6 +29,7 @@ mod error;
 pub mod gauntlet;
 pub mod plot;
 pub mod results;
+pub mod selection;
 pub mod session;
 pub mod standings;
 #[cfg(test)]
@@ -232,6 +233,18 @@ impl TournamentSpec {
         Ok(names)
     }
 
+    /// The run's checkpoints among the players whose file is gone (pruned by the run since
+    /// they joined: a periodic tournament's newest version of the time, say). Their games
+    /// stand and they keep their ratings, but they play no more. A player from outside the
+    /// run whose file is missing is not one of them: building it fails, loudly.
+    pub fn gone(&self) -> HashSet<String> {
+        let missing = |e: &Entrant| match e.spec.parse::<PlayerSpec>() {
+            Ok(PlayerSpec::Net { path, .. }) => !path.exists(),
+            _ => false,
+        };
+        self.entrants.iter().filter(|e| e.version.is_some() && missing(e)).map(|e| e.name.clone()).collect()
+    }
+
     /// The tournament's game. A one-player game's (2048, 2584) is played by a
     /// `Tournament<OnePlayer>` and ranked by mean score ([`standings::ScoreStandings`]).
     pub fn game_spec(&self) -> Result<GameSpec, TournamentError> {
@@ -376,6 +389,9 @@ pub struct Tournament<C: TournamentContest> {
     pub dir: TournamentDir,
     pub spec: TournamentSpec,
     pub results: Vec<C::Line>,
+    /// The run's checkpoints no longer on disk ([`TournamentSpec::gone`]): no games are
+    /// scheduled for them.
+    pub gone: HashSet<String>,
     _lock: std::fs::File,
 }
 
@@ -386,7 +402,8 @@ impl<C: TournamentContest> Tournament<C> {
         C::check_game(spec)?;
         let (spec, lock) = open_folder(&dir, spec)?;
         let results = dir.read_results(contest)?;
-        Ok(Tournament { dir, spec, results, _lock: lock })
+        let gone = spec.gone();
+        Ok(Tournament { dir, spec, results, gone, _lock: lock })
     }
 
     /// Every game of the tournament, in the order they are played.
@@ -394,10 +411,11 @@ impl<C: TournamentContest> Tournament<C> {
         C::schedule(&self.spec)
     }
 
-    /// The games of the schedule not played yet.
+    /// The games of the schedule not played yet, but for those of a player that is gone.
     pub fn to_play(&self) -> Vec<C::Key> {
         let done: HashSet<&C::Key> = self.results.iter().map(C::key).collect();
-        self.schedule().into_iter().filter(|k| !done.contains(k)).collect()
+        let playable = |k: &C::Key| C::players(k).iter().all(|p| !self.gone.contains(*p));
+        self.schedule().into_iter().filter(|k| !done.contains(k) && playable(k)).collect()
     }
 
     /// Plays the games not played yet on `threads` threads, appending each to

@@ -6,6 +6,7 @@
 //! to, makes the best checkpoint the run's best. The command only parses and prints.
 
 use super::plot;
+use super::selection;
 use super::standings::{Ranking, StandingsError};
 use super::{
     tournament_dir, Entrant, Format, Tournament, TournamentContest, TournamentDir, TournamentError, TournamentSpec,
@@ -18,6 +19,7 @@ use dojo_game::GameSpec;
 use dojo_net::checkpoint;
 use dojo_run::config::RunConfig;
 use dojo_run::paths::RunPaths;
+use dojo_run::retention::Retention;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -83,6 +85,9 @@ pub struct Plan {
     pub wanted: TournamentSpec,
     /// The player whose rating is fixed, and its rating (two-player games only).
     pub anchor: Option<(String, f64)>,
+    /// What the user should hear before the games: versions asked for that are no longer
+    /// on disk, and why ([`selection::shortfall`]).
+    pub notes: Vec<String>,
 }
 
 /// Checks `request` against the run in `run_dir` and the tournament already in its folder.
@@ -99,7 +104,7 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
     if one_player {
         refuse_two_player_options(request, &config)?;
     }
-    let entrants = entrants(request, &run, &config, one_player)?;
+    let (entrants, notes) = entrants(request, &run, &config, one_player)?;
     let known: Vec<&Entrant> = entrants.iter().chain(before.iter().flat_map(|b| &b.entrants)).collect();
     let references =
         request.reference.iter().map(|r| player_name(r, &known)).collect::<Result<Vec<_>, TournamentError>>()?;
@@ -138,7 +143,7 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
         None => wanted.validate().map(|()| wanted.clone())?,
     };
     let anchor = if one_player { None } else { Some((anchor(request, &merged)?, request.anchor_elo)) };
-    Ok(Plan { name: request.name.clone(), run, config, game, dir, wanted, anchor })
+    Ok(Plan { name: request.name.clone(), run, config, game, dir, wanted, anchor, notes })
 }
 
 /// The tournament's game: the board `request` names where the run's checkpoints play it
@@ -187,12 +192,18 @@ pub fn play<C: TournamentContest>(
     let mut tournament = Tournament::open(contest, dir, &wanted)?;
     let done = tournament.results.len();
     let to_play = tournament.to_play().len();
-    let opened = format!(
+    let mut opened = format!(
         "tournament {name} in {}: {} players, {}; {done} finished, {to_play} to play on {threads} thread(s)",
         tournament.dir.root.display(),
         tournament.spec.entrants.len(),
         C::describe_games(&tournament.spec),
     );
+    if !tournament.gone.is_empty() {
+        let mut gone: Vec<&String> = tournament.gone.iter().collect();
+        gone.sort_by_key(|name| name.trim_start_matches('v').parse::<u64>().unwrap_or(u64::MAX));
+        let names = gone.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ");
+        opened += &format!("\n{names}: no longer on disk (pruned by the run); their games stand, they play no more");
+    }
     on_open(opened, to_play);
     let results = tournament.play(threads, stop, on_game)?;
     let standings = tournament.standings(anchor.as_ref().map(|(name, elo)| (name.as_str(), *elo)))?;
@@ -229,12 +240,13 @@ impl<S> Session<S> {
     }
 }
 
-/// `--choose-best`: makes the session's best checkpoint the run's best (as gating promotes,
+/// `--choose-best`: makes the session's best checkpoint still on disk the run's best (as gating promotes,
 /// under the run's gating lock), unless the session was interrupted. Returns what to say:
 /// "v12 (+35 Elo) is now RUN/models/best.safetensors (step 600)".
 pub fn choose_best<S: Ranking>(run_dir: &std::path::Path, session: &Session<S>) -> Result<String, TournamentError> {
     let run = RunPaths::new(run_dir);
-    let best = session.standings.best_checkpoint().ok_or(TournamentError::NoBest { none: S::RANKED })?;
+    let on_disk = |v: u64| run.model_version(v).exists();
+    let best = session.standings.best_checkpoint(&on_disk).ok_or(TournamentError::NoBest { none: S::RANKED })?;
     let version = best.player.version.expect("best_checkpoint has a version");
     let sidecar = promotion::promote(&run, Promoter::Tournament, version)?;
     let how = S::merit(best.value.unwrap_or(0.0));
@@ -271,19 +283,24 @@ fn refuse_two_player_options(request: &Request, config: &RunConfig) -> Result<()
     Ok(())
 }
 
-/// The players: the run's chosen checkpoints, then the request's players.
+/// The players: the run's chosen checkpoints, then the request's players; and the notes on
+/// the checkpoints asked for that are gone.
 fn entrants(
     request: &Request,
     run: &RunPaths,
     config: &RunConfig,
     one_player: bool,
-) -> Result<Vec<Entrant>, TournamentError> {
+) -> Result<(Vec<Entrant>, Vec<String>), TournamentError> {
     let mut entrants = Vec::new();
+    let mut notes = Vec::new();
     if request.every_nth_version.is_some() || request.newest_version {
         if request.every_nth_version == Some(0) {
             return Err(TournamentError::EveryNthZero);
         }
-        entrants = checkpoints(request, run, one_player)?;
+        let versions = run.versions()?;
+        let retention = Retention::of(&config.learner);
+        notes.extend(request.every_nth_version.and_then(|k| selection::shortfall(&versions, k, retention)));
+        entrants = checkpoints(request, run, &selection::chosen(&versions, request.every_nth_version), one_player)?;
     }
     for text in &request.players {
         let (name, spec) = split_name(text);
@@ -300,19 +317,21 @@ fn entrants(
     if entrants.is_empty() {
         return Err(TournamentError::NoEntrants { game: config.game.to_string() });
     }
-    Ok(entrants)
+    Ok((entrants, notes))
 }
 
-/// The run's checkpoints that play: every K-th version and the newest, named by absolute
-/// path so the tournament plays from anywhere.
-fn checkpoints(request: &Request, run: &RunPaths, one_player: bool) -> Result<Vec<Entrant>, TournamentError> {
-    let every = |v: u64| request.every_nth_version.is_some_and(|k| v.is_multiple_of(k));
-    let versions = run.versions()?;
-    let newest = versions.last().copied();
+/// The run's checkpoints that play, `versions`, named by absolute path so the tournament
+/// plays from anywhere.
+fn checkpoints(
+    request: &Request,
+    run: &RunPaths,
+    versions: &[u64],
+    one_player: bool,
+) -> Result<Vec<Entrant>, TournamentError> {
     let root = std::fs::canonicalize(&run.root).map_err(TournamentError::io("read", run.root.clone()))?;
     let run_abs = RunPaths::new(root);
     let mut entrants = Vec::new();
-    for v in versions.into_iter().filter(|&v| every(v) || Some(v) == newest) {
+    for &v in versions {
         let path = run_abs.model_version(v);
         let sidecar = checkpoint::read_sidecar(&path)?;
         let mut spec = PlayerSpec::net(&path, request.sims);

@@ -81,9 +81,10 @@ pub trait Ranking: Serialize {
     /// Games counted.
     fn games(&self) -> usize;
 
-    /// The best-ranked player that is one of a run's checkpoints.
-    fn best_checkpoint(&self) -> Option<Point<'_>> {
-        self.points().into_iter().find(|p| p.player.version.is_some() && p.value.is_some())
+    /// The best-ranked player that is one of a run's checkpoints and whose version
+    /// `on_disk` says the run still has (one pruned since it played cannot be promoted).
+    fn best_checkpoint(&self, on_disk: &dyn Fn(u64) -> bool) -> Option<Point<'_>> {
+        self.points().into_iter().find(|p| p.player.version.is_some_and(on_disk) && p.value.is_some())
     }
 
     /// The checkpoints' measures as TensorBoard scalars against their training steps, in a
@@ -538,7 +539,9 @@ mod tests {
         // The anchor lost every game, and keeps its fixed rating.
         assert_eq!((s.players[2].elo, s.players[2].low, s.players[2].high), (Some(0.0), Some(0.0), Some(0.0)));
         assert_eq!((s.players[3].elo, s.players[3].tally.games), (None, 0));
-        assert_eq!(s.best_checkpoint().unwrap().player.name, "v20");
+        assert_eq!(s.best_checkpoint(&|_| true).unwrap().player.name, "v20");
+        // v20 pruned from the run since it played: the best left on disk.
+        assert_eq!(s.best_checkpoint(&|v| v != 20).unwrap().player.name, "v10");
         let table = s.table();
         assert!(table.lines().nth(1).unwrap().starts_with("1    v20"), "{table}");
         assert!(table.contains("(anchor)"), "{table}");
@@ -661,7 +664,7 @@ mod tests {
         let v30 = &s.players[3];
         assert_eq!((v30.games, v30.mean, v30.low, v30.max), (0, None, None, None));
         assert_eq!(v30.reach.len(), 5, "every player lists the same tiles");
-        assert_eq!(s.best_checkpoint().unwrap().player.name, "v10");
+        assert_eq!(s.best_checkpoint(&|_| true).unwrap().player.name, "v10");
 
         let table = s.table();
         let rows: Vec<&str> = table.lines().skip(1).take(4).map(|l| l.split_whitespace().nth(1).unwrap()).collect();

@@ -1,6 +1,7 @@
 //! Publishing: the model versions workers fetch (`models/vNNNNNN.*`, `models/latest.json`),
 //! the checkpoints a restart resumes from (`state.json` and the optimizer state), and pruning
-//! the versions beyond `learner.keep_versions`. A version is handed to the service (which
+//! the versions the run's [`Retention`] does not keep (the newest `learner.keep_versions`
+//! and the history `learner.keep_every` thins). A version is handed to the service (which
 //! streams it to workers) once its files are complete.
 
 use super::{read_published, Shared};
@@ -10,6 +11,7 @@ use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::optim::OptimError;
 use dojo_net::train::Trainer;
 use dojo_run::dir::{RunDir, RunDirError, RunState};
+use dojo_run::retention::Retention;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -38,13 +40,16 @@ pub struct Publisher {
     run: RunDir,
     /// The newest version written (0: none yet).
     version: u64,
-    /// Versions kept on disk (0: all).
-    keep: u64,
+    /// Which versions stay on disk.
+    retention: Retention,
+    /// Versions below this one were pruned already (this session), so a prune looks only
+    /// at those published since, not at the whole history each time.
+    pruned_below: u64,
 }
 
 impl Publisher {
-    pub fn new(run: RunDir, version: u64, keep_versions: usize) -> Publisher {
-        Publisher { run, version, keep: keep_versions as u64 }
+    pub fn new(run: RunDir, version: u64, retention: Retention) -> Publisher {
+        Publisher { run, version, retention, pruned_below: 1 }
     }
 
     pub fn version(&self) -> u64 {
@@ -125,20 +130,31 @@ impl Publisher {
         Ok(())
     }
 
-    /// Deletes old versions beyond `keep_versions` (never the one state.json names).
-    fn prune(&self) {
-        if self.keep == 0 || self.version <= self.keep {
+    /// Deletes what the run no longer needs of the versions older than the newest
+    /// `keep_versions`: everything of a version outside the kept history; of one inside it,
+    /// the optimizer state and trained weights (a restart resumes from the newest), keeping
+    /// the published model a tournament plays. Never the version `state.json` names (the
+    /// newest); the run's best is a copy of its own (`models/best.*`), never touched.
+    fn prune(&mut self) {
+        if self.retention.keeps_all() {
             return;
         }
         let run = &self.run;
-        let oldest_kept = self.version - self.keep + 1;
-        for v in 1..oldest_kept {
-            let (w, s) = checkpoint::paths(&run.model_version(v));
+        let oldest_kept = (self.version + 1).saturating_sub(self.retention.newest);
+        for v in self.pruned_below..oldest_kept {
             let (trained_w, trained_s) = checkpoint::paths(&run.train_weights(v));
-            for path in [w, s, run.optimizer_state(v), trained_w, trained_s] {
+            let mut doomed = vec![run.optimizer_state(v), trained_s, trained_w];
+            if !self.retention.in_history(v) {
+                // The sidecar first: a version is listed by its sidecar, so a tournament
+                // listing the models meanwhile never finds one without its weights.
+                let (w, s) = checkpoint::paths(&run.model_version(v));
+                doomed.extend([s, w]);
+            }
+            for path in doomed {
                 let _ = std::fs::remove_file(path);
             }
         }
+        self.pruned_below = self.pruned_below.max(oldest_kept);
     }
 }
 

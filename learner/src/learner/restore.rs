@@ -19,6 +19,7 @@ use dojo_record::boards::Boards;
 use dojo_record::{GameRecord, RecordError, TrainingGame};
 use dojo_run::config::{ConfigError, RunConfig};
 use dojo_run::dir::{RunDir, RunDirError, RunState};
+use dojo_run::retention::Retention;
 use std::path::Path;
 use std::sync::mpsc::Receiver;
 
@@ -155,7 +156,7 @@ impl<G: Game + FromAnyGame> TrainingLoop<G> {
         let added = buffer.total_positions_added();
         buffer.restore_counters(added, state.samples_drawn);
         let metrics = Metrics::open(&run, &config.game)?;
-        let publisher = Publisher::new(run.clone(), version, config.learner.keep_versions);
+        let publisher = Publisher::new(run.clone(), version, Retention::of(&config.learner));
         let mut lp = TrainingLoop {
             config,
             boards,
