@@ -80,7 +80,10 @@ fn find_seed_engine_names_the_built_engine_or_says_how_to_get_it() {
                 path(&so)
             ),
         ),
-        (path(&source).to_string(), format!("DOJO_SEED_ENGINE={} is not a shared object (no ELF header)", path(&source))),
+        (
+            path(&source).to_string(),
+            format!("DOJO_SEED_ENGINE={} is not a shared object (no ELF header)", path(&source)),
+        ),
     ] {
         let out = find(Some(&engine), &[]);
         assert_eq!(out.status.code(), Some(3), "{engine}");
