@@ -52,6 +52,14 @@ else
   echo "test.sh: SKIPPING the Gomoku ladder's tests against Rapfi: this machine has no Rapfi engine (see above)" >&2
 fi
 took "rapfi"
+# Seed 001's Connect Four engine (Lionjump0723/connect4) is the reference on saiblo's boards
+# (cli/tests/seed_engine.rs). It is never in this repository, nor built by it:
+# scripts/find-seed-engine checks the one this machine's user built (DOJO_SEED_ENGINE), or
+# says how to get one; a wrong name is unset, so its tests skip rather than fail.
+if ! "$root/scripts/find-seed-engine" >/dev/null; then
+  unset DOJO_SEED_ENGINE
+  echo "test.sh: SKIPPING the tests against seed 001's engine: this machine has no built engine (see above)" >&2
+fi
 # The compose tests' base image (scripts/image-base: a debootstrap, minutes spent waiting
 # on Debian's mirror on a new machine) is made while the tests build, where that wait
 # costs nothing. Best effort: cluster-test makes it itself if this did not.
