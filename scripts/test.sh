@@ -4,7 +4,7 @@
 #
 #   scripts/test.sh [CARGO_TEST_ARGS...]
 #
-# Arguments go to cargo test (e.g. `scripts/test.sh -p dojo --test install`) and skip the
+# Arguments go to cargo test (e.g. `scripts/test.sh -p dojo --test repo`) and skip the
 # deployment checks.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,7 +53,7 @@ else
 fi
 took "rapfi"
 # Seed 001's Connect Four engine (Lionjump0723/connect4) is the reference on saiblo's boards
-# (cli/tests/seed_engine.rs). It is never in this repository, nor built by it:
+# (cli/tests/repo/seed_engine.rs). It is never in this repository, nor built by it:
 # scripts/find-seed-engine checks the one this machine's user built (DOJO_SEED_ENGINE), or
 # says how to get one; a wrong name is unset, so its tests skip rather than fail.
 if ! "$root/scripts/find-seed-engine" >/dev/null; then

@@ -481,7 +481,7 @@ fn every_path_and_crate_architecture_names_exists() {
         bases.extend(tops.iter().flat_map(|d| [d.clone(), d.join("src")]));
         for span in code_spans(line) {
             // A URL's path (`/metrics`) is not a file, and a path above the checkout (`../`)
-            // is not the workspace's (cli/tests/docs.rs refuses any citation of one).
+            // is not the workspace's (cli/tests/repo/docs.rs refuses any citation of one).
             let is_path = span.contains('/')
                 && !span.starts_with('/')
                 && !span.starts_with("../")

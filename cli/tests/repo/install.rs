@@ -5,9 +5,7 @@
 //! dojo (`--binary`): the release build the plain command makes is the same binary, slower
 //! to compile.
 
-mod common;
-
-use common::path;
+use crate::common::path;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -165,10 +163,10 @@ fn install_goes_where_it_is_told_and_says_what_is_wrong() {
 /// own, the script would hide it, and this fails so that one of them is renamed.
 #[test]
 fn dojo_has_no_install_command_for_the_script_to_hide() {
-    let out = common::dojo(&["install", "--help"]);
+    let out = crate::common::dojo(&["install", "--help"]);
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(said.contains("unrecognized subcommand 'install'"), "{said}");
-    let help = String::from_utf8_lossy(&common::dojo(&["--help"]).stdout).into_owned();
+    let help = String::from_utf8_lossy(&crate::common::dojo(&["--help"]).stdout).into_owned();
     assert!(!help.lines().any(|l| l.trim_start().starts_with("install ")), "{help}");
 }

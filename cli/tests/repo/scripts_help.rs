@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Scripts not run with --help here, and why.
 const NOT_HERE: &[(&str, &str)] = &[
-    ("dojo", "its --help is dojo's own (cli/tests/install.rs runs `scripts/dojo install --help`)"),
+    ("dojo", "its --help is dojo's own (cli/tests/repo/install.rs runs `scripts/dojo install --help`)"),
     ("env.sh", "sourced by the others, not run"),
     ("compose-lib.sh", "sourced by the others, not run"),
     ("usage.sh", "sourced by the others, not run"),

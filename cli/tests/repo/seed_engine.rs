@@ -5,9 +5,7 @@
 //! matches play it as `saiblo:PATH`. Without it the tests against the engine say SKIPPED
 //! (scripts/test.sh says why), and the rest use a strategy compiled here as a stand-in.
 
-mod common;
-
-use common::{dojo, path};
+use crate::common::{dojo, path};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
