@@ -46,7 +46,7 @@ pub enum Delivery {
 }
 
 /// Why a call to the learner failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum CallError {
     /// Worth retrying: the learner is away or busy, the connection broke, a download was bad.
     #[error(transparent)]
@@ -59,7 +59,7 @@ pub enum CallError {
 
 /// A call that failed this time and may work the next. A wrapped error's text (`why`,
 /// `error`) is kept as the learner or the transport said it.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum Transient {
     /// The call (`what`: "SubmitGames", "the handshake"...) came back with an error status;
     /// `why` is its message and the transport's causes.
@@ -82,14 +82,14 @@ pub enum Transient {
     #[error("model v{version} sha256 is {actual}, the learner said {said}")]
     Checksum { version: u64, actual: String, said: String },
     #[error("bad model sidecar: {error}")]
-    Sidecar { error: String },
+    Sidecar { error: serde_json::Error },
     #[error("model sidecar and weights disagree")]
     SidecarMismatch,
     #[error("model v{version} cannot be used: {error}")]
     Unusable { version: u64, error: ArchitectureError },
     /// The weights do not load into the sidecar's architecture.
     #[error("{error}")]
-    Weights { error: String },
+    Weights { error: checkpoint::CheckpointError },
 }
 
 /// A call this worker must not repeat: its settings or the learner's answer rule it out.
@@ -242,15 +242,14 @@ pub async fn fetch_model(
     if actual != sha {
         return Err(Transient::Checksum { version, actual, said: sha }.into());
     }
-    let sidecar: Sidecar =
-        serde_json::from_str(&sidecar_json).map_err(|e| Transient::Sidecar { error: e.to_string() })?;
+    let sidecar: Sidecar = serde_json::from_str(&sidecar_json).map_err(|error| Transient::Sidecar { error })?;
     if sidecar.sha256 != sha {
         return Err(Transient::SidecarMismatch.into());
     }
     // Sizes, and input planes the game still encodes this way (a learner of another build).
     sidecar.architecture.validate().map_err(|error| Transient::Unusable { version, error })?;
     let model = checkpoint::model_from_bytes(&sidecar.architecture, &bytes, device)
-        .map_err(|e| Transient::Weights { error: e.to_string() })?;
+        .map_err(|error| Transient::Weights { error })?;
     Ok(Some(Downloaded { version, model, sidecar }))
 }
 
