@@ -24,7 +24,8 @@ pub enum OpeningsError {
     #[error("the openings file {path} holds no openings (one move sequence a line; '#' comments)")]
     Empty { path: PathBuf },
     #[error("opening {number} ({line:?}) is not a {game} opening: {error}")]
-    Illegal { number: usize, line: String, game: String, error: GameError },
+    /// (`error` boxed: a match's and a gate's errors hold this one, and stay small.)
+    Illegal { number: usize, line: String, game: String, error: Box<GameError> },
     #[error("opening {number} ({line:?}) is not a {game} opening: the game is over after it")]
     Over { number: usize, line: String, game: String },
     #[error(
@@ -95,8 +96,12 @@ impl Openings {
     fn play_line<G: Game>(&self, game: &mut G, k: usize) -> Result<Vec<Action>, OpeningsError> {
         let line = &self.lines[k];
         let spec = game.spec().to_string();
-        let illegal =
-            |error: GameError| OpeningsError::Illegal { number: k + 1, line: line.clone(), game: spec.clone(), error };
+        let illegal = |error: GameError| OpeningsError::Illegal {
+            number: k + 1,
+            line: line.clone(),
+            game: spec.clone(),
+            error: Box::new(error),
+        };
         let moves = game.moves_from_text(line).map_err(illegal)?;
         for &m in &moves {
             game.play(m).map_err(illegal)?;

@@ -8,6 +8,7 @@ use dojo_proto::pb::learner_client::LearnerClient;
 use dojo_proto::pb::{GameSubmission, GetModelRequest, HelloReply, HelloRequest, StatusReply, StatusRequest};
 use dojo_proto::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
 use dojo_record::GameRecord;
+use std::sync::Arc;
 use std::time::Duration;
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
@@ -67,8 +68,10 @@ pub enum Transient {
     Failed { what: &'static str, why: String },
     #[error("{what} timed out after {secs}s")]
     TimedOut { what: &'static str, secs: u64 },
-    #[error("cannot reach the learner at {url}: {error}")]
-    Unreachable { url: String, error: String },
+    /// The transport error's causes (refused, TLS handshake, certificate) are part of the
+    /// message: tonic's own text says only "transport error".
+    #[error("cannot reach the learner at {url}: {}", with_causes(error))]
+    Unreachable { url: String, error: tonic::transport::Error },
     #[error("the learner offers a {bytes} byte model; refusing")]
     ModelTooLarge { bytes: u64 },
     #[error("model chunks of different versions in one download")]
@@ -93,21 +96,30 @@ pub enum Transient {
 }
 
 /// A call this worker must not repeat: its settings or the learner's answer rule it out.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// (Cloned: the worker keeps the refusal to stop with it; hence the shared causes.)
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum Refusal {
     /// The learner refused this worker as such (`what`: the call) with `message`.
     #[error("the learner refused this worker ({what}): {message}")]
     Unauthorized { what: &'static str, message: String },
     #[error("bad learner address {url:?}: {error}")]
-    Address { url: String, error: String },
+    Address { url: String, error: Arc<tonic::transport::Error> },
     #[error("TLS settings: {error}")]
-    Tls { error: String },
+    Tls { error: Arc<tonic::transport::Error> },
     #[error("a CA certificate is given but {url} is not https://")]
     CaWithoutHttps { url: String },
     #[error("the token has characters a header cannot carry")]
     TokenCharacters,
     #[error("protocol version mismatch: the learner speaks {learner}, this worker speaks {ours}")]
     Protocol { learner: u32, ours: u32 },
+}
+
+/// `error`'s text and its first cause's, as the transport reports a connection's failure.
+fn with_causes(error: &tonic::transport::Error) -> String {
+    match std::error::Error::source(error) {
+        Some(cause) => format!("{error}: {cause}"),
+        None => error.to_string(),
+    }
 }
 
 impl CallError {
@@ -153,7 +165,7 @@ pub async fn connect_tls(
     ca_pem: Option<&[u8]>,
 ) -> Result<Client, CallError> {
     let mut endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| Refusal::Address { url: url.to_string(), error: e.to_string() })?
+        .map_err(|e| Refusal::Address { url: url.to_string(), error: Arc::new(e) })?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true);
     if url.starts_with("https://") {
@@ -161,15 +173,11 @@ pub async fn connect_tls(
             Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
             None => ClientTlsConfig::new().with_native_roots(),
         };
-        endpoint = endpoint.tls_config(tls).map_err(|e| Refusal::Tls { error: e.to_string() })?;
+        endpoint = endpoint.tls_config(tls).map_err(|e| Refusal::Tls { error: Arc::new(e) })?;
     } else if ca_pem.is_some() {
         return Err(Refusal::CaWithoutHttps { url: url.to_string() }.into());
     }
-    let channel = endpoint.connect().await.map_err(|e| {
-        // The transport error's cause (refused, TLS handshake, certificate) is in its source.
-        let cause = std::error::Error::source(&e).map(|s| format!(": {s}")).unwrap_or_default();
-        Transient::Unreachable { url: url.to_string(), error: format!("{e}{cause}") }
-    })?;
+    let channel = endpoint.connect().await.map_err(|error| Transient::Unreachable { url: url.to_string(), error })?;
     let header = match token {
         Some(t) => Some(format!("Bearer {t}").parse().map_err(|_| Refusal::TokenCharacters)?),
         None => None,
