@@ -698,7 +698,8 @@ fn constructs(code: &str) -> bool {
 
 /// The `map_err(|e| ..)` closures of `lines` that turn the error `e` into text
 /// (`e.to_string()`, `{e}` in a format) and make a value of it (`Variant(..)`,
-/// `Struct { .. }`) or are that text (a `String` error), the cause's type lost: (line
+/// `Struct { .. }`), are that text (a `String` error) or pass it to a function (a closure
+/// that builds the variant), the cause's type lost: (line
 /// (1-based), the closure). Those marked with [`TEXT_CAUSE_MARK`] are left out.
 fn text_causes(lines: &[String]) -> Vec<(usize, String)> {
     let text: Vec<char> = lines.iter().map(|l| without_comment(l)).collect::<Vec<_>>().join("\n").chars().collect();
@@ -742,7 +743,11 @@ fn text_causes(lines: &[String]) -> Vec<(usize, String)> {
             .any(|t| body.contains(t.as_str()));
         let body = body.trim();
         let code = code_of(body);
-        let string = body == format!("{param}.to_string()") || body.starts_with("format!(");
+        // Text made a `String` error, or handed to a function that builds one (`illegal(e.to_string())`).
+        let string = body == format!("{param}.to_string()")
+            || body.starts_with("format!(")
+            || body.contains("(format!(")
+            || body.contains(&format!("({param}.to_string())"));
         let first = text[..i].iter().filter(|&&c| c == '\n').count() + 1;
         let last = first + closure.matches('\n').count();
         let marked = lines[first.saturating_sub(4)..last].iter().any(|l| l.contains(TEXT_CAUSE_MARK));
@@ -778,6 +783,7 @@ fn the_text_cause_scanner_finds_flattened_errors() {
                 let b = g().map_err(|e| {\n    Wrapped(format!(\"cannot: {e}\"))\n})?;\n\
                 let c = h().map_err(|e| e.to_string())?;\n\
                 let d = i().map_err(|e| format!(\"{e:#}\"))?;\n\
+                let e = n().map_err(|e| at(line)(e.to_string()))?;\n\
                 let kept = j().map_err(|error| Error::Read { path, error })?;\n\
                 let logged = k().map_err(|e| tracing::warn!(\"{e}\"));\n\
                 let anyhow = l().map_err(|_| Error::Gone)?;\n\
@@ -786,5 +792,5 @@ fn the_text_cause_scanner_finds_flattened_errors() {
                 let said = \"map_err(|e| X(e.to_string()))\"; // map_err(|e| X(e.to_string()))\n";
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     let lines_found: Vec<usize> = text_causes(&lines).into_iter().map(|(line, _)| line).collect();
-    assert_eq!(lines_found, vec![1, 2, 5, 6]);
+    assert_eq!(lines_found, vec![1, 2, 5, 6, 7]);
 }

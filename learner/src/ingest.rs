@@ -126,6 +126,7 @@ pub fn check_record(bytes: &[u8], spec: &GameSpec) -> Result<GameRecord, Rejecti
     if record.player_moves() == 0 {
         return Err(reject(format!("game {} has no moves", record.id_hex())));
     }
+    // tidy: text cause: as the undecodable record's above.
     record.validate().map_err(|e| reject(format!("game {}: {e}", record.id_hex())))?;
     Ok(record)
 }
