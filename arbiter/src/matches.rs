@@ -8,9 +8,9 @@ use crate::contest::{OnePlayer, TwoPlayer};
 use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
 use dojo_game::rng::Rng;
-use dojo_game::{Action, AnyGame, Game, GameSpec, Outcome, Player, ToMove};
+use dojo_game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_record::score::{score_of_position, GameScore, ScoreReport};
-use dojo_search::player::Agent;
+use dojo_search::player::{Agent, MoveError};
 use rand::{Rng as _, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -582,11 +582,19 @@ fn seat_players<G: Game>(
         .collect()
 }
 
-/// Asks `agent` for a move in `game` and plays it: the move, or why the agent forfeits
-/// (it failed, or chose an illegal move).
-fn agent_moves<G: Game>(agent: &mut dyn Agent<G>, game: &mut G) -> Result<Action, String> {
-    let action = agent.try_select_move(game).map_err(|e| e.to_string())?;
-    game.play(action).map_err(|e| format!("illegal move {}: {e}", game.action_to_text(action)))?;
+/// Why an agent forfeits a game: it failed, or chose an illegal move.
+#[derive(Debug, thiserror::Error)]
+enum Forfeit {
+    #[error(transparent)]
+    Failed(#[from] MoveError),
+    #[error("illegal move {text}: {error}")]
+    Illegal { text: String, error: GameError },
+}
+
+/// Asks `agent` for a move in `game` and plays it: the move, or why the agent forfeits.
+fn agent_moves<G: Game>(agent: &mut dyn Agent<G>, game: &mut G) -> Result<Action, Forfeit> {
+    let action = agent.try_select_move(game)?;
+    game.play(action).map_err(|error| Forfeit::Illegal { text: game.action_to_text(action), error })?;
     Ok(action)
 }
 

@@ -12,7 +12,7 @@
 
 use crate::players::PlayerSpec;
 use dojo_game::rng::Rng;
-use dojo_game::{play_random_opening, Action, Game};
+use dojo_game::{play_random_opening, Action, Game, GameError};
 use std::path::{Path, PathBuf};
 
 /// Why an opening book cannot be used. A wrapped error's text is part of the message and
@@ -23,8 +23,11 @@ pub enum OpeningsError {
     Read { path: PathBuf, error: std::io::Error },
     #[error("the openings file {path} holds no openings (one move sequence a line; '#' comments)")]
     Empty { path: PathBuf },
-    #[error("opening {number} ({line:?}) is not a {game} opening: {reason}")]
-    Illegal { number: usize, line: String, game: String, reason: String },
+    #[error("opening {number} ({line:?}) is not a {game} opening: {error}")]
+    /// (`error` boxed: a match's and a gate's errors hold this one, and stay small.)
+    Illegal { number: usize, line: String, game: String, error: Box<GameError> },
+    #[error("opening {number} ({line:?}) is not a {game} opening: the game is over after it")]
+    Over { number: usize, line: String, game: String },
     #[error(
         "{a} and {b} are both deterministic (networks search without noise), and {games} games are \
          {pairs} pairs from a book of {book} openings: the pairs after the first {book} would replay \
@@ -93,14 +96,18 @@ impl Openings {
     fn play_line<G: Game>(&self, game: &mut G, k: usize) -> Result<Vec<Action>, OpeningsError> {
         let line = &self.lines[k];
         let spec = game.spec().to_string();
-        let illegal =
-            |reason: String| OpeningsError::Illegal { number: k + 1, line: line.clone(), game: spec.clone(), reason };
-        let moves = game.moves_from_text(line).map_err(|e| illegal(e.to_string()))?;
+        let illegal = |error: GameError| OpeningsError::Illegal {
+            number: k + 1,
+            line: line.clone(),
+            game: spec.clone(),
+            error: Box::new(error),
+        };
+        let moves = game.moves_from_text(line).map_err(illegal)?;
         for &m in &moves {
-            game.play(m).map_err(|e| illegal(e.to_string()))?;
+            game.play(m).map_err(illegal)?;
         }
         if game.outcome().is_some() {
-            return Err(illegal("the game is over after it".into()));
+            return Err(OpeningsError::Over { number: k + 1, line: line.clone(), game: spec });
         }
         Ok(moves)
     }

@@ -21,7 +21,9 @@ pub enum PlotError {
     #[error("creating {}: {error}", .path.display())]
     Create { path: PathBuf, error: std::io::Error },
     #[error("reading {}: {error}", .path.display())]
-    Read { path: PathBuf, error: String },
+    Read { path: PathBuf, error: std::io::Error },
+    #[error("reading {}: {error}", .path.display())]
+    Parse { path: PathBuf, error: serde_json::Error },
     #[error(transparent)]
     Journal(#[from] JournalError),
     #[error(transparent)]
@@ -133,9 +135,8 @@ fn series(metrics: &[serde_json::Value], x: &str, s: &SeriesLayout) -> Vec<Serie
 /// The tournament whose ratings were written last, with them.
 fn newest_tournament(run: &RunPaths) -> Result<Option<(String, Standings)>, PlotError> {
     let Some((name, path)) = run.newest_tournament_ratings() else { return Ok(None) };
-    let read_error = |error: String| PlotError::Read { path: path.clone(), error };
-    let bytes = std::fs::read(&path).map_err(|e| read_error(e.to_string()))?;
-    let standings: Standings = serde_json::from_slice(&bytes).map_err(|e| read_error(e.to_string()))?;
+    let bytes = std::fs::read(&path).map_err(|error| PlotError::Read { path: path.clone(), error })?;
+    let standings: Standings = serde_json::from_slice(&bytes).map_err(|error| PlotError::Parse { path, error })?;
     Ok(Some((name, standings)))
 }
 

@@ -343,7 +343,10 @@ fn wrong_token_and_wrong_protocol_are_refused() {
         let mut c = client::connect(&url, Some("wrong"), "test-worker").await.unwrap();
         client::hello(&mut c, "t").await.unwrap_err()
     });
-    assert_eq!(err, CallError::Refused(Refusal::Unauthorized { what: "the handshake", message: "wrong token".into() }));
+    assert!(
+        matches!(&err, CallError::Refused(Refusal::Unauthorized { what: "the handshake", message }) if message == "wrong token"),
+        "{err:?}"
+    );
     assert_eq!(err.to_string(), "the learner refused this worker (the handshake): wrong token");
     let err = rt.block_on(async {
         let mut c = client::connect(&url, None, "test-worker").await.unwrap();

@@ -76,7 +76,7 @@ fn a_tls_learner_serves_clients_that_trust_its_ca_and_no_others() {
         "{refused:?}"
     );
     let mismatch = hello(&format!("http://127.0.0.1:{port}"), None, Some(&ca)).unwrap_err();
-    assert_eq!(mismatch, CallError::Refused(Refusal::CaWithoutHttps { url: format!("http://127.0.0.1:{port}") }));
+    assert!(matches!(&mismatch, CallError::Refused(Refusal::CaWithoutHttps { .. })), "{mismatch:?}");
     assert_eq!(mismatch.to_string(), format!("a CA certificate is given but http://127.0.0.1:{port} is not https://"));
 
     // A real worker over TLS delivers its games.

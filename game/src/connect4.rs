@@ -33,6 +33,7 @@
 
 use crate::rng::Rng;
 use crate::spec;
+use crate::{board_outcome, DRAW, FIRST_WINS, ONGOING};
 use crate::{
     Action, Game, GameError, GameSpec, Lookahead, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, SpecProblem,
     ToMove,
@@ -333,10 +334,6 @@ const fn zobrist_table() -> [[u64; ZOBRIST_CELLS]; 3] {
 static ZOBRIST: [[u64; ZOBRIST_CELLS]; 3] = zobrist_table();
 const ZOBRIST_SIDE: u64 = 0x6a09_e667_f3bc_c909;
 
-const ONGOING: u8 = 0;
-const FIRST_WINS: u8 = 1;
-const SECOND_WINS: u8 = 2;
-const DRAW: u8 = 3;
 const NO_LAST: u8 = u8::MAX;
 /// Input planes of [`Game::encode_planes`].
 const PLANES: usize = 9;
@@ -1068,12 +1065,7 @@ impl<B: BitWord> Game for Connect4<B> {
 
     #[inline]
     fn outcome(&self) -> Option<Outcome> {
-        match self.result {
-            ONGOING => None,
-            FIRST_WINS => Some(Outcome::Win(Player::First)),
-            SECOND_WINS => Some(Outcome::Win(Player::Second)),
-            _ => Some(Outcome::Draw),
-        }
+        board_outcome(self.result)
     }
 
     #[inline]

@@ -29,6 +29,7 @@ pub use vcf::{vcf, Vcf};
 
 use crate::rng::Rng;
 pub use crate::spec::{GOMOKU_MAX, GOMOKU_MIN};
+use crate::{board_outcome, DRAW, FIRST_WINS, ONGOING, SECOND_WINS};
 use crate::{
     Action, Game, GameError, GameSpec, Lookahead, MoveProblem, OffBoard, Outcome, ParseProblem, PlaneShape, Player,
     SpecProblem, ToMove,
@@ -41,12 +42,6 @@ const MAX: usize = GOMOKU_MAX as usize;
 const MAX_POINTS: usize = MAX * MAX;
 
 const NO_MOVE: u16 = u16::MAX;
-
-/// `state` values.
-const ONGOING: u8 = 0;
-const WIN_FIRST: u8 = 1;
-const WIN_SECOND: u8 = 2;
-const DRAW: u8 = 3;
 
 struct Zobrist {
     /// Keyed by the largest board's point `y * MAX + x`, so one table serves every size.
@@ -486,7 +481,7 @@ impl Game for Gomoku {
         self.empty -= 1;
         self.last = action;
         if won {
-            self.state = if p == Player::First { WIN_FIRST } else { WIN_SECOND };
+            self.state = if p == Player::First { FIRST_WINS } else { SECOND_WINS };
         } else if self.empty == 0 {
             self.state = DRAW;
         }
@@ -509,12 +504,7 @@ impl Game for Gomoku {
 
     #[inline]
     fn outcome(&self) -> Option<Outcome> {
-        match self.state {
-            ONGOING => None,
-            WIN_FIRST => Some(Outcome::Win(Player::First)),
-            WIN_SECOND => Some(Outcome::Win(Player::Second)),
-            _ => Some(Outcome::Draw),
-        }
+        board_outcome(self.state)
     }
 
     #[inline]

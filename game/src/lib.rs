@@ -91,6 +91,26 @@ impl Outcome {
     }
 }
 
+// A two-player board's state in one byte, as Connect Four and Gomoku keep it (it is
+// compared on every move): still going, a side's win (`FIRST_WINS + player.index()`), or a
+// draw.
+pub(crate) const ONGOING: u8 = 0;
+pub(crate) const FIRST_WINS: u8 = 1;
+pub(crate) const SECOND_WINS: u8 = 2;
+pub(crate) const DRAW: u8 = 3;
+
+/// The outcome of a two-player board whose state byte is `state` ([`ONGOING`] or another of
+/// the four above); None while the game goes on.
+#[inline]
+pub(crate) fn board_outcome(state: u8) -> Option<Outcome> {
+    match state {
+        ONGOING => None,
+        FIRST_WINS => Some(Outcome::Win(Player::First)),
+        SECOND_WINS => Some(Outcome::Win(Player::Second)),
+        _ => Some(Outcome::Draw),
+    }
+}
+
 /// What [`Game::lookahead`] proves about a position, from the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lookahead {

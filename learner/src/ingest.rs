@@ -111,6 +111,7 @@ pub fn check_record(bytes: &[u8], spec: &GameSpec) -> Result<GameRecord, Rejecti
             reason: format!("record is {} bytes; the limit is {MAX_RECORD_BYTES}", bytes.len()),
         });
     }
+    // tidy: text cause: a rejection's reason goes back to the worker as text.
     let record = GameRecord::decode(bytes)
         .map_err(|e| Rejection { game_id: None, reason: format!("undecodable record: {e}") })?;
     let reject = |reason: String| Rejection { game_id: Some(record.game_id), reason };
@@ -125,6 +126,7 @@ pub fn check_record(bytes: &[u8], spec: &GameSpec) -> Result<GameRecord, Rejecti
     if record.player_moves() == 0 {
         return Err(reject(format!("game {} has no moves", record.id_hex())));
     }
+    // tidy: text cause: as the undecodable record's above.
     record.validate().map_err(|e| reject(format!("game {}: {e}", record.id_hex())))?;
     Ok(record)
 }

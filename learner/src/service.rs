@@ -122,9 +122,11 @@ impl Learner for LearnerService {
         } else {
             let run = self.shared.run_dir.clone();
             let v = req.version;
+            // tidy: text cause: a gRPC status carries its message as text.
             let loaded = tokio::task::spawn_blocking(move || read_published(&run, v))
                 .await
                 .map_err(|e| Status::internal(e.to_string()))?;
+            // tidy: text cause: as above.
             Arc::new(loaded.map_err(|e| Status::not_found(format!("model version {v}: {e}")))?)
         };
         if req.have_version == model.version {

@@ -6,7 +6,7 @@
 
 use dojo_game::GameSpec;
 use dojo_metrics::table::{self, learner as names, LINE};
-use dojo_metrics::{Kind, Line, Metric, Prometheus, Value};
+use dojo_metrics::{Kind, Line, Metric, Value};
 use dojo_record::score::{reach_tiles, GameScore};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -126,11 +126,6 @@ impl Default for Telemetry {
     }
 }
 
-/// Registers `metric` under the table's name and help.
-fn register(registry: &mut Registry, p: &Prometheus, metric: impl prometheus_client::registry::Metric) {
-    registry.register(p.name, p.help, metric);
-}
-
 impl Telemetry {
     /// A two-player run's metrics.
     pub fn new() -> Telemetry {
@@ -154,8 +149,8 @@ impl Telemetry {
                     Kind::Count | Kind::Keyed => WindowGauge::Count(Gauge::default()),
                 };
                 match &gauge {
-                    WindowGauge::Count(g) => register(&mut registry, p, g.clone()),
-                    WindowGauge::Real(g) => register(&mut registry, p, g.clone()),
+                    WindowGauge::Count(g) => p.register(&mut registry, g.clone()),
+                    WindowGauge::Real(g) => p.register(&mut registry, g.clone()),
                 }
                 Some((*m, gauge))
             })
@@ -174,17 +169,17 @@ impl Telemetry {
             seen: Mutex::new(HashMap::new()),
         };
         let r = &mut t.registry;
-        register(r, &names::INGEST_GAMES, t.games.clone());
-        register(r, &names::INGEST_ACK_SECONDS, t.ack_seconds.clone());
-        register(r, &names::WORKERS_CONNECTED, t.workers_connected.clone());
-        register(r, &names::WORKER_LAST_SEEN, t.worker_last_seen.clone());
-        register(r, &names::WORKER_GAMES, t.worker_games.clone());
-        register(r, &names::STORAGE_WRITABLE, t.storage_writable.clone());
+        names::INGEST_GAMES.register(r, t.games.clone());
+        names::INGEST_ACK_SECONDS.register(r, t.ack_seconds.clone());
+        names::WORKERS_CONNECTED.register(r, t.workers_connected.clone());
+        names::WORKER_LAST_SEEN.register(r, t.worker_last_seen.clone());
+        names::WORKER_GAMES.register(r, t.worker_games.clone());
+        names::STORAGE_WRITABLE.register(r, t.storage_writable.clone());
         if let Some(spec) = scored {
             let scores =
                 ScoreCounters { spec: spec.clone(), scored_games: Counter::default(), reaching: Family::default() };
-            register(r, &names::SCORED_GAMES, scores.scored_games.clone());
-            register(r, &names::GAMES_REACHING_TILE, scores.reaching.clone());
+            names::SCORED_GAMES.register(r, scores.scored_games.clone());
+            names::GAMES_REACHING_TILE.register(r, scores.reaching.clone());
             // Every tile of the table from the start, so a rate has a zero to start from.
             for tile in reach_tiles(spec, 0) {
                 drop(scores.reaching.get_or_create(&Tile { tile }));

@@ -15,6 +15,8 @@ mod charts;
 mod line;
 pub mod table;
 
+use prometheus_client::registry::Registry;
+
 pub use charts::{charts, Charts, FigureLayout, PanelLayout, SeriesLayout};
 pub use line::{Line, Value};
 
@@ -70,6 +72,12 @@ pub struct Prometheus {
 }
 
 impl Prometheus {
+    /// Registers `metric` in `registry` under this name and help (the learner's and the
+    /// workers' `/metrics` pages).
+    pub fn register(&self, registry: &mut Registry, metric: impl prometheus_client::registry::Metric) {
+        registry.register(self.name, self.help, metric);
+    }
+
     pub const fn gauge(name: &'static str, help: &'static str) -> Prometheus {
         Prometheus { name, help, kind: PromType::Gauge }
     }

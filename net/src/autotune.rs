@@ -261,8 +261,8 @@ impl DecisionCache {
                 file.decisions.insert(key.to_string(), value);
                 serde_json::to_vec_pretty(&file)
             })
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| dojo_game::util::atomic_write(&self.path, &bytes).map_err(|e| e.to_string()));
+            .map_err(std::io::Error::from)
+            .and_then(|bytes| dojo_game::util::atomic_write(&self.path, &bytes));
         if let Err(e) = written {
             tracing::warn!("cannot write the precision cache {}: {e}", self.path.display());
         }

@@ -16,7 +16,7 @@
 //! `timeout_turn` (a margin covers the answer's way out); without one, a fixed playout count.
 
 use dojo_game::gomoku::Gomoku;
-use dojo_game::{Action, Game};
+use dojo_game::{Action, Game, GameError};
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
@@ -54,6 +54,19 @@ impl Reply {
     fn error(why: impl std::fmt::Display) -> Reply {
         Reply::line(format!("ERROR {why}"))
     }
+}
+
+/// Why a BOARD block gives no position to play from.
+#[derive(Debug, thiserror::Error)]
+enum BoardError {
+    #[error("field 3 (stones of a continuous game) is not supported: freestyle games end at five")]
+    Continuous,
+    #[error(transparent)]
+    Game(#[from] GameError),
+    #[error("{own} own and {theirs} opponent stones: not a position with the brain to move")]
+    NotToMove { own: usize, theirs: usize },
+    #[error("the position is already over")]
+    Over,
 }
 
 /// The brain's state between lines.
@@ -250,38 +263,31 @@ impl<C: MoveChooser> Brain<C> {
 
     /// Sets up the position of `stones`: the brain's and the opponent's alternately, the
     /// side with more stones first (the brain first on equal counts: it is to move).
-    fn set_board(&mut self, stones: &[(usize, usize, u8)]) -> Result<(), String> {
+    fn set_board(&mut self, stones: &[(usize, usize, u8)]) -> Result<(), BoardError> {
         if stones.iter().any(|s| s.2 == 3) {
-            return Err("field 3 (stones of a continuous game) is not supported: freestyle games end at five".into());
+            return Err(BoardError::Continuous);
         }
         let size = self.game.as_ref().expect("BOARD is refused before START").size();
-        let mut game = Gomoku::new(size).map_err(|e| e.to_string())?;
-        let point =
-            |&(x, y, _): &(usize, usize, u8)| game.action_from_text(&format!("{x},{y}")).map_err(|e| e.to_string());
+        let mut game = Gomoku::new(size)?;
+        let point = |&(x, y, _): &(usize, usize, u8)| game.action_from_text(&format!("{x},{y}"));
         let own: Vec<Action> = stones.iter().filter(|s| s.2 == 1).map(point).collect::<Result<_, _>>()?;
         let theirs: Vec<Action> = stones.iter().filter(|s| s.2 == 2).map(point).collect::<Result<_, _>>()?;
         let (first, second) = match own.len() as i64 - theirs.len() as i64 {
             0 => (&own, &theirs),
             -1 => (&theirs, &own),
-            _ => {
-                return Err(format!(
-                    "{} own and {} opponent stones: not a position with the brain to move",
-                    own.len(),
-                    theirs.len()
-                ))
-            }
+            _ => return Err(BoardError::NotToMove { own: own.len(), theirs: theirs.len() }),
         };
         let mut moves = Vec::new();
         for i in 0..first.len().max(second.len()) {
             for side in [first, second] {
                 if let Some(&a) = side.get(i) {
-                    game.play(a).map_err(|e| e.to_string())?;
+                    game.play(a)?;
                     moves.push(a);
                 }
             }
         }
         if game.outcome().is_some() {
-            return Err("the position is already over".into());
+            return Err(BoardError::Over);
         }
         self.game = Some(game);
         self.moves = moves;

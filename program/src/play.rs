@@ -154,16 +154,27 @@ fn model_move<G: Game>(
     Ok(action)
 }
 
+/// Why the person's move cannot be played.
+#[derive(Debug, thiserror::Error)]
+enum HumanMoveError {
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// `legal`: the legal moves as [`shorten`] lists them.
+    #[error("{text} is not a legal move here; legal: {legal}")]
+    NotLegal { text: String, legal: String },
+}
+
 /// Plays the person's move `text`, or says why it cannot be played.
-fn human_move<G: Game>(game: &mut G, text: &str) -> Result<(), String> {
-    let action = game.action_from_text(text).map_err(|e| e.to_string())?;
+fn human_move<G: Game>(game: &mut G, text: &str) -> Result<(), HumanMoveError> {
+    let action = game.action_from_text(text)?;
     let mut legal = Vec::new();
     game.legal_actions(&mut legal);
     if !legal.contains(&action) {
         let moves: Vec<String> = legal.iter().map(|&a| game.action_to_text(a)).collect();
-        return Err(format!("{text} is not a legal move here; legal: {}", shorten(&moves)));
+        return Err(HumanMoveError::NotLegal { text: text.to_string(), legal: shorten(&moves) });
     }
-    game.play(action).map(|_| ()).map_err(|e| e.to_string())
+    game.play(action)?;
+    Ok(())
 }
 
 fn side_name(p: Player) -> &'static str {

@@ -189,14 +189,8 @@ impl GameRecord {
         let Some(len_bytes) = bytes.get(magic_len + 1..HEADER_LEN) else {
             return Err(RecordError::Truncated { field: "body length", offset: magic_len + 1 });
         };
-        let body_len = u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
-        if body_len > MAX_BODY_LEN {
-            return Err(RecordError::TooLong {
-                field: "record body length",
-                len: body_len as u64,
-                max: MAX_BODY_LEN as u64,
-            });
-        }
+        let body_len = u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]);
+        let body_len = RecordError::at_most("record body length", body_len.into(), MAX_BODY_LEN)?;
         let body_end = HEADER_LEN + body_len;
         if bytes.len() < body_end {
             return Err(RecordError::Truncated { field: "body", offset: bytes.len() });
@@ -232,12 +226,9 @@ fn decode_body(r: &mut Reader<'_>) -> Result<GameRecord, RecordError> {
     let model_version = r.varint("model version")?;
     let created_unix_ms = r.varint("creation time")?;
 
-    let spec_len = r.varint("spec length")?;
-    if spec_len > MAX_SPEC_LEN as u64 {
-        return Err(RecordError::TooLong { field: "spec length", len: spec_len, max: MAX_SPEC_LEN as u64 });
-    }
+    let spec_len = RecordError::at_most("spec length", r.varint("spec length")?, MAX_SPEC_LEN)?;
     let spec_at = r.offset();
-    let spec_text = std::str::from_utf8(r.bytes(spec_len as usize, "spec")?)
+    let spec_text = std::str::from_utf8(r.bytes(spec_len, "spec")?)
         .map_err(|_| RecordError::InvalidUtf8 { field: "spec", offset: spec_at })?;
     let spec: GameSpec = spec_text.parse().map_err(RecordError::BadSpec)?;
 
@@ -250,15 +241,7 @@ fn decode_body(r: &mut Reader<'_>) -> Result<GameRecord, RecordError> {
         tag => return Err(r.bad("outcome", at, FieldProblem::UnknownOutcome(tag))),
     };
 
-    let count = r.varint("move count")?;
-    if count > MAX_MOVES as u64 {
-        return Err(RecordError::TooLong { field: "move count", len: count, max: MAX_MOVES as u64 });
-    }
-    let count = count as usize;
-    // Never allocate from a length the remaining bytes cannot back.
-    if count > r.remaining() / MIN_MOVE_LEN {
-        return Err(RecordError::Truncated { field: "moves", offset: r.base + r.buf.len() });
-    }
+    let count = r.count(("move count", MAX_MOVES), ("moves", MIN_MOVE_LEN))?;
     let mut moves = Vec::with_capacity(count);
     for _ in 0..count {
         moves.push(decode_move(r)?);
@@ -289,14 +272,7 @@ fn decode_move(r: &mut Reader<'_>) -> Result<MoveRecord, RecordError> {
     }
     let action = r.action("move action")?;
     let root_value = if mf & M_ROOT_VALUE != 0 { r.f32("root value")? } else { 0.0 };
-    let n = r.varint("policy length")?;
-    if n > MAX_POLICY as u64 {
-        return Err(RecordError::TooLong { field: "policy length", len: n, max: MAX_POLICY as u64 });
-    }
-    let n = n as usize;
-    if n > r.remaining() / MIN_ENTRY_LEN {
-        return Err(RecordError::Truncated { field: "policy", offset: r.base + r.buf.len() });
-    }
+    let n = r.count(("policy length", MAX_POLICY), ("policy", MIN_ENTRY_LEN))?;
     let mut policy = Vec::with_capacity(n);
     let mut prev = 0i64;
     for _ in 0..n {
@@ -330,6 +306,20 @@ impl<'a> Reader<'a> {
 
     fn truncated(&self, field: &'static str) -> RecordError {
         RecordError::Truncated { field, offset: self.offset() }
+    }
+
+    /// A count (`field`, at most `max`) of the items that follow (`items`, each `item_len`
+    /// bytes at least). Nothing is allocated from a count the remaining bytes cannot back.
+    fn count(
+        &mut self,
+        (field, max): (&'static str, usize),
+        (items, item_len): (&'static str, usize),
+    ) -> Result<usize, RecordError> {
+        let n = RecordError::at_most(field, self.varint(field)?, max)?;
+        if n > self.remaining() / item_len {
+            return Err(RecordError::Truncated { field: items, offset: self.base + self.buf.len() });
+        }
+        Ok(n)
     }
 
     fn bad(&self, field: &'static str, offset: usize, reason: FieldProblem) -> RecordError {

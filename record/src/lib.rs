@@ -329,6 +329,18 @@ pub enum RecordError {
     File { path: PathBuf, offset: u64, error: Box<RecordError> },
 }
 
+impl RecordError {
+    /// `len` of `field` as a size, if it is at most `max`: every length the codec reads or a
+    /// record holds is bounded, so no claim allocates or replays more than a record can hold.
+    #[inline]
+    pub(crate) fn at_most(field: &'static str, len: u64, max: usize) -> Result<usize, RecordError> {
+        if len > max as u64 {
+            return Err(RecordError::TooLong { field, len, max: max as u64 });
+        }
+        Ok(len as usize)
+    }
+}
+
 /// What is wrong with a field of a record's binary form ([`RecordError::BadField`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FieldProblem {

@@ -115,31 +115,12 @@ impl GameRecord {
         if start_spec != self.spec {
             return Err(InvalidRecord::OtherStart { spec: self.spec.clone(), start: start_spec }.into());
         }
-        if self.moves.len() > MAX_MOVES {
-            return Err(RecordError::TooLong {
-                field: "move count",
-                len: self.moves.len() as u64,
-                max: MAX_MOVES as u64,
-            });
-        }
+        RecordError::at_most("move count", self.moves.len() as u64, MAX_MOVES)?;
         let mut total = 0usize;
         for mv in &self.moves {
-            if mv.policy.len() > MAX_POLICY {
-                return Err(RecordError::TooLong {
-                    field: "policy length",
-                    len: mv.policy.len() as u64,
-                    max: MAX_POLICY as u64,
-                });
-            }
-            total += mv.policy.len();
+            total += RecordError::at_most("policy length", mv.policy.len() as u64, MAX_POLICY)?;
         }
-        if total > MAX_TOTAL_POLICY {
-            return Err(RecordError::TooLong {
-                field: "total policy entries",
-                len: total as u64,
-                max: MAX_TOTAL_POLICY as u64,
-            });
-        }
+        RecordError::at_most("total policy entries", total as u64, MAX_TOTAL_POLICY)?;
         if self.resigned && self.no_resign {
             return Err(InvalidRecord::ResignedNoResign.into());
         }

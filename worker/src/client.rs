@@ -8,6 +8,7 @@ use dojo_proto::pb::learner_client::LearnerClient;
 use dojo_proto::pb::{GameSubmission, GetModelRequest, HelloReply, HelloRequest, StatusReply, StatusRequest};
 use dojo_proto::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
 use dojo_record::GameRecord;
+use std::sync::Arc;
 use std::time::Duration;
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
@@ -46,7 +47,7 @@ pub enum Delivery {
 }
 
 /// Why a call to the learner failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum CallError {
     /// Worth retrying: the learner is away or busy, the connection broke, a download was bad.
     #[error(transparent)]
@@ -59,7 +60,7 @@ pub enum CallError {
 
 /// A call that failed this time and may work the next. A wrapped error's text (`why`,
 /// `error`) is kept as the learner or the transport said it.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum Transient {
     /// The call (`what`: "SubmitGames", "the handshake"...) came back with an error status;
     /// `why` is its message and the transport's causes.
@@ -67,8 +68,10 @@ pub enum Transient {
     Failed { what: &'static str, why: String },
     #[error("{what} timed out after {secs}s")]
     TimedOut { what: &'static str, secs: u64 },
-    #[error("cannot reach the learner at {url}: {error}")]
-    Unreachable { url: String, error: String },
+    /// The transport error's causes (refused, TLS handshake, certificate) are part of the
+    /// message: tonic's own text says only "transport error".
+    #[error("cannot reach the learner at {url}: {}", with_causes(error))]
+    Unreachable { url: String, error: tonic::transport::Error },
     #[error("the learner offers a {bytes} byte model; refusing")]
     ModelTooLarge { bytes: u64 },
     #[error("model chunks of different versions in one download")]
@@ -82,32 +85,41 @@ pub enum Transient {
     #[error("model v{version} sha256 is {actual}, the learner said {said}")]
     Checksum { version: u64, actual: String, said: String },
     #[error("bad model sidecar: {error}")]
-    Sidecar { error: String },
+    Sidecar { error: serde_json::Error },
     #[error("model sidecar and weights disagree")]
     SidecarMismatch,
     #[error("model v{version} cannot be used: {error}")]
     Unusable { version: u64, error: ArchitectureError },
     /// The weights do not load into the sidecar's architecture.
     #[error("{error}")]
-    Weights { error: String },
+    Weights { error: checkpoint::CheckpointError },
 }
 
 /// A call this worker must not repeat: its settings or the learner's answer rule it out.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// (Cloned: the worker keeps the refusal to stop with it; hence the shared causes.)
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum Refusal {
     /// The learner refused this worker as such (`what`: the call) with `message`.
     #[error("the learner refused this worker ({what}): {message}")]
     Unauthorized { what: &'static str, message: String },
     #[error("bad learner address {url:?}: {error}")]
-    Address { url: String, error: String },
+    Address { url: String, error: Arc<tonic::transport::Error> },
     #[error("TLS settings: {error}")]
-    Tls { error: String },
+    Tls { error: Arc<tonic::transport::Error> },
     #[error("a CA certificate is given but {url} is not https://")]
     CaWithoutHttps { url: String },
     #[error("the token has characters a header cannot carry")]
     TokenCharacters,
     #[error("protocol version mismatch: the learner speaks {learner}, this worker speaks {ours}")]
     Protocol { learner: u32, ours: u32 },
+}
+
+/// `error`'s text and its first cause's, as the transport reports a connection's failure.
+fn with_causes(error: &tonic::transport::Error) -> String {
+    match std::error::Error::source(error) {
+        Some(cause) => format!("{error}: {cause}"),
+        None => error.to_string(),
+    }
 }
 
 impl CallError {
@@ -153,7 +165,7 @@ pub async fn connect_tls(
     ca_pem: Option<&[u8]>,
 ) -> Result<Client, CallError> {
     let mut endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| Refusal::Address { url: url.to_string(), error: e.to_string() })?
+        .map_err(|e| Refusal::Address { url: url.to_string(), error: Arc::new(e) })?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true);
     if url.starts_with("https://") {
@@ -161,15 +173,11 @@ pub async fn connect_tls(
             Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
             None => ClientTlsConfig::new().with_native_roots(),
         };
-        endpoint = endpoint.tls_config(tls).map_err(|e| Refusal::Tls { error: e.to_string() })?;
+        endpoint = endpoint.tls_config(tls).map_err(|e| Refusal::Tls { error: Arc::new(e) })?;
     } else if ca_pem.is_some() {
         return Err(Refusal::CaWithoutHttps { url: url.to_string() }.into());
     }
-    let channel = endpoint.connect().await.map_err(|e| {
-        // The transport error's cause (refused, TLS handshake, certificate) is in its source.
-        let cause = std::error::Error::source(&e).map(|s| format!(": {s}")).unwrap_or_default();
-        Transient::Unreachable { url: url.to_string(), error: format!("{e}{cause}") }
-    })?;
+    let channel = endpoint.connect().await.map_err(|error| Transient::Unreachable { url: url.to_string(), error })?;
     let header = match token {
         Some(t) => Some(format!("Bearer {t}").parse().map_err(|_| Refusal::TokenCharacters)?),
         None => None,
@@ -242,15 +250,14 @@ pub async fn fetch_model(
     if actual != sha {
         return Err(Transient::Checksum { version, actual, said: sha }.into());
     }
-    let sidecar: Sidecar =
-        serde_json::from_str(&sidecar_json).map_err(|e| Transient::Sidecar { error: e.to_string() })?;
+    let sidecar: Sidecar = serde_json::from_str(&sidecar_json).map_err(|error| Transient::Sidecar { error })?;
     if sidecar.sha256 != sha {
         return Err(Transient::SidecarMismatch.into());
     }
     // Sizes, and input planes the game still encodes this way (a learner of another build).
     sidecar.architecture.validate().map_err(|error| Transient::Unusable { version, error })?;
     let model = checkpoint::model_from_bytes(&sidecar.architecture, &bytes, device)
-        .map_err(|e| Transient::Weights { error: e.to_string() })?;
+        .map_err(|error| Transient::Weights { error })?;
     Ok(Some(Downloaded { version, model, sidecar }))
 }
 

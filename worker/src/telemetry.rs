@@ -4,7 +4,6 @@
 //! (`dojo_metrics::table::worker`).
 
 use dojo_metrics::table::worker as names;
-use dojo_metrics::Prometheus;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -48,11 +47,6 @@ impl Default for WorkerTelemetry {
     }
 }
 
-/// Registers `metric` under the table's name and help.
-fn register(registry: &mut Registry, p: &Prometheus, metric: impl prometheus_client::registry::Metric) {
-    registry.register(p.name, p.help, metric);
-}
-
 impl WorkerTelemetry {
     pub fn new() -> WorkerTelemetry {
         let mut t = WorkerTelemetry {
@@ -72,15 +66,15 @@ impl WorkerTelemetry {
             stopping: AtomicBool::new(false),
         };
         let r = &mut t.registry;
-        register(r, &names::GAMES_PLAYED, t.games_played.clone());
-        register(r, &names::POSITIONS, t.positions.clone());
-        register(r, &names::UPLOADED_GAMES, t.uploaded.clone());
-        register(r, &names::UPLOAD_FAILURES, t.upload_failures.clone());
-        register(r, &names::UPLOAD_SECONDS, t.upload_seconds.clone());
-        register(r, &names::SPOOL_GAMES, t.spool_games.clone());
-        register(r, &names::GAMES_IN_FLIGHT, t.games_in_flight.clone());
-        register(r, &names::MODEL_VERSION, t.model_version.clone());
-        register(r, &names::LEARNER_REACHABLE, t.learner_reachable.clone());
+        names::GAMES_PLAYED.register(r, t.games_played.clone());
+        names::POSITIONS.register(r, t.positions.clone());
+        names::UPLOADED_GAMES.register(r, t.uploaded.clone());
+        names::UPLOAD_FAILURES.register(r, t.upload_failures.clone());
+        names::UPLOAD_SECONDS.register(r, t.upload_seconds.clone());
+        names::SPOOL_GAMES.register(r, t.spool_games.clone());
+        names::GAMES_IN_FLIGHT.register(r, t.games_in_flight.clone());
+        names::MODEL_VERSION.register(r, t.model_version.clone());
+        names::LEARNER_REACHABLE.register(r, t.learner_reachable.clone());
         t
     }
 

@@ -15,7 +15,7 @@ pub enum JudgeError {
     #[error("{file}: {error}")]
     Lines { file: String, error: LabelledError },
     #[error("{file} line {line}: {error}")]
-    Position { file: String, line: usize, error: String },
+    Position { file: String, line: usize, error: LineError },
     #[error(
         "dojo eval judges Connect Four (width × (height + 1) <= 64, by the solver) and Gomoku (by one-move tactics), not {spec}"
     )]
@@ -39,7 +39,7 @@ pub fn judge_file(spec: &GameSpec, text: &str, file: &str, mut tick: impl FnMut(
             let mut solver = Solver::new();
             let cases = cases(&start, &lines, file, &mut tick, |game, line| {
                 Ok(Some(match line {
-                    PositionLine::Labelled(l) => (l.position(&start).map_err(|e| e.to_string())?, labelled_verdict(l)),
+                    PositionLine::Labelled(l) => (l.position(&start)?, labelled_verdict(l)),
                     PositionLine::Plain(_) => (game.clone(), solver_verdict(&mut solver, game)),
                 }))
             })?;
@@ -47,7 +47,7 @@ pub fn judge_file(spec: &GameSpec, text: &str, file: &str, mut tick: impl FnMut(
         }
         AnyGame::Gomoku(start) => {
             let cases = cases(&start, &lines, file, &mut tick, |game, line| match line {
-                PositionLine::Labelled(_) => Err("labelled positions are Connect Four's".into()),
+                PositionLine::Labelled(_) => Err(LineError::LabelledNotConnect4),
                 PositionLine::Plain(_) => Ok(tactic_verdict(game).map(|v| (game.clone(), v))),
             })?;
             Ok(Judged::Gomoku(start, cases))
@@ -63,6 +63,17 @@ pub enum PositionError {
     Game(#[from] GameError),
     #[error("position {moves:?} is already over")]
     Over { moves: String },
+}
+
+/// Why a line of a positions file gives no case.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    #[error(transparent)]
+    Position(#[from] PositionError),
+    #[error(transparent)]
+    Labelled(#[from] LabelledError),
+    #[error("labelled positions are Connect Four's")]
+    LabelledNotConnect4,
 }
 
 /// The position `moves` (text) reaches from `start`; it must not be over.
@@ -85,14 +96,14 @@ fn cases<G: Game>(
     lines: &[(usize, PositionLine)],
     file: &str,
     tick: &mut impl FnMut(),
-    mut judge: impl FnMut(&G, &PositionLine) -> Result<Option<(G, super::Verdict)>, String>,
+    mut judge: impl FnMut(&G, &PositionLine) -> Result<Option<(G, super::Verdict)>, LineError>,
 ) -> Result<Vec<Case<G>>, JudgeError> {
-    let at = |line: usize| move |error: String| JudgeError::Position { file: file.to_string(), line, error };
+    let at = |line: usize| move |error: LineError| JudgeError::Position { file: file.to_string(), line, error };
     let mut out = Vec::with_capacity(lines.len());
     for (number, line) in lines {
         tick();
         let game = match line {
-            PositionLine::Plain(moves) => position_after(start, moves).map_err(|e| at(*number)(e.to_string()))?,
+            PositionLine::Plain(moves) => position_after(start, moves).map_err(|e| at(*number)(e.into()))?,
             PositionLine::Labelled(_) => start.clone(),
         };
         out.push(match judge(&game, line).map_err(at(*number))? {
