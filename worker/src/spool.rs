@@ -144,7 +144,7 @@ impl Spool {
                 Err(reason) => {
                     let to = spool.quarantine(&path, &name)?;
                     eprintln!("warning: spool: moved {} to {}: {reason}", path.display(), to.display());
-                    spool.quarantined.push(Quarantined { from: path, to, reason });
+                    spool.quarantined.push(Quarantined { from: path, to, reason: reason.to_string() });
                     changed = true;
                 }
             }
@@ -273,20 +273,35 @@ fn is_id_hex(s: &str) -> bool {
     s.len() == 32 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// Why a spool file is quarantined.
+#[derive(Debug, thiserror::Error)]
+enum Unloadable {
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("unexpected file name {name:?} (spool files are <32 lowercase hex digits>{EXT})")]
+    Name { name: String },
+    #[error("cannot read it: {error}")]
+    Read { error: io::Error },
+    #[error("not a valid game record: {error}")]
+    Record { error: RecordError },
+    /// Acks find files by id, so a misnamed record could never be removed.
+    #[error("holds game {id}, not the game {stem} its name says")]
+    Misnamed { id: String, stem: String },
+}
+
 /// Reads and checks one spool file; the error is the reason to quarantine it.
-fn load(path: &Path, name: &str, meta: &fs::Metadata) -> Result<GameRecord, String> {
+fn load(path: &Path, name: &str, meta: &fs::Metadata) -> Result<GameRecord, Unloadable> {
     if !meta.is_file() {
-        return Err("not a regular file".into());
+        return Err(Unloadable::NotAFile);
     }
     let Some(stem) = name.strip_suffix(EXT).filter(|s| is_id_hex(s)) else {
-        return Err(format!("unexpected file name {name:?} (spool files are <32 lowercase hex digits>{EXT})"));
+        return Err(Unloadable::Name { name: name.to_string() });
     };
-    let bytes = fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let record = GameRecord::decode(&bytes).map_err(|e| format!("not a valid game record: {e}"))?;
+    let bytes = fs::read(path).map_err(|error| Unloadable::Read { error })?;
+    let record = GameRecord::decode(&bytes).map_err(|error| Unloadable::Record { error })?;
     let id = record.id_hex();
     if id != stem {
-        // Acks find files by id, so a misnamed record could never be removed.
-        return Err(format!("holds game {id}, not the game {stem} its name says"));
+        return Err(Unloadable::Misnamed { id, stem: stem.to_string() });
     }
     Ok(record)
 }
