@@ -43,6 +43,14 @@ else
   echo "test.sh: SKIPPING the dashboard's browser test: no headless chromium here (see above)" >&2
 fi
 took "chromium"
+# mingw-w64 and wine64 build and run the Windows Gomocup brain (cli/tests/exports/gomocup.rs)
+# as Gomocup's manager would.
+if DOJO_WINE=$("$root/scripts/setup-wine.sh"); then
+  export DOJO_WINE WINEPREFIX=${DOJO_CACHE}/wine-prefix WINEDEBUG=-all
+else
+  echo "test.sh: SKIPPING the Windows Gomocup brain's test: no mingw-w64 and wine64 here (see above)" >&2
+fi
+took "mingw-w64 and wine"
 # Rapfi, a Gomocup engine, plays the Gomoku ladder (cli/tests/gomoku_ladder.rs). It is never
 # in this repository, nor built by it: scripts/find-rapfi finds the one this machine's user
 # built (DOJO_RAPFI, or on PATH), or says how to get one.

@@ -10,7 +10,9 @@
 //! - [`play`]: a game against a network in a terminal (`dojo play`).
 //! - [`pbrain`]: a Gomoku network as a Gomocup brain (`dojo pbrain`), on [`brain`], the
 //!   protocol from a brain's side.
-//! - [`saiblo_export`]: a network written as a saiblo.net strategy (`dojo export saiblo`).
+//! - [`saiblo_export`]: a network written as a saiblo.net strategy (`dojo export saiblo`), by
+//!   by [`cpp_export`], the C++ generator every export shares; [`gomocup_export`]: a Gomoku
+//!   network written as a Gomocup brain (`dojo export gomocup`), by the same generator.
 //! - [`solve`]: the Connect Four oracle on a stream (`dojo solve`).
 //! - [`bench`]: benchmarks that wire services together (the learner's intake).
 //! - [`health`]: whether a learner or worker is serving (`dojo health`).
@@ -20,6 +22,8 @@ pub mod analyse;
 pub mod bench;
 pub mod brain;
 pub mod checkpoint;
+pub mod cpp_export;
+pub mod gomocup_export;
 pub mod health;
 pub mod pbrain;
 pub mod play;

@@ -1,11 +1,10 @@
 //! A dojo network as a saiblo strategy (`dojo export saiblo`): one C++ file with the
 //! network's weights as data, its inference and dojo's search (PUCT or Gumbel) by the clock
-//! (`saiblo_strategy.cpp`, the engine, with the generated part spliced in), plus the SDK's two
-//! headers, so the folder is a submission the platform builds with plain `g++ -O2`.
+//! ([`crate::cpp_export`]'s engine for Connect Four, behind saiblo's front end
+//! `cpp/saiblo.cpp`), plus the SDK's two headers, so the folder is a submission the platform
+//! builds with plain `g++ -O2`.
 //!
-//! What makes the C++ the network: the weights are the folded inference network's
-//! ([`FoldedNetwork`], every batch norm folded into its convolution, in f32), written as the
-//! shortest decimals that read back to the same floats; [`check_agreement`] loads the built
+//! What makes the C++ the network: [`check_agreement`] loads the built
 //! strategy and compares its `dojoEvaluate` with the network itself on random positions of
 //! every saiblo board, with each of the strategy's convolutions the machine runs (the AVX2
 //! kernel and the portable one).
@@ -15,20 +14,17 @@ use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, Game, GameSpec, Lookahead};
 use dojo_net::checkpoint::{self, CheckpointError, Loaded};
-use dojo_net::folded::{FoldedNetwork, PlainAnySize, PlainLayer};
+use dojo_net::folded::FoldedNetwork;
 use dojo_net::model::Model;
 use dojo_net::precision::Precision;
-use dojo_search::config::{SearchConfig, SearchMode, MAX_TIMED_PLAYOUTS};
-use dojo_search::puct::ROLLOUT_SEED;
+use crate::cpp_export::{self, BuildFailure, GamePart, SearchSettings};
+use dojo_search::config::SearchConfig;
 use rand::{RngExt, SeedableRng};
 use std::ffi::c_int;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// The engine the generated part is spliced into.
-const ENGINE: &str = include_str!("saiblo_strategy.cpp");
-const SPLICE: &str = "//@GENERATED@\n";
+/// saiblo's front end: the SDK's two functions and the check's entry points.
+const FRONT: &str = include_str!("cpp/saiblo.cpp");
 
 /// The SDK's headers, as the strategy is built against them (our own words for its two
 /// declarations: a `Point` is two ints, `x` then `y`).
@@ -46,47 +42,22 @@ pub const DEFAULT_MOVE_MS: u64 = 2500;
 /// The first input planes of Connect Four's encoding, all an any-size network reads.
 const PLANES: usize = 9;
 
-/// How the exported strategy searches.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExportConfig {
-    /// Searches stop at this many playouts (None: only the clock stops them, and Gumbel
-    /// mode's sequential halving plans for [`MAX_TIMED_PLAYOUTS`], as a `net:` player by the
-    /// clock does).
-    pub playouts: Option<u32>,
-    /// Milliseconds each move searches for.
-    pub move_ms: u64,
-    /// The search's settings ([`ExportConfig::default_search`] by default).
-    pub search: SearchConfig,
-}
-
 /// The rollouts an exported strategy mixes into its network's value at each expanded
 /// position unless told otherwise (`search.rollouts`; a `net:` player's default is none): by
 /// the clock (500 ms a move), 4 rollouts at AlphaGo's even mix won 72.5% of 40 games against
 /// the same export without them (docs/saiblo.md, "Rollouts in the leaves").
 pub const EXPORT_ROLLOUTS: u32 = 4;
 
-impl ExportConfig {
-    /// The search a strategy runs unless told otherwise: a `net:` player's
-    /// ([`SearchConfig::for_play`]) with [`EXPORT_ROLLOUTS`] rollouts a leaf.
-    pub fn default_search() -> SearchConfig {
-        SearchConfig { rollouts: EXPORT_ROLLOUTS, ..SearchConfig::for_play(u32::MAX) }
-    }
+/// The search a strategy runs unless told otherwise: a `net:` player's
+/// ([`SearchConfig::for_play`]) with [`EXPORT_ROLLOUTS`] rollouts a leaf.
+pub fn default_search() -> SearchConfig {
+    SearchConfig { rollouts: EXPORT_ROLLOUTS, ..SearchConfig::for_play(u32::MAX) }
 }
 
-impl Default for ExportConfig {
-    fn default() -> Self {
-        ExportConfig { playouts: None, move_ms: DEFAULT_MOVE_MS, search: ExportConfig::default_search() }
-    }
-}
-
-/// Why `g++` made no strategy ([`ExportError::Build`]).
-#[derive(Debug, thiserror::Error)]
-pub enum BuildFailure {
-    #[error("cannot run g++: {0}")]
-    Run(std::io::Error),
-    /// Its exit status and the last lines of its stderr, joined by " | ".
-    #[error("{status}: {stderr_tail}")]
-    Failed { status: std::process::ExitStatus, stderr_tail: String },
+/// A strategy's search unless told otherwise: [`default_search`] by the clock,
+/// [`DEFAULT_MOVE_MS`] a move.
+pub fn default_settings() -> SearchSettings {
+    SearchSettings { playouts: None, move_ms: DEFAULT_MOVE_MS, search: default_search() }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -143,7 +114,7 @@ pub struct Exported {
 pub fn write_strategy(
     model_path: &Path,
     loaded: &Loaded,
-    config: &ExportConfig,
+    config: &SearchSettings,
     dir: &Path,
 ) -> Result<Exported, ExportError> {
     let arch = &loaded.sidecar.architecture;
@@ -153,17 +124,9 @@ pub fn write_strategy(
     }
     let folded = FoldedNetwork::new(&loaded.model, Precision::F32);
     let layers = folded.plain_any_size().ok_or_else(not_any_size)?;
-    let provenance = format!(
-        "// Network: {} (step {}, version {}, sha256 {}), {}x{} any-size.\n",
-        model_path.display(),
-        loaded.sidecar.step,
-        loaded.sidecar.version,
-        loaded.sidecar.sha256,
-        arch.blocks,
-        arch.channels
-    );
-    let generated = provenance + &settings(config) + &weights(&layers);
-    let source = ENGINE.replacen(SPLICE, &generated, 1);
+    let generated =
+        cpp_export::provenance(model_path, loaded) + &cpp_export::settings(config) + &cpp_export::weights(&layers);
+    let source = cpp_export::assemble(FRONT, GamePart::Connect4, &generated);
     std::fs::create_dir_all(dir).map_err(|error| ExportError::Write { path: dir.to_path_buf(), error })?;
     for (name, text) in [("Strategy.cpp", source.as_str()), ("Strategy.h", STRATEGY_H), ("Point.h", POINT_H)] {
         let path = dir.join(name);
@@ -176,137 +139,12 @@ pub fn write_strategy(
     })
 }
 
-/// The search's settings as C++ constants.
-fn settings(config: &ExportConfig) -> String {
-    let s = &config.search;
-    let flag = |b: bool| if b { "true" } else { "false" };
-    format!(
-        "constexpr uint32_t MAX_PLAYOUTS = {}u;\nconstexpr int MOVE_MS = {};\nconstexpr float C_PUCT = {:e}f;\n\
-         constexpr float FPU_REDUCTION = {:e}f;\nconstexpr bool TACTICS = {};\nconstexpr bool TWO_STEP_KILLS = {};\n\
-         constexpr bool REUSE_TREE = {};\nconstexpr bool GUMBEL = {};\nconstexpr uint32_t GUMBEL_CONSIDERED = {}u;\n\
-         constexpr float GUMBEL_C_VISIT = {:e}f;\nconstexpr float GUMBEL_C_SCALE = {:e}f;\n\
-         constexpr uint32_t ROLLOUTS = {}u;\nconstexpr float ROLLOUT_WEIGHT = {:e}f;\n\
-         constexpr uint64_t ROLLOUT_SEED = {:#x}ULL;\n",
-        config.playouts.unwrap_or(MAX_TIMED_PLAYOUTS),
-        config.move_ms.min(i32::MAX as u64),
-        s.c_puct,
-        s.fpu_reduction,
-        flag(s.tactics),
-        flag(s.tactics && s.two_step_kills),
-        flag(s.reuse_tree),
-        flag(s.mode == SearchMode::Gumbel),
-        s.gumbel_considered,
-        s.gumbel_c_visit,
-        s.gumbel_c_scale,
-        s.rollouts,
-        s.rollout_weight,
-        ROLLOUT_SEED,
-    )
-}
-
-/// The layers as C++ arrays, in the layouts the engine reads: a 3×3 convolution's kernel
-/// `[tap][in][out]`, a 1×1 convolution's or linear layer's `[in][out]`.
-fn weights(net: &PlainAnySize) -> String {
-    let channels = net.stem.shape[0];
-    let hidden = net.value_fc1.shape[0];
-    let mut out = format!(
-        "constexpr int BLOCKS = {};\nconstexpr int CHANNELS = {channels};\nconstexpr int VALUE_HIDDEN = {hidden};\n",
-        net.blocks.len()
-    );
-    array(&mut out, "STEM_W", &kernel_3x3(&net.stem));
-    array(&mut out, "STEM_B", &net.stem.bias);
-    let convs: Vec<&PlainLayer> = net.blocks.iter().flat_map(|(a, b)| [a, b]).collect();
-    out.push_str("const float BLOCK_W[][9 * CHANNELS * CHANNELS] = {\n");
-    for conv in &convs {
-        numbers(&mut out, &kernel_3x3(conv));
-    }
-    out.push_str("};\nconst float BLOCK_B[][CHANNELS] = {\n");
-    for conv in &convs {
-        numbers(&mut out, &conv.bias);
-    }
-    out.push_str("};\n");
-    for (name, layer) in [
-        ("POLICY", &net.policy_conv),
-        ("POLICY_GLOBAL", &net.policy_global),
-        ("POLICY_OUT", &net.policy_out),
-        ("VALUE", &net.value_conv),
-        ("VALUE_FC1", &net.value_fc1),
-        ("VALUE_FC2", &net.value_fc2),
-    ] {
-        array(&mut out, &format!("{name}_W"), &in_out(layer));
-        array(&mut out, &format!("{name}_B"), &layer.bias);
-    }
-    out
-}
-
-/// `[out][in][3][3]` as `[tap][in][out]`.
-fn kernel_3x3(conv: &PlainLayer) -> Vec<f32> {
-    let (outs, ins) = (conv.shape[0], conv.shape[1]);
-    let mut w = vec![0.0; conv.weight.len()];
-    for o in 0..outs {
-        for i in 0..ins {
-            for tap in 0..9 {
-                w[(tap * ins + i) * outs + o] = conv.weight[(o * ins + i) * 9 + tap];
-            }
-        }
-    }
-    w
-}
-
-/// `[out][in]` (a 1×1 kernel's trailing 1s aside) as `[in][out]`.
-fn in_out(layer: &PlainLayer) -> Vec<f32> {
-    let (outs, ins) = (layer.shape[0], layer.shape[1]);
-    let mut w = vec![0.0; outs * ins];
-    for o in 0..outs {
-        for i in 0..ins {
-            w[i * outs + o] = layer.weight[o * ins + i];
-        }
-    }
-    w
-}
-
-fn array(out: &mut String, name: &str, values: &[f32]) {
-    let _ = writeln!(out, "const float {name}[] = ");
-    numbers(out, values);
-    out.truncate(out.len() - ",\n".len());
-    out.push_str(";\n");
-}
-
-/// `{a, b, ...},` with each float as the shortest decimal that reads back to it.
-fn numbers(out: &mut String, values: &[f32]) {
-    out.push('{');
-    for (i, v) in values.iter().enumerate() {
-        let sep = if i == 0 {
-            ""
-        } else if i % 8 == 0 {
-            ",\n"
-        } else {
-            ", "
-        };
-        let _ = write!(out, "{sep}{v:e}f");
-    }
-    out.push_str("},\n");
-}
-
 /// Builds `DIR/Strategy.so` from `DIR/Strategy.cpp` as the platform does (`g++ -O2`, a
 /// shared object).
 pub fn build(dir: &Path) -> Result<PathBuf, ExportError> {
     let source_path = dir.join("Strategy.cpp");
-    let so = dir.join("Strategy.so");
-    let failed = |reason: BuildFailure| ExportError::Build { source_path: source_path.clone(), reason };
-    let output = Command::new("g++")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&so)
-        .arg(&source_path)
-        .output()
-        .map_err(|e| failed(BuildFailure::Run(e)))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-        let stderr_tail = tail.into_iter().rev().collect::<Vec<_>>().join(" | ");
-        return Err(failed(BuildFailure::Failed { status: output.status, stderr_tail }));
-    }
-    Ok(so)
+    cpp_export::compile("g++", &["-O2", "-shared", "-fPIC"], &source_path, &dir.join("Strategy.so"))
+        .map_err(|reason| ExportError::Build { source_path, reason })
 }
 
 /// The strategy's check entry points: the SDK's eight arguments of a position (`M, N, top,
@@ -329,25 +167,7 @@ type RolloutFn = PositionEntry<*mut u64, *mut f32>;
 /// returns 1 if the AVX2 one is now in use.
 type UseFastKernel = unsafe extern "C" fn(c_int) -> c_int;
 
-/// One of the strategy's two kernels for its convolutions (`saiblo_strategy.cpp`): a
-/// strategy runs the first its processor has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
-    /// AVX2 and FMA intrinsics, on x86-64 processors that have them: the residual blocks'
-    /// 3x3 convolutions by Winograd's F(2x2, 3x3), the others direct.
-    Avx2,
-    /// Plain C++, on any processor.
-    Portable,
-}
-
-impl std::fmt::Display for Kernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Kernel::Avx2 => "the AVX2 kernel",
-            Kernel::Portable => "the portable kernel",
-        })
-    }
-}
+pub use crate::cpp_export::Kernel;
 
 /// How closely the strategy's network matched dojo's: the largest differences over every
 /// kernel checked, each on the same positions.
@@ -375,7 +195,7 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
     let library =
         unsafe { libloading::Library::new(so) }.map_err(|error| ExportError::Load { path: so.to_path_buf(), error })?;
     let missing = |symbol| ExportError::NoEntryPoint { path: so.to_path_buf(), symbol };
-    // SAFETY: the signatures `saiblo_strategy.cpp` declares.
+    // SAFETY: the signatures `cpp/saiblo.cpp` declares.
     let evaluate =
         unsafe { library.get::<Evaluate>(b"dojoEvaluate\0") }.map(|f| *f).map_err(|_| missing("dojoEvaluate"))?;
     let lookahead =
@@ -404,7 +224,7 @@ pub fn check_agreement(so: &Path, model: &Model, positions: usize, seed: u64) ->
         model.infer(&planes, 1, &mut logits, &mut value);
         let mut legal = Vec::new();
         game.legal_actions(&mut legal);
-        let want = softmax_over(&logits, &legal, game.width());
+        let want = cpp_export::softmax_over(&logits, &legal, game.width());
         let (m, n, top, board, last_x, last_y, no_x, no_y) = view.sdk_args();
         // dojo's answer once, the strategy's with each kernel.
         for &kernel in &kernels {
@@ -527,17 +347,6 @@ fn random_position(rng: &mut Rng) -> (Connect4<Bits192>, Vec<dojo_game::Action>)
     (game, moves)
 }
 
-/// The columns' probabilities: a softmax of `logits` over `legal`, 0 elsewhere.
-fn softmax_over(logits: &[f32], legal: &[dojo_game::Action], width: usize) -> Vec<f32> {
-    let most = legal.iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
-    let sum: f32 = legal.iter().map(|&a| (logits[a as usize] - most).exp()).sum();
-    let mut p = vec![0.0; width];
-    for &a in legal {
-        p[a as usize] = (logits[a as usize] - most).exp() / sum;
-    }
-    p
-}
-
 /// Loads `model_path` for export (on the CPU).
 pub fn load(model_path: &Path) -> Result<Loaded, ExportError> {
     Ok(checkpoint::load(model_path, tch::Device::Cpu, None)?)
@@ -555,7 +364,7 @@ mod tests {
         tch::set_num_threads(1); // libtorch's pool spins; one position at a time needs one
         let loaded = load(&model_path).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let source = write_strategy(&model_path, &loaded, &ExportConfig::default(), dir.path()).unwrap().source;
+        let source = write_strategy(&model_path, &loaded, &default_settings(), dir.path()).unwrap().source;
         let so = build(dir.path()).unwrap();
         let agreement = check_agreement(&so, &loaded.model, 200, 5).unwrap();
         assert_eq!((agreement.positions, agreement.sizes), (200, 16));
@@ -586,7 +395,7 @@ mod tests {
         tch::set_num_threads(1);
         let loaded = load(&model_path).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let source = write_strategy(&model_path, &loaded, &ExportConfig::default(), dir.path()).unwrap().source;
+        let source = write_strategy(&model_path, &loaded, &default_settings(), dir.path()).unwrap().source;
         let text = std::fs::read_to_string(&source).unwrap();
         assert!(text.contains("constexpr uint32_t ROLLOUTS = 4u;"), "the export's default rollouts");
         let broken = text.replacen("cell = lowest_cell(threats);", "cell = random_cell(threats, state);", 1);
@@ -603,13 +412,13 @@ mod tests {
     /// The rollouts' settings reach the generated constants.
     #[test]
     fn the_rollout_settings_are_the_strategys_constants() {
-        let mut config = ExportConfig::default();
+        let mut config = default_settings();
         assert_eq!((config.search.rollouts, config.search.rollout_weight), (EXPORT_ROLLOUTS, 0.5));
         assert!(
-            settings(&config).contains("constexpr uint32_t ROLLOUTS = 4u;\nconstexpr float ROLLOUT_WEIGHT = 5e-1f;\n")
+            cpp_export::settings(&config).contains("constexpr uint32_t ROLLOUTS = 4u;\nconstexpr float ROLLOUT_WEIGHT = 5e-1f;\n")
         );
         config.search.apply(&["search.rollouts=0", "search.rollout_weight=0.25"]).unwrap();
-        let text = settings(&config);
+        let text = cpp_export::settings(&config);
         assert!(
             text.contains("constexpr uint32_t ROLLOUTS = 0u;\nconstexpr float ROLLOUT_WEIGHT = 2.5e-1f;\n"),
             "{text}"

@@ -45,6 +45,7 @@ const MEANINGS: &[Row] = &[
             "selfplay",
             "learn",
             "export saiblo",
+            "export gomocup",
             "ntuple play",
             "bench net",
             "bench selfplay",
@@ -63,7 +64,7 @@ const MEANINGS: &[Row] = &[
     (
         "playouts",
         "playouts (search simulations) a move",
-        &["selfplay", "tournament", "bench search", "bench selfplay", "export saiblo"],
+        &["selfplay", "tournament", "bench search", "bench selfplay", "export saiblo", "export gomocup"],
     ),
     (
         "fast-playouts",
@@ -74,7 +75,7 @@ const MEANINGS: &[Row] = &[
     ("c-puct", "PUCT's exploration constant", &["selfplay"]),
     ("mode", "the search: puct or gumbel", &[]),
     ("vcf-nodes", "the threat-space search's nodes at every expanded position", &["selfplay"]),
-    ("set", "a config setting, SECTION.KEY=VALUE", &["init", "selfplay", "learn", "export saiblo"]),
+    ("set", "a config setting, SECTION.KEY=VALUE", &["init", "selfplay", "learn", "export saiblo", "export gomocup"]),
     (
         "no-average",
         "evaluate the board as it stands instead of averaging over its symmetries",
@@ -121,7 +122,7 @@ const MEANINGS: &[Row] = &[
     (
         "out",
         "where the command writes its output",
-        &["init", "selfplay", "learn", "positions", "plot", "export saiblo", "ntuple train"],
+        &["init", "selfplay", "learn", "positions", "plot", "export saiblo", "export gomocup", "ntuple train"],
     ),
     (
         "seed",
@@ -196,7 +197,7 @@ const MEANINGS: &[Row] = &[
     ("openings", "a book of openings", &["match", "tournament"]),
     ("move-timeout-ms", "an external player's time a move, in milliseconds", &["match", "tournament"]),
     ("verbose", "also print every game's moves", &["match"]),
-    ("name", "the tournament's name", &["tournament"]),
+    ("name", "the name of what the command makes (a tournament, a brain)", &["tournament", "export gomocup"]),
     ("players", "a tournament's players besides the run's checkpoints", &["tournament"]),
     ("every-nth-version", "the run's versions that play: every K-th", &["tournament"]),
     ("newest-version", "the run's newest version plays", &["tournament"]),
@@ -225,9 +226,10 @@ const MEANINGS: &[Row] = &[
     ("alpha", "the n-tuple learning rate", &["ntuple train"]),
     ("report-every", "episodes between reports", &["ntuple train"]),
     ("depth", "player moves an n-tuple search looks ahead", &["ntuple play"]),
-    ("move-ms", "an exported strategy's milliseconds a move", &["export saiblo"]),
-    ("no-build", "write the source only", &["export saiblo"]),
-    ("check", "positions an exported strategy is checked on", &["export saiblo"]),
+    ("move-ms", "an exported engine's milliseconds a move", &["export saiblo", "export gomocup"]),
+    ("no-build", "write the source only", &["export saiblo", "export gomocup"]),
+    ("check", "positions an exported engine is checked on", &["export saiblo", "export gomocup"]),
+    ("targets", "the systems an exported engine is built for", &["export gomocup"]),
     ("batches", "batch sizes to time", &["bench net"]),
     ("millis", "milliseconds a measurement runs", &["bench net", "bench search", "bench train"]),
     ("seconds", "seconds a measurement runs", &["bench selfplay", "bench ingest"]),

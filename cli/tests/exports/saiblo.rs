@@ -5,9 +5,7 @@
 //! refused by name. The network the
 //! repository ships for saiblo's boards is the one exported and played.
 
-mod common;
-
-use common::{dojo, error_line, path, stdout_of};
+use crate::common::{dojo, error_line, path, stdout_of};
 use std::path::Path;
 
 /// A random any-size saiblo network at `dir/net`.
