@@ -401,6 +401,9 @@ struct Tally {
     lost: usize,
     narrowed: usize,
     vcf_lines: usize,
+    /// Lines of more than one four, and searches that ran out of budget (at 100 nodes).
+    long_lines: usize,
+    out_of_budget: usize,
 }
 
 /// Compares `piece` with dojo on every position of `games` random freestyle games a size;
@@ -475,6 +478,8 @@ fn compare_tactics(piece: &Piece, size: usize, moves: &[i32], g: &Gomoku, tally:
                 return Err(format!("vcf of {attacker:?} at {nodes} nodes {got:?} against {want:?}"));
             }
             tally.vcf_lines += (nodes == 1000 && want.0.is_some()) as usize;
+            tally.long_lines += (nodes == 1000 && want.0.as_ref().is_some_and(|l| l.len() > 3)) as usize;
+            tally.out_of_budget += (nodes == 100 && want.2) as usize;
         }
     }
     Ok(())
@@ -483,11 +488,12 @@ fn compare_tactics(piece: &Piece, size: usize, moves: &[i32], g: &Gomoku, tally:
 #[test]
 fn piece_matches_dojo_on_random_freestyle_games() {
     let piece = Piece::build(PIECE);
-    let tally = compare(&piece, 12, 0x676f_6d6f_6b75).unwrap_or_else(|e| panic!("{e}"));
+    let tally = compare(&piece, 30, 0x676f_6d6f_6b75).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{tally:?}");
     // Enough positions, and enough of every answer, that a difference would have shown.
-    assert!(tally.positions > 2000, "{tally:?}");
+    assert!(tally.positions > 5000, "{tally:?}");
     assert!(tally.wins > 100 && tally.lost > 20 && tally.narrowed > 20 && tally.vcf_lines > 200, "{tally:?}");
+    assert!(tally.long_lines > 100 && tally.out_of_budget > 20, "{tally:?}");
 }
 
 /// The test above can fail: pieces broken in the open-four plane, and in the prover's
