@@ -209,7 +209,7 @@ fn a_gomocup_brain_plays_through_dojos_manager() {
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("forfeit"), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((report["games"].as_u64(), report["a_wins"].as_u64()), (Some(2), Some(2)), "{report}");
+    assert_eq!((report["games"].as_u64(), report["wins"].as_u64()), (Some(2), Some(2)), "{report}");
 }
 
 /// The Windows build, under wine, through dojo's manager: what Gomocup runs. Needs
@@ -230,7 +230,7 @@ fn a_windows_gomocup_brain_plays_under_wine() {
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("forfeit"), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((report["games"].as_u64(), report["a_wins"].as_u64()), (Some(2), Some(2)), "{report}");
+    assert_eq!((report["games"].as_u64(), report["wins"].as_u64()), (Some(2), Some(2)), "{report}");
 }
 
 #[test]
