@@ -9,7 +9,7 @@ use common::{dojo, dojo_with_input, path, stdout_of, tiny_config};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{FromAnyGame, Game, GameSpec};
 use dojo_learner::gamelog::GameLog;
-use dojo_learner::server::{start_learner, LearnerHandle, LearnerOptions};
+use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
 use dojo_net::checkpoint;
 use dojo_net::device::{set_threads, DeviceSpec};
 use dojo_net::model::{Architecture, Model, PolicyHead};
@@ -24,6 +24,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn learner(run: &Path, game: &GameSpec) -> LearnerHandle {
+    learner_from(run, game, None).unwrap()
+}
+
+/// A learner of a tiny run of `game`, a new one starting from `start_from` where given.
+fn learner_from(run: &Path, game: &GameSpec, start_from: Option<&Path>) -> Result<LearnerHandle, LearnerError> {
     set_threads(1);
     let mut config = tiny_config();
     config.game = game.clone();
@@ -39,9 +44,32 @@ fn learner(run: &Path, game: &GameSpec) -> LearnerHandle {
         device: tch::Device::Cpu,
         tls: None,
         limits: Default::default(),
-        start_from: None,
+        start_from: start_from.map(Path::to_path_buf),
     })
-    .unwrap()
+}
+
+/// An any-size network starts a run on other boards of its game (Gomocup's 15-20 from a
+/// 9-15 network): its weights as they are, in the run's frame; a board-specific network of
+/// another size is still refused.
+#[test]
+fn an_any_size_run_starts_from_a_network_of_other_boards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let small = tmp.path().join("small");
+    stdout_of(&dojo(&["init", "--game", "gomoku:7-9", "--blocks", "1", "--channels", "8", "--out", path(&small)]));
+    let small_sidecar = checkpoint::read_sidecar(&small).unwrap();
+    let spec: GameSpec = "gomoku:10-12".parse().unwrap();
+    let run = tmp.path().join("run");
+    let handle = learner_from(&run, &spec, Some(&small)).unwrap();
+    assert_eq!(handle.shared.newest().version, 1);
+    handle.stop().unwrap();
+    let v1 = checkpoint::read_sidecar(&RunDir::new(&run).model_version(1)).unwrap();
+    assert_eq!((v1.architecture.game.to_string().as_str(), v1.architecture.width), ("gomoku:10-12", 12));
+    assert_eq!(v1.sha256, small_sidecar.sha256, "the same weights");
+
+    let fixed = tmp.path().join("fixed");
+    stdout_of(&dojo(&["init", "--game", "gomoku:9", "--blocks", "1", "--channels", "8", "--out", path(&fixed)]));
+    let text = learner_from(&tmp.path().join("other"), &spec, Some(&fixed)).err().expect("refused").to_string();
+    assert!(text.contains("checkpoint is for gomoku:9, not gomoku:10-12"), "{text}");
 }
 
 /// Trains a run of `game` on `games` self-play games until it has a second version;

@@ -200,24 +200,50 @@ pub fn start_from<G: Game>(run: &RunDir, config: &RunConfig, start: &G, from: &P
         return Err(RestoreError::StartedAlready { root: run.root.clone(), version: state.version });
     }
     let sidecar = checkpoint::read_sidecar(from)?;
-    if sidecar.architecture.game != config.game {
-        return Err(CheckpointError::WrongGame {
-            path: checkpoint::paths(from).0,
-            expected: config.game.to_string(),
-            found: sidecar.architecture.game.to_string(),
-        }
-        .into());
-    }
     let wanted = config.architecture(start)?;
-    if sidecar.architecture != wanted {
-        let differences = shape_differences(&sidecar.architecture, &wanted);
-        return Err(RestoreError::StartShape { path: checkpoint::paths(from).0, differences });
-    }
     let copy = run.checkpoints().join(START_NETWORK);
-    checkpoint::copy(from, &copy)?;
+    if reframes_to(&sidecar.architecture, &wanted) {
+        // An any-size network's weights do not depend on its boards: it starts a run on
+        // other boards of its game as it is, in the run's frame (e.g. Gomoku's 9-15 network
+        // on 15-20).
+        let loaded = checkpoint::load(from, tch::Device::Cpu, None)?;
+        let model = checkpoint::model_from_bytes(&wanted, &loaded.weights, tch::Device::Cpu)?;
+        checkpoint::save(&model, &copy, sidecar.step, sidecar.version, None)?;
+    } else {
+        if sidecar.architecture.game != config.game {
+            return Err(CheckpointError::WrongGame {
+                path: checkpoint::paths(from).0,
+                expected: config.game.to_string(),
+                found: sidecar.architecture.game.to_string(),
+            }
+            .into());
+        }
+        if sidecar.architecture != wanted {
+            let differences = shape_differences(&sidecar.architecture, &wanted);
+            return Err(RestoreError::StartShape { path: checkpoint::paths(from).0, differences });
+        }
+        checkpoint::copy(from, &copy)?;
+    }
     let model = Some(run.relative(&checkpoint::paths(&copy).0));
     run.write_state(&RunState { model, ..RunState::default() })?;
     Ok(())
+}
+
+/// Whether `network` is an any-size network that is `wanted` but for its boards (another
+/// range of sizes of the same game, another frame).
+fn reframes_to(network: &Architecture, wanted: &Architecture) -> bool {
+    let same_but_boards = Architecture {
+        game: wanted.game.clone(),
+        width: wanted.width,
+        height: wanted.height,
+        actions: wanted.actions,
+        ..network.clone()
+    };
+    network != wanted
+        && network.any_size
+        && wanted.any_size
+        && network.game.family() == wanted.game.family()
+        && same_but_boards == *wanted
 }
 
 /// The run's network and its version: the checkpoint `state.json` names, or a new network
