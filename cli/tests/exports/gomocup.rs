@@ -212,6 +212,30 @@ fn a_gomocup_brain_plays_through_dojos_manager() {
     assert_eq!((report["games"].as_u64(), report["wins"].as_u64()), (Some(2), Some(2)), "{report}");
 }
 
+/// At equal playouts (the clock far away) the brain is dojo's `net:` player: the same
+/// network, lookahead, threat search and graph search, the graph kept between moves as dojo
+/// keeps it, so from each balanced opening the two play the same game with either first.
+#[test]
+fn a_gomocup_brain_plays_as_its_net_player_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let said = export(dir.path(), &["--targets", "linux", "--check", "0", "--playouts", "32", "--move-ms", "60000"]);
+    assert!(said.contains("at most 32 playouts, a 1000-node threat search"), "{said}");
+    let brain = format!("pbrain:clock=60s:{}", path(&dir.path().join("pbrain-dojo")));
+    let net = format!("net:{}:sims=32:noavg:vcf=1000", shipped("gomoku-any"));
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/openings/gomoku15.txt");
+    let out = dojo(&[
+        "match", "--a", &brain, "--b", &net, "--game", "gomoku:15", "--games", "12", "--parallel", "2",
+        "--openings", path(&book), "--json", "--verbose",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !stderr.contains("forfeit"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let games = report["games_played"].as_array().unwrap();
+    let same = games.chunks(2).filter(|pair| pair[0]["moves"] == pair[1]["moves"]).count();
+    // A pair may part where the two networks' last bits tip a tie (5 of 6 here).
+    assert!(same >= 4, "only {same} of 6 pairs were the same game twice: {report}");
+}
+
 /// The Windows build, under wine, through dojo's manager: what Gomocup runs. Needs
 /// mingw-w64 and wine64 (scripts/test.sh installs them); says SKIPPED without.
 #[test]

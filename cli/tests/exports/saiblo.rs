@@ -98,7 +98,7 @@ fn an_exported_network_is_the_network_and_plays_as_its_net_player_does() {
     // And on each of them its tactics (a bitboard of its own) are dojo's two-step lookahead.
     assert!(said.contains("; its two-step lookahead and its rollouts are dojo's on every one\n"), "{said}");
     // Its search mixes 4 rollouts into each leaf's value unless told otherwise.
-    assert!(said.contains("; 4 rollouts a leaf at weight 0.5)\n"), "{said}");
+    assert!(said.contains(", 4 rollouts a leaf at weight 0.5)\n"), "{said}");
     for file in ["Strategy.cpp", "Strategy.h", "Point.h", "Strategy.so"] {
         assert!(out.join(file).exists(), "{file}");
     }
