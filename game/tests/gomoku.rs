@@ -1086,7 +1086,8 @@ fn an_overline_wins_under_freestyle_only() {
 #[test]
 fn exactly_five_wins_with_an_opponent_stone_or_a_gap_beside_it() {
     // (X's five on row 4, the last stone completing it; O's other stones off the line.)
-    let cases: [(&[(usize, usize)], &[(usize, usize)]); 4] = [
+    type Stones<'a> = &'a [(usize, usize)];
+    let cases: [(Stones, Stones); 4] = [
         // O X X X X X O: both ends taken by the opponent.
         (&[(1, 4), (2, 4), (4, 4), (5, 4), (3, 4)], &[(0, 4), (6, 4), (0, 0), (8, 8)]),
         // X X X X X O: from the board's edge to an opponent stone.
