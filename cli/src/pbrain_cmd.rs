@@ -1,7 +1,7 @@
 //! `dojo pbrain`: a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout, so
 //! tournament managers and other engines' tools can play it (`dojo_program::pbrain`, over
 //! `dojo_arbiter::gomocup`'s protocol). stdout carries nothing but its answers (logs go to
-//! stderr).
+//! stderr, and on exit the process's peak resident memory).
 
 use crate::analyse_cmd::PlayArgs;
 use crate::common::DeviceArgs;
@@ -45,5 +45,12 @@ pub fn run(args: PbrainArgs) -> Result<()> {
         by_playouts: args.search.player(&args.model, !args.no_average)?,
         timed: args.search.player(&args.model, args.average_by_the_clock)?,
     };
-    Ok(pbrain::serve(&arch, &players, args.max_playouts, device, std::io::stdin().lock(), std::io::stdout().lock())?)
+    let served =
+        pbrain::serve(&arch, &players, args.max_playouts, device, std::io::stdin().lock(), std::io::stdout().lock());
+    // A manager's memory limit is the brain's whole process: state what it took (stderr,
+    // as stdout is the protocol's).
+    if let Some(peak) = dojo_game::util::peak_rss_bytes() {
+        eprintln!("dojo pbrain: peak resident memory {:.1} MiB ({peak} bytes)", peak as f64 / (1 << 20) as f64);
+    }
+    Ok(served?)
 }

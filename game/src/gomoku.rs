@@ -1,5 +1,9 @@
-//! Freestyle Gomoku: five *or more* in a row wins, no renju restrictions, on `N × N` boards
-//! for `N` in [`GOMOKU_MIN`]`..=`[`GOMOKU_MAX`].
+//! Gomoku on `N × N` boards for `N` in [`GOMOKU_MIN`]`..=`[`GOMOKU_MAX`], no renju
+//! restrictions, by one of two rules ([`Rule`]): freestyle (five *or more* in a row wins,
+//! the default and the game's spec `gomoku:N`) or standard (exactly five wins; six or more
+//! does not, and a five wins whatever stands next to it). The rule is the position's, not
+//! the spec's: `gomoku:N` names the board, and [`Gomoku::with_rule`] the standard game on it
+//! (Gomocup's `INFO rule 1`); records, configs and networks know the board only.
 //!
 //! Points are `(x, y)`: `x` the column left→right, `y` the row top→bottom, both 0-based as in
 //! the Gomocup protocol; the action is `y * size + x` and its text is `x,y`.
@@ -50,6 +54,9 @@ struct Zobrist {
     /// The empty board's hash, per size: the same stones on boards of different sizes
     /// are different positions.
     sizes: [u64; MAX + 1],
+    /// Xored into a standard game's hash: the same stones are another position under
+    /// another rule. Drawn after the others, so freestyle hashes are what they always were.
+    standard: u64,
 }
 
 #[inline]
@@ -69,7 +76,8 @@ fn zobrist() -> &'static Zobrist {
         for k in sizes.iter_mut() {
             *k = rng.next_u64();
         }
-        Zobrist { stones, side, sizes }
+        let standard = rng.next_u64();
+        Zobrist { stones, side, sizes, standard }
     })
 }
 
@@ -127,6 +135,53 @@ fn window(rows: &[u32; MAX], x: usize, y: usize, dir: u32) -> u32 {
     w
 }
 
+/// Which lines win. Gomocup's `INFO rule` is a bit mask (1 exactly five, 2 continuous
+/// game, 4 renju, 8 caro): its 0 is [`Rule::Freestyle`] and 1 is [`Rule::Standard`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// Five or more in a row wins.
+    #[default]
+    Freestyle,
+    /// Exactly five in a row wins: six or more (an overline) does not, and a five wins with
+    /// any stone of the other colour next to it.
+    Standard,
+}
+
+impl Rule {
+    /// The rule of Gomocup's `INFO rule` mask, if dojo plays it: bit 1 (exactly five) picks
+    /// standard, bit 2 (a continuous game) changes nothing for a position (the game still
+    /// ends at its first five), and renju (4), caro (8) and any other bit are not played.
+    pub fn from_gomocup(mask: u64) -> Option<Rule> {
+        match mask & !2 {
+            0 => Some(Rule::Freestyle),
+            1 => Some(Rule::Standard),
+            _ => None,
+        }
+    }
+
+    /// The rule's `INFO rule` value: 0 freestyle, 1 standard.
+    pub fn gomocup(self) -> u64 {
+        match self {
+            Rule::Freestyle => 0,
+            Rule::Standard => 1,
+        }
+    }
+
+    /// "freestyle" or "standard".
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Freestyle => "freestyle",
+            Rule::Standard => "standard",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What the side to move must do at once (see [`Gomoku::tactic`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tactic {
@@ -161,6 +216,7 @@ pub struct Gomoku {
     /// The side of the square the planes are encoded in: `size` unless [`Gomoku::framed`].
     frame: u8,
     state: u8,
+    rule: Rule,
     /// `2^16 / size + 1`: `a * recip >> 16 == a / size` exactly for every point `a` of the
     /// board (the error is below `400 / 2^16`, less than the `1 / size` gap to the next
     /// integer); a multiply is several times faster than the division on every move.
@@ -174,8 +230,13 @@ pub struct Gomoku {
 }
 
 impl Gomoku {
-    /// The empty `size × size` board; `size` must be in `7..=20`.
+    /// The empty `size × size` freestyle board; `size` must be in `7..=20`.
     pub fn new(size: usize) -> Result<Gomoku, GameError> {
+        Gomoku::with_rule(size, Rule::Freestyle)
+    }
+
+    /// The empty `size × size` board played by `rule`; `size` must be in `7..=20`.
+    pub fn with_rule(size: usize, rule: Rule) -> Result<Gomoku, GameError> {
         if !(GOMOKU_MIN as usize..=GOMOKU_MAX as usize).contains(&size) {
             return Err(GameError::Spec {
                 spec: format!("gomoku:{size}"),
@@ -186,13 +247,20 @@ impl Gomoku {
             size: size as u8,
             frame: size as u8,
             state: ONGOING,
+            rule,
             recip: ((1 << 16) / size + 1) as u16,
             last: NO_MOVE,
             ply: 0,
             empty: (size * size) as u16,
-            hash: zobrist().sizes[size],
+            hash: zobrist().sizes[size] ^ if rule == Rule::Standard { zobrist().standard } else { 0 },
             rows: [[0; MAX]; 2],
         })
+    }
+
+    /// The rule the game is played by.
+    #[inline]
+    pub fn rule(&self) -> Rule {
+        self.rule
     }
 
     /// The side length of the board.
@@ -283,8 +351,8 @@ impl Gomoku {
         }
     }
 
-    /// The empty points where a stone of `player` would make five (or more) in a row
-    /// through it, ascending. Looks at the stones only, whoever is to move and even after
+    /// The empty points where a stone of `player` would win: make five or more in a row
+    /// through it (freestyle), exactly five (standard); ascending. Looks at the stones only, whoever is to move and even after
     /// the game ended.
     pub fn winning_points(&self, player: Player) -> Vec<Action> {
         let mut out = Vec::new();
@@ -368,6 +436,21 @@ impl Gomoku {
         0
     }
 
+    /// Whether the stone of `side` on `(x, y)` stands in a run of exactly five along some
+    /// line: the standard rule's win, asked only after a five (or more) was seen.
+    fn exact_five_through(&self, side: usize, x: usize, y: usize) -> bool {
+        let rows = &self.rows[side];
+        // Rows past the board and bits past its width are zero, so the runs stop there.
+        let own = |x: isize, y: isize| {
+            (0..MAX as isize).contains(&x) && (0..MAX as isize).contains(&y) && rows[y as usize] >> x & 1 != 0
+        };
+        let (x, y) = (x as isize, y as isize);
+        [(1, 0), (0, 1), (1, 1), (-1, 1)].into_iter().any(|(dx, dy)| {
+            let run = |sign: isize| (1..).take_while(|&k| own(x + sign * k * dx, y + sign * k * dy)).count();
+            1 + run(1) + run(-1) == 5
+        })
+    }
+
     fn off_board(&self, x: impl fmt::Display, y: impl fmt::Display) -> Box<OffBoard> {
         Box::new(OffBoard { x: x.to_string(), y: y.to_string(), size: self.size() })
     }
@@ -375,8 +458,13 @@ impl Gomoku {
 
 impl fmt::Debug for Gomoku {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (size, frame, ply) = (self.size, self.frame, self.ply);
-        write!(f, "Gomoku {{ size: {size}, frame: {frame}, ply: {ply}, hash: {:016x} }}\n{}", self.hash, self.render())
+        let (size, frame, rule, ply) = (self.size, self.frame, self.rule, self.ply);
+        let h = self.hash;
+        write!(
+            f,
+            "Gomoku {{ size: {size}, frame: {frame}, rule: {rule}, ply: {ply}, hash: {h:016x} }}\n{}",
+            self.render()
+        )
     }
 }
 
@@ -398,6 +486,7 @@ fn map_point(sym: usize, n: usize, x: usize, y: usize) -> (usize, usize) {
 }
 
 impl Game for Gomoku {
+    /// The board's spec: `gomoku:N` under either rule (see the module's notes).
     fn spec(&self) -> GameSpec {
         GameSpec::Gomoku { size: self.size }
     }
@@ -471,10 +560,12 @@ impl Game for Gomoku {
         let p = self.side();
         let rows = &mut self.rows[p.index()];
         rows[y] |= 1 << x;
-        let won = has_five(rows[y]) || {
+        let five = has_five(rows[y]) || {
             let dirs = five_candidates(rows, x, y);
             dirs != 0 && [DIAG, COL, ANTI].into_iter().any(|d| dirs & d != 0 && has_five(window(rows, x, y, d)))
         };
+        // Any exact five is a five: the standard rule only looks closer at those.
+        let won = five && (self.rule == Rule::Freestyle || self.exact_five_through(p.index(), x, y));
         let z = zobrist();
         self.hash ^= z.stones[p.index()][y * MAX + x] ^ z.side;
         self.ply += 1;

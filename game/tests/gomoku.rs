@@ -2,7 +2,7 @@
 //! counts, constructed wins in every direction and at every edge, symmetries, input planes,
 //! notation and error messages.
 
-use dojo_game::gomoku::Gomoku;
+use dojo_game::gomoku::{vcf, Gomoku, Rule};
 use dojo_game::rng::Rng;
 use dojo_game::{lookahead_by_play, Action, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove};
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -21,11 +21,26 @@ struct Naive {
     cells: [u8; 400],
     ply: usize,
     outcome: Option<Outcome>,
+    /// The standard rule: only a run of exactly five wins.
+    exact: bool,
 }
 
 impl Naive {
     fn new(n: usize) -> Naive {
-        Naive { n, cells: [0; 400], ply: 0, outcome: None }
+        Naive { n, cells: [0; 400], ply: 0, outcome: None, exact: false }
+    }
+
+    fn with_rule(n: usize, rule: Rule) -> Naive {
+        Naive { exact: rule == Rule::Standard, ..Naive::new(n) }
+    }
+
+    /// Whether a run of `len` stones wins.
+    fn wins(&self, len: usize) -> bool {
+        if self.exact {
+            len == 5
+        } else {
+            len >= 5
+        }
     }
 
     fn legal(&self) -> Vec<Action> {
@@ -64,7 +79,7 @@ impl Naive {
         self.cells[a] = me;
         self.ply += 1;
         let (x, y) = ((a % self.n) as i64, (a / self.n) as i64);
-        let five = [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| self.run_through(x, y, dx, dy) >= 5);
+        let five = [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| self.wins(self.run_through(x, y, dx, dy)));
         if five {
             let p = if me == 1 { Player::First } else { Player::Second };
             self.outcome = Some(Outcome::Win(p));
@@ -73,17 +88,30 @@ impl Naive {
         }
     }
 
-    /// A full scan for five or more of one colour anywhere.
+    /// A full scan for a winning run (five or more of one colour; exactly five under the
+    /// standard rule) anywhere.
     fn five_anywhere(&self) -> bool {
         let n = self.n as i64;
         (0..n).any(|y| {
             (0..n).any(|x| {
                 let c = self.at(x, y);
                 c != 0
-                    && [(1, 0), (0, 1), (1, 1), (1, -1)]
-                        .iter()
-                        .any(|&(dx, dy)| (1..5).all(|i| self.at(x + i * dx, y + i * dy) == c))
+                    && [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| {
+                        // From the first stone of each run: its whole length.
+                        self.at(x - dx, y - dy) != c
+                            && self.wins((0..).take_while(|&i| self.at(x + i * dx, y + i * dy) == c).count())
+                    })
             })
+        })
+    }
+
+    /// Whether six or more stones of one colour stand in a row anywhere.
+    fn overline_anywhere(&self) -> bool {
+        let n = self.n as i64;
+        (0..n * n).any(|i| {
+            let (x, y) = (i % n, i / n);
+            let c = self.at(x, y);
+            c != 0 && [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| self.run_through(x, y, dx, dy) >= 6)
         })
     }
 
@@ -94,7 +122,7 @@ impl Naive {
                 let mut t = self.clone();
                 t.cells[i] = who;
                 let (x, y) = ((i % self.n) as i64, (i / self.n) as i64);
-                [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| t.run_through(x, y, dx, dy) >= 5)
+                [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| t.wins(t.run_through(x, y, dx, dy)))
             })
             .map(|i| i as Action)
             .collect()
@@ -131,8 +159,13 @@ fn legal(g: &Gomoku) -> Vec<Action> {
 
 /// Plays `X` stones and `O` stones alternately, `X` first (points are `(x, y)`).
 fn setup(size: usize, xs: &[(usize, usize)], os: &[(usize, usize)]) -> Gomoku {
+    setup_with(Rule::Freestyle, size, xs, os)
+}
+
+/// [`setup`] in a game of `rule`.
+fn setup_with(rule: Rule, size: usize, xs: &[(usize, usize)], os: &[(usize, usize)]) -> Gomoku {
     assert!(xs.len() == os.len() || xs.len() == os.len() + 1);
-    let mut g = Gomoku::new(size).unwrap();
+    let mut g = Gomoku::with_rule(size, rule).unwrap();
     for (i, &(x, y)) in xs.iter().enumerate() {
         g.play(g.action_at(x, y)).unwrap();
         if let Some(&(x, y)) = os.get(i) {
@@ -145,17 +178,27 @@ fn setup(size: usize, xs: &[(usize, usize)], os: &[(usize, usize)]) -> Gomoku {
 // ---------------------------------------------------------------------------------------
 // Differential test.
 
-#[test]
-fn random_games_match_the_naive_implementation() {
-    let mut rng = Rng::seed_from_u64(2024);
+/// What [`random_games_match_naive`] saw: games per (size, "win" or "draw"), distinct
+/// positions, and games that held a run of six or more at their end.
+struct Differential {
+    endings: HashMap<(usize, &'static str), usize>,
+    positions: usize,
+    overlines: usize,
+}
+
+/// Plays random games of `rule` (`games` per board size) move by move alongside the naive
+/// implementation, comparing everything after every move.
+fn random_games_match_naive(rule: Rule, seed: u64, sizes: &[(usize, usize)]) -> Differential {
+    let mut rng = Rng::seed_from_u64(seed);
     // Zobrist hash -> naive digest, over every position of every game: equal positions
     // (by transposition or repetition across games) must share a hash, different ones not.
     let mut seen: HashMap<u64, u64> = HashMap::new();
     let mut endings: HashMap<(usize, &'static str), usize> = HashMap::new();
-    for (size, games) in [(7, 1200), (9, 800), (11, 500), (15, 300), (19, 200), (20, 200)] {
+    let mut overlines = 0;
+    for &(size, games) in sizes {
         for game in 0..games {
-            let mut g = Gomoku::new(size).unwrap();
-            let mut nv = Naive::new(size);
+            let mut g = Gomoku::with_rule(size, rule).unwrap();
+            let mut nv = Naive::with_rule(size, rule);
             let mut before_last = nv.clone();
             loop {
                 assert_eq!(legal(&g), nv.legal(), "size {size} game {game} ply {}", nv.ply);
@@ -208,12 +251,35 @@ fn random_games_match_the_naive_implementation() {
                 }
             };
             *endings.entry((size, kind)).or_default() += 1;
+            overlines += usize::from(nv.overline_anywhere());
         }
     }
+    Differential { endings, positions: seen.len(), overlines }
+}
+
+#[test]
+fn random_games_match_the_naive_implementation() {
+    let seen = random_games_match_naive(
+        Rule::Freestyle,
+        2024,
+        &[(7, 1200), (9, 800), (11, 500), (15, 300), (19, 200), (20, 200)],
+    );
     // The random games did reach both endings on the small board.
+    let endings = &seen.endings;
     assert!(endings[&(7, "draw")] > 10, "{endings:?}");
     assert!(endings[&(7, "win")] > 100, "{endings:?}");
-    assert!(seen.len() > 100_000, "{}", seen.len());
+    assert!(seen.positions > 100_000, "{}", seen.positions);
+}
+
+#[test]
+fn random_standard_games_match_the_naive_implementation() {
+    let seen = random_games_match_naive(Rule::Standard, 2025, &[(7, 600), (9, 300), (15, 100), (20, 60)]);
+    let endings = &seen.endings;
+    assert!(endings[&(7, "draw")] > 10, "{endings:?}");
+    assert!(endings[&(7, "win")] > 50, "{endings:?}");
+    // Random play makes overlines often enough that games went on past some.
+    assert!(seen.overlines > 20, "games ending with an overline on the board: {}", seen.overlines);
+    assert!(seen.positions > 30_000, "{}", seen.positions);
 }
 
 #[test]
@@ -786,13 +852,14 @@ fn points_and_actions_agree_on_every_size() {
     assert!(std::mem::size_of::<Gomoku>() <= 200);
 }
 
-#[test]
-fn lookahead_matches_playing_every_move_and_reply() {
+/// Compares the lookahead with playing every move and reply out, over random 7×7 games of
+/// `rule`; how often it said win, lost and moves.
+fn lookahead_matches_playing_out(rule: Rule) -> [u32; 3] {
     let mut seen = [0u32; 3];
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
     for seed in 0..40 {
         let mut rng = Rng::seed_from_u64(seed);
-        let mut g = Gomoku::new(7).unwrap();
+        let mut g = Gomoku::with_rule(7, rule).unwrap();
         while g.outcome().is_none() {
             // Early positions cannot hold a four; checking them costs the most plays.
             if g.ply() >= 6 {
@@ -816,6 +883,18 @@ fn lookahead_matches_playing_every_move_and_reply() {
             g.play(g.random_move(&mut rng)).unwrap();
         }
     }
+    seen
+}
+
+#[test]
+fn lookahead_matches_playing_every_move_and_reply() {
+    let seen = lookahead_matches_playing_out(Rule::Freestyle);
+    assert!(seen.iter().all(|&n| n > 5), "win/lost/moves {seen:?}");
+}
+
+#[test]
+fn standard_lookahead_matches_playing_every_move_and_reply() {
+    let seen = lookahead_matches_playing_out(Rule::Standard);
     assert!(seen.iter().all(|&n| n > 5), "win/lost/moves {seen:?}");
 }
 
@@ -834,6 +913,11 @@ impl Naive {
             for back in 0..5 {
                 let pts: Vec<(i64, i64)> = (0..5).map(|i| (cx + (i - back) * dx, cy + (i - back) * dy)).collect();
                 if pts.iter().any(|&(x, y)| x < 0 || y < 0 || x >= n || y >= n) {
+                    continue;
+                }
+                // Standard: an own stone just past either end would make the five six.
+                let (before, after) = ((pts[0].0 - dx, pts[0].1 - dy), (pts[4].0 + dx, pts[4].1 + dy));
+                if self.exact && (self.at(before.0, before.1) == who || self.at(after.0, after.1) == who) {
                     continue;
                 }
                 let own = pts.iter().filter(|&&(x, y)| self.at(x, y) == who).count();
@@ -882,14 +966,15 @@ fn threat_points(g: &Gomoku, k: usize) -> Vec<(usize, usize)> {
     (0..cells).filter(|&i| planes[k * cells + i] == 1.0).map(|i| (i % g.size(), i / g.size())).collect()
 }
 
-#[test]
-fn threat_planes_match_the_naive_count_on_random_positions() {
-    let mut rng = Rng::seed_from_u64(23);
+/// Compares the threat planes with the naive count on random dense positions of `rule`
+/// (`games` per size); the set points per plane.
+fn threat_planes_match_naive(rule: Rule, seed: u64, games: usize) -> [usize; 4] {
+    let mut rng = Rng::seed_from_u64(seed);
     let mut seen = [0usize; 4];
     for size in [7usize, 9, 15, 19] {
-        for _ in 0..150 {
-            let mut g = Gomoku::new(size).unwrap();
-            let mut nv = Naive::new(size);
+        for _ in 0..games {
+            let mut g = Gomoku::with_rule(size, rule).unwrap();
+            let mut nv = Naive::with_rule(size, rule);
             // Dense positions, where fours and open fours are common; finished games too.
             let len = rng.random_range(..size * size * 3 / 4);
             for _ in 0..len {
@@ -909,8 +994,20 @@ fn threat_planes_match_the_naive_count_on_random_positions() {
             }
         }
     }
+    seen
+}
+
+#[test]
+fn threat_planes_match_the_naive_count_on_random_positions() {
+    let seen = threat_planes_match_naive(Rule::Freestyle, 23, 150);
     // The positions exercised every plane, many times.
     assert!(seen.iter().all(|&n| n > 200), "set points per plane: {seen:?}");
+}
+
+#[test]
+fn standard_threat_planes_match_the_naive_count_on_random_positions() {
+    let seen = threat_planes_match_naive(Rule::Standard, 24, 100);
+    assert!(seen.iter().all(|&n| n > 100), "set points per plane: {seen:?}");
 }
 
 #[test]
@@ -943,4 +1040,174 @@ fn threat_planes_see_open_broken_and_blocked_shapes() {
     let opens = threat_points(&g, 2);
     assert!(opens.contains(&(3, 0)), "the four-four point: {opens:?}");
     assert_eq!(threat_points(&g, 0), vec![]);
+}
+
+// ---------------------------------------------------------------------------------------
+// The standard rule: exactly five wins.
+
+fn points(g: &Gomoku, ps: &[(usize, usize)]) -> Vec<Action> {
+    ps.iter().map(|&(x, y)| g.action_at(x, y)).collect()
+}
+
+/// X: 0,1,2 and 4,5 on row 3 of a 7×7 board, O's stones apart on row 6 and at 1,5; X to
+/// move. 3,3 makes six.
+const OVERLINE_XS: [(usize, usize); 5] = [(0, 3), (1, 3), (2, 3), (4, 3), (5, 3)];
+const OVERLINE_OS: [(usize, usize); 5] = [(0, 6), (2, 6), (4, 6), (6, 6), (1, 5)];
+
+#[test]
+fn an_overline_wins_under_freestyle_only() {
+    let free = setup_with(Rule::Freestyle, 7, &OVERLINE_XS, &OVERLINE_OS);
+    let standard = setup_with(Rule::Standard, 7, &OVERLINE_XS, &OVERLINE_OS);
+    assert_eq!((free.rule(), standard.rule()), (Rule::Freestyle, Rule::Standard));
+    let six = free.action_at(3, 3);
+    assert_eq!(free.winning_points(Player::First), [six]);
+    assert_eq!(standard.winning_points(Player::First), Vec::<Action>::new(), "six is no five-point");
+    assert_eq!(free.tactic(), Some(dojo_game::gomoku::Tactic::Win(vec![six])));
+    assert_eq!(standard.tactic(), None);
+    let mut out = Vec::new();
+    assert_eq!(free.lookahead(&mut out), Lookahead::Win(six));
+    assert_eq!(standard.lookahead(&mut out), Lookahead::Moves);
+    assert_eq!(out, legal(&standard), "no win, nothing to block: every move");
+    assert_eq!(threat_points(&free, 0), [(3, 3)]);
+    assert_eq!(threat_points(&standard, 0), Vec::<(usize, usize)>::new());
+    let (mut free, mut standard) = (free, standard);
+    free.play(six).unwrap();
+    standard.play(six).unwrap();
+    assert_eq!(free.outcome(), Some(Outcome::Win(Player::First)));
+    assert_eq!(standard.outcome(), None, "six in a row does not win\n{}", standard.render());
+    assert_eq!(standard.to_move(), ToMove::Player(Player::Second));
+    // Seven on a diagonal neither.
+    let xs = [(0, 0), (1, 1), (2, 2), (4, 4), (5, 5), (6, 6), (3, 3)];
+    let os = [(6, 0), (0, 6), (3, 0), (0, 3), (6, 3), (3, 6)];
+    assert_eq!(setup_with(Rule::Standard, 7, &xs, &os).outcome(), None);
+    assert_eq!(setup_with(Rule::Freestyle, 7, &xs, &os).outcome(), Some(Outcome::Win(Player::First)));
+}
+
+#[test]
+fn exactly_five_wins_with_an_opponent_stone_or_a_gap_beside_it() {
+    // (X's five on row 4, the last stone completing it; O's other stones off the line.)
+    type Stones<'a> = &'a [(usize, usize)];
+    let cases: [(Stones, Stones); 4] = [
+        // O X X X X X O: both ends taken by the opponent.
+        (&[(1, 4), (2, 4), (4, 4), (5, 4), (3, 4)], &[(0, 4), (6, 4), (0, 0), (8, 8)]),
+        // X X X X X O: from the board's edge to an opponent stone.
+        (&[(0, 4), (1, 4), (2, 4), (4, 4), (3, 4)], &[(5, 4), (0, 0), (8, 8), (8, 0)]),
+        // X X X X X . X: a gap before the sixth stone.
+        (&[(0, 4), (1, 4), (2, 4), (3, 4), (6, 4), (4, 4)], &[(0, 0), (8, 8), (8, 0), (0, 8), (2, 0)]),
+        // The last stone makes six along its row and exactly five down its column.
+        (
+            &[(0, 2), (1, 2), (2, 2), (4, 2), (5, 2), (3, 3), (3, 4), (3, 5), (3, 6), (3, 2)],
+            &[(0, 0), (2, 0), (4, 0), (6, 0), (8, 0), (0, 8), (2, 8), (4, 8), (6, 8)],
+        ),
+    ];
+    for (xs, os) in cases {
+        for rule in [Rule::Standard, Rule::Freestyle] {
+            let (last, first) = xs.split_last().unwrap();
+            let mut g = setup_with(rule, 9, first, &os[..first.len()]);
+            assert_eq!(g.outcome(), None, "{rule}: {xs:?}");
+            let win = g.action_at(last.0, last.1);
+            assert!(g.winning_points(Player::First).contains(&win), "{rule}: {xs:?}");
+            g.play(win).unwrap();
+            assert_eq!(g.outcome(), Some(Outcome::Win(Player::First)), "{rule}: {xs:?}\n{}", g.render());
+        }
+    }
+}
+
+#[test]
+fn a_point_that_would_make_six_is_no_five_point_under_standard() {
+    // Row 3: X 0,1,2 . 4,5 (3,3 makes six). Row 6: X 2,3,4,5 . 7: 1,6 makes exactly five,
+    // 6,6 six. O's stones on rows 0 and 8, two apart. X to move.
+    let xs = [(0, 3), (1, 3), (2, 3), (4, 3), (5, 3), (2, 6), (3, 6), (4, 6), (5, 6), (7, 6)];
+    let os = [(0, 0), (2, 0), (4, 0), (6, 0), (8, 0), (0, 8), (2, 8), (4, 8), (6, 8), (8, 8)];
+    let free = setup_with(Rule::Freestyle, 9, &xs, &os);
+    let standard = setup_with(Rule::Standard, 9, &xs, &os);
+    assert_eq!(free.winning_points(Player::First), points(&free, &[(3, 3), (1, 6), (6, 6)]));
+    assert_eq!(standard.winning_points(Player::First), points(&standard, &[(1, 6)]));
+    assert_eq!(threat_points(&free, 0), [(3, 3), (1, 6), (6, 6)]);
+    assert_eq!(threat_points(&standard, 0), [(1, 6)]);
+    let mut out = Vec::new();
+    assert_eq!(free.lookahead(&mut out), Lookahead::Win(free.action_at(3, 3)));
+    assert_eq!(standard.lookahead(&mut out), Lookahead::Win(standard.action_at(1, 6)));
+    // One more X stone (8,4, making nothing): O to move faces three five-points by
+    // freestyle (lost), one by standard (its single block).
+    let xs_more = [&xs[..], &[(8, 4)]].concat();
+    let free = setup_with(Rule::Freestyle, 9, &xs_more, &os);
+    let standard = setup_with(Rule::Standard, 9, &xs_more, &os);
+    assert_eq!(free.tactic(), None, "three points to block: lost");
+    assert_eq!(standard.tactic(), Some(dojo_game::gomoku::Tactic::Block(standard.action_at(1, 6))));
+    assert_eq!(free.lookahead(&mut out), Lookahead::Lost);
+    assert_eq!(standard.lookahead(&mut out), Lookahead::Moves);
+    assert_eq!(out, points(&standard, &[(1, 6)]));
+}
+
+#[test]
+fn open_fours_under_standard_complete_into_exactly_five() {
+    // X: 2,3,4 on row 4 and a stone at 7,4. 5,4 makes 2..5 with five-points 1,4 (exact)
+    // and 6,4 (2..7: six); 1,4 makes 1..4 with 0,4 and 5,4, both exact.
+    let xs = [(2, 4), (3, 4), (4, 4), (7, 4)];
+    let os = [(0, 0), (8, 0), (0, 8), (8, 8)];
+    let free = setup_with(Rule::Freestyle, 11, &xs, &os);
+    let standard = setup_with(Rule::Standard, 11, &xs, &os);
+    assert_eq!(threat_points(&free, 2), [(1, 4), (5, 4)]);
+    // 5,4's second five-point, 6,4, would make six: it is an open four no more.
+    assert_eq!(threat_points(&standard, 2), [(1, 4)]);
+}
+
+#[test]
+fn vcf_under_standard_does_not_count_an_overline() {
+    // X: 3,4,5 and 8 on row 7, 6,8 6,9 6,10 down column 6; O at 2,7 and 6,11 closes the
+    // ends, four more O far away. 6,7 makes a four down the column (five at 6,6) and, by
+    // freestyle, one along the row whose five at 7,7 would be six (3..8): a double four.
+    let xs = [(3, 7), (4, 7), (5, 7), (8, 7), (6, 8), (6, 9), (6, 10)];
+    let os = [(2, 7), (6, 11), (0, 0), (14, 0), (0, 14), (14, 14), (12, 2)];
+    let free = setup_with(Rule::Freestyle, 15, &xs, &os);
+    let standard = setup_with(Rule::Standard, 15, &xs, &os);
+    let won = vcf(&free, Player::First, 10_000);
+    assert_eq!(won.first(), Some(free.action_at(6, 7)), "{won:?}");
+    assert_eq!(won.attacker_moves(), 2);
+    let none = vcf(&standard, Player::First, 10_000);
+    assert_eq!((none.line, none.out_of_budget), (None, false));
+    assert!(none.nodes > 0, "the fours were tried");
+    let mut moves = legal(&free);
+    assert_eq!(free.threat_search(10_000, &mut moves), Lookahead::Win(free.action_at(6, 7)));
+    let mut moves = legal(&standard);
+    assert_eq!(standard.threat_search(10_000, &mut moves), Lookahead::Moves);
+    assert_eq!(moves, legal(&standard));
+}
+
+#[test]
+fn perft_counts_an_overline_as_no_win_under_standard() {
+    // OVERLINE position on 7×7: 39 empty points, X to move. Freestyle: 3,3 ends the game,
+    // the other 38 each leave O 38 replies; standard: all 39 do.
+    let free = setup_with(Rule::Freestyle, 7, &OVERLINE_XS, &OVERLINE_OS);
+    let standard = setup_with(Rule::Standard, 7, &OVERLINE_XS, &OVERLINE_OS);
+    let mut buf = Vec::new();
+    assert_eq!(perft(&free, 2, &mut buf), 38 * 38);
+    assert_eq!(perft(&standard, 2, &mut buf), 39 * 38);
+    // From the empty board no five is possible within 4 plies: the rules agree.
+    assert_eq!(perft(&Gomoku::with_rule(7, Rule::Standard).unwrap(), 3, &mut buf), 110_544);
+}
+
+#[test]
+fn the_rule_keeps_freestyle_hashes_and_maps_to_gomocup_numbers() {
+    let moves = [(7, 7), (8, 8), (6, 6), (9, 9)];
+    let free = setup(15, &moves[..2], &moves[2..]);
+    let also = setup_with(Rule::Freestyle, 15, &moves[..2], &moves[2..]);
+    let standard = setup_with(Rule::Standard, 15, &moves[..2], &moves[2..]);
+    assert_eq!(also.hash(), free.hash());
+    assert_ne!(standard.hash(), free.hash(), "the same stones under another rule");
+    // One key tells the rules apart: the difference is the empty boards'.
+    let empty = |r| Gomoku::with_rule(15, r).unwrap().hash();
+    assert_eq!(standard.hash() ^ free.hash(), empty(Rule::Standard) ^ empty(Rule::Freestyle));
+    assert_eq!(Gomoku::new(15).unwrap().rule(), Rule::Freestyle);
+    assert_eq!(standard.clone().framed(20).unwrap().rule(), Rule::Standard);
+    assert_eq!(standard.spec().to_string(), "gomoku:15", "the spec names the board only");
+    let mask = |m| Rule::from_gomocup(m);
+    assert_eq!(
+        [mask(0), mask(1), mask(2), mask(3)],
+        [Some(Rule::Freestyle), Some(Rule::Standard), Some(Rule::Freestyle), Some(Rule::Standard)]
+    );
+    assert_eq!([mask(4), mask(5), mask(8), mask(9), mask(16)], [None; 5]);
+    assert_eq!((Rule::Freestyle.gomocup(), Rule::Standard.gomocup()), (0, 1));
+    assert_eq!(Rule::Standard.to_string(), "standard");
 }

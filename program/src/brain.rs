@@ -5,17 +5,30 @@
 //!   board-specific network plays its own size; an any-size one every size up to 20.
 //! - `BEGIN`: the brain moves first; `TURN x,y`: the opponent's move, then the brain's.
 //! - `BOARD`, then `x,y,field` lines and `DONE`: a whole position (field 1: the brain's
-//!   stone, 2: the opponent's; 3 marks stones of continuous games, which freestyle Gomoku
-//!   does not have: refused), then the brain's move. The side to move follows from the counts.
+//!   stone, 2: the opponent's; 3 marks stones of a continuous game's finished fives, which
+//!   dojo's games, ended at their first five, never hold: refused), then the brain's move.
+//!   The side to move follows from the counts.
 //! - `INFO key value`: `timeout_turn`, `timeout_match`, `time_left` (milliseconds),
-//!   `max_memory`, `rule`, `game_type`; other keys are ignored. No answer.
+//!   `max_memory` (bytes), `rule`, `game_type`; other keys are ignored. No answer, but:
+//! - `INFO rule` is Gomocup's bit mask (1 exactly five, 2 continuous game, 4 renju, 8 caro).
+//!   0 plays freestyle and 1 standard Gomoku ([`Rule`]): the position the brain keeps and
+//!   searches is of that rule, from then on and for the game in progress (its moves replayed),
+//!   with the same network. Bit 2 is accepted and changes nothing: a position ends at its
+//!   first five under either rule, and BOARD's field 3 stays refused. Renju, caro or any other
+//!   bit is answered with one `ERROR` line naming it and what is played; the mask is kept,
+//!   and while it is in force `BEGIN`, `TURN` and `BOARD` are answered with that `ERROR` too
+//!   (nothing played), so a manager that goes on sees the refusal at every move instead of
+//!   a game by other rules. A later `INFO rule 0` or `1` lifts it.
+//! - `INFO max_memory` under the brain's resident memory peak so far gets a `MESSAGE` saying
+//!   so (0 means no limit): the brain does not shrink itself to a limit. `dojo pbrain` writes
+//!   its peak to stderr when it exits.
 //! - `TAKEBACK x,y`: the last move undone (`OK`); `ABOUT`: the brain's name and version;
 //!   `END`: the brain exits. Anything else: `UNKNOWN`.
 //!
 //! With a time limit the brain searches until its share of the time is spent, never past
 //! `timeout_turn` (a margin covers the answer's way out); without one, a fixed playout count.
 
-use dojo_game::gomoku::Gomoku;
+use dojo_game::gomoku::{Gomoku, Rule};
 use dojo_game::{Action, Game, GameError};
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
@@ -59,7 +72,7 @@ impl Reply {
 /// Why a BOARD block gives no position to play from.
 #[derive(Debug, thiserror::Error)]
 enum BoardError {
-    #[error("field 3 (stones of a continuous game) is not supported: freestyle games end at five")]
+    #[error("field 3 (stones of a continuous game) is not supported: dojo's games end at their first five")]
     Continuous,
     #[error(transparent)]
     Game(#[from] GameError),
@@ -76,6 +89,10 @@ pub struct Brain<C: MoveChooser> {
     chooser: C,
     about: String,
     pub info: Info,
+    /// The rule of `INFO rule` (freestyle until told), which every new position is played by.
+    rule: Rule,
+    /// An `INFO rule` mask the brain does not play, while it is in force.
+    refused: Option<u64>,
     game: Option<Gomoku>,
     /// The moves of the game so far (for `TAKEBACK`).
     moves: Vec<Action>,
@@ -87,7 +104,8 @@ impl<C: MoveChooser> Brain<C> {
     /// A brain for `n × n` boards, `n` in `sizes`; `about` is the `ABOUT` answer.
     pub fn new(sizes: RangeInclusive<usize>, chooser: C, about: impl Into<String>) -> Brain<C> {
         let (info, game, moves, board) = (Info::default(), None, Vec::new(), None);
-        Brain { sizes, chooser, about: about.into(), info, game, moves, board }
+        let (rule, refused) = (Rule::Freestyle, None);
+        Brain { sizes, chooser, about: about.into(), info, rule, refused, game, moves, board }
     }
 
     /// The position now, once a game has started.
@@ -101,6 +119,13 @@ impl<C: MoveChooser> Brain<C> {
         let line = line.trim();
         if self.board.is_some() {
             return self.board_line(line, received);
+        }
+        if let Some(mask) = self.refused {
+            if let Some(command) = line.split_whitespace().next() {
+                if ["BEGIN", "TURN"].iter().any(|c| c.eq_ignore_ascii_case(command)) {
+                    return Reply::error(RuleRefused(mask));
+                }
+            }
         }
         let (command, rest) = match line.split_once(char::is_whitespace) {
             Some((c, r)) => (c, r.trim()),
@@ -135,10 +160,7 @@ impl<C: MoveChooser> Brain<C> {
                 }
                 None => Reply::error("no game: START first"),
             },
-            "INFO" => {
-                self.info_line(rest);
-                Reply::Lines(Vec::new())
-            }
+            "INFO" => self.info_line(rest),
             "TAKEBACK" => self.takeback(rest),
             "ABOUT" => Reply::line(self.about.clone()),
             "END" => Reply::End,
@@ -155,7 +177,7 @@ impl<C: MoveChooser> Brain<C> {
                 format!("this network plays boards from {least}x{least} to {most}x{most}, not {n}x{n}")
             });
         }
-        match Gomoku::new(n) {
+        match Gomoku::with_rule(n, self.rule) {
             Ok(g) => {
                 self.game = Some(g);
                 self.moves.clear();
@@ -216,7 +238,9 @@ impl<C: MoveChooser> Brain<C> {
         Some(received + Duration::from_millis(ms.saturating_sub(margin)))
     }
 
-    fn info_line(&mut self, rest: &str) {
+    /// Notes an `INFO` value; answers only a rule it does not play and a memory limit
+    /// under its peak.
+    fn info_line(&mut self, rest: &str) -> Reply {
         let (key, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let value = value.trim().parse::<u64>().ok();
         let i = &mut self.info;
@@ -224,17 +248,46 @@ impl<C: MoveChooser> Brain<C> {
             "timeout_turn" => i.timeout_turn = value,
             "timeout_match" => i.timeout_match = value,
             "time_left" => i.time_left = value,
-            "max_memory" => i.max_memory = value,
-            "rule" => i.rule = value,
+            "max_memory" => {
+                i.max_memory = value;
+                return memory_note(value);
+            }
+            "rule" => {
+                i.rule = value;
+                return value.map_or(Reply::Lines(Vec::new()), |mask| self.set_rule(mask));
+            }
             "game_type" => i.game_type = value,
             _ => {}
         }
+        Reply::Lines(Vec::new())
+    }
+
+    /// Obeys `INFO rule mask`, or refuses it (see the module's notes).
+    fn set_rule(&mut self, mask: u64) -> Reply {
+        let Some(rule) = Rule::from_gomocup(mask) else {
+            self.refused = Some(mask);
+            return Reply::error(RuleRefused(mask));
+        };
+        self.refused = None;
+        self.rule = rule;
+        if let Some(game) = self.game.as_ref().filter(|g| g.rule() != rule) {
+            // The same moves by the new rule, as far as they go: an overline a standard game
+            // went on past ends a freestyle one, and the moves after it are dropped.
+            let mut replay = Gomoku::with_rule(game.size(), rule).expect("the game's own size");
+            let played = self.moves.iter().take_while(|&&a| replay.play(a).is_ok()).count();
+            self.moves.truncate(played);
+            self.game = Some(replay);
+        }
+        Reply::Lines(Vec::new())
     }
 
     /// A line inside `BOARD`: a stone, or `DONE` (then the brain moves).
     fn board_line(&mut self, line: &str, received: Instant) -> Reply {
         if line.eq_ignore_ascii_case("DONE") {
             let stones = self.board.take().unwrap_or_default();
+            if let Some(mask) = self.refused {
+                return Reply::error(RuleRefused(mask));
+            }
             return match self.set_board(&stones) {
                 Ok(()) => self.own_move(received),
                 Err(e) => Reply::error(e),
@@ -268,7 +321,7 @@ impl<C: MoveChooser> Brain<C> {
             return Err(BoardError::Continuous);
         }
         let size = self.game.as_ref().expect("BOARD is refused before START").size();
-        let mut game = Gomoku::new(size)?;
+        let mut game = Gomoku::with_rule(size, self.rule)?;
         let point = |&(x, y, _): &(usize, usize, u8)| game.action_from_text(&format!("{x},{y}"));
         let own: Vec<Action> = stones.iter().filter(|s| s.2 == 1).map(point).collect::<Result<_, _>>()?;
         let theirs: Vec<Action> = stones.iter().filter(|s| s.2 == 2).map(point).collect::<Result<_, _>>()?;
@@ -305,12 +358,46 @@ impl<C: MoveChooser> Brain<C> {
             return Reply::error(format!("{} is not the last move", text.trim()));
         }
         self.moves.pop();
-        let mut replay = Gomoku::new(game.size()).expect("the game's own size");
+        let mut replay = Gomoku::with_rule(game.size(), game.rule()).expect("the game's own size");
         for &a in &self.moves {
             replay.play(a).expect("the moves of the game replay");
         }
         self.game = Some(replay);
         Reply::line("OK")
+    }
+}
+
+/// The answer to an `INFO rule` mask the brain does not play.
+struct RuleRefused(u64);
+
+impl std::fmt::Display for RuleRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = [(4, "renju"), (8, "caro")];
+        let mut named: Vec<String> =
+            names.iter().filter(|&&(bit, _)| self.0 & bit != 0).map(|&(_, n)| n.to_string()).collect();
+        let other = self.0 & !(1 | 2 | 4 | 8);
+        if other != 0 {
+            named.push(format!("unknown bits {other}"));
+        }
+        write!(
+            f,
+            "rule {} ({}) is not supported: this brain plays rule 0 (freestyle) and 1 (exactly five), \
+             with or without 2 (continuous)",
+            self.0,
+            named.join(", ")
+        )
+    }
+}
+
+/// The answer to `INFO max_memory`: a `MESSAGE` when the limit (bytes, 0 for none) is
+/// under the resident memory the brain has already used.
+fn memory_note(limit: Option<u64>) -> Reply {
+    match (limit, dojo_game::util::peak_rss_bytes()) {
+        (Some(limit), Some(peak)) if limit > 0 && peak > limit => Reply::line(format!(
+            "MESSAGE max_memory {limit} bytes is below this brain's resident memory peak so far, {peak} bytes; \
+             it does not shrink to a limit"
+        )),
+        _ => Reply::Lines(Vec::new()),
     }
 }
 
@@ -337,7 +424,7 @@ mod tests {
         Brain::new(9..=9, FirstEmpty::default(), "name=\"test\"")
     }
 
-    fn say(b: &mut Brain<FirstEmpty>, line: &str) -> Vec<String> {
+    fn say<C: MoveChooser>(b: &mut Brain<C>, line: &str) -> Vec<String> {
         match b.handle(line) {
             Reply::Lines(l) => l,
             Reply::End => vec!["<end>".into()],
@@ -433,7 +520,8 @@ mod tests {
         say(&mut b, "START 9");
         assert!(say(&mut b, "INFO timeout_turn 1000").is_empty());
         assert!(say(&mut b, "INFO timeout_match 0").is_empty());
-        assert!(say(&mut b, "INFO max_memory 83886080").is_empty());
+        // (Answered with a MESSAGE when the process has used more: see below.)
+        say(&mut b, "INFO max_memory 83886080");
         assert!(say(&mut b, "INFO rule 0").is_empty());
         assert!(say(&mut b, "INFO folder /tmp").is_empty());
         assert_eq!(
@@ -466,5 +554,119 @@ mod tests {
         say(&mut free, "START 9");
         say(&mut free, "BEGIN");
         assert_eq!(free.chooser.deadlines, [None]);
+    }
+
+    #[test]
+    fn info_rule_plays_freestyle_and_standard_and_refuses_renju_and_caro() {
+        let mut b = brain();
+        assert_eq!(say(&mut b, "START 9"), ["OK"]);
+        assert_eq!(b.game().unwrap().rule(), Rule::Freestyle, "freestyle until told");
+        assert_eq!(say(&mut b, "TURN 4,4"), ["0,0"]);
+        // Rule 1 turns the game in progress standard, its moves kept.
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        let g = b.game().unwrap();
+        assert_eq!((g.rule(), g.ply()), (Rule::Standard, 2));
+        assert_eq!(say(&mut b, "TAKEBACK 0,0"), ["OK"]);
+        assert_eq!(b.game().unwrap().rule(), Rule::Standard, "TAKEBACK keeps the rule");
+        assert_eq!(say(&mut b, "RESTART"), ["OK"]);
+        assert_eq!(b.game().unwrap().rule(), Rule::Standard, "and so does a new game");
+        // Bit 2 (a continuous game) changes nothing: 3 is standard, 2 freestyle.
+        assert!(say(&mut b, "INFO rule 3").is_empty());
+        assert_eq!(b.game().unwrap().rule(), Rule::Standard);
+        assert!(say(&mut b, "INFO rule 2").is_empty());
+        assert_eq!(b.game().unwrap().rule(), Rule::Freestyle);
+        assert!(say(&mut b, "INFO rule 0").is_empty());
+        assert_eq!(b.info.rule, Some(0));
+        // Renju: refused at INFO, then at every move, until a rule it plays.
+        let renju = "ERROR rule 4 (renju) is not supported: this brain plays rule 0 (freestyle) and 1 (exactly five), \
+                     with or without 2 (continuous)";
+        assert_eq!(say(&mut b, "INFO rule 4"), [renju]);
+        assert_eq!(say(&mut b, "BEGIN"), [renju]);
+        assert_eq!(say(&mut b, "turn 4,4"), [renju]);
+        assert_eq!(b.game().unwrap().ply(), 0, "nothing played");
+        for line in ["BOARD", "4,4,2"] {
+            assert!(say(&mut b, line).is_empty());
+        }
+        assert_eq!(say(&mut b, "DONE"), [renju]);
+        assert_eq!(say(&mut b, "START 9"), ["OK"], "a size is still a size");
+        assert_eq!(say(&mut b, "ABOUT"), ["name=\"test\""]);
+        let caro = say(&mut b, "INFO rule 9");
+        assert!(caro[0].starts_with("ERROR rule 9 (caro) is not supported"), "{caro:?}");
+        assert!(say(&mut b, "INFO rule 13")[0].starts_with("ERROR rule 13 (renju, caro) is not supported"));
+        assert!(say(&mut b, "INFO rule 16")[0].starts_with("ERROR rule 16 (unknown bits 16) is not supported"));
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        assert_eq!(say(&mut b, "BEGIN"), ["0,0"]);
+        assert_eq!(b.game().unwrap().rule(), Rule::Standard);
+    }
+
+    /// Takes a win when the lookahead sees one, else the first empty point.
+    struct TakesWins;
+
+    impl MoveChooser for TakesWins {
+        fn choose(&mut self, game: &Gomoku, _: Option<Instant>) -> Action {
+            let mut moves = Vec::new();
+            match game.lookahead(&mut moves) {
+                dojo_game::Lookahead::Win(a) => a,
+                _ => {
+                    game.legal_actions(&mut moves);
+                    moves[0]
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_standard_brain_does_not_take_an_overline_for_a_win() {
+        // The brain's stones 0,1,2 and 4,5 on row 4: 3,4 makes six.
+        let position = ["BOARD", "0,4,1", "1,4,1", "2,4,1", "4,4,1", "5,4,1"];
+        let theirs = ["0,8,2", "2,8,2", "4,8,2", "6,8,2", "8,8,2"];
+        for (rule, answer, over) in [("0", "3,4", true), ("1", "0,0", false)] {
+            let mut b = Brain::new(9..=9, TakesWins, "name=\"test\"");
+            say(&mut b, "START 9");
+            say(&mut b, &format!("INFO rule {rule}"));
+            for line in position.iter().chain(&theirs) {
+                assert!(say(&mut b, line).is_empty(), "{line}");
+            }
+            assert_eq!(say(&mut b, "DONE"), [answer], "rule {rule}");
+            assert_eq!(b.game().unwrap().outcome().is_some(), over, "rule {rule}");
+        }
+        // The opponent plays into the six: freestyle ends there, standard goes on.
+        let mine: Vec<String> = position[1..].iter().map(|l| l.replace(",1", ",2")).collect();
+        let into_six = |rule: &str| {
+            let mut b = Brain::new(9..=9, TakesWins, "name=\"test\"");
+            say(&mut b, "START 9");
+            say(&mut b, &format!("INFO rule {rule}"));
+            say(&mut b, "BOARD");
+            for line in mine.iter().map(String::as_str).chain(["0,8,1", "2,8,1", "4,8,1", "6,8,1"]) {
+                say(&mut b, line);
+            }
+            assert_eq!(say(&mut b, "DONE"), ["0,0"], "the brain to move (this chooser never blocks)");
+            let answer = say(&mut b, "TURN 3,4");
+            (b, answer)
+        };
+        assert_eq!(into_six("0").1, ["ERROR the game is over after that move"]);
+        let (mut b, answer) = into_six("1");
+        assert_eq!(answer, ["1,0"]);
+        // Back to freestyle mid-game, the six ends the game and the brain's later move goes.
+        assert!(say(&mut b, "INFO rule 0").is_empty());
+        let g = b.game().unwrap();
+        assert_eq!((g.rule(), g.ply(), g.outcome().is_some()), (Rule::Freestyle, 11, true));
+        assert_eq!(say(&mut b, "TAKEBACK 1,0"), ["ERROR 1,0 is not the last move"]);
+        assert_eq!(say(&mut b, "TAKEBACK 3,4"), ["OK"]);
+        assert_eq!((b.game().unwrap().ply(), b.game().unwrap().outcome()), (10, None));
+    }
+
+    #[test]
+    fn max_memory_under_the_peak_gets_a_message() {
+        let mut b = brain();
+        assert!(say(&mut b, "INFO max_memory 0").is_empty(), "0: no limit");
+        assert!(say(&mut b, "INFO max_memory 1000000000000").is_empty());
+        let Some(peak) = dojo_game::util::peak_rss_bytes() else { return };
+        let note = say(&mut b, "INFO max_memory 1");
+        assert_eq!(note.len(), 1);
+        assert!(note[0].starts_with("MESSAGE max_memory 1 bytes is below this brain's resident memory peak so far, "));
+        let said: u64 = note[0].split(", ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert!(said >= peak, "{said} < {peak}");
+        assert_eq!(b.info.max_memory, Some(1));
     }
 }

@@ -1,5 +1,7 @@
 //! A Gomoku network as a Gomocup (Piskvork) brain (`dojo pbrain`): the protocol is the
 //! arbiter's `gomocup::Brain`; this gives it a network player and a stream to answer on.
+//! The network plays whichever rule `INFO rule` sets (freestyle or standard, see
+//! [`crate::brain`]): the search follows the position's rule, the network is the same.
 
 use crate::brain::{Brain, MoveChooser, Reply};
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};

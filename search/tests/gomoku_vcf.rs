@@ -2,7 +2,7 @@
 //! a false VCF, the node budget), checked against a VCF search written with the game's own
 //! moves, and the graph search that uses it (proven wins, defences, proven losses).
 
-use dojo_game::gomoku::{vcf, Gomoku};
+use dojo_game::gomoku::{vcf, Gomoku, Rule};
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, Lookahead, Outcome, Player, ToMove};
 use dojo_search::config::SearchConfig;
@@ -382,12 +382,13 @@ fn the_node_budget_is_respected() {
     assert!(none.nodes < 100, "{}", none.nodes);
 }
 
-/// Positions of games whose moves land next to earlier stones (threats are common there).
-fn clustered_positions(size: usize, games: usize, seed: u64) -> Vec<Gomoku> {
+/// Positions of games of `rule` whose moves land next to earlier stones (threats are
+/// common there).
+fn clustered_positions(rule: Rule, size: usize, games: usize, seed: u64) -> Vec<Gomoku> {
     let mut rng = Rng::seed_from_u64(seed);
     let mut out = Vec::new();
     for _ in 0..games {
-        let mut g = Gomoku::new(size).unwrap();
+        let mut g = Gomoku::with_rule(size, rule).unwrap();
         let mut played = vec![g.action_at(size / 2, size / 2)];
         g.play(played[0]).unwrap();
         while g.outcome().is_none() {
@@ -410,11 +411,13 @@ fn clustered_positions(size: usize, games: usize, seed: u64) -> Vec<Gomoku> {
     out
 }
 
-#[test]
-fn the_prover_agrees_with_playing_it_out_on_random_positions() {
+/// Proves the side to move's VCF in each of `positions` and checks it against the reference
+/// (the shortest up to 5 attacker stones, and that every line found is one): the positions
+/// with a VCF and those without.
+fn prover_agrees_with_playing_it_out(positions: Vec<Gomoku>) -> (usize, usize) {
     const DEPTH: usize = 5;
     let (mut found, mut none) = (0, 0);
-    for g in clustered_positions(9, 12, 5) {
+    for g in positions {
         let ToMove::Player(me) = g.to_move() else { unreachable!() };
         let v = vcf(&g, me, 100_000);
         assert!(!v.out_of_budget);
@@ -435,6 +438,54 @@ fn the_prover_agrees_with_playing_it_out_on_random_positions() {
             }
         }
     }
+    (found, none)
+}
+
+#[test]
+fn the_prover_agrees_with_playing_it_out_on_random_positions() {
+    let (found, none) = prover_agrees_with_playing_it_out(clustered_positions(Rule::Freestyle, 9, 12, 5));
     // Both kinds of position were met (the seed's games: counted, so a change shows).
     assert_eq!((found, none), (262, 310), "{found} with a VCF, {none} without");
+}
+
+/// The stones of `g` in a game of `rule`, played alternately (X to move on equal counts);
+/// None where a five on the way ends it.
+fn same_stones(g: &Gomoku, rule: Rule) -> Option<Gomoku> {
+    let mut stones = [Vec::new(), Vec::new()];
+    for a in (0..g.num_actions() as Action).filter(|&a| !g.is_legal(a)) {
+        let (x, y) = g.point(a);
+        match g.stone(x, y) {
+            Some(Player::First) => stones[0].push(a),
+            Some(Player::Second) => stones[1].push(a),
+            None => {}
+        }
+    }
+    let mut out = Gomoku::with_rule(g.size(), rule).unwrap();
+    for i in 0..stones[0].len() {
+        for side in &stones {
+            if let Some(&a) = side.get(i) {
+                out.play(a).ok()?;
+            }
+        }
+    }
+    out.outcome().is_none().then_some(out)
+}
+
+#[test]
+fn the_prover_agrees_with_playing_it_out_under_the_standard_rule() {
+    // The reference plays by the game's rule: its fives and fours are exact ones.
+    let positions = clustered_positions(Rule::Standard, 9, 12, 5);
+    // The same stones under freestyle: where one rule sees a VCF and the other not, the
+    // overlines made the difference.
+    let differ = positions
+        .iter()
+        .filter_map(|g| Some((g, same_stones(g, Rule::Freestyle)?)))
+        .filter(|(g, free)| {
+            let ToMove::Player(me) = g.to_move() else { unreachable!() };
+            vcf(g, me, 100_000).line.is_some() != vcf(free, me, 100_000).line.is_some()
+        })
+        .count();
+    let (found, none) = prover_agrees_with_playing_it_out(positions);
+    assert_eq!((found, none), (274, 377), "{found} with a VCF, {none} without");
+    assert_eq!(differ, 35, "positions the rules disagree on");
 }

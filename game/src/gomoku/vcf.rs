@@ -7,6 +7,10 @@
 //! attacker wins when a four makes two five-points at once (an open four or a double four),
 //! which one reply cannot both take.
 //!
+//! Fives and fours follow the game's rule: under the standard rule a five-point is where
+//! a stone makes exactly five, so a window of five whose filling would join an own stone
+//! just past either end (six or more) makes neither a five-point nor a four.
+//!
 //! The prover is exact about what it proves: at each attacker turn it knows the defender
 //! has no five-point, or exactly one (made by the defender's last block), which the
 //! attacker must take, and that forced stone continues the VCF only if it is a four itself
@@ -22,7 +26,7 @@
 //! already refuted at a depth saves the re-search of transposed fours. Nothing allocates
 //! until a line is found.
 
-use super::{zobrist, Gomoku, MAX};
+use super::{zobrist, Gomoku, Rule, MAX};
 use crate::{Action, Game, Lookahead, Player};
 
 /// Lines per direction: the diagonals of a `MAX × MAX` board.
@@ -127,6 +131,8 @@ impl Fives {
 
 struct Prover {
     s: usize,
+    /// The standard rule: a window joined by an own stone just past an end is no five.
+    exact: bool,
     /// `bits[side][dir][line]`: bit `pos` is a stone of `side`.
     bits: [[[u32; LINES]; 4]; 2],
     hash: u64,
@@ -147,6 +153,7 @@ impl Prover {
         let s = game.size();
         let mut p = Prover {
             s,
+            exact: game.rule() == Rule::Standard,
             bits: [[[0; LINES]; 4]; 2],
             hash: 0,
             nodes: 0,
@@ -182,6 +189,15 @@ impl Prover {
         self.hash ^= zobrist().stones[side][y * MAX + x];
     }
 
+    /// Whether the window of five at `start` of a line whose own stones are `own` is
+    /// joined by an own stone just past an end, under the standard rule (where filling it
+    /// would make six or more, no five).
+    #[inline(always)]
+    fn overline(&self, own: u32, start: usize) -> bool {
+        // `own << 1` reads position `start - 1`, and nothing before position 0.
+        self.exact && ((own << 1) >> start | own >> (start + 5)) & 1 != 0
+    }
+
     /// The five-points of `side` on the windows of `dir`'s line `idx` that hold
     /// positions `from..=to` (window starts), into `out`.
     #[inline(always)]
@@ -190,7 +206,7 @@ impl Prover {
         let theirs = self.bits[1 - side][dir][idx];
         for start in starts.0..=starts.1 {
             let w = 0x1f << start;
-            if theirs & w == 0 && (own & w).count_ones() == 4 {
+            if theirs & w == 0 && (own & w).count_ones() == 4 && !self.overline(own, start) {
                 out.add(point_of(self.s, dir, idx, (w & !own).trailing_zeros() as usize));
             }
         }
@@ -247,7 +263,7 @@ impl Prover {
                 let theirs = self.bits[1 - side][dir][idx];
                 for start in lo..=hi - 4 {
                     let w = 0x1f << start;
-                    if theirs & w == 0 && (own & w).count_ones() == 3 {
+                    if theirs & w == 0 && (own & w).count_ones() == 3 && !self.overline(own, start) {
                         let mut empty = w & !own;
                         while empty != 0 {
                             let p = point_of(self.s, dir, idx, empty.trailing_zeros() as usize);
