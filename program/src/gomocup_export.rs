@@ -12,7 +12,7 @@
 //! threat search with dojo's on the same positions.
 
 use crate::cpp_export::{self, BuildFailure, GamePart, Kernel, SearchSettings};
-use dojo_game::gomoku::{Gomoku, GOMOKU_MAX, GOMOKU_MIN};
+use dojo_game::gomoku::{Gomoku, Rule, GOMOKU_MAX, GOMOKU_MIN};
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, GameSpec, Lookahead};
 use dojo_net::checkpoint::{self, CheckpointError, Loaded};
@@ -264,8 +264,9 @@ impl CheckLibrary {
 
 /// Compares the check build `so`'s network with `network` (dojo's folded network, in f32,
 /// framed to the largest board) on `per_size` random positions of every size the brain
-/// plays, drawn from `seed`, once for each kernel the brain can run here; and its lookahead
-/// with a `vcf_nodes` threat search with dojo's on each, which must be the same.
+/// plays (freestyle and standard in turn), drawn from `seed`, once for each kernel the brain
+/// can run here; and its lookahead with a `vcf_nodes` threat search with dojo's on each,
+/// which must be the same.
 pub fn check_agreement(
     so: &Path,
     network: &mut FoldedNetwork,
@@ -291,8 +292,10 @@ pub fn check_agreement(
     let mut rng = Rng::seed_from_u64(seed);
     let (mut planes, mut logits, mut value) = (vec![0.0; PLANES * frame * frame], vec![0.0; frame * frame], [0.0f32]);
     for size in sizes {
-        for _ in 0..per_size {
-            let (game, moves) = random_position(size, &mut rng);
+        for k in 0..per_size {
+            // Both rules the brain plays, in turn: the threat planes follow the rule.
+            let rule = if k % 2 == 0 { Rule::Freestyle } else { Rule::Standard };
+            let (game, moves) = random_position(size, rule, &mut rng);
             game.clone().framed(frame).expect("every board fits the largest frame").encode_planes(&mut planes);
             network.infer(&planes, 1, &mut logits, &mut value);
             let mut legal = Vec::new();
@@ -305,7 +308,8 @@ pub fn check_agreement(
                 let status = unsafe {
                     (library.use_fast)(c_int::from(kernel == Kernel::Avx2));
                     let count = c_moves.len() as c_int;
-                    (library.evaluate)(size as c_int, 0, c_moves.as_ptr(), count, policy.as_mut_ptr(), &mut theirs)
+                    let rule = rule.gomocup() as c_int;
+                    (library.evaluate)(size as c_int, rule, c_moves.as_ptr(), count, policy.as_mut_ptr(), &mut theirs)
                 };
                 if status != 0 {
                     return Err(refused(&game, &moves, "dojoEvaluate"));
@@ -347,7 +351,7 @@ fn check_lookahead(
     let status = unsafe {
         (library.lookahead)(
             size as c_int,
-            0,
+            game.rule().gomocup() as c_int,
             c_moves.as_ptr(),
             c_moves.len() as c_int,
             1,
@@ -386,10 +390,10 @@ fn describe(game: &Gomoku, look: Lookahead, points: &[Action]) -> String {
     }
 }
 
-/// A position of a `size` board after random moves (up to half the board), never a finished
-/// one, and the moves that made it.
-fn random_position(size: usize, rng: &mut Rng) -> (Gomoku, Vec<Action>) {
-    let mut game = Gomoku::new(size).expect("a Gomoku size");
+/// A position of a `size` board under `rule` after random moves (up to half the board),
+/// never a finished one, and the moves that made it.
+fn random_position(size: usize, rule: Rule, rng: &mut Rng) -> (Gomoku, Vec<Action>) {
+    let mut game = Gomoku::with_rule(size, rule).expect("a Gomoku size");
     let length = rng.random_range(0..size * size / 2);
     let mut moves = Vec::with_capacity(length);
     for _ in 0..length {
