@@ -18,6 +18,8 @@ manager's TURN path is exercised before the fault):
              argument read as a command of its own ("ERROR Unknown command: X,Y")
   hasty      drops, silently, any line but END (as Rapfi) that arrives within 20 ms of
              its move (the manager waits longer than that before it sends anything)
+  slow       thinks 250 ms on every move (its match clock runs out, not its turn clock)
+  norule     answers ERROR to INFO rule (it refuses to play the game's rule)
 """
 import sys
 import time
@@ -50,6 +52,8 @@ def move():
         if mode == "garbage":
             say("hello")
             return
+    if mode == "slow":
+        time.sleep(0.25)
     if mode == "chatty":
         say("MESSAGE thinking hard")
         say("DEBUG depth 3")
@@ -110,6 +114,8 @@ for line in sys.stdin:
         move()
     elif word == "BOARD":
         board = {}
+    elif word == "INFO" and mode == "norule" and rest.lower().startswith("rule"):
+        say("ERROR this brain plays no rule but its own")
     elif word == "INFO":
         pass
     elif word == "ABOUT":
