@@ -290,15 +290,40 @@ fn a_brain_over_its_match_clock_loses_on_time_though_each_move_is_within_its_tur
 }
 
 #[test]
+fn a_dropped_time_left_is_not_taken_for_a_dropped_move_request() {
+    // The brain drops each game's first INFO time_left with an ERROR and answers the move
+    // request after it: the request is not sent again (the brain would read two moves).
+    let (_dir, log) = temp_log();
+    let (result, games) = play(&timed_brain("dropinfo", &log, 5_000, 60_000), 2, 0);
+    assert_eq!(result.tally.games, 2);
+    assert!(games.iter().all(|g| g.forfeit.is_none()), "{games:?}");
+    let lines = log_lines(&log);
+    let repeated = lines.windows(3).filter(|w| w[1] == w[2] || (w[0] == w[2] && w[0].starts_with("TURN"))).count();
+    assert_eq!(repeated, 0, "no request was sent twice: {lines:?}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("INFO time_left")).count(),
+        games.iter().map(brain_moves).sum::<usize>()
+    );
+}
+
+/// The moves the brain (A) made in a game: the first, third, ... where it moved first.
+fn brain_moves(g: &GameResult) -> usize {
+    let n = g.moves.split_whitespace().count();
+    if g.a_first {
+        n.div_ceil(2)
+    } else {
+        n / 2
+    }
+}
+
+#[test]
 fn a_brain_that_answers_error_to_the_rule_refuses_to_play() {
     let (_dir, log) = temp_log();
     let brain = fake_brain("norule", &log, 5_000);
     let err = check_player_for(&brain, &"gomoku:9".parse().unwrap()).unwrap_err().to_string();
     assert_eq!(
         err,
-        format!(
-            "{brain}: the brain refused the rule (INFO rule 0): ERROR this brain plays no rule but its own"
-        )
+        format!("{brain}: the brain refused the rule (INFO rule 0): ERROR this brain plays no rule but its own")
     );
     // In a match, every game is forfeited before the brain moves.
     let (result, games) = play(&brain, 2, 0);

@@ -35,9 +35,9 @@
 //! arguments as commands of their own) is sent once more, its further `ERROR` lines skipped.
 
 use crate::child::{answer_deadline, ChildError, LineChild};
+use crate::matches::ForfeitKind;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{Action, Game, Player, ToMove};
-use crate::matches::ForfeitKind;
 use dojo_search::player::{Agent, ClockUse, MoveError};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -418,6 +418,11 @@ impl EngineAgent {
         let answered = self.answer(&ask, sent, &["MESSAGE", "DEBUG"]).and_then(|answer| {
             if !is_error(&answer) {
                 return Ok(answer);
+            }
+            if answer.contains("time_left") {
+                // The dropped line was the INFO before the request (its argument read as a
+                // command), not the request: its answer is still to come.
+                return self.answer(&ask, sent, &["MESSAGE", "DEBUG", "ERROR"]);
             }
             // The request was dropped (see the module's notes): once more, past the errors
             // its remaining lines caused.
