@@ -35,6 +35,17 @@ pub enum ChildError {
     Crashed { who: &'static str, status: Option<ExitStatus>, stderr_tail: Vec<String> },
 }
 
+impl ChildError {
+    /// What kind of failure it is, as a match counts forfeits: silence is a time-out, the
+    /// rest a crash.
+    pub fn kind(&self) -> crate::matches::ForfeitKind {
+        match self {
+            ChildError::Timeout { .. } => crate::matches::ForfeitKind::Time,
+            ChildError::Spawn { .. } | ChildError::Crashed { .. } => crate::matches::ForfeitKind::Crash,
+        }
+    }
+}
+
 /// "the brain exited (exit status: 3); its stderr ended: a | b".
 fn crash_text(who: &str, status: &Option<ExitStatus>, stderr_tail: &[String]) -> String {
     let mut why = match status {

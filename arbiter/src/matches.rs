@@ -4,13 +4,16 @@
 //! for a score with a 95% interval and an Elo difference ([`TwoPlayer`]); one player plays
 //! every game alone, for its scores and reach rates ([`OnePlayer`]: 2048, 2584).
 
+use crate::child::ChildError;
 use crate::contest::{OnePlayer, TwoPlayer};
+use crate::gomocup::manager::EngineError;
 use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
+use crate::saiblo::StrategyError;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_record::score::{score_of_position, GameScore, ScoreReport};
-use dojo_search::player::{Agent, MoveError};
+use dojo_search::player::{Agent, ClockUse, MoveError};
 use rand::{Rng as _, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -93,6 +96,45 @@ pub struct GameResult {
     /// or answered with an illegal or unreadable move.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forfeit: Option<String>,
+    /// What kind of failure `forfeit` was, for counting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit_kind: Option<ForfeitKind>,
+    /// How long A and B thought in this game, for players timed by a clock of their own
+    /// (Gomocup brains): [`Agent::clock_use`].
+    #[serde(skip_serializing_if = "no_clocks")]
+    pub clocks: [Option<ClockUse>; 2],
+}
+
+fn no_clocks(clocks: &[Option<ClockUse>; 2]) -> bool {
+    clocks.iter().all(Option::is_none)
+}
+
+/// What kind of failure lost a player a game: its time ran out, it crashed (or could not
+/// start), it played an illegal move or answered something that is not a move, or it
+/// refused to play (the board, the rule); other: a failure of dojo's own players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForfeitKind {
+    Time,
+    Crash,
+    Illegal,
+    Unparsable,
+    Refused,
+    Other,
+}
+
+impl ForfeitKind {
+    /// Its name in reports (as in JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            ForfeitKind::Time => "time",
+            ForfeitKind::Crash => "crash",
+            ForfeitKind::Illegal => "illegal",
+            ForfeitKind::Unparsable => "unparsable",
+            ForfeitKind::Refused => "refused",
+            ForfeitKind::Other => "other",
+        }
+    }
 }
 
 /// Wins, draws and losses of A against B: how every contest counts a player's games (a
@@ -210,6 +252,9 @@ impl MatchContest for TwoPlayer {
     fn record<G: Game + Into<AnyGame>>(index: u32, played: Played<G>, opening: String, board: String) -> GameResult {
         let a_first = index.is_multiple_of(2);
         let a_player = if a_first { Player::First } else { Player::Second };
+        // Seats are in the order of play: A's is the first where A moved first.
+        let seat = |k: usize| played.clocks.get(k).copied().flatten();
+        let clocks = if a_first { [seat(0), seat(1)] } else { [seat(1), seat(0)] };
         GameResult {
             index,
             a_first,
@@ -218,6 +263,8 @@ impl MatchContest for TwoPlayer {
             opening,
             board,
             forfeit: played.forfeit,
+            forfeit_kind: played.forfeit_kind,
+            clocks,
         }
     }
 
@@ -360,6 +407,10 @@ pub struct Played<G> {
     /// Set where a player failed to move (see [`Agent::try_select_move`]): the reason,
     /// named after the player.
     pub forfeit: Option<String>,
+    /// The kind of that failure.
+    pub forfeit_kind: Option<ForfeitKind>,
+    /// Each seat's thinking in the game, in seat order ([`Agent::clock_use`]).
+    pub clocks: Vec<Option<ClockUse>>,
 }
 
 impl<G> Played<G> {
@@ -378,9 +429,11 @@ pub fn play_game<G: Game>(mut game: G, seats: &mut [&mut (dyn Agent<G> + '_)], r
         seat.new_game(rng.next_u64());
     }
     let mut moves = Vec::new();
+    let clocks = |seats: &[&mut (dyn Agent<G> + '_)]| seats.iter().map(|s| s.clock_use()).collect();
     loop {
         if let Some(outcome) = game.outcome() {
-            return Played { end: game, moves, outcome: Some(outcome), forfeit: None };
+            let clocks = clocks(seats);
+            return Played { end: game, moves, outcome: Some(outcome), forfeit: None, forfeit_kind: None, clocks };
         }
         match game.to_move() {
             ToMove::Chance => game.sample_chance(rng),
@@ -391,7 +444,8 @@ pub fn play_game<G: Game>(mut game: G, seats: &mut [&mut (dyn Agent<G> + '_)], r
                     Err(why) => {
                         let forfeit = Some(format!("{} forfeits: {why}", agent.name()));
                         let outcome = (!game.is_one_player()).then_some(Outcome::Win(p.other()));
-                        return Played { end: game, moves, outcome, forfeit };
+                        let (forfeit_kind, clocks) = (Some(why.kind()), clocks(seats));
+                        return Played { end: game, moves, outcome, forfeit, forfeit_kind, clocks };
                     }
                 }
             }
@@ -589,6 +643,26 @@ enum Forfeit {
     Failed(#[from] MoveError),
     #[error("illegal move {text}: {error}")]
     Illegal { text: String, error: GameError },
+}
+
+impl Forfeit {
+    /// The kind of failure, where the engine's error is one the arbiter knows.
+    fn kind(&self) -> ForfeitKind {
+        let engine = match self {
+            Forfeit::Illegal { .. } => return ForfeitKind::Illegal,
+            Forfeit::Failed(MoveError::Engine(engine)) => engine,
+            Forfeit::Failed(_) => return ForfeitKind::Other,
+        };
+        if let Some(brain) = engine.downcast_ref::<EngineError>() {
+            brain.kind()
+        } else if let Some(strategy) = engine.downcast_ref::<StrategyError>() {
+            strategy.kind()
+        } else if let Some(child) = engine.downcast_ref::<ChildError>() {
+            child.kind()
+        } else {
+            ForfeitKind::Other
+        }
+    }
 }
 
 /// Asks `agent` for a move in `game` and plays it: the move, or why the agent forfeits.

@@ -86,8 +86,11 @@ pub enum PlayerSpec {
     /// `pbrain:nodes=N:COMMAND` and `pbrain:depth=D:COMMAND` (or both) cap its search by
     /// the protocol (`INFO MAX_NODE`, `INFO MAX_DEPTH`: Rapfi's ladder rungs);
     /// `pbrain:clock=1s:COMMAND` gives it its own time a move (`clock_ms`, told as `INFO
-    /// timeout_turn`), which a match's `--move-timeout-ms` does not change.
-    Pbrain { command: String, move_timeout_ms: u64, limits: BrainLimits, clock_ms: Option<u64> },
+    /// timeout_turn`), which a match's `--move-timeout-ms` does not change;
+    /// `pbrain:match=120s:COMMAND` its time for a whole game (`match_ms`, Gomocup's
+    /// `INFO timeout_match`, with `INFO time_left` before every move), as Gomocup's fast
+    /// games `pbrain:clock=5s:match=120s:COMMAND`.
+    Pbrain { command: String, move_timeout_ms: u64, limits: BrainLimits, clock_ms: Option<u64>, match_ms: Option<u64> },
     /// A saiblo.net Connect Four strategy (seed 001), a shared object built from the
     /// platform's C++ interface: `saiblo:PATH.so` (the rest of the spec is the path). It
     /// plays boards with one blocked cell, in a fresh process each game, and loses a game
@@ -265,8 +268,8 @@ impl PlayerSpec {
     /// kind has its own default; dojo's own players have no clock).
     pub fn with_move_timeout(self, ms: Option<u64>) -> PlayerSpec {
         match (self, ms) {
-            (PlayerSpec::Pbrain { command, limits, clock_ms, .. }, Some(ms)) => {
-                PlayerSpec::Pbrain { command, move_timeout_ms: ms, limits, clock_ms }
+            (PlayerSpec::Pbrain { command, limits, clock_ms, match_ms, .. }, Some(ms)) => {
+                PlayerSpec::Pbrain { command, move_timeout_ms: ms, limits, clock_ms, match_ms }
             }
             (PlayerSpec::Saiblo { path, .. }, Some(ms)) => PlayerSpec::Saiblo { path, clock_ms: ms },
             (other, _) => other,
@@ -388,7 +391,7 @@ impl FromStr for PlayerSpec {
 }
 
 /// The options a `pbrain:` spec takes before its command, `KEY=VALUE:` each.
-const PBRAIN_OPTIONS: [&str; 3] = ["nodes", "depth", "clock"];
+const PBRAIN_OPTIONS: [&str; 4] = ["nodes", "depth", "clock", "match"];
 
 /// The options an `mcts:` spec takes after its budget.
 const MCTS_OPTIONS: [&str; 4] = ["uniform", "fresh", "graph", "tree"];
@@ -396,11 +399,12 @@ const MCTS_OPTIONS: [&str; 4] = ["uniform", "fresh", "graph", "tree"];
 /// A `net:` spec's options besides its search settings: averaging and the clock.
 const NET_OPTIONS: [&str; 3] = ["avg", "noavg", "clock"];
 
-/// `pbrain:[nodes=N:][depth=D:][clock=T:]COMMAND`: the text after `pbrain:`, or why it is
-/// not a player. Only those three keys are options, so a command is never mistaken for one.
+/// `pbrain:[nodes=N:][depth=D:][clock=T:][match=T:]COMMAND`: the text after `pbrain:`, or
+/// why it is not a player. Only those four keys are options, so a command is never
+/// mistaken for one.
 fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, PlayerSpecProblem> {
     let mut limits = BrainLimits::default();
-    let mut clock_ms = None;
+    let (mut clock_ms, mut match_ms) = (None, None);
     loop {
         let trimmed = rest.trim_start();
         let Some((key, after)) =
@@ -409,8 +413,10 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, PlayerSpecProblem> {
             break;
         };
         let (value, command) = after.split_once(':').unwrap_or((after, ""));
-        if key == "clock" {
-            clock_ms = Some(required_clock(value, "pbrain:clock=", "pbrain")?);
+        if key == "clock" || key == "match" {
+            let (prefix, slot) =
+                if key == "clock" { ("pbrain:clock=", &mut clock_ms) } else { ("pbrain:match=", &mut match_ms) };
+            *slot = Some(required_clock(value, prefix, "pbrain")?);
             rest = command;
             continue;
         }
@@ -426,7 +432,13 @@ fn parse_pbrain(mut rest: &str) -> Result<PlayerSpec, PlayerSpecProblem> {
     if command.is_empty() {
         return Err(PlayerSpecProblem::Form("pbrain:COMMAND needs the command that starts the brain"));
     }
-    Ok(PlayerSpec::Pbrain { command: command.into(), move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS, limits, clock_ms })
+    Ok(PlayerSpec::Pbrain {
+        command: command.into(),
+        move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS,
+        limits,
+        clock_ms,
+        match_ms,
+    })
 }
 
 /// `mcts:N`, `mcts:3s` (by the clock), each with an optional `:uniform` and `:graph` or
@@ -568,7 +580,7 @@ impl fmt::Display for PlayerSpec {
                 }
                 Ok(())
             }
-            PlayerSpec::Pbrain { command, limits, clock_ms, .. } => {
+            PlayerSpec::Pbrain { command, limits, clock_ms, match_ms, .. } => {
                 write!(f, "pbrain:")?;
                 if let Some(nodes) = limits.max_nodes {
                     write!(f, "nodes={nodes}:")?;
@@ -578,6 +590,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(ms) = clock_ms {
                     write!(f, "clock={}:", clock_name(*ms))?;
+                }
+                if let Some(ms) = match_ms {
+                    write!(f, "match={}:", clock_name(*ms))?;
                 }
                 write!(f, "{command}")
             }
@@ -743,6 +758,9 @@ impl<G: Game, A: Agent<G>> Agent<G> for Named<A> {
     fn try_select_move(&mut self, game: &G) -> Result<dojo_game::Action, MoveError> {
         self.agent.try_select_move(game)
     }
+    fn clock_use(&self) -> Option<dojo_search::player::ClockUse> {
+        self.agent.clock_use()
+    }
 }
 
 /// Connect Four players on any board: MCTS with seed 001's rollouts, a saiblo strategy.
@@ -819,21 +837,38 @@ pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, Pla
 
 /// Gomoku: the generic players and Gomocup brains.
 fn gomoku_baseline(spec: &PlayerSpec, seed: u64) -> Baseline<Gomoku> {
-    match spec {
-        PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms } => {
-            let config = engine_config(command, clock_ms.unwrap_or(*move_timeout_ms), *limits);
-            Ok(Box::new(EngineAgent::new(config, spec.to_string())))
-        }
-        _ => generic_baseline(spec, seed),
+    match engine_config(spec) {
+        Some(config) => Ok(Box::new(EngineAgent::new(config, spec.to_string()))),
+        None => generic_baseline(spec, seed),
     }
 }
 
-fn engine_config(command: &str, move_timeout_ms: u64, limits: BrainLimits) -> EngineConfig {
-    EngineConfig { command: command.to_string(), move_timeout: Duration::from_millis(move_timeout_ms), limits }
+/// How the brain of a `pbrain:` spec is run (None for another spec): its own clock a move
+/// where it has one, else the match's.
+fn engine_config(spec: &PlayerSpec) -> Option<EngineConfig> {
+    let PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms, match_ms } = spec else { return None };
+    Some(EngineConfig {
+        command: command.to_string(),
+        move_timeout: Duration::from_millis(clock_ms.unwrap_or(*move_timeout_ms)),
+        limits: *limits,
+        match_timeout: match_ms.map(Duration::from_millis),
+    })
 }
 
 fn strategy_config(path: &Path, clock_ms: u64) -> StrategyConfig {
     StrategyConfig::new(path, Duration::from_millis(clock_ms))
+}
+
+/// Checks a brain starts, takes `game`'s largest board (a random spec, gomoku:9-15, starts
+/// it on each) and plays its rule.
+fn check_brain(spec: &PlayerSpec, game: &GameSpec) -> Result<(), PlayerError> {
+    let (Some(config), ("gomoku", Some((size, _)))) = (engine_config(spec), (game.family(), game.largest_board()))
+    else {
+        return Err(PlayerError::PbrainGame { game: Some(game.clone()) });
+    };
+    let mut brain = EngineAgent::new(config, spec.to_string());
+    let error = |error| PlayerError::Engine { spec: spec.to_string(), error };
+    brain.about(&Gomoku::new(size)?).map(|_| ()).map_err(error)
 }
 
 /// Checks a spec can play `game` before a long run starts (e.g. the solver on Gomoku).
@@ -842,16 +877,7 @@ pub fn check_player_for(spec: &PlayerSpec, game: &GameSpec) -> Result<(), Player
         PlayerSpec::Solver { .. } if game.family() != "connect4" => {
             Err(PlayerError::SolverGame { game: Some(game.clone()) })
         }
-        PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms } => {
-            // The largest board: a random spec (gomoku:9-15) starts the brain on each.
-            let size = match (game.family(), game.largest_board()) {
-                ("gomoku", Some((size, _))) => size,
-                _ => return Err(PlayerError::PbrainGame { game: Some(game.clone()) }),
-            };
-            let config = engine_config(command, clock_ms.unwrap_or(*move_timeout_ms), *limits);
-            let mut brain = EngineAgent::new(config, spec.to_string());
-            brain.about(size).map(|_| ()).map_err(|error| PlayerError::Engine { spec: spec.to_string(), error })
-        }
+        PlayerSpec::Pbrain { .. } => check_brain(spec, game),
         PlayerSpec::Saiblo { path, clock_ms } => {
             if game.family() != "connect4" {
                 return Err(PlayerError::SaibloGame { game: Some(game.clone()) });
@@ -960,6 +986,7 @@ mod tests {
             "net:g.json:sims=800:vcf=2000",
             "ntuple:w.bin",
             "ntuple:a:b.bin:depth=3",
+            "pbrain:clock=5s:match=120s:engine --flag",
         ] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }

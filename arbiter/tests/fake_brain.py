@@ -18,6 +18,10 @@ manager's TURN path is exercised before the fault):
              argument read as a command of its own ("ERROR Unknown command: X,Y")
   hasty      drops, silently, any line but END (as Rapfi) that arrives within 20 ms of
              its move (the manager waits longer than that before it sends anything)
+  slow       thinks 250 ms on every move (its match clock runs out, not its turn clock)
+  norule     answers ERROR to INFO rule (it refuses to play the game's rule)
+  dropinfo   drops the first INFO time_left of each game as dropturn drops a TURN
+             ("ERROR Unknown command: time_left N"), then plays the move asked after it
 """
 import sys
 import time
@@ -50,6 +54,8 @@ def move():
         if mode == "garbage":
             say("hello")
             return
+    if mode == "slow":
+        time.sleep(0.25)
     if mode == "chatty":
         say("MESSAGE thinking hard")
         say("DEBUG depth 3")
@@ -110,6 +116,11 @@ for line in sys.stdin:
         move()
     elif word == "BOARD":
         board = {}
+    elif word == "INFO" and mode == "dropinfo" and rest.startswith("time_left") and turns_dropped < 1:
+        turns_dropped += 1
+        say("ERROR Unknown command: " + rest)
+    elif word == "INFO" and mode == "norule" and rest.lower().startswith("rule"):
+        say("ERROR this brain plays no rule but its own")
     elif word == "INFO":
         pass
     elif word == "ABOUT":

@@ -4,7 +4,8 @@
 
 use dojo_arbiter::contest::TwoPlayer;
 use dojo_arbiter::gomocup::manager::BrainLimits;
-use dojo_arbiter::matches::{play_match, GameResult, MatchPlan, MatchResult};
+use dojo_arbiter::match_report::MatchReport;
+use dojo_arbiter::matches::{play_match, ForfeitKind, GameResult, MatchPlan, MatchResult};
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerError, PlayerSpec};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::play_random_opening;
@@ -21,7 +22,24 @@ fn fake_brain(mode: &str, log: &Path, timeout_ms: u64) -> PlayerSpec {
         move_timeout_ms: timeout_ms,
         limits: BrainLimits::default(),
         clock_ms: None,
+        match_ms: None,
     }
+}
+
+/// The fake brain with a match clock of `match_ms` as well as its turn clock.
+fn timed_brain(mode: &str, log: &Path, turn_ms: u64, match_ms: u64) -> PlayerSpec {
+    match fake_brain(mode, log, turn_ms) {
+        PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms, .. } => {
+            PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms, match_ms: Some(match_ms) }
+        }
+        _ => unreachable!("fake_brain is a pbrain: spec"),
+    }
+}
+
+/// The lines of `log` split into the lives of brain processes (each from its START).
+fn processes(lines: &[String]) -> Vec<&[String]> {
+    let starts: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("START")).collect();
+    starts.iter().enumerate().map(|(k, &i)| &lines[i..starts.get(k + 1).copied().unwrap_or(lines.len())]).collect()
 }
 
 /// `games` games of the brain (A) against a random player on 9x9, `opening` random plies
@@ -65,6 +83,14 @@ fn a_good_brain_is_told_each_move_and_restarted_between_games() {
     let lines = log_lines(&log);
     assert_eq!(lines[0], "START 9");
     assert!(lines.contains(&"INFO timeout_turn 5000".to_string()), "{lines:?}");
+    // No match clock: timeout_match 0 and no time_left; the rule told once, then ABOUT.
+    assert!(lines.contains(&"INFO timeout_match 0".to_string()), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.starts_with("INFO time_left")), "{lines:?}");
+    let rule = lines.iter().position(|l| l == "INFO rule 0").unwrap();
+    assert_eq!(lines[rule + 1], "ABOUT", "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("INFO rule")).count(), 1, "{lines:?}");
+    // Its thinking is counted, with no match clock to share it out.
+    assert!(games.iter().all(|g| g.clocks[0].is_some_and(|c| c.match_ms.is_none()) && g.clocks[1].is_none()));
     // One process for both games: RESTART between them, START once.
     assert_eq!(lines.iter().filter(|l| l.starts_with("START")).count(), 1, "{lines:?}");
     assert_eq!(lines.iter().filter(|l| *l == "RESTART").count(), 1, "{lines:?}");
@@ -105,11 +131,16 @@ fn a_position_after_an_opening_is_sent_as_a_board_with_the_movers_fields() {
 
 #[test]
 fn a_brain_that_crashes_hangs_or_answers_nonsense_loses_with_the_reason() {
-    for (mode, timeout_ms, why) in [
-        ("crash", 5_000, "exited (exit status: 3); its stderr ended: fake brain: segmentation fault (pretend)"),
-        ("hang", 300, "no answer to TURN"),
-        ("illegal", 5_000, "illegal move"),
-        ("garbage", 5_000, "unparsable answer \"hello\" (expected x,y)"),
+    for (mode, timeout_ms, why, kind) in [
+        (
+            "crash",
+            5_000,
+            "exited (exit status: 3); its stderr ended: fake brain: segmentation fault (pretend)",
+            ForfeitKind::Crash,
+        ),
+        ("hang", 300, "within 350 ms: over its turn clock (timeout_turn 300 ms)", ForfeitKind::Time),
+        ("illegal", 5_000, "illegal move", ForfeitKind::Illegal),
+        ("garbage", 5_000, "unparsable answer \"hello\" (expected x,y)", ForfeitKind::Unparsable),
     ] {
         let (_dir, log) = temp_log();
         let brain = fake_brain(mode, &log, timeout_ms);
@@ -119,6 +150,7 @@ fn a_brain_that_crashes_hangs_or_answers_nonsense_loses_with_the_reason() {
             let forfeit = g.forfeit.as_deref().unwrap_or_else(|| panic!("{mode}: no forfeit in {g:?}"));
             assert!(forfeit.starts_with(&format!("{brain} forfeits: ")), "{mode}: {forfeit}");
             assert!(forfeit.contains(why), "{mode}: {forfeit}");
+            assert_eq!(g.forfeit_kind, Some(kind), "{mode}");
             // It lost on its second move: one move of its own was played.
             assert_eq!(g.moves.split_whitespace().count(), if g.a_first { 2 } else { 3 }, "{mode}: {g:?}");
         }
@@ -206,5 +238,125 @@ fn node_and_depth_caps_are_told_to_the_brain_and_kept_in_the_spec() {
     ] {
         let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
         assert_eq!(err, format!("bad player spec {bad:?}: {why}"));
+    }
+}
+
+#[test]
+fn a_brain_over_its_match_clock_loses_on_time_though_each_move_is_within_its_turn_clock() {
+    // 250 ms a move against a 2 s turn clock, but 500 ms for the whole game: the brain
+    // cannot make the five moves of its five in a row (1.25 s) before its game time is out.
+    let (_dir, log) = temp_log();
+    let brain = timed_brain("slow", &log, 2_000, 500);
+    let (result, games) = play(&brain, 2, 0);
+    assert_eq!((result.tally.games, result.tally.losses), (2, 2), "{games:?}");
+    for g in &games {
+        let forfeit = g.forfeit.as_deref().unwrap_or_else(|| panic!("no forfeit in {g:?}"));
+        assert!(forfeit.starts_with(&format!("{brain} forfeits: over its match clock: ")), "{forfeit}");
+        assert!(forfeit.ends_with("ms thought in this game, timeout_match 500 ms"), "{forfeit}");
+        assert_eq!(g.forfeit_kind, Some(ForfeitKind::Time));
+        let clock = g.clocks[0].unwrap();
+        assert_eq!(clock.match_ms, Some(500));
+        assert!(clock.thought_ms > 500, "it thought past its clock: {clock:?}");
+    }
+    // Each game's brain was told its clocks, and before every move what is left of the
+    // game's: all of it first, then less by at least the 250 ms each move slept.
+    let lines = log_lines(&log);
+    let lives = processes(&lines);
+    assert_eq!(lives.len(), 2, "a brain that lost on time is not reused: {lines:?}");
+    for life in lives {
+        assert!(life.contains(&"INFO timeout_turn 2000".to_string()), "{life:?}");
+        assert!(life.contains(&"INFO timeout_match 500".to_string()), "{life:?}");
+        let left: Vec<u64> = life.iter().filter_map(|l| l.strip_prefix("INFO time_left ")?.parse().ok()).collect();
+        assert!(left.len() >= 2 && left[0] == 500, "{life:?}");
+        assert!(left.windows(2).all(|w| w[1] <= w[0].saturating_sub(250)), "time_left falls as it thinks: {left:?}");
+        // The move requests follow each time_left line.
+        for (i, _) in life.iter().enumerate().filter(|(_, l)| l.starts_with("INFO time_left")) {
+            let next = &life[i + 1];
+            assert!(next == "BEGIN" || next.starts_with("TURN ") || next == "BOARD", "{life:?}");
+        }
+    }
+    // The match's report counts the time-outs and the share of the clock used.
+    let rendered = TwoPlayer::render(result.clone(), &games, &"gomoku:9".parse().unwrap(), true, false).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&rendered.out).unwrap();
+    let clocks = report["clocks"].as_array().unwrap();
+    assert_eq!(clocks.len(), 1, "only the brain keeps a clock: {report}");
+    assert_eq!((clocks[0]["seat"].as_str(), clocks[0]["games"].as_u64()), (Some("a"), Some(2)));
+    assert_eq!(clocks[0]["forfeits"], serde_json::json!({"time": 2}));
+    assert_eq!(clocks[0]["match_s"], 0.5);
+    assert!(clocks[0]["share_max"].as_f64().unwrap() > 1.0, "{report}");
+    let text = TwoPlayer::render(result, &games, &"gomoku:9".parse().unwrap(), false, false).unwrap().out;
+    assert!(text.contains(&format!("clock of A ({brain}): 2 games, forfeits 2 (time 2); thought ")), "{text}");
+    assert!(text.contains("of its 0.5 s match clock on average, "), "{text}");
+}
+
+#[test]
+fn a_dropped_time_left_is_not_taken_for_a_dropped_move_request() {
+    // The brain drops each game's first INFO time_left with an ERROR and answers the move
+    // request after it: the request is not sent again (the brain would read two moves).
+    let (_dir, log) = temp_log();
+    let (result, games) = play(&timed_brain("dropinfo", &log, 5_000, 60_000), 2, 0);
+    assert_eq!(result.tally.games, 2);
+    assert!(games.iter().all(|g| g.forfeit.is_none()), "{games:?}");
+    let lines = log_lines(&log);
+    let repeated = lines.windows(3).filter(|w| w[1] == w[2] || (w[0] == w[2] && w[0].starts_with("TURN"))).count();
+    assert_eq!(repeated, 0, "no request was sent twice: {lines:?}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("INFO time_left")).count(),
+        games.iter().map(brain_moves).sum::<usize>()
+    );
+}
+
+/// The moves the brain (A) made in a game: the first, third, ... where it moved first.
+fn brain_moves(g: &GameResult) -> usize {
+    let n = g.moves.split_whitespace().count();
+    if g.a_first {
+        n.div_ceil(2)
+    } else {
+        n / 2
+    }
+}
+
+#[test]
+fn a_brain_that_answers_error_to_the_rule_refuses_to_play() {
+    let (_dir, log) = temp_log();
+    let brain = fake_brain("norule", &log, 5_000);
+    let err = check_player_for(&brain, &"gomoku:9".parse().unwrap()).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!("{brain}: the brain refused the rule (INFO rule 0): ERROR this brain plays no rule but its own")
+    );
+    // In a match, every game is forfeited before the brain moves.
+    let (result, games) = play(&brain, 2, 0);
+    assert_eq!((result.tally.games, result.tally.losses), (2, 2), "{games:?}");
+    for g in &games {
+        let forfeit = g.forfeit.as_deref().unwrap();
+        assert!(forfeit.contains("refused the rule (INFO rule 0)"), "{forfeit}");
+        assert_eq!(g.forfeit_kind, Some(ForfeitKind::Refused));
+        assert_eq!(g.moves.split_whitespace().count(), usize::from(!g.a_first), "{g:?}");
+    }
+    assert!(!log_lines(&log).iter().any(|l| l == "BEGIN" || l.starts_with("TURN")), "{:?}", log_lines(&log));
+}
+
+#[test]
+fn a_match_clock_is_part_of_the_spec() {
+    let spec: PlayerSpec = "pbrain:clock=5s:match=120s:engine --flag".parse().unwrap();
+    assert!(matches!(
+        &spec,
+        PlayerSpec::Pbrain { clock_ms: Some(5_000), match_ms: Some(120_000), command, .. } if command == "engine --flag"
+    ));
+    assert_eq!(spec.to_string(), "pbrain:clock=5s:match=120s:engine --flag");
+    assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
+    // Any order in, one order out; a match's --move-timeout-ms leaves the match clock be.
+    let reordered: PlayerSpec = "pbrain:match=1.5s:nodes=9:engine".parse().unwrap();
+    assert_eq!(reordered.to_string(), "pbrain:nodes=9:match=1.5s:engine");
+    let timed = reordered.with_move_timeout(Some(60_000));
+    assert!(matches!(timed, PlayerSpec::Pbrain { match_ms: Some(1_500), move_timeout_ms: 60_000, .. }));
+    for (bad, why) in [
+        ("pbrain:match=soon:engine", "pbrain:match=soon is not a time: pbrain:match=3s"),
+        ("pbrain:match=0s:engine", "pbrain needs a clock of at least 1 ms"),
+        ("pbrain:match=120s:", "pbrain:COMMAND needs the command that starts the brain"),
+    ] {
+        let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(err.contains(why), "{bad}: {err}");
     }
 }

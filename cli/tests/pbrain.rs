@@ -104,12 +104,14 @@ fn dojo_match_drives_two_dojo_brains_through_the_protocol() {
     // Under the manager's clock (INFO timeout_turn 5000) the brains stop at 8 playouts.
     let brain =
         format!("pbrain:{} pbrain --model {} --max-playouts 8 --no-average", env!("CARGO_BIN_EXE_dojo"), path(&ckpt));
+    // A also has a match clock (INFO timeout_match, time_left): 60 s leave it its 8 playouts.
+    let timed = brain.replacen("pbrain:", "pbrain:match=60s:", 1);
     let out = dojo(&[
         "match",
         "--game",
         "gomoku:9",
         "--a",
-        &brain,
+        &timed,
         "--b",
         &brain,
         "--games",
@@ -138,7 +140,17 @@ fn dojo_match_drives_two_dojo_brains_through_the_protocol() {
     // Both brains are one deterministic network from the empty board: the pair's two games
     // are one game, each brain playing it once with each colour.
     assert_eq!(games[0]["moves"], games[1]["moves"], "{result}");
-    assert_eq!(result["a"].as_str().unwrap(), brain);
+    assert_eq!(result["a"].as_str().unwrap(), timed);
+    // Each brain's clock: no forfeits, the time it thought, and A's share of its match clock.
+    let clocks = result["clocks"].as_array().unwrap();
+    assert_eq!(clocks.len(), 2, "{result}");
+    for (clock, seat) in clocks.iter().zip(["a", "b"]) {
+        assert_eq!((clock["seat"].as_str(), clock["games"].as_u64()), (Some(seat), Some(2)), "{result}");
+        assert_eq!(clock["forfeits"], serde_json::json!({}), "{result}");
+        assert!(clock["thought_s_max"].as_f64().unwrap() > 0.0, "{result}");
+    }
+    assert_eq!(clocks[0]["match_s"], 60.0, "{result}");
+    assert!(clocks[0]["share_max"].as_f64().is_some() && clocks[1].get("share_max").is_none(), "{result}");
 }
 
 #[test]

@@ -25,6 +25,30 @@ pub trait Agent<G: Game>: Send {
     fn try_select_move(&mut self, game: &G) -> Result<Action, MoveError> {
         Ok(self.select_move(game))
     }
+
+    /// The time the player thought in its game so far (since [`Agent::new_game`]), for
+    /// players judged by a clock of their own: an external engine, timed by the manager.
+    /// None for players that keep none (dojo's own).
+    fn clock_use(&self) -> Option<ClockUse> {
+        None
+    }
+}
+
+/// How long a player thought in one game, by the manager's clock: wall time from each move
+/// request to its answer, summed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ClockUse {
+    pub thought_ms: u64,
+    /// Its time for the whole game (Gomocup's `timeout_match`), where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_ms: Option<u64>,
+}
+
+impl ClockUse {
+    /// The share of its match clock it used (1.0 = all of it), where it has one.
+    pub fn share(&self) -> Option<f64> {
+        self.match_ms.filter(|&m| m > 0).map(|m| self.thought_ms as f64 / m as f64)
+    }
 }
 
 /// Why a player could not move (in a match, it forfeits the game).

@@ -13,6 +13,20 @@
 //! not `x,y` or plays an occupied or off-board point loses the game, with the reason; its
 //! process is killed, and the next game starts a new one.
 //!
+//! Clocks, as Gomocup's: `INFO timeout_turn` (every move) and, where the player has a match
+//! clock, `INFO timeout_match` and `INFO time_left` before every move request (what is left
+//! of it in this game). A brain loses on time where one move passes its turn clock or its
+//! thinking in the game passes its match clock (each with [`answer_deadline`]'s
+//! tolerance); the reason names the clock. Its thinking is the wall time from sending a
+//! move request to reading the answer, as Gomocup's manager counts it; Gomocup's also
+//! suspends the brain's process between its moves, and this one does not, so a brain that
+//! thinks on the opponent's time is not charged for it here.
+//!
+//! The game's rule is told once a process (and again if a game's differs), `INFO rule`
+//! ([`rule_of`]) followed by `ABOUT` so that an `ERROR` answer to the rule is read before
+//! the game: the brain refuses to play it, and the check before a match fails or the game
+//! is forfeited with that reason.
+//!
 //! Commands a brain drops are not held against it. Unpatched Rapfi ignores any command that
 //! reaches it while its search thread is still finishing a move it has already printed (a
 //! window of microseconds, longer on a loaded machine, where it forfeited games on time):
@@ -21,9 +35,10 @@
 //! arguments as commands of their own) is sent once more, its further `ERROR` lines skipped.
 
 use crate::child::{answer_deadline, ChildError, LineChild};
+use crate::matches::ForfeitKind;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{Action, Game, Player, ToMove};
-use dojo_search::player::{Agent, MoveError};
+use dojo_search::player::{Agent, ClockUse, MoveError};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -49,6 +64,37 @@ pub enum EngineError {
     OffBoard { x: usize, y: usize, size: usize },
     #[error("illegal move {x},{y}: the point is taken")]
     Taken { x: usize, y: usize },
+    /// No answer to a move request (`asked`) within `waited_ms`: its turn clock
+    /// (`turn_ms`) and the tolerance.
+    #[error("no answer to {asked} within {waited_ms} ms: over its turn clock (timeout_turn {turn_ms} ms)")]
+    TurnTime { asked: String, waited_ms: u128, turn_ms: u128 },
+    /// Its thinking in this game (`thought_ms`) passed its match clock and the tolerance.
+    #[error("over its match clock: {thought_ms} ms thought in this game, timeout_match {match_ms} ms")]
+    MatchTime { thought_ms: u128, match_ms: u128 },
+    /// The brain answered `INFO rule {rule}` with an `ERROR` (`answer`).
+    #[error("the brain refused the rule (INFO rule {rule}): {answer}")]
+    RefusedRule { rule: u32, answer: String },
+}
+
+impl EngineError {
+    /// What kind of failure it is, as a match counts forfeits.
+    pub fn kind(&self) -> ForfeitKind {
+        match self {
+            EngineError::Child(child) => child.kind(),
+            EngineError::NotRunning => ForfeitKind::Crash,
+            EngineError::Refused { .. } | EngineError::RefusedRule { .. } => ForfeitKind::Refused,
+            EngineError::Unparsable { .. } => ForfeitKind::Unparsable,
+            EngineError::OffBoard { .. } | EngineError::Taken { .. } => ForfeitKind::Illegal,
+            EngineError::TurnTime { .. } | EngineError::MatchTime { .. } => ForfeitKind::Time,
+        }
+    }
+}
+
+/// The rule `game` is played under, as `INFO rule` tells it (Gomocup's bitmask: 0 five or
+/// more in a row wins, 1 exactly five, 4 renju): the one place the manager reads a game's
+/// rule. dojo's Gomoku is freestyle today.
+pub fn rule_of(_game: &Gomoku) -> u32 {
+    0
 }
 
 /// How long a brain is left alone after it answers before it is sent anything (see the
@@ -74,6 +120,10 @@ pub struct EngineConfig {
     pub move_timeout: Duration,
     /// Caps on the brain's search, told to it after `START`.
     pub limits: BrainLimits,
+    /// The time all its moves of a game may take together (told as `INFO timeout_match`,
+    /// and what is left of it as `INFO time_left` before each move), with the same
+    /// tolerance as a move's; None: no match clock (`INFO timeout_match 0`).
+    pub match_timeout: Option<Duration>,
 }
 
 /// Caps on a brain's search by the protocol's Yixin extension, which Rapfi and Yixin read
@@ -141,6 +191,19 @@ pub struct EngineAgent {
     known: Option<Gomoku>,
     /// When the brain last answered a move (it is left alone for [`QUIET_AFTER_MOVE`]).
     answered: Option<Instant>,
+    /// The rule the running brain was told (`INFO rule`), if any yet.
+    told_rule: Option<u32>,
+    /// The running brain's answer to `ABOUT`, read when it was told the rule.
+    about: Option<String>,
+    /// Its thinking in this game: the time from each move request to its answer, summed.
+    thought: Duration,
+}
+
+/// Which of a brain's clocks ends a wait for its move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Clock {
+    Turn,
+    Match,
 }
 
 impl EngineAgent {
@@ -155,13 +218,19 @@ impl EngineAgent {
             new_game: true,
             known: None,
             answered: None,
+            told_rule: None,
+            about: None,
+            thought: Duration::ZERO,
         }
     }
 
-    /// Starts the brain for `size × size` boards and asks its `ABOUT`: checks that it runs
-    /// and takes the board before a long match starts.
-    pub fn about(&mut self, size: usize) -> Result<String, EngineError> {
-        self.start_game(size)?;
+    /// Starts the brain for `game`'s board and rule and asks its `ABOUT`: checks that it
+    /// runs, takes the board and plays the rule before a long match starts.
+    pub fn about(&mut self, game: &Gomoku) -> Result<String, EngineError> {
+        self.start_game(game)?;
+        if let Some(about) = self.about.clone() {
+            return Ok(about);
+        }
         let timeout = answer_deadline(self.config.move_timeout);
         let process = self.process.as_mut().expect("started");
         process.send(&["ABOUT".into()])?;
@@ -175,9 +244,41 @@ impl EngineAgent {
         }
     }
 
+    /// A brain at the start of `game` (its board, told its rule): the running one after
+    /// `RESTART`, or a new one.
+    fn start_game(&mut self, game: &Gomoku) -> Result<(), EngineError> {
+        self.start_process(game.size())?;
+        let rule = rule_of(game);
+        if self.told_rule != Some(rule) {
+            let told = self.tell_rule(rule);
+            if told.is_err() {
+                if let Some(process) = self.process.take() {
+                    process.kill();
+                }
+            }
+            told?;
+        }
+        Ok(())
+    }
+
+    /// Tells the running brain the rule, then asks `ABOUT`: an `ERROR` before its answer is
+    /// the brain refusing the rule (`INFO` has no answer of its own to wait for).
+    fn tell_rule(&mut self, rule: u32) -> Result<(), EngineError> {
+        let timeout = answer_deadline(self.config.move_timeout);
+        let process = self.process.as_mut().ok_or(EngineError::NotRunning)?;
+        process.send(&[format!("INFO rule {rule}"), "ABOUT".into()])?;
+        let answer = reply(process, timeout, "ABOUT")?;
+        if is_error(&answer) {
+            return Err(EngineError::RefusedRule { rule, answer });
+        }
+        self.told_rule = Some(rule);
+        self.about = Some(answer);
+        Ok(())
+    }
+
     /// A brain at the start of a `size × size` game: the running one after `RESTART`, or a
     /// new one.
-    fn start_game(&mut self, size: usize) -> Result<(), EngineError> {
+    fn start_process(&mut self, size: usize) -> Result<(), EngineError> {
         let timeout = answer_deadline(self.config.move_timeout);
         if let Some(mut process) = self.process.take() {
             if self.size == Some(size) {
@@ -193,6 +294,8 @@ impl EngineAgent {
             process.kill();
         }
         self.answered = None;
+        self.told_rule = None;
+        self.about = None;
         let mut process = spawn(&self.config.command)?;
         let start = format!("START {size}");
         process.send(std::slice::from_ref(&start))?;
@@ -201,12 +304,12 @@ impl EngineAgent {
             process.kill();
             return Err(EngineError::Refused { start, answer });
         }
+        let match_ms = self.config.match_timeout.map_or(0, |m| m.as_millis());
         let info = [
             format!("INFO timeout_turn {}", self.config.move_timeout.as_millis()),
-            "INFO timeout_match 0".into(),
+            format!("INFO timeout_match {match_ms}"),
             format!("INFO max_memory {BRAIN_MEMORY}"),
             "INFO game_type 1".into(),
-            "INFO rule 0".into(),
         ];
         let info: Vec<String> = info.into_iter().chain(self.config.limits.info_lines()).collect();
         process.send(&info)?;
@@ -260,22 +363,79 @@ impl EngineAgent {
         lines
     }
 
+    /// What is left of the match clock with its tolerance after `thought`, and how long to
+    /// wait for the next answer: the turn clock's deadline or, where sooner, that.
+    fn window(&self, thought: Duration) -> (Duration, Clock) {
+        let turn = answer_deadline(self.config.move_timeout);
+        match self.config.match_timeout {
+            Some(game) if answer_deadline(game).saturating_sub(thought) < turn => {
+                (answer_deadline(game).saturating_sub(thought), Clock::Match)
+            }
+            _ => (turn, Clock::Turn),
+        }
+    }
+
+    /// The brain's answer to `ask`, sent at `sent` (its thinking so far in this game before
+    /// it: `self.thought`), within the clock that ends first; `skipped`: lines read past.
+    fn answer(&mut self, ask: &[String], sent: Instant, skipped: &[&str]) -> Result<String, EngineError> {
+        let (wait, clock) = self.window(self.thought + sent.elapsed());
+        let process = self.process.as_mut().ok_or(EngineError::NotRunning)?;
+        match reply_skipping(process, wait, &ask[0], skipped) {
+            Err(ChildError::Timeout { .. }) => Err(self.out_of_time(clock, &ask[0], wait, sent.elapsed())),
+            other => Ok(other?),
+        }
+    }
+
+    /// The time-out of `clock` on a request (`asked`) waited for `waited`, `spent` since.
+    fn out_of_time(&self, clock: Clock, asked: &str, waited: Duration, spent: Duration) -> EngineError {
+        match (clock, self.config.match_timeout) {
+            (Clock::Match, Some(game)) => {
+                EngineError::MatchTime { thought_ms: (self.thought + spent).as_millis(), match_ms: game.as_millis() }
+            }
+            _ => EngineError::TurnTime {
+                asked: asked.to_string(),
+                waited_ms: waited.as_millis(),
+                turn_ms: self.config.move_timeout.as_millis(),
+            },
+        }
+    }
+
+    /// `INFO time_left` before a move request, where the brain has a match clock.
+    fn time_left(&self) -> Option<String> {
+        let game = self.config.match_timeout?;
+        Some(format!("INFO time_left {}", game.saturating_sub(self.thought).as_millis()))
+    }
+
     fn move_in(&mut self, game: &Gomoku) -> Result<Action, EngineError> {
         if std::mem::take(&mut self.new_game) {
-            self.start_game(game.size())?;
+            self.start_game(game)?;
         }
         let ask = self.ask(game);
-        let timeout = answer_deadline(self.config.move_timeout);
+        let request: Vec<String> = self.time_left().into_iter().chain(ask.iter().cloned()).collect();
         self.wait_until_quiet();
-        let process = self.process.as_mut().ok_or(EngineError::NotRunning)?;
-        process.send(&ask)?;
-        let mut answer = reply(process, timeout, &ask[0])?;
-        if is_error(&answer) {
+        self.process.as_mut().ok_or(EngineError::NotRunning)?.send(&request)?;
+        let sent = Instant::now();
+        let answered = self.answer(&ask, sent, &["MESSAGE", "DEBUG"]).and_then(|answer| {
+            if !is_error(&answer) {
+                return Ok(answer);
+            }
+            if answer.contains("time_left") {
+                // The dropped line was the INFO before the request (its argument read as a
+                // command), not the request: its answer is still to come.
+                return self.answer(&ask, sent, &["MESSAGE", "DEBUG", "ERROR"]);
+            }
             // The request was dropped (see the module's notes): once more, past the errors
             // its remaining lines caused.
             tracing::debug!("{}: the brain answered {answer:?} to {}; asking again", self.name, ask[0]);
-            process.send(&ask)?;
-            answer = reply_skipping(process, timeout, &ask[0], &["MESSAGE", "DEBUG", "ERROR"])?;
+            self.process.as_mut().ok_or(EngineError::NotRunning)?.send(&ask)?;
+            self.answer(&ask, sent, &["MESSAGE", "DEBUG", "ERROR"])
+        });
+        let spent = sent.elapsed();
+        self.thought += spent;
+        let answer = answered?;
+        if let Some(limit) = self.config.match_timeout.filter(|&m| self.thought > answer_deadline(m)) {
+            // It answered, but past the match clock (by less than the reading's delay).
+            return Err(EngineError::MatchTime { thought_ms: self.thought.as_millis(), match_ms: limit.as_millis() });
         }
         self.answered = Some(Instant::now());
         let action = parse_move(game, &answer)?;
@@ -328,6 +488,14 @@ impl Agent<Gomoku> for EngineAgent {
     fn new_game(&mut self, _seed: u64) {
         self.known = None;
         self.new_game = true;
+        self.thought = Duration::ZERO;
+    }
+
+    fn clock_use(&self) -> Option<ClockUse> {
+        Some(ClockUse {
+            thought_ms: self.thought.as_millis() as u64,
+            match_ms: self.config.match_timeout.map(|m| m.as_millis() as u64),
+        })
     }
 
     fn select_move(&mut self, game: &Gomoku) -> Action {

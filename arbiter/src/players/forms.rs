@@ -114,6 +114,11 @@ pub const PLAYER_FORMS: &[PlayerForm] = &[
         example: "pbrain:clock=1s:engine",
     },
     PlayerForm {
+        syntax: "pbrain:match=120s:COMMAND",
+        about: "the brain's time for a whole game (INFO timeout_match, time_left before each move), e.g. pbrain:clock=5s:match=120s:engine",
+        example: "pbrain:clock=5s:match=120s:engine",
+    },
+    PlayerForm {
         syntax: "saiblo:PATH.so",
         about: "a saiblo.net Connect Four strategy (a shared object), on boards with one blocked cell",
         example: "saiblo:Strategy.so",

@@ -65,6 +65,19 @@ pub enum StrategyError {
     Board(#[from] BoardError),
 }
 
+impl StrategyError {
+    /// What kind of failure it is, as a match counts forfeits.
+    pub fn kind(&self) -> crate::matches::ForfeitKind {
+        use crate::matches::ForfeitKind;
+        match self {
+            StrategyError::Child(child) => child.kind(),
+            StrategyError::Load { .. } => ForfeitKind::Crash,
+            StrategyError::NullPoint | StrategyError::Unreadable { .. } => ForfeitKind::Unparsable,
+            StrategyError::Board(_) => ForfeitKind::Illegal,
+        }
+    }
+}
+
 /// A saiblo strategy playing Connect Four.
 pub struct StrategyAgent {
     config: StrategyConfig,
