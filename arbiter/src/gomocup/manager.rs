@@ -92,9 +92,9 @@ impl EngineError {
 
 /// The rule `game` is played under, as `INFO rule` tells it (Gomocup's bitmask: 0 five or
 /// more in a row wins, 1 exactly five, 4 renju): the one place the manager reads a game's
-/// rule. dojo's Gomoku is freestyle today.
-pub fn rule_of(_game: &Gomoku) -> u32 {
-    0
+/// rule.
+pub fn rule_of(game: &Gomoku) -> u32 {
+    game.rule().gomocup() as u32
 }
 
 /// How long a brain is left alone after it answers before it is sent anything (see the
