@@ -1,14 +1,13 @@
 //! The Gomoku game piece of the exported engines (program/src/cpp/gomoku.cpp) against dojo's
 //! Gomoku (dojo_game::gomoku): the piece is built with g++ into a shared library, loaded,
 //! and asked through its `dojoGomoku*` entry points about positions of random games on
-//! boards of 7, 9, 15 and 20. Under freestyle every answer must be dojo's: the result after
-//! each move, the hash, the eight input planes bit for bit, the lookahead, the threat search
-//! and the VCF prover (line, nodes and budget flag) at budgets 0, 100 and 1000. The standard
-//! rule (exactly five wins) has no Rust counterpart here, so a brute-force reference below
-//! (runs counted stone by stone) checks its planes, results and lookahead, the reference
-//! itself checked against dojo under freestyle, and every VCF line it proves is replayed.
+//! boards of 7, 9, 15 and 20, under both rules (freestyle: five or more wins; standard:
+//! exactly five). Every answer must be dojo's: the result after each move, the hash, the
+//! eight input planes bit for bit, the lookahead, the threat search and the VCF prover
+//! (line, nodes and budget flag) at budgets 0, 100 and 1000. dojo's rules are checked
+//! against naive references in game/tests/gomoku.rs and search/tests/gomoku_vcf.rs.
 
-use dojo_game::gomoku::{vcf, Gomoku};
+use dojo_game::gomoku::{vcf, Gomoku, Rule};
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, Lookahead, Outcome, Player};
 use libloading::Library;
@@ -19,8 +18,6 @@ const PIECE: &str = include_str!("../src/cpp/gomoku.cpp");
 /// What the generated part of an export defines before the piece.
 const PRELUDE: &str = "#include <cstdint>\nnamespace dojo {\nconstexpr bool TACTICS = true;\n\
                        constexpr uint32_t VCF_NODES = 100u;\n}\n";
-const FREESTYLE: i32 = 0;
-const STANDARD: i32 = 1;
 const SIZES: [usize; 4] = [7, 9, 15, 20];
 
 type ResultsFn = unsafe extern "C" fn(i32, i32, *const i32, i32, *mut i32) -> i32;
@@ -67,37 +64,38 @@ impl Piece {
         unsafe { *self.lib.get::<T>(format!("{name}\0").as_bytes()).unwrap() }
     }
 
-    fn results(&self, size: usize, rule: i32, moves: &[i32]) -> Vec<i32> {
+    fn results(&self, size: usize, rule: Rule, moves: &[i32]) -> Vec<i32> {
         let f: ResultsFn = self.get("dojoGomokuResults");
         let mut out = vec![0; moves.len()];
         // SAFETY: `out` holds one result per move.
-        let rc = unsafe { f(size as i32, rule, moves.as_ptr(), moves.len() as i32, out.as_mut_ptr()) };
+        let rc = unsafe { f(size as i32, code(rule), moves.as_ptr(), moves.len() as i32, out.as_mut_ptr()) };
         assert_eq!(rc, 0, "a legal game refused: {moves:?}");
         out
     }
 
     /// The planes in dojo's layout (plane-major), and the mask.
-    fn planes(&self, size: usize, rule: i32, moves: &[i32]) -> (Vec<f32>, Vec<f32>) {
+    fn planes(&self, size: usize, rule: Rule, moves: &[i32]) -> (Vec<f32>, Vec<f32>) {
         let f: PlanesFn = self.get("dojoGomokuPlanes");
         let n = size * size;
         let (mut planes, mut mask) = (vec![7.0; 8 * n], vec![7.0; n]);
         // SAFETY: the buffers hold size² cells of 8 planes and size² cells.
-        let rc =
-            unsafe { f(size as i32, rule, moves.as_ptr(), moves.len() as i32, planes.as_mut_ptr(), mask.as_mut_ptr()) };
+        let rc = unsafe {
+            f(size as i32, code(rule), moves.as_ptr(), moves.len() as i32, planes.as_mut_ptr(), mask.as_mut_ptr())
+        };
         assert_eq!(rc, 0);
         (plane_major(&planes, n), mask)
     }
 
-    fn layout_planes(&self, size: usize, rule: i32, cells: &[i32], last: i32) -> (i32, Vec<f32>) {
+    fn layout_planes(&self, size: usize, rule: Rule, cells: &[i32], last: i32) -> (i32, Vec<f32>) {
         let f: PlanesFn = self.get("dojoGomokuLayoutPlanes");
         let n = size * size;
         let (mut planes, mut mask) = (vec![7.0; 8 * n], vec![7.0; n]);
         // SAFETY: `cells` holds size² points, the buffers as in `planes`.
-        let side = unsafe { f(size as i32, rule, cells.as_ptr(), last, planes.as_mut_ptr(), mask.as_mut_ptr()) };
+        let side = unsafe { f(size as i32, code(rule), cells.as_ptr(), last, planes.as_mut_ptr(), mask.as_mut_ptr()) };
         (side, plane_major(&planes, n))
     }
 
-    fn lookahead(&self, size: usize, rule: i32, moves: &[i32], tactics: bool, vcf_nodes: u32) -> Look {
+    fn lookahead(&self, size: usize, rule: Rule, moves: &[i32], tactics: bool, vcf_nodes: u32) -> Look {
         let f: LookaheadFn = self.get("dojoGomokuLookahead");
         let mut out = vec![0; size * size];
         let mut count = 0;
@@ -105,7 +103,7 @@ impl Piece {
         let kind = unsafe {
             f(
                 size as i32,
-                rule,
+                code(rule),
                 moves.as_ptr(),
                 moves.len() as i32,
                 tactics as i32,
@@ -118,7 +116,7 @@ impl Piece {
         (kind, out[..count as usize].iter().map(|&a| a as Action).collect())
     }
 
-    fn threat_search(&self, size: usize, moves: &[i32], nodes: u32, given: &[Action]) -> Look {
+    fn threat_search(&self, size: usize, rule: Rule, moves: &[i32], nodes: u32, given: &[Action]) -> Look {
         let f: ThreatFn = self.get("dojoGomokuThreatSearch");
         let given: Vec<i32> = given.iter().map(|&a| a as i32).collect();
         let mut out = vec![0; size * size];
@@ -127,7 +125,7 @@ impl Piece {
         let kind = unsafe {
             f(
                 size as i32,
-                FREESTYLE,
+                code(rule),
                 moves.as_ptr(),
                 moves.len() as i32,
                 nodes as i32,
@@ -141,7 +139,7 @@ impl Piece {
         (kind, out[..count as usize].iter().map(|&a| a as Action).collect())
     }
 
-    fn vcf(&self, size: usize, rule: i32, moves: &[i32], attacker: Player, nodes: u32) -> VcfAnswer {
+    fn vcf(&self, size: usize, rule: Rule, moves: &[i32], attacker: Player, nodes: u32) -> VcfAnswer {
         let f: VcfFn = self.get("dojoGomokuVcf");
         let mut line = vec![0; 100];
         let (mut len, mut stats) = (0, [0i32; 2]);
@@ -149,7 +147,7 @@ impl Piece {
         let found = unsafe {
             f(
                 size as i32,
-                rule,
+                code(rule),
                 moves.as_ptr(),
                 moves.len() as i32,
                 attacker.index() as i32,
@@ -164,13 +162,18 @@ impl Piece {
         (line, stats[0] as u32, stats[1] == 1)
     }
 
-    fn hash(&self, size: usize, moves: &[i32]) -> u64 {
+    fn hash(&self, size: usize, rule: Rule, moves: &[i32]) -> u64 {
         let f: HashFn = self.get("dojoGomokuHash");
         let mut hash = 0;
         // SAFETY: one u64 out.
-        assert_eq!(unsafe { f(size as i32, FREESTYLE, moves.as_ptr(), moves.len() as i32, &mut hash) }, 0);
+        assert_eq!(unsafe { f(size as i32, code(rule), moves.as_ptr(), moves.len() as i32, &mut hash) }, 0);
         hash
     }
+}
+
+/// The piece's number for `rule` (its `Rule` enum): Gomocup's, 0 freestyle, 1 standard.
+fn code(rule: Rule) -> i32 {
+    rule.gomocup() as i32
 }
 
 /// The piece's cell-major planes (`planes[cell * 8 + k]`) in dojo's plane-major layout.
@@ -185,176 +188,34 @@ fn plane_major(planes: &[f32], n: usize) -> Vec<f32> {
 }
 
 // ---------------------------------------------------------------------------------------
-// A brute-force Gomoku: runs counted stone by stone, under either rule.
-
-#[derive(Clone)]
-struct Naive {
-    size: usize,
-    rule: i32,
-    /// 0 empty, 1 first player, 2 second, at y * size + x.
-    cells: Vec<u8>,
-    ply: usize,
-    won: bool,
-}
-
-const DIRS: [(isize, isize); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
-
-impl Naive {
-    fn new(size: usize, rule: i32) -> Naive {
-        Naive { size, rule, cells: vec![0; size * size], ply: 0, won: false }
-    }
-
-    fn at(&self, x: isize, y: isize) -> u8 {
-        let s = self.size as isize;
-        if x < 0 || y < 0 || x >= s || y >= s {
-            return 0;
-        }
-        self.cells[(y * s + x) as usize]
-    }
-
-    /// The run of `who`'s stones through point `a` along `d` were `a` one of them.
-    fn run(&self, who: u8, a: usize, (dx, dy): (isize, isize)) -> usize {
-        let (x, y) = ((a % self.size) as isize, (a / self.size) as isize);
-        let count = |sx: isize, sy: isize| (1..).take_while(|&k| self.at(x + k * sx, y + k * sy) == who).count();
-        1 + count(dx, dy) + count(-dx, -dy)
-    }
-
-    fn makes_five(&self, run: usize) -> bool {
-        if self.rule == STANDARD {
-            run == 5
-        } else {
-            run >= 5
-        }
-    }
-
-    /// Whether a stone of `who` on the empty point `a` wins.
-    fn five_point(&self, who: u8, a: usize) -> bool {
-        self.cells[a] == 0 && DIRS.iter().any(|&d| self.makes_five(self.run(who, a, d)))
-    }
-
-    /// Whether a stone of `who` on the empty point `a` makes five-points at two distinct
-    /// points along lines through `a` (an open four or a double four). Lays stones on the
-    /// board to look, and lifts them again.
-    fn open_four(&mut self, who: u8, a: usize) -> bool {
-        if self.cells[a] != 0 {
-            return false;
-        }
-        self.cells[a] = who;
-        let s = self.size as isize;
-        let (x, y) = ((a % self.size) as isize, (a / self.size) as isize);
-        let mut partners = 0;
-        for (dx, dy) in DIRS {
-            for e in (-4..=4).filter(|&e| e != 0) {
-                let (qx, qy) = (x + e * dx, y + e * dy);
-                if qx < 0 || qy < 0 || qx >= s || qy >= s || self.at(qx, qy) != 0 {
-                    continue;
-                }
-                // The five at q must hold a: every point between them is `who`'s.
-                let step = e.signum();
-                if !(1..e.abs()).all(|k| self.at(x + k * step * dx, y + k * step * dy) == who) {
-                    continue;
-                }
-                let q = (qy * s + qx) as usize;
-                partners += self.makes_five(self.run(who, q, (dx, dy))) as usize;
-            }
-        }
-        self.cells[a] = 0;
-        partners >= 2
-    }
-
-    fn play(&mut self, a: usize) {
-        let who = (self.ply % 2) as u8 + 1;
-        self.won = DIRS.iter().any(|&d| self.makes_five(self.run(who, a, d)));
-        self.cells[a] = who;
-        self.ply += 1;
-    }
-
-    fn result(&self) -> i32 {
-        if self.won {
-            1
-        } else if self.ply == self.cells.len() {
-            2
-        } else {
-            0
-        }
-    }
-
-    fn fives(&self, who: u8) -> Vec<Action> {
-        (0..self.cells.len()).filter(|&a| self.five_point(who, a)).map(|a| a as Action).collect()
-    }
-
-    /// dojo's planes by their definitions.
-    fn planes(&self, last: Option<usize>) -> Vec<f32> {
-        let n = self.cells.len();
-        let me = (self.ply % 2) as u8 + 1;
-        let them = 3 - me;
-        let mut out = vec![0.0; 8 * n];
-        let mut scratch = self.clone();
-        for a in 0..n {
-            let tests = [
-                self.cells[a] == me,
-                self.cells[a] == them,
-                last == Some(a),
-                true,
-                self.five_point(me, a),
-                self.five_point(them, a),
-                scratch.open_four(me, a),
-                scratch.open_four(them, a),
-            ];
-            for (k, t) in tests.into_iter().enumerate() {
-                out[k * n + a] = if t { 1.0 } else { 0.0 };
-            }
-        }
-        out
-    }
-
-    /// dojo's one-move lookahead by its definition.
-    fn lookahead(&self) -> Look {
-        let me = (self.ply % 2) as u8 + 1;
-        if let Some(&win) = self.fives(me).first() {
-            return (1, vec![win]);
-        }
-        match self.fives(3 - me)[..] {
-            [] => (0, (0..self.cells.len()).filter(|&a| self.cells[a] == 0).map(|a| a as Action).collect()),
-            [block] => (0, vec![block]),
-            _ => (2, vec![]),
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
 // Random games.
 
 /// A random game under `rule` to its end: mostly next to the stones already down (within
 /// two points, so lines, fours and VCFs are common), sometimes anywhere.
-fn random_game(size: usize, rule: i32, rng: &mut Rng) -> Vec<i32> {
-    let mut board = Naive::new(size, rule);
-    let mut moves = Vec::new();
-    while board.result() == 0 {
-        let near: Vec<usize> = (0..size * size).filter(|&a| board.cells[a] == 0 && near_stone(&board, a)).collect();
+fn random_game(size: usize, rule: Rule, rng: &mut Rng) -> Vec<i32> {
+    let mut g = Gomoku::with_rule(size, rule).unwrap();
+    let (mut moves, mut open) = (Vec::new(), Vec::new());
+    while g.outcome().is_none() {
+        g.legal_actions(&mut open);
+        let near: Vec<Action> = open.iter().copied().filter(|&a| near_stone(&g, a)).collect();
         let a = if !near.is_empty() && rng.random_bool(0.85) {
             near[rng.random_range(..near.len())]
         } else {
-            let open: Vec<usize> = (0..size * size).filter(|&a| board.cells[a] == 0).collect();
             open[rng.random_range(..open.len())]
         };
-        board.play(a);
+        g.play(a).unwrap();
         moves.push(a as i32);
     }
     moves
 }
 
-fn near_stone(board: &Naive, a: usize) -> bool {
-    let (x, y) = ((a % board.size) as isize, (a / board.size) as isize);
-    (-2..=2).any(|dy| (-2..=2).any(|dx| board.at(x + dx, y + dy) != 0))
-}
-
-fn dojo_game(size: usize, moves: &[i32]) -> Gomoku {
-    let mut g = Gomoku::new(size).unwrap();
-    for &m in moves {
-        g.play(m as Action).unwrap();
-    }
-    g
+fn near_stone(g: &Gomoku, a: Action) -> bool {
+    let (x, y) = g.point(a);
+    let stone = |dx: usize, dy: usize| match ((x + dx).checked_sub(2), (y + dy).checked_sub(2)) {
+        (Some(qx), Some(qy)) => g.stone(qx, qy).is_some(),
+        _ => false,
+    };
+    (0..5).any(|dy| (0..5).any(|dx| stone(dx, dy)))
 }
 
 fn dojo_result(g: &Gomoku) -> i32 {
@@ -404,37 +265,49 @@ struct Tally {
     /// Lines of more than one four, and searches that ran out of budget (at 100 nodes).
     long_lines: usize,
     out_of_budget: usize,
+    /// Standard positions whose stones, played under freestyle, give another result or
+    /// planes, and (ongoing under both rules) another lookahead or VCF line at 1000 nodes:
+    /// where the rules' answers differ, so the rule is compared and not only passed on.
+    other_than_freestyle: usize,
+    tactics_other_than_freestyle: usize,
 }
 
-/// Compares `piece` with dojo on every position of `games` random freestyle games a size;
+/// Compares `piece` with dojo on every position of `games` random games of `rule` a size;
 /// the first difference as an error.
-fn compare(piece: &Piece, games: usize, seed: u64) -> Result<Tally, String> {
+fn compare(piece: &Piece, rule: Rule, games: usize, seed: u64) -> Result<Tally, String> {
     let mut rng = Rng::seed_from_u64(seed);
     let mut tally = Tally::default();
     for size in SIZES {
         for _ in 0..games {
-            let moves = random_game(size, FREESTYLE, &mut rng);
-            compare_game(piece, size, &moves, &mut tally)?;
+            let moves = random_game(size, rule, &mut rng);
+            compare_game(piece, size, rule, &moves, &mut tally)?;
         }
     }
     Ok(tally)
 }
 
-fn compare_game(piece: &Piece, size: usize, moves: &[i32], tally: &mut Tally) -> Result<(), String> {
-    let results = piece.results(size, FREESTYLE, moves);
+fn compare_game(piece: &Piece, size: usize, rule: Rule, moves: &[i32], tally: &mut Tally) -> Result<(), String> {
+    let results = piece.results(size, rule, moves);
+    let mut g = Gomoku::with_rule(size, rule).unwrap();
+    // The same moves under freestyle while that game goes on (a standard game may go past
+    // an overline).
+    let mut twin = (rule == Rule::Standard).then(|| Gomoku::new(size).unwrap());
     for k in 0..=moves.len() {
         let prefix = &moves[..k];
-        let g = dojo_game(size, prefix);
-        let at = || format!("size {size}, moves {prefix:?}\n{}", g.render());
+        if k > 0 {
+            let m = moves[k - 1] as Action;
+            g.play(m).unwrap();
+            twin = twin.filter(|t| t.outcome().is_none()).map(|mut t| t.play(m).map(|_| t).unwrap());
+        }
+        let at = || format!("{rule}, size {size}, moves {prefix:?}\n{}", g.render());
         if k > 0 && results[k - 1] != dojo_result(&g) {
             return Err(format!("result {} against {}: {}", results[k - 1], dojo_result(&g), at()));
         }
-        if piece.hash(size, prefix) != g.hash() {
+        if piece.hash(size, rule, prefix) != g.hash() {
             return Err(format!("hash differs: {}", at()));
         }
-        let (planes, mask) = piece.planes(size, FREESTYLE, prefix);
-        let mut want = vec![0.0; 8 * size * size];
-        g.encode_planes(&mut want);
+        let (planes, mask) = piece.planes(size, rule, prefix);
+        let want = dojo_planes(&g);
         if let Some(i) = (0..want.len()).find(|&i| planes[i] != want[i]) {
             let n = size * size;
             return Err(format!("plane {} at ({}, {}) differs: {}", i / n, i % n % size, i % n / size, at()));
@@ -443,16 +316,44 @@ fn compare_game(piece: &Piece, size: usize, moves: &[i32], tally: &mut Tally) ->
             return Err(format!("mask differs: {}", at()));
         }
         if g.outcome().is_none() {
-            compare_tactics(piece, size, prefix, &g, tally).map_err(|e| format!("{e}: {}", at()))?;
+            compare_tactics(piece, size, rule, prefix, &g, tally).map_err(|e| format!("{e}: {}", at()))?;
+        }
+        if let Some(t) = &twin {
+            tally_rules(&g, t, tally);
         }
         tally.positions += 1;
     }
     Ok(())
 }
 
-fn compare_tactics(piece: &Piece, size: usize, moves: &[i32], g: &Gomoku, tally: &mut Tally) -> Result<(), String> {
+fn dojo_planes(g: &Gomoku) -> Vec<f32> {
+    let mut out = vec![0.0; 8 * g.size() * g.size()];
+    g.encode_planes(&mut out);
+    out
+}
+
+/// Counts where the standard position `g` and its freestyle twin `t` differ.
+fn tally_rules(g: &Gomoku, t: &Gomoku, tally: &mut Tally) {
+    let differs = dojo_result(g) != dojo_result(t) || dojo_planes(g) != dojo_planes(t);
+    tally.other_than_freestyle += differs as usize;
+    if g.outcome().is_none() && t.outcome().is_none() {
+        let line = |g: &Gomoku, attacker| vcf(g, attacker, 1000).line;
+        let tactics = dojo_expansion(g, true, 1000) != dojo_expansion(t, true, 1000)
+            || [Player::First, Player::Second].into_iter().any(|p| line(g, p) != line(t, p));
+        tally.tactics_other_than_freestyle += tactics as usize;
+    }
+}
+
+fn compare_tactics(
+    piece: &Piece,
+    size: usize,
+    rule: Rule,
+    moves: &[i32],
+    g: &Gomoku,
+    tally: &mut Tally,
+) -> Result<(), String> {
     for (tactics, nodes) in [(true, 0), (true, 100), (true, 1000), (false, 100)] {
-        let (got, want) = (piece.lookahead(size, FREESTYLE, moves, tactics, nodes), dojo_expansion(g, tactics, nodes));
+        let (got, want) = (piece.lookahead(size, rule, moves, tactics, nodes), dojo_expansion(g, tactics, nodes));
         if got != want {
             return Err(format!("lookahead (tactics {tactics}, {nodes} nodes) {got:?} against {want:?}"));
         }
@@ -466,14 +367,14 @@ fn compare_tactics(piece: &Piece, size: usize, moves: &[i32], g: &Gomoku, tally:
     g.legal_actions(&mut all);
     let mut narrowed = all.clone();
     let want = as_look(g.threat_search(1000, &mut narrowed), narrowed);
-    let got = piece.threat_search(size, moves, 1000, &all);
+    let got = piece.threat_search(size, rule, moves, 1000, &all);
     if got != want {
         return Err(format!("threat search {got:?} against {want:?}"));
     }
     tally.narrowed += (want.0 == 0 && want.1.len() < all.len()) as usize;
     for attacker in [Player::First, Player::Second] {
         for nodes in [0, 100, 1000] {
-            let (got, want) = (piece.vcf(size, FREESTYLE, moves, attacker, nodes), dojo_vcf(g, attacker, nodes));
+            let (got, want) = (piece.vcf(size, rule, moves, attacker, nodes), dojo_vcf(g, attacker, nodes));
             if got != want {
                 return Err(format!("vcf of {attacker:?} at {nodes} nodes {got:?} against {want:?}"));
             }
@@ -485,28 +386,50 @@ fn compare_tactics(piece: &Piece, size: usize, moves: &[i32], g: &Gomoku, tally:
     Ok(())
 }
 
-#[test]
-fn piece_matches_dojo_on_random_freestyle_games() {
-    let piece = Piece::build(PIECE);
-    let tally = compare(&piece, 30, 0x676f_6d6f_6b75).unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("{tally:?}");
-    // Enough positions, and enough of every answer, that a difference would have shown.
+/// Enough positions, and enough of every answer, that a difference would have shown.
+fn assert_enough(tally: &Tally) {
     assert!(tally.positions > 5000, "{tally:?}");
     assert!(tally.wins > 100 && tally.lost > 20 && tally.narrowed > 20 && tally.vcf_lines > 200, "{tally:?}");
     assert!(tally.long_lines > 100 && tally.out_of_budget > 20, "{tally:?}");
 }
 
-/// The test above can fail: pieces broken in the open-four plane, and in the prover's
-/// iterative deepening (the same lines, found with other node counts), are caught.
+#[test]
+fn piece_matches_dojo_on_random_freestyle_games() {
+    let piece = Piece::build(PIECE);
+    let tally = compare(&piece, Rule::Freestyle, 30, 0x676f_6d6f_6b75).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{tally:?}");
+    assert_enough(&tally);
+}
+
+#[test]
+fn piece_matches_dojo_on_random_standard_games() {
+    let piece = Piece::build(PIECE);
+    let tally = compare(&piece, Rule::Standard, 30, 0x0073_7464).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{tally:?}");
+    assert_enough(&tally);
+    // The rules part somewhere in these games, in the plain answers and in the tactics.
+    assert!(tally.other_than_freestyle > 20 && tally.tactics_other_than_freestyle > 20, "{tally:?}");
+}
+
+/// The tests above can fail: pieces broken in the open-four plane, in the prover's
+/// iterative deepening (the same lines, found with other node counts), in the standard
+/// rule's exact five and in its hash key, are caught.
 #[test]
 fn broken_pieces_fail_the_comparison() {
-    for (what, from, to) in [
-        ("open four", "out.open_four[p] |= fours[p] & partner;", "out.open_four[p] |= partner;"),
-        ("deepening", "uint32_t depth = 1; depth <= DEPTH_CAP", "uint32_t depth = 2; depth <= DEPTH_CAP"),
+    for (what, rule, from, to) in [
+        ("open four", Rule::Freestyle, "out.open_four[p] |= fours[p] & partner;", "out.open_four[p] |= partner;"),
+        (
+            "deepening",
+            Rule::Freestyle,
+            "uint32_t depth = 1; depth <= DEPTH_CAP",
+            "uint32_t depth = 2; depth <= DEPTH_CAP",
+        ),
+        ("exact five", Rule::Standard, "if (rule == STANDARD) w = w & ~at(-(k + 1)) & ~at(5 - k);", "(void)rule;"),
+        ("standard key", Rule::Standard, "standard = wyrand(state);", "standard = 0;"),
     ] {
         assert!(PIECE.contains(from), "{what}: the piece no longer holds {from:?}");
         let piece = Piece::build(&PIECE.replace(from, to));
-        let err = compare(&piece, 2, 5).expect_err(what);
+        let err = compare(&piece, rule, 2, 5).expect_err(what);
         eprintln!("{what}: {}", err.lines().next().unwrap_or(""));
     }
 }
@@ -515,110 +438,28 @@ fn broken_pieces_fail_the_comparison() {
 fn put_lays_out_the_position_play_reaches() {
     let piece = Piece::build(PIECE);
     let mut rng = Rng::seed_from_u64(11);
-    for size in SIZES {
-        for _ in 0..5 {
-            let moves = random_game(size, FREESTYLE, &mut rng);
-            let k = rng.random_range(..moves.len());
-            let prefix = &moves[..k];
-            let mut cells = vec![0; size * size];
-            for (i, &m) in prefix.iter().enumerate() {
-                cells[m as usize] = 1 + (i % 2) as i32;
-            }
-            let last = prefix.last().copied().unwrap_or(-1);
-            let (side, planes) = piece.layout_planes(size, FREESTYLE, &cells, last);
-            assert_eq!(side, (k % 2) as i32);
-            assert_eq!(planes, piece.planes(size, FREESTYLE, prefix).0, "size {size}, moves {prefix:?}");
-        }
-    }
-}
-
-/// The brute-force reference agrees with dojo under freestyle (so it is a fair judge of the
-/// standard rule), and the piece agrees with it under both rules: results, planes and the
-/// one-move lookahead.
-#[test]
-fn both_rules_match_the_brute_force_reference() {
-    let piece = Piece::build(PIECE);
-    let mut rng = Rng::seed_from_u64(0x0073_7464);
-    let mut positions = [0usize; 2];
-    for rule in [FREESTYLE, STANDARD] {
+    for rule in [Rule::Freestyle, Rule::Standard] {
         for size in SIZES {
-            for _ in 0..6 {
+            for _ in 0..5 {
                 let moves = random_game(size, rule, &mut rng);
-                let results = piece.results(size, rule, &moves);
-                let mut naive = Naive::new(size, rule);
-                for k in 0..=moves.len() {
-                    let prefix = &moves[..k];
-                    if k > 0 {
-                        naive.play(moves[k - 1] as usize);
-                        assert_eq!(results[k - 1], naive.result(), "rule {rule}, size {size}, {prefix:?}");
-                    }
-                    let last = prefix.last().map(|&m| m as usize);
-                    let want = naive.planes(last);
-                    assert_eq!(piece.planes(size, rule, prefix).0, want, "rule {rule}, size {size}, {prefix:?}");
-                    if rule == FREESTYLE {
-                        let mut dojo = vec![0.0; want.len()];
-                        dojo_game(size, prefix).encode_planes(&mut dojo);
-                        assert_eq!(dojo, want, "the reference is not dojo: size {size}, {prefix:?}");
-                    }
-                    if naive.result() == 0 {
-                        assert_eq!(piece.lookahead(size, rule, prefix, true, 0), naive.lookahead(), "{prefix:?}");
-                    }
-                    positions[rule as usize] += 1;
-                }
-            }
-        }
-    }
-    eprintln!("positions (freestyle, standard): {positions:?}");
-    assert!(positions.iter().all(|&n| n > 500), "{positions:?}");
-}
-
-/// Under the standard rule every VCF the piece proves is a forced win by exactly five:
-/// replayed, each defender move is the attacker's only five-point (at the end one of two)
-/// when the defender has none of its own, and the last move, only, wins.
-#[test]
-fn standard_vcf_lines_are_forced_wins() {
-    let piece = Piece::build(PIECE);
-    let mut rng = Rng::seed_from_u64(0x0076_6366);
-    let (mut lines, mut long) = (0, 0);
-    for size in SIZES {
-        for _ in 0..8 {
-            let moves = random_game(size, STANDARD, &mut rng);
-            for k in 0..moves.len() {
+                let k = rng.random_range(..moves.len());
                 let prefix = &moves[..k];
-                let attacker = if k % 2 == 0 { Player::First } else { Player::Second };
-                let (Some(line), _, _) = piece.vcf(size, STANDARD, prefix, attacker, 1000) else { continue };
-                check_forced(size, prefix, &line);
-                lines += 1;
-                long += (line.len() > 3) as usize;
+                let mut cells = vec![0; size * size];
+                for (i, &m) in prefix.iter().enumerate() {
+                    cells[m as usize] = 1 + (i % 2) as i32;
+                }
+                let last = prefix.last().copied().unwrap_or(-1);
+                let (side, planes) = piece.layout_planes(size, rule, &cells, last);
+                assert_eq!(side, (k % 2) as i32);
+                assert_eq!(planes, piece.planes(size, rule, prefix).0, "{rule}, size {size}, moves {prefix:?}");
             }
         }
-    }
-    eprintln!("standard VCF lines replayed: {lines}, of more than one four: {long}");
-    assert!(lines > 100 && long > 20, "{lines} lines, {long} long");
-}
-
-fn check_forced(size: usize, prefix: &[i32], line: &[Action]) {
-    let mut board = Naive::new(size, STANDARD);
-    for &m in prefix {
-        board.play(m as usize);
-    }
-    let attacker = (board.ply % 2) as u8 + 1;
-    for (i, &m) in line.iter().enumerate() {
-        assert_eq!(board.cells[m as usize], 0, "{prefix:?} {line:?}");
-        if i % 2 == 1 {
-            // The forced block, or at the end one of the attacker's two fives.
-            let fives = board.fives(attacker);
-            let forced = if i + 2 == line.len() { fives.len() >= 2 } else { fives.len() == 1 };
-            assert!(forced && fives.contains(&m), "a defence not forced: {fives:?}, {prefix:?} {line:?}");
-            assert!(board.fives(3 - attacker).is_empty(), "the defender wins first: {prefix:?} {line:?}");
-        }
-        board.play(m as usize);
-        assert_eq!(board.result() == 1, i + 1 == line.len(), "{prefix:?} {line:?}");
     }
 }
 
 // ---------------------------------------------------------------------------------------
-// The standard rule on hand-built positions (size 15; O's stones far from X's).
+// The standard rule on hand-built positions (size 15; O's stones far from X's): the
+// piece's answers where the rules part, and dojo's on every position of the layout.
 
 /// The moves giving X the stones `xs` and O the stones `os` (points (x, y)), alternately,
 /// X first; `xs` has as many stones as `os` or one more.
@@ -634,6 +475,13 @@ fn layout(xs: &[(i32, i32)], os: &[(i32, i32)]) -> Vec<i32> {
     moves
 }
 
+/// Compares `piece` with dojo on every position of `moves` (size 15) under both rules.
+fn agrees_with_dojo(piece: &Piece, moves: &[i32]) {
+    for rule in [Rule::Freestyle, Rule::Standard] {
+        compare_game(piece, 15, rule, moves, &mut Tally::default()).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
 /// O's stones, scattered so that they make no line.
 const O_FAR: [(i32, i32); 6] = [(0, 14), (3, 12), (6, 14), (9, 12), (12, 14), (14, 11)];
 
@@ -643,8 +491,9 @@ fn standard_overline_does_not_win() {
     // X: 0 1 _ 3 4 5 on row 2, then X plays 2: six in a row.
     let mut moves = layout(&[(0, 2), (1, 2), (3, 2), (4, 2), (5, 2)], &O_FAR[..5]);
     moves.push(2 * 15 + 2);
-    assert_eq!(*piece.results(15, STANDARD, &moves).last().unwrap(), 0, "six is no win under standard");
-    assert_eq!(*piece.results(15, FREESTYLE, &moves).last().unwrap(), 1, "six wins under freestyle");
+    agrees_with_dojo(&piece, &moves);
+    assert_eq!(*piece.results(15, Rule::Standard, &moves).last().unwrap(), 0, "six is no win under standard");
+    assert_eq!(*piece.results(15, Rule::Freestyle, &moves).last().unwrap(), 1, "six wins under freestyle");
 }
 
 #[test]
@@ -655,7 +504,8 @@ fn standard_five_beside_an_opponent_stone_wins() {
     os.extend_from_slice(&O_FAR[..3]);
     let mut moves = layout(&[(1, 2), (2, 2), (3, 2), (4, 2)], &os);
     moves.push(2 * 15);
-    let results = piece.results(15, STANDARD, &moves);
+    agrees_with_dojo(&piece, &moves);
+    let results = piece.results(15, Rule::Standard, &moves);
     assert_eq!(results, vec![0, 0, 0, 0, 0, 0, 0, 0, 1]);
 }
 
@@ -665,17 +515,19 @@ fn standard_five_point_is_exactly_five() {
     // X to move with X X _ X X X on row 2 (x 0..5): 2 makes six, so it is no five-point
     // under standard; under freestyle it wins at once.
     let moves = layout(&[(0, 2), (1, 2), (3, 2), (4, 2), (5, 2)], &O_FAR[..5]);
+    agrees_with_dojo(&piece, &moves);
     let point = 2 * 15 + 2;
     let n = 225;
-    let (standard, _) = piece.planes(15, STANDARD, &moves);
-    let (freestyle, _) = piece.planes(15, FREESTYLE, &moves);
+    let (standard, _) = piece.planes(15, Rule::Standard, &moves);
+    let (freestyle, _) = piece.planes(15, Rule::Freestyle, &moves);
     assert_eq!((standard[4 * n + point], freestyle[4 * n + point]), (0.0, 1.0));
-    assert_eq!(piece.lookahead(15, FREESTYLE, &moves, true, 0), (1, vec![point as Action]));
-    let (kind, _) = piece.lookahead(15, STANDARD, &moves, true, 0);
+    assert_eq!(piece.lookahead(15, Rule::Freestyle, &moves, true, 0), (1, vec![point as Action]));
+    let (kind, _) = piece.lookahead(15, Rule::Standard, &moves, true, 0);
     assert_eq!(kind, 0, "no win at once under standard");
     // Without the stone on 0, X _ X X X (x 1..5) makes exactly five at 2: a win.
     let moves = layout(&[(1, 2), (3, 2), (4, 2), (5, 2)], &O_FAR[..4]);
-    assert_eq!(piece.lookahead(15, STANDARD, &moves, true, 0), (1, vec![point as Action]));
+    agrees_with_dojo(&piece, &moves);
+    assert_eq!(piece.lookahead(15, Rule::Standard, &moves, true, 0), (1, vec![point as Action]));
 }
 
 #[test]
@@ -685,10 +537,11 @@ fn standard_open_four_needs_two_exact_fives() {
     // (0..5: six, not a five under standard) and 6 (2..6: five): an open four under
     // freestyle only. A stone on 1 makes 0..4, five at once under both.
     let moves = layout(&[(0, 2), (2, 2), (3, 2), (4, 2)], &O_FAR[..4]);
+    agrees_with_dojo(&piece, &moves);
     let n = 225;
     let at5 = 2 * 15 + 5;
-    let (standard, _) = piece.planes(15, STANDARD, &moves);
-    let (freestyle, _) = piece.planes(15, FREESTYLE, &moves);
+    let (standard, _) = piece.planes(15, Rule::Standard, &moves);
+    let (freestyle, _) = piece.planes(15, Rule::Freestyle, &moves);
     assert_eq!((standard[6 * n + at5], freestyle[6 * n + at5]), (0.0, 1.0));
     let at1 = 2 * 15 + 1;
     assert_eq!((standard[4 * n + at1], freestyle[4 * n + at1]), (1.0, 1.0));
@@ -700,11 +553,12 @@ fn standard_vcf_does_not_count_on_an_overline() {
     // X: 1 2 _ 4 _ 6 7 on row 2, X to move. Freestyle: 3 makes 1..4, with fives at 0 and at
     // 5 (1..7, seven in a row): two, a win with one four.
     let moves = layout(&[(1, 2), (2, 2), (4, 2), (6, 2), (7, 2)], &O_FAR[..5]);
-    let (line, _, _) = piece.vcf(15, FREESTYLE, &moves, Player::First, 1000);
+    agrees_with_dojo(&piece, &moves);
+    let (line, _, _) = piece.vcf(15, Rule::Freestyle, &moves, Player::First, 1000);
     assert_eq!(line, Some(vec![2 * 15 + 3, 2 * 15, 2 * 15 + 5]));
     // Standard: every four of the row has one exact five (3 → 0, 5 → 8, 0 → 3, 8 → 5: the
     // overlines do not count) and each block leaves nothing: no VCF.
-    let (line, nodes, out_of_budget) = piece.vcf(15, STANDARD, &moves, Player::First, 1000);
+    let (line, nodes, out_of_budget) = piece.vcf(15, Rule::Standard, &moves, Player::First, 1000);
     assert_eq!((line, out_of_budget), (None, false), "{nodes} nodes");
 }
 

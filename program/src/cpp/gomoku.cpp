@@ -1,16 +1,17 @@
 // The Gomoku game piece of an exported engine (`dojo export gomocup`): dojo's Gomoku
 // (game/src/gomoku.rs, gomoku/threats.rs, gomoku/vcf.rs) in plain C++, step for step:
 // - the board as rows of bits per player (bit x of row y), the five check through the new
-//   stone, Zobrist hashes from the same keys (wyrand, the same seed);
+//   stone, Zobrist hashes from the same keys (wyrand, the same seed; a STANDARD position's
+//   xors in the same extra key);
 // - the network's eight input planes (`encode_planes`): the side to move's stones, the
 //   opponent's, the last move, ones, then the five-points and open-four points of the side
 //   to move and of the opponent, computed bit-parallel as threats.rs does;
 // - the lookahead (win at once, block the only five, lost to two) and the bounded VCF
 //   prover with the same move order, iterative deepening, depth cap and table (so the same
 //   budget gives the same answer, node for node), and `threat_search` on top of it.
-// Two rules: FREESTYLE (five or more wins: dojo's) and STANDARD (exactly five wins; an
-// overline does not). Under STANDARD a five-point is a point where the stone makes a run of
-// exactly five, and fours, open fours and the VCF prover use that definition throughout.
+// Two rules, dojo's `Rule`: FREESTYLE (five or more wins) and STANDARD (exactly five wins;
+// an overline does not). Under STANDARD a five-point is a point where the stone makes a run
+// of exactly five, and fours, open fours and the VCF prover use that definition throughout.
 //
 // The piece stands at file scope: it opens namespace dojo itself (the generated settings,
 // TACTICS and VCF_NODES, are read from it) and ends with the `dojoGomoku*` entry points
@@ -69,11 +70,13 @@ inline uint64_t wyrand(uint64_t& state) {
 }
 
 // dojo's Zobrist table (game/src/gomoku.rs, `zobrist`): keyed by the largest board's point
-// y * MAX_SIDE + x, then the side key, then one key per size.
+// y * MAX_SIDE + x, then the side key, then one key per size, then the key a STANDARD
+// position's hash has xored in (the same stones are another position under another rule).
 struct Zobrist {
     uint64_t stones[2][MAX_ACTIONS];
     uint64_t side;
     uint64_t sizes[MAX_SIDE + 1];
+    uint64_t standard;
     Zobrist() {
         uint64_t seed = 0x676f6d6f6b755a6fULL;
         uint64_t state = wyrand(seed);  // WyRand::seed_from_u64
@@ -81,6 +84,7 @@ struct Zobrist {
             for (auto& k : table) k = wyrand(state);
         side = wyrand(state);
         for (auto& k : sizes) k = wyrand(state);
+        standard = wyrand(state);
     }
 };
 const Zobrist ZOBRIST;
@@ -204,7 +208,7 @@ struct Board {
         b.w = b.h = size;
         b.rule = rule;
         b.open = size * size;
-        b.hash = gomoku::ZOBRIST.sizes[size];
+        b.hash = gomoku::ZOBRIST.sizes[size] ^ (rule == STANDARD ? gomoku::ZOBRIST.standard : 0);
         return b;
     }
 
