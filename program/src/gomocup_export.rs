@@ -131,7 +131,8 @@ pub fn write_brain(
         return Err(GomocupExportError::Rollouts);
     }
     let arch = &loaded.sidecar.architecture;
-    let not_any_size = || GomocupExportError::NotAnySizeGomoku { path: model_path.to_path_buf(), game: arch.game.clone() };
+    let not_any_size =
+        || GomocupExportError::NotAnySizeGomoku { path: model_path.to_path_buf(), game: arch.game.clone() };
     if !arch.any_size || arch.game.family() != "gomoku" || arch.input_channels != PLANES {
         return Err(not_any_size());
     }
@@ -159,12 +160,7 @@ pub fn write_brain(
     let source = dir.join(format!("pbrain-{name}.cpp"));
     dojo_game::util::atomic_write(&source, source_text.as_bytes())
         .map_err(|error| GomocupExportError::Write { path: source.clone(), error })?;
-    Ok(Exported {
-        source,
-        bytes: source_text.len() as u64,
-        shape: format!("{}x{}", arch.blocks, arch.channels),
-        sizes,
-    })
+    Ok(Exported { source, bytes: source_text.len() as u64, shape: format!("{}x{}", arch.blocks, arch.channels), sizes })
 }
 
 /// The mingw-w64 compilers tried for the Windows build, in order.
@@ -184,7 +180,9 @@ pub fn build(source: &Path, target: Target) -> Result<PathBuf, GomocupExportErro
     let stem = source.with_extension("");
     let (compiler, output) = match target {
         Target::Linux => ("g++".to_string(), stem),
-        Target::Windows => (windows_compiler().ok_or(GomocupExportError::NoWindowsCompiler)?, stem.with_extension("exe")),
+        Target::Windows => {
+            (windows_compiler().ok_or(GomocupExportError::NoWindowsCompiler)?, stem.with_extension("exe"))
+        }
     };
     let flags: &[&str] = match target {
         Target::Linux => &["-O2", "-static-libstdc++", "-static-libgcc"],

@@ -9,6 +9,7 @@
 //! every saiblo board, with each of the strategy's convolutions the machine runs (the AVX2
 //! kernel and the portable one).
 
+use crate::cpp_export::{self, BuildFailure, GamePart, SearchSettings};
 use dojo_arbiter::saiblo::SaibloView;
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
@@ -17,7 +18,6 @@ use dojo_net::checkpoint::{self, CheckpointError, Loaded};
 use dojo_net::folded::FoldedNetwork;
 use dojo_net::model::Model;
 use dojo_net::precision::Precision;
-use crate::cpp_export::{self, BuildFailure, GamePart, SearchSettings};
 use dojo_search::config::SearchConfig;
 use rand::{RngExt, SeedableRng};
 use std::ffi::c_int;
@@ -414,9 +414,8 @@ mod tests {
     fn the_rollout_settings_are_the_strategys_constants() {
         let mut config = default_settings();
         assert_eq!((config.search.rollouts, config.search.rollout_weight), (EXPORT_ROLLOUTS, 0.5));
-        assert!(
-            cpp_export::settings(&config).contains("constexpr uint32_t ROLLOUTS = 4u;\nconstexpr float ROLLOUT_WEIGHT = 5e-1f;\n")
-        );
+        assert!(cpp_export::settings(&config)
+            .contains("constexpr uint32_t ROLLOUTS = 4u;\nconstexpr float ROLLOUT_WEIGHT = 5e-1f;\n"));
         config.search.apply(&["search.rollouts=0", "search.rollout_weight=0.25"]).unwrap();
         let text = cpp_export::settings(&config);
         assert!(

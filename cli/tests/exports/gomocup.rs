@@ -224,8 +224,21 @@ fn a_gomocup_brain_plays_as_its_net_player_does() {
     let net = format!("net:{}:sims=32:noavg:vcf=1000", shipped("gomoku-any"));
     let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/openings/gomoku15.txt");
     let out = dojo(&[
-        "match", "--a", &brain, "--b", &net, "--game", "gomoku:15", "--games", "12", "--parallel", "2",
-        "--openings", path(&book), "--json", "--verbose",
+        "match",
+        "--a",
+        &brain,
+        "--b",
+        &net,
+        "--game",
+        "gomoku:15",
+        "--games",
+        "12",
+        "--parallel",
+        "2",
+        "--openings",
+        path(&book),
+        "--json",
+        "--verbose",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !stderr.contains("forfeit"), "{stderr}");
@@ -263,7 +276,10 @@ fn what_cannot_be_a_gomocup_brain_is_refused() {
     let out = path(dir.path());
     let board_specific = shipped("gomoku15");
     let said = error_line(&["export", "gomocup", "--model", &board_specific, "--out", out]);
-    assert!(said.contains("a network for gomoku:15 cannot be a Gomocup brain: export an any-size Gomoku network"), "{said}");
+    assert!(
+        said.contains("a network for gomoku:15 cannot be a Gomocup brain: export an any-size Gomoku network"),
+        "{said}"
+    );
     let connect4 = shipped("connect4-saiblo");
     let said = error_line(&["export", "gomocup", "--model", &connect4, "--out", out]);
     assert!(said.contains("cannot be a Gomocup brain"), "{said}");
