@@ -35,8 +35,8 @@ pub const DEFAULT_MOVE_MS: u64 = 5000;
 pub const GOMOCUP_MEMORY: u64 = 350 << 20;
 /// What the brain's process holds besides the search graph (code, weights, the network's
 /// scratch, the C++ runtime; under wine, its loader too): the graph gets the rest of
-/// `max_memory`.
-pub const MEMORY_BESIDES_GRAPH: u64 = 48 << 20;
+/// `max_memory`. The Linux brain holds 3 MB before its first search (docs/records/gomocup.md).
+pub const MEMORY_BESIDES_GRAPH: u64 = 16 << 20;
 /// The VCF prover's budget at each expanded position unless told otherwise: 1,000 nodes, as
 /// docs/gomoku-vcf.md measures it in play.
 pub const EXPORT_VCF_NODES: u32 = 1000;

@@ -173,26 +173,27 @@ fn a_gomocup_brain_plays_the_standard_rule() {
     brain.tell("END");
 }
 
-/// The graph stays within `INFO max_memory`: a brain told 120 MB searching 20x20 moves of a
-/// second keeps its peak resident memory under it.
+/// The graph stays within `INFO max_memory`: a brain told 40 MiB searching 20x20 moves of
+/// 1.5 s fills it (its MESSAGE says so) and keeps its peak resident memory under it.
 #[test]
 fn a_gomocup_brain_keeps_within_its_memory() {
     let dir = tempfile::tempdir().unwrap();
     let brain_path = linux_brain(dir.path());
     let mut brain = Brain::start(&mut Command::new(&brain_path));
     assert_eq!(brain.ask("START 20"), "OK");
-    let limit = 120u64 << 20;
+    let limit = 40u64 << 20;
     brain.tell(&format!("INFO max_memory {limit}"));
     brain.tell("INFO timeout_turn 1500");
     let mut answer = brain.ask("BEGIN");
     for k in 0..4 {
-        let (x, y) = point(&answer);
+        let (x, _) = point(&answer);
         // Far from the brain's stones, a different point each time.
         let reply = if x < 10 { format!("19,{k}") } else { format!("0,{k}") };
         answer = brain.ask(&format!("TURN {reply}"));
     }
     let peak = brain.peak_memory();
     assert!(peak < limit, "peak {peak} bytes over the {limit} told");
+    assert!(brain.messages.iter().any(|m| m.ends_with(", memory full")), "the limit bound: {:?}", brain.messages);
     brain.tell("END");
     assert!(brain.child.wait().unwrap().success());
 }

@@ -182,11 +182,13 @@ struct Search {
                table.bucket_count() * sizeof(void*);
     }
 
-    // No more playouts fit: past MAX_NODES, or the next growth of a vector (a block twice
-    // its size, while the old one is still held) would take the graph past its budget.
+    // No more playouts fit: past MAX_NODES, or a vector that a playout may fill (it adds a
+    // few nodes and at most MAX_ACTIONS edges) would have to grow, taking a block twice its
+    // size while the old one is still held, past the graph's budget.
     bool full() const {
-        size_t growth = 2 * std::max(nodes.capacity() * sizeof(Node), edges.capacity() * sizeof(Edge));
-        return nodes.size() >= MAX_NODES || graph_bytes() + growth > memory_budget;
+        size_t grow_nodes = nodes.size() + 4 > nodes.capacity() ? 2 * nodes.capacity() * sizeof(Node) : 0;
+        size_t grow_edges = edges.size() + MAX_ACTIONS > edges.capacity() ? 2 * edges.capacity() * sizeof(Edge) : 0;
+        return nodes.size() >= MAX_NODES || graph_bytes() + std::max(grow_nodes, grow_edges) > memory_budget;
     }
 
     void clear() {
