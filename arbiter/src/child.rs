@@ -38,10 +38,10 @@ pub enum ChildError {
 impl ChildError {
     /// What kind of failure it is, as a match counts forfeits: silence is a time-out, the
     /// rest a crash.
-    pub fn kind(&self) -> crate::matches::ForfeitKind {
+    pub fn kind(&self) -> crate::forfeit::ForfeitKind {
         match self {
-            ChildError::Timeout { .. } => crate::matches::ForfeitKind::Time,
-            ChildError::Spawn { .. } | ChildError::Crashed { .. } => crate::matches::ForfeitKind::Crash,
+            ChildError::Timeout { .. } => crate::forfeit::ForfeitKind::Time,
+            ChildError::Spawn { .. } | ChildError::Crashed { .. } => crate::forfeit::ForfeitKind::Crash,
         }
     }
 }

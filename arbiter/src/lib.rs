@@ -4,6 +4,7 @@ pub mod bench;
 pub mod charts;
 pub mod child;
 pub mod contest;
+pub mod forfeit;
 pub mod gatekeeper;
 pub mod gating;
 pub mod gomocup;

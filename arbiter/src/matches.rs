@@ -6,6 +6,7 @@
 
 use crate::child::ChildError;
 use crate::contest::{OnePlayer, TwoPlayer};
+use crate::forfeit::ForfeitKind;
 use crate::gomocup::manager::EngineError;
 use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
@@ -107,34 +108,6 @@ pub struct GameResult {
 
 fn no_clocks(clocks: &[Option<ClockUse>; 2]) -> bool {
     clocks.iter().all(Option::is_none)
-}
-
-/// What kind of failure lost a player a game: its time ran out, it crashed (or could not
-/// start), it played an illegal move or answered something that is not a move, or it
-/// refused to play (the board, the rule); other: a failure of dojo's own players.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ForfeitKind {
-    Time,
-    Crash,
-    Illegal,
-    Unparsable,
-    Refused,
-    Other,
-}
-
-impl ForfeitKind {
-    /// Its name in reports (as in JSON).
-    pub fn name(self) -> &'static str {
-        match self {
-            ForfeitKind::Time => "time",
-            ForfeitKind::Crash => "crash",
-            ForfeitKind::Illegal => "illegal",
-            ForfeitKind::Unparsable => "unparsable",
-            ForfeitKind::Refused => "refused",
-            ForfeitKind::Other => "other",
-        }
-    }
 }
 
 /// Wins, draws and losses of A against B: how every contest counts a player's games (a

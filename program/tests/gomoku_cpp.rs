@@ -15,9 +15,10 @@ use rand::{RngExt, SeedableRng};
 use std::process::Command;
 
 const PIECE: &str = include_str!("../src/cpp/gomoku.cpp");
+/// What every exported engine has before its game (cpp/common.cpp).
+const COMMON: &str = include_str!("../src/cpp/common.cpp");
 /// What the generated part of an export defines before the piece.
-const PRELUDE: &str = "#include <cstdint>\nnamespace dojo {\nconstexpr bool TACTICS = true;\n\
-                       constexpr uint32_t VCF_NODES = 100u;\n}\n";
+const SETTINGS: &str = "namespace dojo {\nconstexpr bool TACTICS = true;\nconstexpr uint32_t VCF_NODES = 100u;\n}\n";
 const SIZES: [usize; 4] = [7, 9, 15, 20];
 
 type ResultsFn = unsafe extern "C" fn(i32, i32, *const i32, i32, *mut i32) -> i32;
@@ -45,7 +46,7 @@ impl Piece {
     fn build(source: &str) -> Piece {
         let dir = tempfile::tempdir().unwrap();
         let cpp = dir.path().join("gomoku.cpp");
-        std::fs::write(&cpp, format!("{PRELUDE}{source}")).unwrap();
+        std::fs::write(&cpp, format!("{COMMON}{SETTINGS}{source}")).unwrap();
         let so = dir.path().join("gomoku.so");
         let out = Command::new("g++")
             .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o"])
@@ -567,12 +568,12 @@ fn standard_vcf_does_not_count_on_an_overline() {
 fn piece_builds_with_mingw() {
     let compiler = "x86_64-w64-mingw32-g++-win32";
     if Command::new(compiler).arg("--version").output().is_err() {
-        eprintln!("{compiler} is not installed: not checked");
+        eprintln!("SKIPPED: {compiler} is not installed (scripts/setup-wine.sh installs it)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let cpp = dir.path().join("gomoku.cpp");
-    std::fs::write(&cpp, format!("{PRELUDE}{PIECE}")).unwrap();
+    std::fs::write(&cpp, format!("{COMMON}{SETTINGS}{PIECE}")).unwrap();
     let out = Command::new(compiler)
         .args(["-std=c++17", "-O2", "-static", "-Wall", "-Wextra", "-Werror", "-c", "-o"])
         .arg(dir.path().join("gomoku.o"))

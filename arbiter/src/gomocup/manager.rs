@@ -35,7 +35,7 @@
 //! arguments as commands of their own) is sent once more, its further `ERROR` lines skipped.
 
 use crate::child::{answer_deadline, ChildError, LineChild};
-use crate::matches::ForfeitKind;
+use crate::forfeit::ForfeitKind;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{Action, Game, Player, ToMove};
 use dojo_search::player::{Agent, ClockUse, MoveError};

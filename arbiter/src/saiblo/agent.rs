@@ -67,8 +67,8 @@ pub enum StrategyError {
 
 impl StrategyError {
     /// What kind of failure it is, as a match counts forfeits.
-    pub fn kind(&self) -> crate::matches::ForfeitKind {
-        use crate::matches::ForfeitKind;
+    pub fn kind(&self) -> crate::forfeit::ForfeitKind {
+        use crate::forfeit::ForfeitKind;
         match self {
             StrategyError::Child(child) => child.kind(),
             StrategyError::Load { .. } => ForfeitKind::Crash,

@@ -204,8 +204,13 @@ fn a_gomocup_brain_keeps_within_its_memory() {
 fn a_gomocup_brain_plays_through_dojos_manager() {
     let dir = tempfile::tempdir().unwrap();
     let brain_path = linux_brain(dir.path());
-    let player = format!("pbrain:clock=400ms:{}", path(&brain_path));
-    let out = dojo(&["match", "--a", &player, "--b", "random", "--game", "gomoku:15", "--games", "2", "--json"]);
+    wins_two_of_two_against_random(&format!("pbrain:clock=400ms:{}", path(&brain_path)));
+}
+
+/// `player` (a brain) plays two games of 15x15 against a random player: both won, neither
+/// forfeited.
+fn wins_two_of_two_against_random(player: &str) {
+    let out = dojo(&["match", "--a", player, "--b", "random", "--game", "gomoku:15", "--games", "2", "--json"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("forfeit"), "{stderr}");
@@ -262,13 +267,7 @@ fn a_windows_gomocup_brain_plays_under_wine() {
     let said = export(dir.path(), &["--targets", "windows", "--check", "0"]);
     let exe = dir.path().join("pbrain-dojo.exe");
     assert!(said.contains(&format!("built {}", exe.display())), "{said}");
-    let player = format!("pbrain:clock=2s:{} {}", wine.to_str().unwrap(), path(&exe));
-    let out = dojo(&["match", "--a", &player, "--b", "random", "--game", "gomoku:15", "--games", "2", "--json"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(!stderr.contains("forfeit"), "{stderr}");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((report["games"].as_u64(), report["wins"].as_u64()), (Some(2), Some(2)), "{report}");
+    wins_two_of_two_against_random(&format!("pbrain:clock=2s:{} {}", wine.to_str().unwrap(), path(&exe)));
 }
 
 #[test]

@@ -13,13 +13,10 @@
 // an overline does not). Under STANDARD a five-point is a point where the stone makes a run
 // of exactly five, and fours, open fours and the VCF prover use that definition throughout.
 //
-// The piece stands at file scope: it opens namespace dojo itself (the generated settings,
-// TACTICS and VCF_NODES, are read from it) and ends with the `dojoGomoku*` entry points
-// (extern "C") that the agreement tests (program/tests/gomoku_cpp.rs) call.
-
-#include <cstdint>
-#include <cstring>
-#include <vector>
+// Like every part it opens namespace dojo itself, after common.cpp (its bit counts) and the
+// generated settings (TACTICS, VCF_NODES), and ends with the `dojoGomoku*` entry points
+// (extern "C") that the agreement tests (program/tests/gomoku_cpp.rs) and `dojo export
+// gomocup --check` call.
 
 namespace dojo {
 
@@ -33,26 +30,6 @@ enum Rule : int { FREESTYLE = 0, STANDARD = 1 };
 namespace gomoku {
 
 constexpr int MIN_SIDE = 7;
-
-inline int ctz32(uint32_t x) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctz(x);
-#else
-    int n = 0;
-    while (!(x & 1)) x >>= 1, ++n;
-    return n;
-#endif
-}
-
-inline int popcount32(uint32_t x) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_popcount(x);
-#else
-    int n = 0;
-    for (; x; x &= x - 1) ++n;
-    return n;
-#endif
-}
 
 // wyrand (final v4.2, the `wyrand` crate's WyRand): the generator dojo's Zobrist table is
 // drawn from. The VCF prover's table is indexed by these keys, so which refuted positions
@@ -291,7 +268,7 @@ struct Board {
         out.clear();
         if (result != ONGOING) return;
         for (int y = 0; y < w; ++y)
-            for (uint32_t f = free_row(y); f; f &= f - 1) out.push_back(y * w + gomoku::ctz32(f));
+            for (uint32_t f = free_row(y); f; f &= f - 1) out.push_back(y * w + ctz64(f));
     }
 
     // The empty points as rows (zero past the board).
@@ -355,7 +332,7 @@ inline void winning_points(const Board& b, int p, size_t limit, std::vector<int>
     Bits five = five_points(b, p);
     for (int y = 0; y < b.w; ++y)
         for (uint32_t r = five.row(y); r; r &= r - 1) {
-            out.push_back(y * b.w + ctz32(r));
+            out.push_back(y * b.w + ctz64(r));
             if (out.size() == limit) return;
         }
 }
@@ -369,7 +346,7 @@ void encode(const Board& b, float* planes, float* mask) {
     int me = b.side();
     auto set_bits = [&](int plane, const gomoku::Bits& bits) {
         for (int y = 0; y < b.w; ++y)
-            for (uint32_t r = bits.row(y); r; r &= r - 1) planes[(y * b.w + gomoku::ctz32(r)) * PLANES + plane] = 1.0f;
+            for (uint32_t r = bits.row(y); r; r &= r - 1) planes[(y * b.w + ctz64(r)) * PLANES + plane] = 1.0f;
     };
     gomoku::Threats t = gomoku::threats(b);
     for (int k = 0; k < 2; ++k) {
@@ -483,7 +460,7 @@ struct Prover {
         std::memset(depths, 0, sizeof depths);
         for (int side = 0; side < 2; ++side)
             for (int y = 0; y < s; ++y)
-                for (uint32_t r = b.rows[side][y]; r; r &= r - 1) toggle(side, Pt{(uint8_t)ctz32(r), (uint8_t)y});
+                for (uint32_t r = b.rows[side][y]; r; r &= r - 1) toggle(side, Pt{(uint8_t)ctz64(r), (uint8_t)y});
     }
 
     // Places or lifts a stone of `side`.
@@ -504,8 +481,8 @@ struct Prover {
         uint32_t own = bits[side][dir][idx], theirs = bits[1 - side][dir][idx];
         for (int start = from; start <= to; ++start) {
             uint32_t w = 0x1fu << start;
-            if ((theirs & w) == 0 && popcount32(own & w) == 4 && (rule != STANDARD || (own & beside(start)) == 0))
-                out.add(point_of(s, dir, idx, ctz32(w & ~own)));
+            if ((theirs & w) == 0 && popcount64(own & w) == 4 && (rule != STANDARD || (own & beside(start)) == 0))
+                out.add(point_of(s, dir, idx, ctz64(w & ~own)));
         }
     }
 
@@ -534,7 +511,7 @@ struct Prover {
             for (int idx = 0; idx < lines(dir); ++idx) {
                 int lo, hi;
                 span(s, dir, idx, lo, hi);
-                if (hi < lo + 4 || popcount32(bits[side][dir][idx]) < 4) continue;
+                if (hi < lo + 4 || popcount64(bits[side][dir][idx]) < 4) continue;
                 fives_on(side, dir, idx, lo, hi - 4, out);
                 if (out.count == 2) return out;
             }
@@ -549,14 +526,14 @@ struct Prover {
                 uint32_t own = bits[side][dir][idx];
                 int lo, hi;
                 span(s, dir, idx, lo, hi);
-                if (hi < lo + 4 || popcount32(own) < 3) continue;
+                if (hi < lo + 4 || popcount64(own) < 3) continue;
                 uint32_t theirs = bits[1 - side][dir][idx];
                 for (int start = lo; start <= hi - 4; ++start) {
                     uint32_t w = 0x1fu << start;
-                    if ((theirs & w) || popcount32(own & w) != 3) continue;
+                    if ((theirs & w) || popcount64(own & w) != 3) continue;
                     if (rule == STANDARD && (own & beside(start))) continue;
                     for (uint32_t e = w & ~own; e; e &= e - 1) {
-                        Pt p = point_of(s, dir, idx, ctz32(e));
+                        Pt p = point_of(s, dir, idx, ctz64(e));
                         out[p.y] |= 1u << p.x;
                     }
                 }
@@ -580,7 +557,7 @@ struct Prover {
             fours(a, rows);
         for (int y = 0; y < s; ++y)
             for (uint32_t r = rows[y]; r; r &= r - 1) {
-                Pt p{(uint8_t)ctz32(r), (uint8_t)y};
+                Pt p{(uint8_t)ctz64(r), (uint8_t)y};
                 if (nodes >= max_nodes) {
                     out_of_budget = true;
                     return false;
