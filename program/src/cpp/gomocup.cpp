@@ -100,9 +100,10 @@ bool parse_point(const std::string& text, int& x, int& y) {
 
 // How long this move may search, in milliseconds: within the turn's time less a margin for
 // the answer's way out (1/20 of it, at least 30 ms), and with a match clock the time left
-// (less a reserve) shared over the moves the game may still need: at least 10 more of ours,
-// at most a quarter of the empty points. A manager that gives no `time_left` has it counted
-// here. With no clock at all, MOVE_MS.
+// (less a reserve) over the moves the game may still need of ours: an eighth of the empty
+// points, at least 8 and at most 30 (a share of what is left, so it never runs out; games
+// between strong brains rarely last 30 moves a side). A manager that gives no `time_left`
+// has it counted here. With no clock at all, MOVE_MS.
 int64_t move_budget_ms() {
     const Brain& br = BRAIN;
     int64_t budget = MOVE_MS;
@@ -111,7 +112,7 @@ int64_t move_budget_ms() {
         int64_t left = br.time_left_given ? br.time_left : br.timeout_match;
         int64_t reserve = std::max<int64_t>(100, left / 20);
         int empty = br.size * br.size - br.board.ply;
-        int64_t moves_to_go = std::max(10, empty / 4);
+        int64_t moves_to_go = std::min(30, std::max(8, empty / 8));
         budget = std::min(budget, (left - reserve) / moves_to_go);
     }
     return std::max<int64_t>(budget, 1);
