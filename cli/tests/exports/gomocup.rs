@@ -120,6 +120,7 @@ fn a_gomocup_brain_speaks_the_protocol() {
     brain.tell("INFO timeout_turn 300");
     assert!(brain.ask("INFO rule 4").starts_with("ERROR rule 4 (renju) is not supported"));
     assert_eq!(brain.ask("BEGIN"), "ERROR rule 4 is not played by this brain");
+    assert!(brain.ask("INFO rule 16").starts_with("ERROR rule 16 is not supported: this brain plays freestyle (0)"));
     brain.tell("INFO rule 1");
     let (x, y) = point(&brain.ask("BEGIN"));
     assert!(x < 15 && y < 15);

@@ -20,8 +20,8 @@
 // - `INFO key value` (no answer): `timeout_turn`, `timeout_match`, `time_left` (ms) set the
 //   clock below; `max_memory` (bytes) caps the search graph; `rule` is a bit set (1 exactly
 //   five, 2 continuous, 4 renju, 8 caro): freestyle (0) and standard (1) are played by their
-//   rules, renju and caro refused with `ERROR` (and every move asked under them answered
-//   `ERROR` until the rule changes); a continuous game's bit changes nothing here.
+//   rules, renju, caro and any other bit refused with `ERROR` (and every move asked under
+//   them answered `ERROR` until the rule changes); a continuous game's bit changes nothing.
 // - `ABOUT`: the brain's name and version; `END`: exit. Anything else: `UNKNOWN`.
 // - A move searched reports on one `MESSAGE` line (playouts, value, time) for a human
 //   watching; managers skip them.
@@ -171,10 +171,10 @@ void info(const std::string& key, const std::string& value) {
     } else if (key == "max_memory") br.max_memory = (uint64_t)std::max(0LL, v);
     else if (key == "rule") {
         br.rule = (int)v;
-        br.refused = (v & 4) || (v & 8);
+        br.refused = (v & ~3LL) != 0;  // anything beyond exactly five (1) and continuous (2)
         if (br.refused) {
-            say("ERROR rule " + value + (v & 4 ? " (renju)" : " (caro)") +
-                " is not supported: this brain plays freestyle (0) and standard (1) Gomoku");
+            const char* name = v & 4 ? " (renju)" : v & 8 ? " (caro)" : "";
+            say("ERROR rule " + value + name + " is not supported: this brain plays freestyle (0) and standard (1) Gomoku");
         } else if (br.size > 0) {
             replay();  // the stones so far, judged by the new rule
         }
