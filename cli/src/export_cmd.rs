@@ -164,11 +164,17 @@ fn run_saiblo(args: SaibloArgs) -> Result<()> {
         agreement.policy,
         agreement.value
     );
-    if agreement.policy > AGREEMENT || agreement.value > AGREEMENT {
+    // check_agreement has already failed on a position where the lookaheads or rollouts differ.
+    report_check(&line, agreement.policy, agreement.value, "its two-step lookahead and its rollouts")
+}
+
+/// Fails the export where the engine's network is further than [`AGREEMENT`] from dojo's
+/// (`line` says by how much); else prints it, with `tactics`, which the check also compared.
+fn report_check(line: &str, policy: f32, value: f32, tactics: &str) -> Result<()> {
+    if policy > AGREEMENT || value > AGREEMENT {
         anyhow::bail!("{line}, more than {AGREEMENT:e}");
     }
-    // check_agreement has already failed on a position where the lookaheads or rollouts differ.
-    println!("checked: {line}; its two-step lookahead and its rollouts are dojo's on every one");
+    println!("checked: {line}; {tactics} are dojo's on every one");
     Ok(())
 }
 
@@ -214,11 +220,7 @@ fn run_gomocup(args: GomocupArgs) -> Result<()> {
         agreement.policy,
         agreement.value
     );
-    if agreement.policy > AGREEMENT || agreement.value > AGREEMENT {
-        anyhow::bail!("{line}, more than {AGREEMENT:e}");
-    }
-    println!("checked: {line}; its lookahead and threat search are dojo's on every one");
-    Ok(())
+    report_check(&line, agreement.policy, agreement.value, "its lookahead and threat search")
 }
 
 #[cfg(test)]
