@@ -1,5 +1,6 @@
 //! The trainer's settings as data: the update rule and its knobs. `dojo_net::train`
-//! trains with them; a run's config holds them.
+//! trains with them; a run's config holds them. One concept in two layers, hence one name:
+//! the settings here (no libtorch), the trainer in `dojo_net::train`.
 
 use crate::precision::{Precision, PrecisionChoice};
 use dojo_game::util::SettingError;

@@ -6,11 +6,11 @@
 //! Each prints a short table, or one JSON object with `--json`.
 
 mod agree;
-mod ingest;
+mod ingest_speed;
 mod net;
 mod search;
-mod selfplay;
-mod train;
+mod selfplay_speed;
+mod train_speed;
 
 use crate::common::load_checkpoint;
 use anyhow::{Context, Result};
@@ -33,13 +33,13 @@ enum BenchWhat {
     Net(net::NetBenchArgs),
     /// Self-play as a worker plays it: positions/s, the network's evals/s inside self-play
     /// against the bare network at the same batch, and where the rest of the time goes.
-    Selfplay(selfplay::SelfPlayBenchArgs),
+    Selfplay(selfplay_speed::SelfPlayBenchArgs),
     /// The searches with a free evaluator (PUCT simulations/s) and the game engines' random playouts/s.
     Search(search::SearchBenchArgs),
     /// Learner ingest capacity: many clients submitting valid Connect Four games at once.
-    Ingest(ingest::IngestArgs),
+    Ingest(ingest_speed::IngestArgs),
     /// The learner's training steps/s on this device, for a network and batch size.
-    Train(train::TrainBenchArgs),
+    Train(train_speed::TrainBenchArgs),
     /// The network's outputs on this device in each format against the CPU's in f32, on
     /// fixed positions; fails when a format is outside its tolerance.
     Agree(agree::AgreeArgs),
@@ -48,10 +48,10 @@ enum BenchWhat {
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchWhat::Net(a) => net::run(a),
-        BenchWhat::Selfplay(a) => selfplay::run(a),
+        BenchWhat::Selfplay(a) => selfplay_speed::run(a),
         BenchWhat::Search(a) => search::run(a),
-        BenchWhat::Ingest(a) => ingest::run(a),
-        BenchWhat::Train(a) => train::run(a),
+        BenchWhat::Ingest(a) => ingest_speed::run(a),
+        BenchWhat::Train(a) => train_speed::run(a),
         BenchWhat::Agree(a) => agree::run(a),
     }
 }

@@ -6,7 +6,7 @@ use crate::duration::parse_duration;
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_game::GameSpec;
-use dojo_program::train::{session_config, Status, TrainOptions, Training};
+use dojo_program::training::{session_config, Status, TrainOptions, Training};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

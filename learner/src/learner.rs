@@ -17,7 +17,7 @@ pub mod restore;
 pub mod schedule;
 
 use crate::gamelog::{Appended, GameLog, LogError};
-use crate::replay::{train_step, ReplayBuffer};
+use crate::replay_buffer::{train_step, ReplayBuffer};
 use crate::storage::{StorageHealth, Writer};
 use crate::telemetry::Telemetry;
 use dojo_game::rng::Rng;

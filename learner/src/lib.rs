@@ -7,7 +7,7 @@ pub mod ingest;
 pub mod learner;
 pub mod listen;
 pub mod offline;
-pub mod replay;
+pub mod replay_buffer;
 pub mod server;
 pub mod service;
 pub mod storage;

@@ -1,11 +1,11 @@
 //! Offline training, as `dojo learn` runs it: a checkpoint trained on recorded games
 //! through the learner's own replay buffer (its window, outcome balancing, late-position
 //! weights, augmentation and value target, all from the run config's `[replay]`) and the
-//! learner's own training step ([`crate::replay::train_step`]), so what `dojo learn`
+//! learner's own training step ([`crate::replay_buffer::train_step`]), so what `dojo learn`
 //! measures is what a run would train. Only the sample cap does not apply: the steps are
 //! asked for.
 
-use crate::replay::{train_step, ReplayBuffer};
+use crate::replay_buffer::{train_step, ReplayBuffer};
 use dojo_game::rng::Rng;
 use dojo_game::{FromAnyGame, Game};
 use dojo_net::checkpoint::{self, CheckpointError, Sidecar};

@@ -8,6 +8,9 @@
 //! the optimizer and the losses in f32. On a CPU with AMX that trained a 15×15 Gomoku
 //! network 2-3 times faster (docs/training.md); `auto`, the default, times both on the
 //! network being trained and keeps bf16 where it pays (the choice cached per machine).
+//!
+//! The trainer's settings (`TrainConfig`, `OptimizerKind`) are `dojo_arch::train`: one
+//! concept in two layers, hence one name.
 
 use super::autotune::{cache_key, DecisionCache};
 use super::model::{Architecture, AuxHeads, Model};

@@ -30,4 +30,4 @@ pub mod play;
 pub mod saiblo_export;
 pub mod selfplay;
 pub mod solve;
-pub mod train;
+pub mod training;

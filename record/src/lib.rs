@@ -20,9 +20,9 @@
 pub mod boards;
 pub mod codec;
 mod file;
-mod replay;
 mod sample;
 pub mod score;
+mod verify;
 
 pub use codec::{MAX_BODY_LEN, MAX_MOVES, MAX_POLICY, MAX_SPEC_LEN, MAX_TOTAL_POLICY, RECORD_MAGIC, RECORD_VERSION};
 pub use file::{read_records, write_records, FILE_MAGIC, FILE_VERSION};

@@ -15,6 +15,9 @@
 //! chance-node search. Those start from the
 //! empty board and the engine draws every spawn itself, recording it as a chance event, so
 //! the record holds the whole game ([`GameRecord::start`]).
+//!
+//! `dojo_program::selfplay` (`dojo selfplay`) runs this engine from a checkpoint to a file:
+//! the same concept a layer up, hence the same name.
 
 use super::config::{SearchConfig, SelfPlayConfig};
 use super::evaluator::Evaluator;

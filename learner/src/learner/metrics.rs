@@ -6,7 +6,7 @@
 //! this is where they are measured.
 
 use super::Shared;
-use crate::replay::ReplayBuffer;
+use crate::replay_buffer::ReplayBuffer;
 use dojo_game::{Game, GameSpec, Outcome, Player};
 use dojo_metrics::table::*;
 use dojo_metrics::Line;

@@ -7,7 +7,7 @@ use super::metrics::{Metrics, MetricsError};
 use super::publisher::{PublishError, Publisher};
 use super::schedule::SessionBound;
 use super::{read_published, Published, TrainingLoop};
-use crate::replay::ReplayBuffer;
+use crate::replay_buffer::ReplayBuffer;
 use dojo_game::{FromAnyGame, Game, GameError};
 use dojo_net::average::{AverageError, WeightAverage};
 use dojo_net::checkpoint::{self, CheckpointError};

@@ -5,8 +5,8 @@
 
 pub mod agree;
 pub mod forward;
-pub mod selfplay;
-pub mod train;
+pub mod selfplay_speed;
+pub mod train_speed;
 
 use super::device::DeviceError;
 use super::model::Architecture;

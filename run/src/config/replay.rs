@@ -1,5 +1,5 @@
 //! The `[replay]` section of a run's config: the replay buffer's knobs. The buffer itself,
-//! which draws the samples these settings shape, is the learner's (`dojo_learner::replay`).
+//! which draws the samples these settings shape, is the learner's (`dojo_learner::replay_buffer`).
 
 use super::{ConfigError, Rule};
 use dojo_game::returns::ReturnScale;

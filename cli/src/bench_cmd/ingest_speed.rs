@@ -1,9 +1,9 @@
 //! `dojo bench ingest`: the learner's intake under many clients on loopback
-//! (`dojo_program::bench::ingest`).
+//! (`dojo_program::bench::ingest_speed`).
 
 use anyhow::Result;
 use clap::Args;
-use dojo_program::bench::ingest::{bench_ingest, Load};
+use dojo_program::bench::ingest_speed::{bench_ingest, Load};
 
 #[derive(Args)]
 pub struct IngestArgs {

@@ -5,7 +5,7 @@ use super::NetChoice;
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_net::bench::train::time_training;
+use dojo_net::bench::train_speed::time_training;
 use dojo_net::precision::PrecisionChoice;
 use dojo_net::train::{OptimizerKind, TrainConfig};
 use std::time::Duration;

@@ -1,11 +1,11 @@
 //! `dojo bench selfplay`: self-play as a worker plays it, against the bare network
-//! (`dojo_net::bench::selfplay`).
+//! (`dojo_net::bench::selfplay_speed`).
 
 use super::NetChoice;
 use crate::common::{DeviceArgs, PrecisionArgs};
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_net::bench::selfplay::{time_self_play, SelfPlayOptions};
+use dojo_net::bench::selfplay_speed::{time_self_play, SelfPlayOptions};
 use dojo_search::config::{SearchConfig, SelfPlayConfig};
 use std::time::Duration;
 
