@@ -226,7 +226,9 @@ fn the_ladder_says_what_is_wrong_before_it_plays() {
     let text = said(None, &[root]);
     assert!(text.contains("find-seed-engine: no seed engine here: DOJO_SEED_ENGINE is not set."), "{text}");
     assert!(
-        text.contains("saiblo-ladder: no seed engine to play (see above), or name another player with --reference SPEC"),
+        text.contains(
+            "saiblo-ladder: no seed engine to play (see above), or name another player with --reference SPEC"
+        ),
         "{text}"
     );
     assert!(!run.tournaments().join("ladder").exists(), "nothing is made without an engine to play");
@@ -269,7 +271,10 @@ fn the_ladder_says_what_is_wrong_before_it_plays() {
     assert!(text.contains("holds a ladder of gomoku:15, not connect4:saiblo: name another --dir"), "{text}");
     // The engine named wrongly: find-seed-engine's words.
     let text = bad(&[root]);
-    assert!(text.contains(&format!("find-seed-engine: DOJO_SEED_ENGINE={}: no such file.", engine.display())), "{text}");
+    assert!(
+        text.contains(&format!("find-seed-engine: DOJO_SEED_ENGINE={}: no such file.", engine.display())),
+        "{text}"
+    );
 }
 
 #[test]
