@@ -262,6 +262,14 @@ fn the_ladder_says_what_is_wrong_before_it_plays() {
     let fresh = new_run(empty.path(), &[]);
     let text = bad(&[path(&fresh.root)]);
     assert!(text.contains("has no published version yet"), "{text}");
+    // Versions asked for that the run no longer keeps are named before anything plays.
+    let thinned = tempfile::tempdir().unwrap();
+    let pruned = new_run(thinned.path(), &[(2, 20), (5, 50)]);
+    let text = bad(&[path(&pruned.root), "--every-nth-version", "1"]);
+    assert!(
+        text.contains("saiblo-ladder: asked for the versions divisible by 1 up to v5: 3 no longer on disk (v1 v3 v4): the run keeps its newest versions and a thinned history (learner.keep_versions, learner.keep_every)"),
+        "{text}"
+    );
     // A --dir that holds another game's ladder, or something else, is not used.
     let connect4 = seeded_tiny_net(dir.path(), "connect4:saiblo", 2).with_extension("safetensors");
     let other = dir.path().join("other");
