@@ -182,6 +182,7 @@ fn a_network_without_a_run_resumes_after_a_kill_without_replaying_a_game() {
     child.wait().unwrap();
     let before = games(&folder);
     assert!((1..=6).contains(&before.len()), "{}", before.len());
+    eprintln!("killed after {} of 6 games", before.len());
 
     let out = ladder(&work, None, &args);
     assert!(out.status.success(), "{}", stderr(&out));
