@@ -61,9 +61,10 @@ else
 fi
 took "rapfi"
 # Seed 001's Connect Four engine (Lionjump0723/connect4) is the reference on saiblo's boards
-# (cli/tests/repo/seed_engine.rs). It is never in this repository, nor built by it:
-# scripts/find-seed-engine checks the one this machine's user built (DOJO_SEED_ENGINE), or
-# says how to get one; a wrong name is unset, so its tests skip rather than fail.
+# (cli/tests/repo/seed_engine.rs, cli/tests/saiblo_ladder.rs). It is never in this
+# repository, nor built by it: scripts/find-seed-engine checks the one this machine's user
+# built (DOJO_SEED_ENGINE), or says how to get one; a wrong name is unset, so its tests skip
+# rather than fail.
 if ! "$root/scripts/find-seed-engine" >/dev/null; then
   unset DOJO_SEED_ENGINE
   echo "test.sh: SKIPPING the tests against seed 001's engine: this machine has no built engine (see above)" >&2

@@ -306,9 +306,11 @@ fn entrants(
         let (name, spec) = split_name(text);
         let spec: PlayerSpec =
             spec.parse().map_err(|error| TournamentError::BadPlayer { text: text.clone(), error })?;
-        // A network from elsewhere is placed on the curve by its training step.
+        // A network from elsewhere is placed on the curve by its training step, and so is a
+        // strategy exported from one that has the network's sidecar beside it.
         let step = match &spec {
             PlayerSpec::Net { path, .. } => Some(checkpoint::read_sidecar(path)?.step),
+            PlayerSpec::Saiblo { path, .. } => exported_step(path)?,
             _ => None,
         };
         let name = name.map_or_else(|| spec.to_string(), str::to_string);
@@ -318,6 +320,19 @@ fn entrants(
         return Err(TournamentError::NoEntrants { game: config.game.to_string() });
     }
     Ok((entrants, notes))
+}
+
+/// The training step of the network a saiblo strategy was exported from, where that
+/// network's sidecar is beside the shared object with its stem (`DIR/Strategy.json` for
+/// `DIR/Strategy.so`, as scripts/saiblo-ladder keeps each version's export): the strategies
+/// of a run's versions then make a curve over training, as the versions themselves do. A
+/// strategy without one (a hand-written one, a reference) is not on the curve.
+fn exported_step(strategy: &std::path::Path) -> Result<Option<u64>, TournamentError> {
+    let sidecar = strategy.with_extension("json");
+    if !sidecar.is_file() {
+        return Ok(None);
+    }
+    Ok(Some(checkpoint::read_sidecar(&sidecar)?.step))
 }
 
 /// The run's checkpoints that play, `versions`, named by absolute path so the tournament

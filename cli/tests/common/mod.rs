@@ -87,6 +87,22 @@ pub fn seeded_tiny_net(dir: &Path, game: &str, seed: u32) -> PathBuf {
     net
 }
 
+/// A stand-in for seed 001's engine, where a test is about what plays it rather than the
+/// engine: saiblo_players' checker strategy (it keeps the game itself and aborts on any
+/// difference from the SDK's conventions), built into `dir/Strategy.so` as the engine's is.
+pub fn saiblo_stand_in(dir: &Path) -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/saiblo/checker.c");
+    let so = dir.join("Strategy.so");
+    let status = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(source)
+        .status()
+        .expect("a C compiler (cc) builds the stand-in");
+    assert!(status.success(), "cc failed on checker.c");
+    so
+}
+
 /// A run of a 1×8 network with 8-playout searches that trains and publishes within seconds.
 pub fn tiny_config() -> RunConfig {
     let mut c = RunConfig::default();

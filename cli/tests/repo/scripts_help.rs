@@ -11,6 +11,7 @@ const NOT_HERE: &[(&str, &str)] = &[
     ("dojo", "its --help is dojo's own (cli/tests/repo/install.rs runs `scripts/dojo install --help`)"),
     ("env.sh", "sourced by the others, not run"),
     ("compose-lib.sh", "sourced by the others, not run"),
+    ("ladder-lib.sh", "sourced by the ladders, not run"),
     ("usage.sh", "sourced by the others, not run"),
     ("cached-venv.sh", "a helper of the setup scripts, taking a folder and packages"),
     ("setup-libtorch.sh", "run by scripts/env.sh; takes no arguments"),

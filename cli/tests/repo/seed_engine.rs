@@ -5,8 +5,8 @@
 //! matches play it as `saiblo:PATH`. Without it the tests against the engine say SKIPPED
 //! (scripts/test.sh says why), and the rest use a strategy compiled here as a stand-in.
 
-use crate::common::{dojo, path};
-use std::path::{Path, PathBuf};
+use crate::common::{dojo, path, saiblo_stand_in as stand_in};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// scripts/find-seed-engine run with DOJO_SEED_ENGINE set to `engine` (unset for None).
@@ -22,22 +22,6 @@ fn find(engine: Option<&str>, args: &[&str]) -> Output {
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The stand-in for the engine: saiblo_players' checker strategy (it keeps the game itself
-/// and aborts on any difference from the SDK's conventions), built into `dir/Strategy.so`
-/// as the engine's is.
-fn stand_in(dir: &Path) -> PathBuf {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/saiblo/checker.c");
-    let so = dir.join("Strategy.so");
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&so)
-        .arg(source)
-        .status()
-        .expect("a C compiler (cc) builds the stand-in");
-    assert!(status.success(), "cc failed on checker.c");
-    so
 }
 
 /// `dojo match` of `engine` (as `saiblo:`) against `opponent` on saiblo's boards: the
