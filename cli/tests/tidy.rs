@@ -206,7 +206,7 @@ fn oversized(lines: &[(String, usize)], max_percent: usize) -> Vec<(String, usiz
         .filter(|(_, n)| n * 100 > total * max_percent)
         .map(|(krate, n)| (krate.clone(), n * 1000 / total))
         .collect();
-    over.sort_by(|a, b| b.1.cmp(&a.1));
+    over.sort_by_key(|o| std::cmp::Reverse(o.1));
     over
 }
 
@@ -240,7 +240,7 @@ fn no_crate_holds_more_than_its_share_of_the_source() {
     let lines = crate_lines();
     let total: usize = lines.iter().map(|(_, n)| n).sum();
     let mut shares = lines.clone();
-    shares.sort_by(|a, b| b.1.cmp(&a.1));
+    shares.sort_by_key(|s| std::cmp::Reverse(s.1));
     let table: Vec<String> = shares
         .iter()
         .map(|(krate, n)| format!("{krate:>9} {n:>6} lines {:>5.1}%", *n as f64 * 100.0 / total as f64))

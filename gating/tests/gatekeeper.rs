@@ -127,7 +127,7 @@ fn gating_once_makes_the_first_best_then_plays_it_and_journals_every_decision() 
     let (run, config) = new_run(&tmp);
     let stop = AtomicBool::new(false);
     let once = Watch { schedule: Schedule::Once, poll: Duration::ZERO, stop: &stop };
-        let mut keeper = Gatekeeper::open(&run, &config, 1).unwrap();
+    let mut keeper = Gatekeeper::open(&run, &config, 1).unwrap();
     let gate_once = |keeper: &mut Gatekeeper| {
         let mut events = Vec::new();
         let result = keeper.watch(Newest::Published, &once, &mut |e| events.push(said(e)));
@@ -202,13 +202,14 @@ fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_o
         }
     };
     let mut events = Vec::new();
-    keeper.watch(Newest::Read(&newest), &every, &mut |e| {
-        if matches!(e, Event::Gated { .. }) {
-            stop.store(true, Ordering::Relaxed);
-        }
-        events.push(said(e));
-    })
-    .unwrap();
+    keeper
+        .watch(Newest::Read(&newest), &every, &mut |e| {
+            if matches!(e, Event::Gated { .. }) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            events.push(said(e));
+        })
+        .unwrap();
     let unreadable =
         format!(r#"unreadable: {}: bad sidecar JSON: format "old" is not "dojo-checkpoint/1""#, run.latest().display());
     assert_eq!(events, [unreadable.as_str(), "gating v1", "gating: v1 is the first best version (best Some(1))"]);
@@ -217,13 +218,14 @@ fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_o
     // A version gone before it was read is said and passed over, and the watch goes on.
     stop.store(false, Ordering::Relaxed);
     let mut events = Vec::new();
-    keeper.watch(Newest::Read(&|| Ok(4)), &every, &mut |e| {
-        if matches!(e, Event::Failed(_)) {
-            stop.store(true, Ordering::Relaxed);
-        }
-        events.push(said(e));
-    })
-    .unwrap();
+    keeper
+        .watch(Newest::Read(&|| Ok(4)), &every, &mut |e| {
+            if matches!(e, Event::Failed(_)) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            events.push(said(e));
+        })
+        .unwrap();
     assert_eq!(events.len(), 2, "{events:?}");
     let missing = run.models().join("v000004.safetensors");
     assert_eq!(events[1], format!("failed: gating v4: {} does not exist", missing.display()));

@@ -187,9 +187,7 @@ impl Training {
         let keeper = match config.gating.every_versions {
             0 => None,
             // tidy: text cause: not an error value, a line for the person watching.
-            _ => Gatekeeper::open(&run, &config, 1)
-                .map_err(|e| say.send(format!("not gating: {e}")))
-                .ok(),
+            _ => Gatekeeper::open(&run, &config, 1).map_err(|e| say.send(format!("not gating: {e}"))).ok(),
         };
         let gating = match keeper {
             Some(keeper) => {
