@@ -1,14 +1,11 @@
-//! Arbiter: matches between players, gating, tournaments and ratings.
+//! Arbiter: judging players. Matches between players and their reports, tournaments and
+//! ratings, opening books, building players from specs, and promoting a run's best
+//! network. Gating is `dojo-gating`'s (above this crate), grading against a solver
+//! `dojo-grading`'s, and the outside programs played as players `dojo-external`'s.
 
 pub mod bench;
 pub mod charts;
-pub mod child;
 pub mod contest;
-pub mod forfeit;
-pub mod gatekeeper;
-pub mod gating;
-pub mod gomocup;
-pub mod grading;
 pub mod match_report;
 pub mod match_session;
 pub mod matches;
@@ -16,8 +13,4 @@ pub mod openings;
 pub mod players;
 pub mod promotion;
 pub mod rating;
-pub mod run_plots;
-pub mod saiblo;
-pub mod sprt;
 pub mod tournament;
-pub mod watch;

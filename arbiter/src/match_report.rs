@@ -279,7 +279,7 @@ impl MatchReport for OnePlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::forfeit::ForfeitKind;
+    use dojo_external::forfeit::ForfeitKind;
 
     /// Game `index` with A's `result`, a forfeit of `kind`, and A's and B's thinking in ms
     /// (A's against a 1 s match clock, B's without one).

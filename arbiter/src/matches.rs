@@ -4,13 +4,13 @@
 //! for a score with a 95% interval and an Elo difference ([`TwoPlayer`]); one player plays
 //! every game alone, for its scores and reach rates ([`OnePlayer`]: 2048, 2584).
 
-use crate::child::ChildError;
 use crate::contest::{OnePlayer, TwoPlayer};
-use crate::forfeit::ForfeitKind;
-use crate::gomocup::manager::EngineError;
 use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
-use crate::saiblo::StrategyError;
+use dojo_external::child::ChildError;
+use dojo_external::forfeit::ForfeitKind;
+use dojo_external::gomocup::manager::EngineError;
+use dojo_external::saiblo::StrategyError;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_record::score::{score_of_position, GameScore, ScoreReport};

@@ -1,8 +1,8 @@
 //! Player specs (`random`, `mcts:1000`, `uct:1000`, `solver`, `ntuple:w.bin`) and building
 //! the agent a spec names for a given game.
 
-use crate::gomocup::manager::{BrainLimits, EngineAgent, EngineConfig, EngineError};
-use crate::saiblo::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
+use dojo_external::gomocup::manager::{BrainLimits, EngineAgent, EngineConfig, EngineError};
+use dojo_external::saiblo::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
 use dojo_game::connect4::{BitWord, Bits192, Connect4};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
@@ -95,7 +95,7 @@ pub enum PlayerSpec {
     /// platform's C++ interface: `saiblo:PATH.so` (the rest of the spec is the path). It
     /// plays boards with one blocked cell, in a fresh process each game, and loses a game
     /// where it crashes, hangs past `clock_ms`, or answers an illegal or unreadable point
-    /// ([`crate::saiblo`]).
+    /// ([`dojo_external::saiblo`]).
     Saiblo { path: PathBuf, clock_ms: u64 },
     /// An n-tuple network for 2048 or 2584 (`dojo ntuple train`): `ntuple:PATH`, greedy by
     /// after-state value, or `ntuple:PATH:depth=D` for an expectimax search `D` player moves

@@ -1,20 +1,19 @@
-//! The games a match, a tournament and a gate play, pinned: one- and two-player contests
-//! were merged into one engine each (issue 33), and a run's matches, gates and resumed
-//! tournaments must still play exactly the games they played before. Each digest is of
+//! The games a match and a tournament play, pinned (a gate's are pinned in dojo-gating's
+//! tests/gating.rs): one- and two-player contests were merged into one engine each (issue
+//! 33), and a run's matches, gates and resumed tournaments must still play exactly the
+//! games they played before. Each digest is of
 //! every game's moves and result, taken before the merge; the matches' and gates' were
 //! taken again when a match's pairs got seeds of their own (issue 35: a pair's seed was
 //! the match's seed plus the pair's number, so the matches of seeds 1, 2 and 3 were one
 //! match shifted), the tournaments' are unchanged.
 
 use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
-use dojo_arbiter::gating::{gate_players, GateSettings};
 use dojo_arbiter::matches::{play_match, MatchPlan};
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
 use dojo_arbiter::tournament::{Entrant, Format, Tournament, TournamentDir, TournamentSpec};
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::{Rules2048, Sliding, Twenty48};
-use dojo_game::GameSpec;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
@@ -100,21 +99,4 @@ fn tournaments_play_the_games_they_played_before() {
     assert_eq!(digest(lines.collect()), "1837eaaf37cb63cd");
     let text = game_text(&tmp.path().join("b/games/uct_5--0002.txt"));
     assert_eq!(digest(vec![text]), "619e7fa691d2d3bc");
-}
-
-#[test]
-fn a_one_player_gate_plays_the_games_it_played_before() {
-    let settings = GateSettings {
-        games: 4,
-        sprt: None,
-        search: dojo_search::config::SearchConfig::for_play(1),
-        opening_plies: 0,
-        average_symmetries: false,
-        threads: 2,
-    };
-    let (uct, random) = (PlayerSpec::Uct { iterations: 8 }, PlayerSpec::Random);
-    let gate = gate_players(OnePlayer, &GameSpec::Twenty48, &uct, &random, &settings, 9, None).unwrap();
-    let c = gate.scores.clone().unwrap();
-    assert_eq!((c.candidate.mean, c.best.mean, c.difference, c.higher), (8802.0, 1021.0, 7781.0, 4));
-    assert!(gate.sprt.is_none() && gate.promotes(0.99));
 }

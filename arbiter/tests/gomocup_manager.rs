@@ -3,11 +3,11 @@
 //! a working brain again.
 
 use dojo_arbiter::contest::TwoPlayer;
-use dojo_arbiter::forfeit::ForfeitKind;
-use dojo_arbiter::gomocup::manager::BrainLimits;
 use dojo_arbiter::match_report::MatchReport;
 use dojo_arbiter::matches::{play_match, GameResult, MatchPlan, MatchResult};
 use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerError, PlayerSpec};
+use dojo_external::forfeit::ForfeitKind;
+use dojo_external::gomocup::manager::BrainLimits;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::play_random_opening;
 use dojo_game::rng::Rng;

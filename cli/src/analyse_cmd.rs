@@ -1,18 +1,18 @@
 //! `dojo bestmove`, `dojo eval` and `dojo positions`: what a network plays in given
 //! positions, and how often that is a game-theoretic mistake by the solver's verdict
-//! (`dojo_program::analyse`; the judging is `dojo_arbiter::grading`'s). This module parses
+//! (`dojo_program::analyse`; the judging is `dojo_grading`'s). This module parses
 //! arguments and prints.
 
 use crate::common::{progress, DeviceArgs, Progress};
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_arbiter::grading::draw::DrawSettings;
-use dojo_arbiter::grading::grade;
-use dojo_arbiter::grading::positions::PositionRange;
-use dojo_arbiter::grading::{Grade, Mover};
 use dojo_arbiter::players::PlayerSpec;
 use dojo_game::util::{atomic_write, SettingError};
 use dojo_game::GameSpec;
+use dojo_grading::draw::DrawSettings;
+use dojo_grading::grade;
+use dojo_grading::positions::PositionRange;
+use dojo_grading::{Grade, Mover};
 use dojo_net::checkpoint::read_sidecar;
 use dojo_program::analyse::{self, EvalProgress, PositionsKind, PositionsRequest};
 use dojo_search::config::{SearchConfig, SearchMode, PLAY_SIMULATIONS};

@@ -1,12 +1,11 @@
 //! `dojo gate`: gates a run's newest version against its best one, once or as the learner
 //! publishes (`--watch`): the arbiter of a cluster run, on the machine with the run dir.
 //! `dojo train` does the same on a thread of its own. One-player games (2048, 2584) compare
-//! mean scores on the same seeds instead of playing a match (`dojo_arbiter::gating`).
+//! mean scores on the same seeds instead of playing a match (`dojo_gating::gating`).
 
 use anyhow::{bail, Result};
 use clap::Args;
-use dojo_arbiter::gatekeeper::{newest_version, GatePolicy, Gatekeeper};
-use dojo_arbiter::watch::{watch, Event, Schedule, Watch};
+use dojo_gating::{Event, Gatekeeper, Newest, Schedule, Watch};
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
 use std::path::PathBuf;
@@ -45,7 +44,7 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     }
     let config = RunConfig::load(&run.config())?;
     let threads = crate::common::parallel_or_cores(args.parallel);
-    let mut keeper = Gatekeeper::open(&run, &GatePolicy::from_run(&config, threads))?;
+    let mut keeper = Gatekeeper::open(&run, &config, threads)?;
     // Once: the newest, unless it has been gated already. Watching: every `every`.
     let schedule = if args.watch {
         Schedule::Every(args.every.unwrap_or(config.gating.every_versions).max(1))
@@ -64,5 +63,5 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
         }
     };
     let options = Watch { schedule, poll: Duration::from_secs(1), stop: &stop };
-    Ok(watch(&mut keeper, &|| newest_version(&run), &options, &mut say)?)
+    Ok(keeper.watch(Newest::Published, &options, &mut say)?)
 }

@@ -1,6 +1,6 @@
 //! `dojo pbrain`: a Gomoku network as a Gomocup (Piskvork) brain on stdin/stdout, so
 //! tournament managers and other engines' tools can play it (`dojo_program::pbrain`, over
-//! `dojo_arbiter::gomocup`'s protocol). stdout carries nothing but its answers (logs go to
+//! `dojo_external::gomocup`'s protocol). stdout carries nothing but its answers (logs go to
 //! stderr, and on exit the process's peak resident memory).
 
 use crate::analyse_cmd::PlayArgs;

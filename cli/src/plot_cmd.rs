@@ -1,10 +1,10 @@
 //! `dojo plot`: a run's curves as PNG files, for people without a browser or TensorBoard
-//! (`dojo_arbiter::run_plots`: the metrics table's figures, gating decisions, and the
+//! (`dojo_program::run_plots`: the metrics table's figures, gating decisions, and the
 //! newest tournament's Elo curve).
 
 use anyhow::Result;
 use clap::Args;
-use dojo_arbiter::run_plots::plot_run;
+use dojo_program::run_plots::plot_run;
 use std::path::PathBuf;
 
 #[derive(Args)]

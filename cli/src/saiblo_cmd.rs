@@ -1,5 +1,5 @@
 //! `dojo saiblo-host PATH.so`: the process that hosts one saiblo strategy for one game (dojo
-//! starts it for each game of a `saiblo:` player; see `dojo_arbiter::saiblo::host`).
+//! starts it for each game of a `saiblo:` player; see `dojo_external::saiblo::host`).
 
 use anyhow::Result;
 use std::path::PathBuf;
@@ -11,5 +11,5 @@ pub struct SaibloHostArgs {
 }
 
 pub fn run_host(args: SaibloHostArgs) -> Result<()> {
-    Ok(dojo_arbiter::saiblo::host::serve(&args.strategy)?)
+    Ok(dojo_external::saiblo::host::serve(&args.strategy)?)
 }

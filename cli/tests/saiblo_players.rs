@@ -7,7 +7,7 @@ mod common;
 
 use common::{dojo, path};
 use dojo_arbiter::matches::play_game;
-use dojo_arbiter::saiblo::{StrategyAgent, StrategyConfig};
+use dojo_external::saiblo::{StrategyAgent, StrategyConfig};
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
 use dojo_game::{Game, Outcome};

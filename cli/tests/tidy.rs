@@ -1,6 +1,8 @@
 //! Rules of the house that a test keeps (as rust-analyzer's tidy tests do), read from the
 //! workspace's sources, tests aside:
 //!
+//! - no crate holds more than [`MAX_CRATE_SHARE_PERCENT`]% of the workspace's source lines
+//!   (`CRATE/src/**.rs` before each file's test module);
 //! - no function is longer than [`MAX_FUNCTION_LINES`] lines, but those in [`LONG_FUNCTIONS`],
 //!   issue 47's list of debts, which must only shrink: a listed function that got short (or
 //!   went) fails too, so the list is kept true;
@@ -21,11 +23,16 @@ const MAX_FUNCTION_LINES: usize = 80;
 /// The functions still longer than the rule allows (file, name): ARCHITECTURE.md's debts.
 const LONG_FUNCTIONS: &[(&str, &str)] = &[];
 
-/// The crates whose sources are read; all but `cli` are libraries.
+/// The crates whose sources are read (every workspace member: a test checks); all but
+/// `cli` are libraries.
 const CRATES: &[&str] = &[
-    "proto", "game", "metrics", "record", "arch", "search", "net", "ntuple", "run", "worker", "learner", "arbiter",
-    "program", "cli",
+    "proto", "game", "metrics", "record", "arch", "search", "net", "ntuple", "run", "external", "worker", "learner",
+    "arbiter", "grading", "gating", "program", "cli",
 ];
+
+/// The most of the workspace's source lines (tests aside) one crate may hold, in percent:
+/// a crate past it holds more than one concern (issue 77: the arbiter held 23%).
+const MAX_CRATE_SHARE_PERCENT: usize = 15;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli sits in the workspace").to_path_buf()
@@ -188,6 +195,76 @@ fn no_function_is_longer_than_80_lines_but_the_listed_debts() {
         "no longer over {MAX_FUNCTION_LINES} lines: take them off LONG_FUNCTIONS:\n{}",
         paid.join("\n")
     );
+}
+
+/// The crates of `lines` (crate, source lines) holding more than `max_percent` of their
+/// sum, each as (crate, share in tenths of a percent), largest first.
+fn oversized(lines: &[(String, usize)], max_percent: usize) -> Vec<(String, usize)> {
+    let total: usize = lines.iter().map(|(_, n)| n).sum();
+    let mut over: Vec<(String, usize)> = lines
+        .iter()
+        .filter(|(_, n)| n * 100 > total * max_percent)
+        .map(|(krate, n)| (krate.clone(), n * 1000 / total))
+        .collect();
+    over.sort_by_key(|o| std::cmp::Reverse(o.1));
+    over
+}
+
+/// Each crate's source lines (tests aside), in [`CRATES`]' order.
+fn crate_lines() -> Vec<(String, usize)> {
+    let files = sources();
+    CRATES
+        .iter()
+        .map(|krate| {
+            let prefix = format!("{krate}/src/");
+            let n = files.iter().filter(|(file, _)| file.starts_with(&prefix)).map(|(_, lines)| lines.len()).sum();
+            (krate.to_string(), n)
+        })
+        .collect()
+}
+
+#[test]
+fn every_workspace_member_is_read() {
+    let manifest = std::fs::read_to_string(workspace().join("Cargo.toml")).unwrap();
+    let line = manifest.lines().find(|l| l.trim_start().starts_with("members")).expect("the workspace's members");
+    let members: Vec<&str> = line.split('"').skip(1).step_by(2).collect();
+    let mut sorted = members.clone();
+    sorted.sort();
+    let mut read = CRATES.to_vec();
+    read.sort();
+    assert_eq!(sorted, read, "CRATES (cli/tests/tidy.rs) must list every workspace member");
+}
+
+#[test]
+fn no_crate_holds_more_than_its_share_of_the_source() {
+    let lines = crate_lines();
+    let total: usize = lines.iter().map(|(_, n)| n).sum();
+    let mut shares = lines.clone();
+    shares.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let table: Vec<String> = shares
+        .iter()
+        .map(|(krate, n)| format!("{krate:>9} {n:>6} lines {:>5.1}%", *n as f64 * 100.0 / total as f64))
+        .collect();
+    println!("each crate's share of {total} source lines:\n{}", table.join("\n"));
+    let over = oversized(&lines, MAX_CRATE_SHARE_PERCENT);
+    assert!(
+        over.is_empty(),
+        "crates over {MAX_CRATE_SHARE_PERCENT}% of the workspace's source lines (split them by concern): {over:?}\n{}",
+        table.join("\n")
+    );
+}
+
+#[test]
+fn the_share_check_finds_a_crate_over_its_share() {
+    let lines = |v: &[(&str, usize)]| v.iter().map(|(k, n)| (k.to_string(), *n)).collect::<Vec<_>>();
+    // 160 of 1,000 lines is 16.0%: over; 150 is exactly 15%: not over.
+    let mut rest: Vec<(&str, usize)> = vec![("big", 160), ("edge", 150)];
+    rest.extend([("a", 138), ("b", 138), ("c", 138), ("d", 138), ("e", 138)]);
+    assert_eq!(oversized(&lines(&rest), 15), vec![("big".to_string(), 160)]);
+    // Seven crates of one size: 14.3% each, none over.
+    assert!(oversized(&lines(&[("a", 7); 7]), 15).is_empty());
+    // The share is of the sum: two crates alone are 50% each, both over.
+    assert_eq!(oversized(&lines(&[("a", 3), ("b", 3)]), 15).len(), 2);
 }
 
 /// A file's crate and module path within it (`game/src/gomoku/vcf.rs`: `game`, `gomoku::vcf`;

@@ -1,10 +1,10 @@
-//! The Gomocup protocol (`arbiter/src/gomocup/`). Brain side: the input's lines are fed to a
+//! The Gomocup protocol (`external/src/gomocup/`). Brain side: the input's lines are fed to a
 //! `Brain` (the state machine `dojo pbrain` drives with the manager's stdin), with a move
 //! chooser that plays the first empty point, until `END`. Manager side: every line is also
 //! read as a brain's answer to a move request (`parse_move`) in the brain's position.
 #![no_main]
 
-use dojo_arbiter::gomocup::manager::parse_move;
+use dojo_external::gomocup::manager::parse_move;
 use dojo_program::brain::{Brain, MoveChooser, Reply};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{Action, Game};

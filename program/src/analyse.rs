@@ -3,17 +3,17 @@
 //! positions`). The judging itself (verdicts, Pons categories, error rates) is the
 //! arbiter's `grading`; this wires it to a network player, a file and a stream.
 
-use dojo_arbiter::grading::draw::{draw_positions, DrawSettings, Drawn};
-use dojo_arbiter::grading::grade::grade;
-use dojo_arbiter::grading::judge::{judge_file, position_after, JudgeError, Judged};
-use dojo_arbiter::grading::labelled::to_text as labelled_text;
-use dojo_arbiter::grading::positions::{
-    no_immediate_win, positions_from_games, random_positions, PositionRange, PositionsError,
-};
-use dojo_arbiter::grading::{Case, Grade, Mover};
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
 use dojo_game::with_game;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
+use dojo_grading::draw::{draw_positions, DrawSettings, Drawn};
+use dojo_grading::grade::grade;
+use dojo_grading::judge::{judge_file, position_after, JudgeError, Judged};
+use dojo_grading::labelled::to_text as labelled_text;
+use dojo_grading::positions::{
+    no_immediate_win, positions_from_games, random_positions, PositionRange, PositionsError,
+};
+use dojo_grading::{Case, Grade, Mover};
 use dojo_search::player::Agent;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

@@ -13,6 +13,8 @@
 //! - [`saiblo_export`]: a network written as a saiblo.net strategy (`dojo export saiblo`), by
 //!   by [`cpp_export`], the C++ generator every export shares; [`gomocup_export`]: a Gomoku
 //!   network written as a Gomocup brain (`dojo export gomocup`), by the same generator.
+//! - [`run_plots`]: a run's charts as PNGs (`dojo plot`): the metrics table's figures,
+//!   gating's decisions (`dojo-gating`) and tournaments' standings (`dojo-arbiter`).
 //! - [`solve`]: the Connect Four oracle on a stream (`dojo solve`).
 //! - [`bench`]: benchmarks that wire services together (the learner's intake).
 //! - [`health`]: whether a learner or worker is serving (`dojo health`).
@@ -27,6 +29,7 @@ pub mod gomocup_export;
 pub mod health;
 pub mod pbrain;
 pub mod play;
+pub mod run_plots;
 pub mod saiblo_export;
 pub mod selfplay;
 pub mod solve;

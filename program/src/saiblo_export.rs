@@ -10,7 +10,7 @@
 //! kernel and the portable one).
 
 use crate::cpp_export::{self, BuildFailure, GamePart, SearchSettings};
-use dojo_arbiter::saiblo::SaibloView;
+use dojo_external::saiblo::SaibloView;
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, Game, GameSpec, Lookahead};

@@ -5,9 +5,8 @@
 //! [`Training::status`] as a progress line and prints what [`Training::news`] and
 //! [`Training::stop`] say.
 
-use dojo_arbiter::gatekeeper::{GatePolicy, Gatekeeper};
-use dojo_arbiter::watch::{watch, Event, Schedule, Watch};
 use dojo_game::GameSpec;
+use dojo_gating::{Event, Gatekeeper, Newest, Schedule, Watch};
 use dojo_learner::learner::Shared;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
 use dojo_net::device::{DeviceError, DeviceSpec};
@@ -188,9 +187,7 @@ impl Training {
         let keeper = match config.gating.every_versions {
             0 => None,
             // tidy: text cause: not an error value, a line for the person watching.
-            _ => Gatekeeper::open(&run, &GatePolicy::from_run(&config, 1))
-                .map_err(|e| say.send(format!("not gating: {e}")))
-                .ok(),
+            _ => Gatekeeper::open(&run, &config, 1).map_err(|e| say.send(format!("not gating: {e}"))).ok(),
         };
         let gating = match keeper {
             Some(keeper) => {
@@ -455,7 +452,7 @@ fn spawn_gating(
                 Event::Unreadable(_) | Event::Gating(_) | Event::AlreadyGated { .. } => {}
             };
             // Watching returns no error: a version that fails is passed over, and said.
-            if let Err(e) = watch(&mut keeper, &|| Ok(shared.newest().version), &options, &mut tell) {
+            if let Err(e) = keeper.watch(Newest::Read(&|| Ok(shared.newest().version)), &options, &mut tell) {
                 let _ = say.send(e.to_string());
             }
             keeper

@@ -1,10 +1,13 @@
 //! Gating matches and the best-network store (tiny random networks, one libtorch thread).
 
-use dojo_arbiter::gating::{gate_match, GateSettings};
+use dojo_arbiter::contest::OnePlayer;
+use dojo_arbiter::players::PlayerSpec;
 use dojo_arbiter::promotion::BestStore;
-use dojo_arbiter::sprt::{SprtConfig, Verdict};
 use dojo_game::connect4::Connect4;
 use dojo_game::gomoku::Gomoku;
+use dojo_game::GameSpec;
+use dojo_gating::gating::{gate_match, gate_players, GateSettings};
+use dojo_gating::sprt::{SprtConfig, Verdict};
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
 use dojo_net::model::{Architecture, Model};
@@ -107,4 +110,23 @@ fn the_best_survives_an_interrupted_copy_and_a_damaged_one_is_gated_afresh() {
     assert_eq!(best.current().unwrap(), None);
     assert!(!best.path().exists() && !dir.path().join("best.json").exists());
     assert!(checkpoint::load(&v1, Device::Cpu, None).is_ok() && checkpoint::load(&v2, Device::Cpu, None).is_ok());
+}
+
+/// The games a one-player gate plays, pinned (moved from the arbiter's tests/contests.rs,
+/// whose digests pin a match's and a tournament's).
+#[test]
+fn a_one_player_gate_plays_the_games_it_played_before() {
+    let settings = GateSettings {
+        games: 4,
+        sprt: None,
+        search: dojo_search::config::SearchConfig::for_play(1),
+        opening_plies: 0,
+        average_symmetries: false,
+        threads: 2,
+    };
+    let (uct, random) = (PlayerSpec::Uct { iterations: 8 }, PlayerSpec::Random);
+    let gate = gate_players(OnePlayer, &GameSpec::Twenty48, &uct, &random, &settings, 9, None).unwrap();
+    let c = gate.scores.clone().unwrap();
+    assert_eq!((c.candidate.mean, c.best.mean, c.difference, c.higher), (8802.0, 1021.0, 7781.0, 4));
+    assert!(gate.sprt.is_none() && gate.promotes(0.99));
 }

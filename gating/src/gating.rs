@@ -1,6 +1,6 @@
 //! Gating (AlphaGo Zero's evaluator): a candidate network plays the current best one and
 //! takes its place when it does better. What "better" is, is the contest's
-//! ([`crate::contest`]):
+//! ([`dojo_arbiter::contest`]):
 //!
 //! - Two-player games: the two play a match, and the candidate must pass the SPRT or score
 //!   enough. Both sides play the search without noise and pick the most-visited move, so
@@ -21,16 +21,16 @@
 //!   record.
 //!
 //! [`gate_players`] plays either, through the contest's [`GateContest`]. The best network
-//! is a copy of the winning checkpoint at a fixed path ([`crate::promotion`]), so it
+//! is a copy of the winning checkpoint at a fixed path ([`dojo_arbiter::promotion`]), so it
 //! outlives the pruning of old versions and scripts can always find it.
 
-use crate::contest::{OnePlayer, TwoPlayer};
-use crate::matches::{
+use crate::sprt::{Pentanomial, SprtConfig, SprtError, SprtStatus, Verdict};
+use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
+use dojo_arbiter::matches::{
     play_match, Decides, GameResult, MatchContest, MatchError, MatchPlan, MatchResult, OnePlayerGame, Tally,
 };
-use crate::players::{BaselinePlayers, PlayerSpec};
-use crate::sprt::{Pentanomial, SprtConfig, SprtError, SprtStatus, Verdict};
-use crate::with_contest;
+use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
+use dojo_arbiter::with_contest;
 use dojo_game::rng::Rng;
 use dojo_game::{GameError, GameSpec};
 use dojo_net::checkpoint::{self, CheckpointError};

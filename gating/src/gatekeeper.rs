@@ -1,18 +1,19 @@
 //! The run's gatekeeper: gates newly published versions against the best one, keeps
 //! `models/best.*` and appends every decision to `gating.jsonl`. `dojo train` runs it on a
 //! thread beside the learner; `dojo gate` runs it on its own (a cluster's arbiter, where
-//! the run directory is); both through [`crate::watch`]. How it gates comes from the run's
-//! config ([`GatePolicy::from_run`]). One gatekeeper per run: it holds `gating.lock` while
-//! it lives ([`BestKeeper`]).
+//! the run directory is); both open it ([`Gatekeeper::open`], how it gates coming from the
+//! run's config: [`GatePolicy::from_run`]) and run its loop ([`Gatekeeper::watch`], in
+//! [`crate::watch`]). One gatekeeper per run: it holds `gating.lock` while it lives
+//! ([`BestKeeper`]).
 
 use crate::gating::{gate_match, GateError, GateSettings, ScoreComparison};
-use crate::grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, GradeSettings, VersionGrade};
-use crate::grading::Case;
-use crate::matches::Tally;
-use crate::promotion::{BestError, BestKeeper, Promoter};
 use crate::sprt::{SprtConfig, SprtStatus};
+use dojo_arbiter::matches::Tally;
+use dojo_arbiter::promotion::{BestError, BestKeeper, Promoter};
 use dojo_game::connect4::Connect4;
 use dojo_game::AnyGame;
+use dojo_grading::run_set::{benchmark_path, grade_checkpoint, load_or_make, GradeSettings, VersionGrade};
+use dojo_grading::Case;
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_proto::tensorboard::EventWriter;
 use dojo_run::config::{GateMode, RunConfig};
@@ -183,9 +184,11 @@ pub struct Gatekeeper {
 }
 
 impl Gatekeeper {
-    /// Takes the run's gating lock and reads where gating stands (repairing a best copy
+    /// The gatekeeper of `run`, gating as its `config` says with `threads` games at once:
+    /// takes the run's gating lock and reads where gating stands (repairing a best copy
     /// that a crash cut short).
-    pub fn open(run: &RunPaths, policy: &GatePolicy) -> Result<Gatekeeper, GatekeeperError> {
+    pub fn open(run: &RunPaths, config: &RunConfig, threads: usize) -> Result<Gatekeeper, GatekeeperError> {
+        let policy = &GatePolicy::from_run(config, threads);
         let keeper = BestKeeper::lock(run, Promoter::Gatekeeper)?;
         journal::end_partial_line(&run.gating_log())?;
         let best_version = keeper.best().current()?.map(|s| s.version);
@@ -202,6 +205,10 @@ impl Gatekeeper {
             tensorboard,
             benchmark: Benchmark::NotLoaded,
         })
+    }
+
+    pub(crate) fn run(&self) -> &RunPaths {
+        &self.run
     }
 
     pub fn policy(&self) -> &GatePolicy {

@@ -4,7 +4,7 @@
 //! process). It decides when a version is due, gates it, and hands what happened to the
 //! caller as [`Event`]s, which each prints its own way.
 
-use crate::gatekeeper::{GateFailed, GateRecord, Gatekeeper};
+use crate::gatekeeper::{newest_version, GateFailed, GateRecord, Gatekeeper};
 use dojo_net::checkpoint::CheckpointError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -17,6 +17,26 @@ pub enum Schedule {
     /// Every time this many versions (at least 1) are new since the last gated one, until
     /// the stop flag is set.
     Every(u64),
+}
+
+/// Where the loop reads the newest version.
+#[derive(Clone, Copy)]
+pub enum Newest<'a> {
+    /// The run's newest published version (`models/latest.json`): `dojo gate`, wherever
+    /// the run directory is.
+    Published,
+    /// What this function says: `dojo train`'s gating thread asks the learner in its
+    /// process.
+    Read(&'a dyn Fn() -> Result<u64, CheckpointError>),
+}
+
+impl Newest<'_> {
+    fn read(&self, keeper: &Gatekeeper) -> Result<u64, CheckpointError> {
+        match self {
+            Newest::Published => newest_version(keeper.run()),
+            Newest::Read(read) => read(),
+        }
+    }
 }
 
 /// How the loop runs.
@@ -64,11 +84,23 @@ pub enum WatchError {
     Gate(GateFailed),
 }
 
-/// Gates the versions `newest` names as `options` schedule them, reporting to `on`.
-/// Returns when a gate once is done (or was not due), or when `options.stop` is set.
-pub fn watch(
+impl Gatekeeper {
+    /// Gates the versions `newest` names as `options` schedule them, reporting to `on`.
+    /// Returns when a gate once is done (or was not due), or when `options.stop` is set.
+    pub fn watch(
+        &mut self,
+        newest: Newest<'_>,
+        options: &Watch<'_>,
+        on: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), WatchError> {
+        watch(self, &|keeper| newest.read(keeper), options, on)
+    }
+}
+
+/// [`Gatekeeper::watch`]'s loop.
+fn watch(
     keeper: &mut Gatekeeper,
-    newest: &dyn Fn() -> Result<u64, CheckpointError>,
+    newest: &dyn Fn(&Gatekeeper) -> Result<u64, CheckpointError>,
     options: &Watch<'_>,
     on: &mut dyn FnMut(Event<'_>),
 ) -> Result<(), WatchError> {
@@ -80,7 +112,7 @@ pub fn watch(
         if watching && stopped() {
             return Ok(());
         }
-        let newest = match newest() {
+        let newest = match newest(keeper) {
             Ok(v) => {
                 unreadable = None;
                 v

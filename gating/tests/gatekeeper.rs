@@ -2,10 +2,11 @@
 //! and `dojo tournament --choose-best` share) and the watch loop both `dojo gate` and
 //! `dojo train` run (tiny random networks, one libtorch thread).
 
-use dojo_arbiter::gatekeeper::{newest_version, read_records, GatePolicy, Gatekeeper};
 use dojo_arbiter::promotion::{self, BestKeeper, Promoter};
-use dojo_arbiter::watch::{watch, Event, Schedule, Watch, WatchError};
 use dojo_game::connect4::Connect4;
+use dojo_gating::gatekeeper::{newest_version, read_records};
+use dojo_gating::watch::WatchError;
+use dojo_gating::{Event, Gatekeeper, Newest, Schedule, Watch};
 use dojo_net::checkpoint::{self, CheckpointError, SidecarProblem};
 use dojo_net::device::set_threads;
 use dojo_net::model::{Architecture, Model};
@@ -100,7 +101,7 @@ fn a_promotion_copies_the_version_whole_and_only_under_the_gating_lock() {
         )
     );
     // Nor can a second gatekeeper open.
-    let err = Gatekeeper::open(&run, &GatePolicy::from_run(&RunConfig::default(), 1)).err().unwrap();
+    let err = Gatekeeper::open(&run, &RunConfig::default(), 1).err().unwrap();
     assert_eq!(
         err.to_string(),
         format!(
@@ -126,11 +127,10 @@ fn gating_once_makes_the_first_best_then_plays_it_and_journals_every_decision() 
     let (run, config) = new_run(&tmp);
     let stop = AtomicBool::new(false);
     let once = Watch { schedule: Schedule::Once, poll: Duration::ZERO, stop: &stop };
-    let newest = || newest_version(&run);
-    let mut keeper = Gatekeeper::open(&run, &GatePolicy::from_run(&config, 1)).unwrap();
+    let mut keeper = Gatekeeper::open(&run, &config, 1).unwrap();
     let gate_once = |keeper: &mut Gatekeeper| {
         let mut events = Vec::new();
-        let result = watch(keeper, &newest, &once, &mut |e| events.push(said(e)));
+        let result = keeper.watch(Newest::Published, &once, &mut |e| events.push(said(e)));
         (result, events)
     };
 
@@ -167,19 +167,19 @@ fn gating_once_makes_the_first_best_then_plays_it_and_journals_every_decision() 
     publish(&run, &model, 3);
     stop.store(true, Ordering::Relaxed);
     let mut events = Vec::new();
-    watch(&mut keeper, &newest, &once, &mut |e| events.push(said(e))).unwrap();
+    keeper.watch(Newest::Published, &once, &mut |e| events.push(said(e))).unwrap();
     assert_eq!(events, ["gating v3"]);
     assert_eq!(read_records(&run).unwrap().len(), 2);
     stop.store(false, Ordering::Relaxed);
 
     // Once, a version that cannot be read is an error naming it; nothing is recorded.
-    let err = watch(&mut keeper, &|| Ok(7), &once, &mut |_| {}).unwrap_err();
+    let err = keeper.watch(Newest::Read(&|| Ok(7)), &once, &mut |_| {}).unwrap_err();
     let missing = run.models().join("v000007.safetensors");
     assert_eq!(err.to_string(), format!("gating v7: {} does not exist", missing.display()));
     assert_eq!((read_records(&run).unwrap().len(), best_version(&run)), (2, 1));
     // A reopened gatekeeper knows where gating stands.
     drop(keeper);
-    let keeper = Gatekeeper::open(&run, &GatePolicy::from_run(&config, 1)).unwrap();
+    let keeper = Gatekeeper::open(&run, &config, 1).unwrap();
     assert_eq!((keeper.best_version(), keeper.last_gated()), (Some(1), 2));
 }
 
@@ -187,7 +187,7 @@ fn gating_once_makes_the_first_best_then_plays_it_and_journals_every_decision() 
 fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_on_the_flag() {
     let tmp = tempfile::tempdir().unwrap();
     let (run, config) = new_run(&tmp);
-    let mut keeper = Gatekeeper::open(&run, &GatePolicy::from_run(&config, 1)).unwrap();
+    let mut keeper = Gatekeeper::open(&run, &config, 1).unwrap();
     let stop = AtomicBool::new(false);
     let every = Watch { schedule: Schedule::Every(1), poll: Duration::from_millis(10), stop: &stop };
 
@@ -202,13 +202,14 @@ fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_o
         }
     };
     let mut events = Vec::new();
-    watch(&mut keeper, &newest, &every, &mut |e| {
-        if matches!(e, Event::Gated { .. }) {
-            stop.store(true, Ordering::Relaxed);
-        }
-        events.push(said(e));
-    })
-    .unwrap();
+    keeper
+        .watch(Newest::Read(&newest), &every, &mut |e| {
+            if matches!(e, Event::Gated { .. }) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            events.push(said(e));
+        })
+        .unwrap();
     let unreadable =
         format!(r#"unreadable: {}: bad sidecar JSON: format "old" is not "dojo-checkpoint/1""#, run.latest().display());
     assert_eq!(events, [unreadable.as_str(), "gating v1", "gating: v1 is the first best version (best Some(1))"]);
@@ -217,13 +218,14 @@ fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_o
     // A version gone before it was read is said and passed over, and the watch goes on.
     stop.store(false, Ordering::Relaxed);
     let mut events = Vec::new();
-    watch(&mut keeper, &|| Ok(4), &every, &mut |e| {
-        if matches!(e, Event::Failed(_)) {
-            stop.store(true, Ordering::Relaxed);
-        }
-        events.push(said(e));
-    })
-    .unwrap();
+    keeper
+        .watch(Newest::Read(&|| Ok(4)), &every, &mut |e| {
+            if matches!(e, Event::Failed(_)) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            events.push(said(e));
+        })
+        .unwrap();
     assert_eq!(events.len(), 2, "{events:?}");
     let missing = run.models().join("v000004.safetensors");
     assert_eq!(events[1], format!("failed: gating v4: {} does not exist", missing.display()));
@@ -241,7 +243,7 @@ fn watching_waits_out_an_unreadable_newest_passes_over_a_failed_gate_and_stops_o
         }
         Ok(6)
     };
-    watch(&mut keeper, &newest, &every_3, &mut |e| panic!("{}", said(e))).unwrap();
+    keeper.watch(Newest::Read(&newest), &every_3, &mut |e| panic!("{}", said(e))).unwrap();
     assert_eq!(looks.get(), 3);
-    watch(&mut keeper, &|| panic!("looked"), &every_3, &mut |e| panic!("{}", said(e))).unwrap();
+    keeper.watch(Newest::Read(&|| panic!("looked")), &every_3, &mut |e| panic!("{}", said(e))).unwrap();
 }

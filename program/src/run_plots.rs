@@ -4,10 +4,10 @@
 //! each big tile instead of win rates), gating decisions from `gating.jsonl`, and the newest
 //! tournament's Elo curve.
 
-use crate::charts::{draw_panels, ChartError, Panel, Series};
-use crate::gatekeeper::read_records;
-use crate::tournament::plot;
-use crate::tournament::standings::Standings;
+use dojo_arbiter::charts::{draw_panels, ChartError, Panel, Series};
+use dojo_arbiter::tournament::plot;
+use dojo_arbiter::tournament::standings::Standings;
+use dojo_gating::gatekeeper::read_records;
 use dojo_metrics::SeriesLayout;
 use dojo_run::config::RunConfig;
 use dojo_run::journal::{self, JournalError};

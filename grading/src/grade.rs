@@ -240,8 +240,8 @@ pub fn table(model: &str, grades: &[Grade]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::labelled::parse_lines;
-    use crate::grading::labelled::PositionLine;
+    use crate::labelled::parse_lines;
+    use crate::labelled::PositionLine;
 
     /// Always the leftmost legal column, whatever it is asked; errors are predictable.
     struct Leftmost;
