@@ -12,11 +12,11 @@ mod search;
 mod selfplay;
 mod train;
 
-use crate::common::load_checkpoint;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dojo_game::GameSpec;
 use dojo_net::checkpoint::read_sidecar;
+use dojo_program::checkpoint::load_checkpoint;
 use dojo_net::model::{Architecture, Model, PolicyHeadChoice};
 use std::path::PathBuf;
 
