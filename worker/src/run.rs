@@ -315,7 +315,10 @@ fn newer_model(cx: &mut Context<'_>, version: u64) -> Option<client::Downloaded>
 
 /// The self-play engine, its games started from `boards`; with a game limit it starts
 /// exactly that many games.
-fn start_engine<G: Game + FromAnyGame>(cx: &mut Context<'_>, boards: Boards<G>) -> Result<SelfPlayEngine<G>, WorkerError> {
+fn start_engine<G: Game + FromAnyGame>(
+    cx: &mut Context<'_>,
+    boards: Boards<G>,
+) -> Result<SelfPlayEngine<G>, WorkerError> {
     let starter = Box::new(move |rng: &mut Rng| boards.draw(rng));
     let rng = Rng::seed_from_u64(cx.rng.next_u64());
     Ok(SelfPlayEngine::new(cx.search.clone(), cx.play.clone(), starter, rng, cx.opts.max_games)?)
