@@ -235,7 +235,7 @@ fn the_long_function_budget_can_be_overrun() {
     // Two functions of 5 and 6 lines (body lines plus the two braces): one is over 5.
     let files = vec![file(body(3)), file(body(4))];
     assert_eq!(within_budget(&files, 5, 1), (vec!["a.rs:1 f4 is 6 lines".to_string()], true));
-    assert_eq!(within_budget(&files, 5, 0).1, false);
+    assert!(!within_budget(&files, 5, 0).1);
     let (long, within) = within_budget(&files, 4, 1);
     assert_eq!(long, vec!["a.rs:1 f4 is 6 lines".to_string(), "a.rs:1 f3 is 5 lines".to_string()]);
     assert!(!within);
