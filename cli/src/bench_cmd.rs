@@ -12,12 +12,12 @@ mod search;
 mod selfplay_speed;
 mod train_speed;
 
-use crate::common::load_checkpoint;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dojo_game::GameSpec;
 use dojo_net::checkpoint::read_sidecar;
 use dojo_net::model::{Architecture, Model, PolicyHeadChoice};
+use dojo_program::checkpoint::load_checkpoint;
 use std::path::PathBuf;
 
 #[derive(Args)]

@@ -1,16 +1,13 @@
-//! Pieces several subcommands share: devices and threads, loading checkpoints, progress
-//! bars, and the shared secret of a cluster.
+//! Pieces several subcommands share: devices and threads, progress bars, and the shared
+//! secret of a cluster (a checkpoint loads through `dojo_program::checkpoint`).
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_game::GameSpec;
-use dojo_net::checkpoint::{self, Loaded};
 use dojo_net::device::{set_threads, DeviceSpec};
 use dojo_net::model::Model;
 use dojo_net::precision::{Precision, PrecisionChoice};
 use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -52,11 +49,6 @@ impl PrecisionArgs {
     pub fn choose(&self, model: &Model, parallel_games: usize) -> Result<Precision> {
         Ok(self_play_precision(self.precision, model, parallel_games)?)
     }
-}
-
-/// Loads a checkpoint, checking it is for `game` when given.
-pub fn load_checkpoint(path: &Path, device: tch::Device, game: Option<&GameSpec>) -> Result<Loaded> {
-    checkpoint::load(path, device, game).with_context(|| format!("loading checkpoint {}", path.display()))
 }
 
 /// A progress bar on stderr. Where stderr is not a terminal (a log file, CI) the bar is

@@ -6,7 +6,7 @@ use crate::duration::parse_duration;
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_game::GameSpec;
-use dojo_program::training::{session_config, Status, TrainOptions, Training};
+use dojo_program::training::{session_config, Status, StopReason, TrainOptions, Training};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -80,12 +80,30 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         eprintln!("dashboard: http://{at}/");
         eprintln!("metrics: http://{at}/metrics");
     }
+    let reason = follow(&mut training, &stop)?;
+    let summary = training.stop(reason, &stop, &mut |line| eprintln!("{line}"))?;
+    if let Some(best) = &summary.best {
+        eprintln!("best model: {}", best.display());
+    }
+    eprintln!(
+        "done: {} games, {} steps, newest model {} (run `dojo train --run-dir {}` again to continue)",
+        summary.games,
+        summary.steps,
+        summary.newest.display(),
+        args.run_dir.display()
+    );
+    Ok(())
+}
+
+/// Shows the session until it should stop (a spinner with the status, its news above;
+/// where stderr is not a terminal, the news and a status line every 30 s), and why it stops.
+fn follow(training: &mut Training, stop: &AtomicBool) -> Result<StopReason> {
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("static template"));
     let mut last_line = Instant::now();
     let reason = loop {
         std::thread::sleep(Duration::from_millis(250));
-        if let Some(reason) = training.should_stop(&stop) {
+        if let Some(reason) = training.should_stop(stop) {
             break reason;
         }
         for line in training.news()? {
@@ -108,18 +126,7 @@ pub fn run(args: TrainArgs, stop: Arc<AtomicBool>) -> Result<()> {
         }
     };
     bar.finish_and_clear();
-    let summary = training.stop(reason, &stop, &mut |line| eprintln!("{line}"))?;
-    if let Some(best) = &summary.best {
-        eprintln!("best model: {}", best.display());
-    }
-    eprintln!(
-        "done: {} games, {} steps, newest model {} (run `dojo train --run-dir {}` again to continue)",
-        summary.games,
-        summary.steps,
-        summary.newest.display(),
-        args.run_dir.display()
-    );
-    Ok(())
+    Ok(reason)
 }
 
 /// "model v12 (best v10) | games 345 (9.10/s) | steps 600 | buffer ... | loss policy ...".

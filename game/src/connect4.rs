@@ -370,22 +370,46 @@ pub struct Connect4<B: BitWord = u64> {
     mirror_symmetric: bool,
 }
 
+/// The spec text of a `width × height` board with `blocked` cells (0-based), as a user
+/// would have written it, for an error about it.
+fn spec_text(width: usize, height: usize, blocked: &[(usize, usize)]) -> String {
+    let mut s = format!("connect4:{width}x{height}");
+    if !blocked.is_empty() {
+        let cells: Vec<String> =
+            blocked.iter().map(|&(c, r)| format!("{}.{}", c.saturating_add(1), r.saturating_add(1))).collect();
+        s.push(':');
+        s.push_str(&cells.join(","));
+    }
+    s
+}
+
+/// The `blocked` cells `(column, row)` of a `width × height` board as bits (duplicates once)
+/// and their part of the position's hash; a cell off the board is the problem.
+fn blocked_cells<B: BitWord>(width: usize, height: usize, blocked: &[(usize, usize)]) -> Result<(B, u64), SpecProblem> {
+    let h1 = (height + 1) as u32;
+    let mut bits = B::zero();
+    let mut hash = 0u64;
+    for &(c, r) in blocked {
+        if c >= width || r >= height {
+            let (column, row) = (c.saturating_add(1), r.saturating_add(1));
+            return Err(SpecProblem::CellOffBoard { column, row, width, height });
+        }
+        let i = c as u32 * h1 + r as u32;
+        if !bits.has(i) {
+            bits = bits | B::bit(i);
+            hash ^= ZOBRIST[2][i as usize];
+        }
+    }
+    Ok((bits, hash))
+}
+
 impl<B: BitWord> Connect4<B> {
     /// An empty `width × height` board with the given blocked cells `(column, row)`, 0-based,
     /// row 0 at the bottom. Duplicates are allowed.
     pub fn new(width: usize, height: usize, blocked: &[(usize, usize)]) -> Result<Self, GameError> {
         let min = spec::C4_MIN as usize;
-        let spec_text = || {
-            let mut s = format!("connect4:{width}x{height}");
-            if !blocked.is_empty() {
-                let cells: Vec<String> =
-                    blocked.iter().map(|&(c, r)| format!("{}.{}", c.saturating_add(1), r.saturating_add(1))).collect();
-                s.push(':');
-                s.push_str(&cells.join(","));
-            }
-            s
-        };
-        let err = |reason: SpecProblem| GameError::Spec { spec: spec_text(), reason: reason.into() };
+        let err =
+            |reason: SpecProblem| GameError::Spec { spec: spec_text(width, height, blocked), reason: reason.into() };
         for (what, v, max) in
             [("width", width, spec::C4_MAX_WIDTH as usize), ("height", height, spec::C4_MAX_HEIGHT as usize)]
         {
@@ -405,19 +429,7 @@ impl<B: BitWord> Connect4<B> {
             bottom = bottom | B::bit(c * h1);
             board = board | (column << (c * h1));
         }
-        let mut blocked_bits = B::zero();
-        let mut hash = 0u64;
-        for &(c, r) in blocked {
-            if c >= width || r >= height {
-                let (column, row) = (c.saturating_add(1), r.saturating_add(1));
-                return Err(err(SpecProblem::CellOffBoard { column, row, width, height }));
-            }
-            let i = c as u32 * h1 + r as u32;
-            if !blocked_bits.has(i) {
-                blocked_bits = blocked_bits | B::bit(i);
-                hash ^= ZOBRIST[2][i as usize];
-            }
-        }
+        let (blocked_bits, hash) = blocked_cells::<B>(width, height, blocked).map_err(err)?;
         let free_cells = (width * height) as u32 - blocked_bits.count_ones();
         if free_cells == 0 {
             return Err(err(SpecProblem::Rule("every cell is blocked, so no move is possible")));

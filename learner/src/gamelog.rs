@@ -201,36 +201,9 @@ impl GameLog {
         }
         fs::create_dir_all(dir).map_err(|e| io_err("create the game log folder", dir, e))?;
         let numbers = list_segments(dir)?;
-
-        let mut ids = HashSet::new();
-        let mut records = Vec::new();
-        let mut positions = 0u64;
-        let mut duplicates_read = 0;
-        let mut recovery = None;
-        let mut last_len = SEGMENT_HEADER_LEN;
         // Read everything before repairing anything, so an error leaves the files as found.
-        let mut repair = None;
-        for (i, &number) in numbers.iter().enumerate() {
-            let path = dir.join(segment_name(number));
-            let last = i + 1 == numbers.len();
-            let bytes = fs::read(&path).map_err(|e| io_err("read", &path, e))?;
-            let scan = scan_segment(&path, &bytes, last)?;
-            for r in scan.records {
-                if ids.insert(r.game_id) {
-                    positions += r.player_moves() as u64;
-                    records.push(r);
-                } else {
-                    duplicates_read += 1;
-                }
-            }
-            if last {
-                last_len = scan.good_len;
-                if let Some(reason) = scan.torn {
-                    repair = Some((path, bytes.len() as u64, reason));
-                }
-            }
-        }
-
+        let Stored { ids, records, positions, duplicates_read, last_len, repair } = read_segments(dir, &numbers)?;
+        let mut recovery = None;
         let (segment, segment_path, file) = match numbers.last() {
             None => {
                 let path = create_segment(dir, 1)?;
@@ -529,6 +502,55 @@ struct Scan {
     good_len: u64,
     /// Why the bytes after `good_len` are unreadable, when they are a torn tail.
     torn: Option<String>,
+}
+
+/// What the segments hold, read before anything is repaired.
+struct Stored {
+    /// The stored game ids, each once.
+    ids: HashSet<[u8; 16]>,
+    /// The records, oldest first, a game id stored twice kept once (the first copy).
+    records: Vec<GameRecord>,
+    /// The records' player moves.
+    positions: u64,
+    /// Records whose game id was stored before them.
+    duplicates_read: usize,
+    /// The last segment's length up to its last good record.
+    last_len: u64,
+    /// The last segment's torn tail to cut: (its path, its length, why it is unreadable).
+    repair: Option<(PathBuf, u64, String)>,
+}
+
+/// Reads the segments `numbers` in `dir`, in order; only the last may end torn.
+fn read_segments(dir: &Path, numbers: &[u64]) -> Result<Stored, LogError> {
+    let mut stored = Stored {
+        ids: HashSet::new(),
+        records: Vec::new(),
+        positions: 0,
+        duplicates_read: 0,
+        last_len: SEGMENT_HEADER_LEN,
+        repair: None,
+    };
+    for (i, &number) in numbers.iter().enumerate() {
+        let path = dir.join(segment_name(number));
+        let last = i + 1 == numbers.len();
+        let bytes = fs::read(&path).map_err(|e| io_err("read", &path, e))?;
+        let scan = scan_segment(&path, &bytes, last)?;
+        for r in scan.records {
+            if stored.ids.insert(r.game_id) {
+                stored.positions += r.player_moves() as u64;
+                stored.records.push(r);
+            } else {
+                stored.duplicates_read += 1;
+            }
+        }
+        if last {
+            stored.last_len = scan.good_len;
+            if let Some(reason) = scan.torn {
+                stored.repair = Some((path, bytes.len() as u64, reason));
+            }
+        }
+    }
+    Ok(stored)
 }
 
 /// Reads one segment's records. In the last segment unreadable bytes after the last good

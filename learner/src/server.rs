@@ -216,8 +216,6 @@ fn start_typed<G: Game + FromAnyGame>(
         .spawn(move || training.run(trainer_shared))
         .map_err(|error| LearnerError::Thread { what: "training", error })?;
 
-    let (addr_tx, addr_rx) = mpsc::channel();
-    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let serving = Serving {
         shared: shared.clone(),
         listen: opts.listen,
@@ -227,6 +225,18 @@ fn start_typed<G: Game + FromAnyGame>(
         tls: opts.tls,
         limits: opts.limits,
     };
+    listen(serving, shared, trainer)
+}
+
+/// Starts `serving`'s thread beside the `trainer` and waits until it listens; a server
+/// that cannot listen stops the trainer and is the error.
+fn listen(
+    serving: Serving,
+    shared: Arc<Shared>,
+    trainer: JoinHandle<Result<(), TrainingError>>,
+) -> Result<LearnerHandle, LearnerError> {
+    let (addr_tx, addr_rx) = mpsc::channel();
+    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let server = std::thread::Builder::new()
         .name("dojo-grpc".into())
         .spawn(move || serving.run(addr_tx, shutdown_rx).map_err(LearnerError::from))

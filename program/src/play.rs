@@ -63,18 +63,7 @@ fn play_typed<G: Game + FromAnyGame>(
     }
     let mut model = net_player(player, seed, device, Some((spec, &game)))?;
     model.new_game(seed);
-    let sims = match player {
-        PlayerSpec::Net { search, .. } => search.simulations,
-        _ => 0,
-    };
-    writeln!(
-        out,
-        "dojo play: {}, you are {} ({}); the model searches {sims} playouts a move. Moves in the game's notation (e.g. {}); 'quit' ends.",
-        game.spec(), // the board drawn, for a spec of several
-        side_name(human),
-        if human == Player::First { "moving first" } else { "moving second" },
-        example_move(&game),
-    )?;
+    greet(&mut out, &game, player, human)?;
     let mut lines = input.lines();
     let mut redraw = true;
     loop {
@@ -82,13 +71,7 @@ fn play_typed<G: Game + FromAnyGame>(
             writeln!(out, "\n{}", game.render())?;
         }
         if let Some(outcome) = game.outcome() {
-            let said = match outcome {
-                Outcome::Win(p) if p == human => "you win".to_string(),
-                Outcome::Win(_) => "the model wins".to_string(),
-                Outcome::Draw => "a draw".to_string(),
-                Outcome::Score(s) => format!("score {s}"),
-            };
-            writeln!(out, "game over: {said} after {} moves", game.ply())?;
+            writeln!(out, "game over: {} after {} moves", outcome_said(outcome, human), game.ply())?;
             return Ok(());
         }
         let ToMove::Player(mover) = game.to_move() else { return Err(PlayError::Chance { spec: spec.clone() }) };
@@ -117,6 +100,32 @@ fn play_typed<G: Game + FromAnyGame>(
             Ok(()) => redraw = true,
             Err(why) => writeln!(out, "cannot play {text:?}: {why}")?,
         }
+    }
+}
+
+/// The first lines: the game, the human's side, the model's playouts, how to move.
+fn greet<G: Game>(out: &mut impl Write, game: &G, player: &PlayerSpec, human: Player) -> std::io::Result<()> {
+    let sims = match player {
+        PlayerSpec::Net { search, .. } => search.simulations,
+        _ => 0,
+    };
+    writeln!(
+        out,
+        "dojo play: {}, you are {} ({}); the model searches {sims} playouts a move. Moves in the game's notation (e.g. {}); 'quit' ends.",
+        game.spec(), // the board drawn, for a spec of several
+        side_name(human),
+        if human == Player::First { "moving first" } else { "moving second" },
+        example_move(game),
+    )
+}
+
+/// How a finished game ended, said to the `human`.
+fn outcome_said(outcome: Outcome, human: Player) -> String {
+    match outcome {
+        Outcome::Win(p) if p == human => "you win".to_string(),
+        Outcome::Win(_) => "the model wins".to_string(),
+        Outcome::Draw => "a draw".to_string(),
+        Outcome::Score(s) => format!("score {s}"),
     }
 }
 

@@ -184,18 +184,7 @@ impl Training {
         let workers = (0..count).map(|i| spawn.spawn(&run, i)).collect::<Result<Vec<_>, _>>()?;
         let gate_stop = Arc::new(AtomicBool::new(false));
         let (say, said) = channel::<String>();
-        let keeper = match config.gating.every_versions {
-            0 => None,
-            // tidy: text cause: not an error value, a line for the person watching.
-            _ => Gatekeeper::open(&run, &config, 1).map_err(|e| say.send(format!("not gating: {e}"))).ok(),
-        };
-        let gating = match keeper {
-            Some(keeper) => {
-                let every = config.gating.every_versions;
-                Some(spawn_gating(keeper, every, learner.shared.clone(), gate_stop.clone(), say)?)
-            }
-            None => None,
-        };
+        let gating = start_gating(&run, &config, &learner.shared, &gate_stop, say)?;
         let games_at_start = learner.shared.counters.games.load(Ordering::Relaxed);
         let started = Instant::now();
         let deadline = options.deadline;
@@ -423,6 +412,32 @@ struct Gating {
     thread: JoinHandle<Gatekeeper>,
     /// The best version so far (0: none yet).
     best: Arc<AtomicU64>,
+}
+
+/// Gating beside training, every `gating.every_versions` versions (none at 0). Where it
+/// cannot start (another process gates this run, say `dojo gate --watch`), training goes
+/// on without it and `say` tells why.
+fn start_gating(
+    run: &RunDir,
+    config: &RunConfig,
+    shared: &Arc<Shared>,
+    stop: &Arc<AtomicBool>,
+    say: Sender<String>,
+) -> Result<Option<Gating>, TrainError> {
+    let keeper = match config.gating.every_versions {
+        0 => None,
+        // tidy: text cause: not an error value, a line for the person watching.
+        _ => Gatekeeper::open(run, config, 1)
+            .map_err(|e| say.send(format!("not gating: {e}")))
+            .ok(),
+    };
+    match keeper {
+        Some(keeper) => {
+            let every = config.gating.every_versions;
+            Ok(Some(spawn_gating(keeper, every, shared.clone(), stop.clone(), say)?))
+        }
+        None => Ok(None),
+    }
 }
 
 /// Gates every `every` new versions on a thread of its own (one game at a time, so it

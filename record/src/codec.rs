@@ -99,19 +99,7 @@ impl GameRecord {
         out.extend_from_slice(&[0; 4]);
         let body_start = out.len();
 
-        let mut flags = 0u8;
-        if self.resigned {
-            flags |= F_RESIGNED;
-        }
-        if self.no_resign {
-            flags |= F_NO_RESIGN;
-        }
-        match self.would_have_resigned {
-            Some(Player::First) => flags |= F_WOULD_RESIGN,
-            Some(Player::Second) => flags |= F_WOULD_RESIGN | F_WOULD_RESIGN_SECOND,
-            None => {}
-        }
-        out.push(flags);
+        out.push(self.flags());
         out.extend_from_slice(&self.game_id);
         put_varint(out, self.model_version);
         put_varint(out, self.created_unix_ms);
@@ -129,35 +117,30 @@ impl GameRecord {
         }
         put_varint(out, self.moves.len() as u64);
         for m in &self.moves {
-            let mut mf = 0u8;
-            if m.chance {
-                mf |= M_CHANCE;
-            }
-            if m.train {
-                mf |= M_TRAIN;
-            }
-            let root = m.root_value.to_bits();
-            if root != 0 {
-                mf |= M_ROOT_VALUE;
-            }
-            out.push(mf);
-            put_varint(out, u64::from(m.action));
-            if root != 0 {
-                out.extend_from_slice(&root.to_le_bytes());
-            }
-            put_varint(out, m.policy.len() as u64);
-            let mut prev = 0i32;
-            for &(a, p) in &m.policy {
-                put_varint(out, u64::from(zigzag(i32::from(a) - prev)));
-                prev = i32::from(a);
-                out.extend_from_slice(&p.to_le_bytes());
-            }
+            encode_move(m, out);
         }
 
         let body_len = (out.len() - body_start) as u32;
         out[body_start - 4..body_start].copy_from_slice(&body_len.to_le_bytes());
         let crc = crc32fast::hash(&out[start + RECORD_MAGIC.len()..]);
         out.extend_from_slice(&crc.to_le_bytes());
+    }
+
+    /// The record's flags byte: how it ended by resignation, and who would have resigned.
+    fn flags(&self) -> u8 {
+        let mut flags = 0u8;
+        if self.resigned {
+            flags |= F_RESIGNED;
+        }
+        if self.no_resign {
+            flags |= F_NO_RESIGN;
+        }
+        match self.would_have_resigned {
+            Some(Player::First) => flags |= F_WOULD_RESIGN,
+            Some(Player::Second) => flags |= F_WOULD_RESIGN | F_WOULD_RESIGN_SECOND,
+            None => {}
+        }
+        flags
     }
 
     /// Decodes exactly one record; bytes after it are an error.
@@ -209,6 +192,35 @@ impl GameRecord {
             return Err(RecordError::UnusedBody { count: r.buf.len() - r.pos });
         }
         Ok((record, body_end + CRC_LEN))
+    }
+}
+
+/// A move's bytes: its flags, action, root value (when not 0) and policy (actions as
+/// zigzag deltas), the layout [`decode_move`] reads.
+#[inline]
+fn encode_move(m: &MoveRecord, out: &mut Vec<u8>) {
+    let mut mf = 0u8;
+    if m.chance {
+        mf |= M_CHANCE;
+    }
+    if m.train {
+        mf |= M_TRAIN;
+    }
+    let root = m.root_value.to_bits();
+    if root != 0 {
+        mf |= M_ROOT_VALUE;
+    }
+    out.push(mf);
+    put_varint(out, u64::from(m.action));
+    if root != 0 {
+        out.extend_from_slice(&root.to_le_bytes());
+    }
+    put_varint(out, m.policy.len() as u64);
+    let mut prev = 0i32;
+    for &(a, p) in &m.policy {
+        put_varint(out, u64::from(zigzag(i32::from(a) - prev)));
+        prev = i32::from(a);
+        out.extend_from_slice(&p.to_le_bytes());
     }
 }
 

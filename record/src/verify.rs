@@ -62,15 +62,7 @@ impl GameRecord {
                 return Err(fail(&g, MoveProblem::GameOver(RecordOutcome::from(o))));
             }
             if mv.chance {
-                if let ToMove::Player(p) = g.to_move() {
-                    return Err(fail(&g, MoveProblem::ChanceWhilePlayerToMove(player_name(p))));
-                }
-                if !mv.policy.is_empty() {
-                    return Err(fail(&g, MoveProblem::ChancePolicy));
-                }
-                if mv.train {
-                    return Err(fail(&g, MoveProblem::ChanceTrained));
-                }
+                check_chance(&g, mv).map_err(|reason| fail(&g, reason))?;
                 visit(i, &g, mv);
                 g.apply_chance(mv.action).map_err(|e| fail(&g, MoveProblem::IllegalChance(e)))?;
                 if let Some(r) = rewards.as_deref_mut() {
@@ -78,25 +70,7 @@ impl GameRecord {
                 }
                 continue;
             }
-            if g.to_move() == ToMove::Chance {
-                return Err(fail(&g, MoveProblem::ChancePending));
-            }
-            if !g.is_legal(mv.action) {
-                return Err(fail(&g, MoveProblem::Illegal(g.illegal_reason(mv.action))));
-            }
-            if !mv.root_value.is_finite() {
-                return Err(fail(&g, MoveProblem::RootValue(mv.root_value)));
-            }
-            if mv.train && mv.policy.is_empty() {
-                return Err(fail(&g, MoveProblem::NoPolicy));
-            }
-            let checked = check_policy(&g, mv, &mut seen);
-            for &(a, _) in &mv.policy {
-                if let Some(s) = seen.get_mut(a as usize) {
-                    *s = false;
-                }
-            }
-            checked.map_err(|reason| fail(&g, reason))?;
+            check_player_move(&g, mv, &mut seen).map_err(|reason| fail(&g, reason))?;
             visit(i, &g, mv);
             let reward = g.play_unchecked(mv.action);
             if let Some(r) = rewards.as_deref_mut() {
@@ -156,6 +130,46 @@ impl GameRecord {
             }
         }
     }
+}
+
+/// Why a chance event cannot stand at `g`: a player to move, or a policy or a training mark
+/// on it (the network never chose it).
+fn check_chance<G: Game>(g: &G, mv: &MoveRecord) -> Result<(), MoveProblem> {
+    if let ToMove::Player(p) = g.to_move() {
+        return Err(MoveProblem::ChanceWhilePlayerToMove(player_name(p)));
+    }
+    if !mv.policy.is_empty() {
+        return Err(MoveProblem::ChancePolicy);
+    }
+    if mv.train {
+        return Err(MoveProblem::ChanceTrained);
+    }
+    Ok(())
+}
+
+/// Why a player's move cannot stand at `g`: a chance event pending, an illegal action, a root
+/// value that is not a number, a trained move without a policy, or a policy that does not
+/// fit the position. `seen` (one flag per action, all false) is left all false.
+fn check_player_move<G: Game>(g: &G, mv: &MoveRecord, seen: &mut [bool]) -> Result<(), MoveProblem> {
+    if g.to_move() == ToMove::Chance {
+        return Err(MoveProblem::ChancePending);
+    }
+    if !g.is_legal(mv.action) {
+        return Err(MoveProblem::Illegal(g.illegal_reason(mv.action)));
+    }
+    if !mv.root_value.is_finite() {
+        return Err(MoveProblem::RootValue(mv.root_value));
+    }
+    if mv.train && mv.policy.is_empty() {
+        return Err(MoveProblem::NoPolicy);
+    }
+    let checked = check_policy(g, mv, seen);
+    for &(a, _) in &mv.policy {
+        if let Some(s) = seen.get_mut(a as usize) {
+            *s = false;
+        }
+    }
+    checked
 }
 
 /// Checks one policy, marking its actions in `seen` (the caller clears them).

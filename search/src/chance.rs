@@ -51,7 +51,7 @@
 use super::config::{SearchConfig, SearchMode};
 use super::gumbel::{self, ChildView, GumbelState};
 use super::puct::{choose_by_visits, exploration, first_play_value, legal_softmax, mix_dirichlet, ChildStats, Proven};
-use super::step::{LeafSearch, Step};
+use super::step::{LeafSearch, Playouts, Step};
 pub use dojo_game::returns::ReturnScale;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, ToMove};
@@ -264,55 +264,6 @@ impl<G: Game> ChanceSearch<G> {
     /// Nodes (decision and chance) in the tree.
     pub fn tree_size(&self) -> usize {
         self.decisions.len() + self.chances.len()
-    }
-
-    /// One playout; true if it stopped at a leaf that needs the network.
-    fn playout(&mut self) -> bool {
-        self.path.clear();
-        let mut node = 0u32;
-        let mut game = self.root_game.clone().expect("set_root first");
-        loop {
-            match self.decisions[node as usize].state {
-                State::Unexpanded if game.to_move() == ToMove::Chance => self.expand_pass(node),
-                State::Unexpanded => {
-                    self.pending = Some((node, game));
-                    return true;
-                }
-                State::Terminal => {
-                    self.decisions[node as usize].visits += 1;
-                    break;
-                }
-                State::Expanded => {}
-            }
-            let e = self.select(node);
-            let edge = self.edges[e as usize];
-            if edge.action != PASS {
-                game.play_unchecked(edge.action);
-            }
-            let chance = if edge.chance == NONE {
-                self.chances.push(Chance::default());
-                let c = (self.chances.len() - 1) as u32;
-                self.edges[e as usize].chance = c;
-                c
-            } else {
-                edge.chance
-            };
-            // A move can end the game without a spawn pending (a full board): then the
-            // after-state is the end, worth nothing more.
-            if game.outcome().is_some() && game.to_move() != ToMove::Chance {
-                self.path.push(Hop { node, edge: e, chance, outcome: NONE });
-                break;
-            }
-            let outcome = self.pick_outcome(chance, &game);
-            let o = self.chances[chance as usize].children[outcome as usize];
-            if o.event != PASS {
-                game.apply_chance(o.event).expect("an outcome the game listed");
-            }
-            self.path.push(Hop { node, edge: e, chance, outcome });
-            node = o.child;
-        }
-        self.backup();
-        false
     }
 
     /// The move to follow at `node`: PUCT over its moves, with Q normalised by the tree's
@@ -538,27 +489,82 @@ impl<G: Game> ChanceSearch<G> {
     }
 }
 
+impl<G: Game> Playouts<G> for ChanceSearch<G> {
+    fn pending(&self) -> &Option<(u32, G)> {
+        &self.pending
+    }
+
+    fn gumbel_state(&mut self) -> &mut GumbelState {
+        &mut self.gumbel
+    }
+
+    /// In Gumbel mode, `budget` counts simulations after the root's evaluation, as the graph
+    /// search counts.
+    fn finished(&self, budget: u32) -> bool {
+        let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
+        let root = &self.decisions[0];
+        root.state == State::Terminal || (root.state == State::Expanded && spent >= budget)
+    }
+
+    fn playout(&mut self) -> bool {
+        self.path.clear();
+        let mut node = 0u32;
+        let mut game = self.root_game.clone().expect("set_root first");
+        loop {
+            match self.decisions[node as usize].state {
+                State::Unexpanded if game.to_move() == ToMove::Chance => self.expand_pass(node),
+                State::Unexpanded => {
+                    self.pending = Some((node, game));
+                    return true;
+                }
+                State::Terminal => {
+                    self.decisions[node as usize].visits += 1;
+                    break;
+                }
+                State::Expanded => {}
+            }
+            let e = self.select(node);
+            let edge = self.edges[e as usize];
+            if edge.action != PASS {
+                game.play_unchecked(edge.action);
+            }
+            let chance = if edge.chance == NONE {
+                self.chances.push(Chance::default());
+                let c = (self.chances.len() - 1) as u32;
+                self.edges[e as usize].chance = c;
+                c
+            } else {
+                edge.chance
+            };
+            // A move can end the game without a spawn pending (a full board): then the
+            // after-state is the end, worth nothing more.
+            if game.outcome().is_some() && game.to_move() != ToMove::Chance {
+                self.path.push(Hop { node, edge: e, chance, outcome: NONE });
+                break;
+            }
+            let outcome = self.pick_outcome(chance, &game);
+            let o = self.chances[chance as usize].children[outcome as usize];
+            if o.event != PASS {
+                game.apply_chance(o.event).expect("an outcome the game listed");
+            }
+            self.path.push(Hop { node, edge: e, chance, outcome });
+            node = o.child;
+        }
+        self.backup();
+        false
+    }
+}
+
 impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
     /// Runs playouts until one needs the network or `budget` playouts are done (in Gumbel
     /// mode, `budget` simulations after the root's evaluation, as the graph search counts).
     fn run(&mut self, budget: u32) -> Step {
-        assert!(self.pending.is_none(), "deliver the pending evaluation first");
-        self.gumbel.budget = budget;
-        loop {
-            let root = &self.decisions[0];
-            let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
-            if root.state == State::Terminal || (root.state == State::Expanded && spent >= budget) {
-                return Step::Done;
-            }
-            if self.playout() {
-                return Step::NeedsEval;
-            }
-        }
+        self.run_playouts(budget)
     }
 
     /// The position waiting for the network.
     fn leaf(&self) -> &G {
-        &self.pending.as_ref().expect("no leaf is pending").1
+        self.pending_leaf()
     }
 
     /// Hands back the network's output for [`ChanceSearch::leaf`]: logits over all actions

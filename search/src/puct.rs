@@ -34,7 +34,7 @@
 use super::config::{ForcedVisits, SearchConfig, SearchMode};
 use super::graph::{graph_storage, keep_reachable, HashIndex, NONE};
 use super::gumbel::{self, ChildView, GumbelState};
-use super::step::{LeafSearch, Step};
+use super::step::{LeafSearch, Playouts, Step};
 use dojo_game::rng::{dirichlet, Rng};
 use dojo_game::{Action, Game, Lookahead, Outcome, ToMove};
 use rand::seq::IndexedRandom;
@@ -258,49 +258,6 @@ impl<G: Game> Search<G> {
             Some(&c) => c,
             None => self.new_node(game),
         }
-    }
-
-    /// One playout; true if it stopped at a leaf that needs the network.
-    fn playout(&mut self) -> bool {
-        self.path.clear();
-        let mut node = self.root;
-        let mut game = self.root_game.clone().expect("set_root first");
-        loop {
-            let n = &self.nodes[node as usize];
-            match n.state {
-                NodeState::Unexpanded => {
-                    self.pending = Some((node, game));
-                    return true;
-                }
-                NodeState::Terminal => {
-                    self.nodes[node as usize].visits += 1;
-                    break;
-                }
-                NodeState::Expanded if n.proven != Proven::Unknown => {
-                    self.nodes[node as usize].visits += 1;
-                    break;
-                }
-                NodeState::Expanded => {}
-            }
-            let e = self.select(node);
-            self.path.push((node, e));
-            let edge = self.edges[e as usize];
-            if edge.child != NONE && edge.visits < self.nodes[edge.child as usize].visits {
-                // Catch-up: the child is already better explored than this edge says.
-                break;
-            }
-            game.play_unchecked(edge.action);
-            let child = if edge.child != NONE {
-                edge.child
-            } else {
-                let c = self.node_for(&game);
-                self.edges[e as usize].child = c;
-                c
-            };
-            node = child;
-        }
-        self.backup();
-        false
     }
 
     /// Draws the root's exploration noise for self-play: Dirichlet noise in the priors
@@ -692,60 +649,89 @@ impl<G: Game> Search<G> {
     }
 }
 
+impl<G: Game> Playouts<G> for Search<G> {
+    fn pending(&self) -> &Option<(u32, G)> {
+        &self.pending
+    }
+
+    fn gumbel_state(&mut self) -> &mut GumbelState {
+        &mut self.gumbel
+    }
+
+    /// In Gumbel mode the budget counts simulations through the root's moves (mctx's
+    /// `num_simulations`); a proven root is done at once.
+    fn finished(&self, budget: u32) -> bool {
+        let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
+        let root = &self.nodes[self.root as usize];
+        match root.state {
+            NodeState::Expanded => spent >= budget || root.proven != Proven::Unknown,
+            NodeState::Terminal => true,
+            NodeState::Unexpanded => false,
+        }
+    }
+
+    fn playout(&mut self) -> bool {
+        self.path.clear();
+        let mut node = self.root;
+        let mut game = self.root_game.clone().expect("set_root first");
+        loop {
+            let n = &self.nodes[node as usize];
+            match n.state {
+                NodeState::Unexpanded => {
+                    self.pending = Some((node, game));
+                    return true;
+                }
+                NodeState::Terminal => {
+                    self.nodes[node as usize].visits += 1;
+                    break;
+                }
+                NodeState::Expanded if n.proven != Proven::Unknown => {
+                    self.nodes[node as usize].visits += 1;
+                    break;
+                }
+                NodeState::Expanded => {}
+            }
+            let e = self.select(node);
+            self.path.push((node, e));
+            let edge = self.edges[e as usize];
+            if edge.child != NONE && edge.visits < self.nodes[edge.child as usize].visits {
+                // Catch-up: the child is already better explored than this edge says.
+                break;
+            }
+            game.play_unchecked(edge.action);
+            let child = if edge.child != NONE {
+                edge.child
+            } else {
+                let c = self.node_for(&game);
+                self.edges[e as usize].child = c;
+                c
+            };
+            node = child;
+        }
+        self.backup();
+        false
+    }
+}
+
 impl<G: Game> LeafSearch<G> for Search<G> {
     /// Runs playouts until one needs the network or `budget` playouts (since `set_root`) are
     /// done. A proven root is done at once. In Gumbel mode the budget counts simulations
     /// through the root's moves (mctx's `num_simulations`), and sequential halving plans
     /// for it: call with the same budget until done.
     fn run(&mut self, budget: u32) -> Step {
-        assert!(self.pending.is_none(), "deliver the pending evaluation first");
-        self.gumbel.budget = budget;
-        loop {
-            let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
-            let root = &self.nodes[self.root as usize];
-            if root.state == NodeState::Expanded && (spent >= budget || root.proven != Proven::Unknown) {
-                return Step::Done;
-            }
-            if root.state == NodeState::Terminal {
-                return Step::Done;
-            }
-            if self.playout() {
-                return Step::NeedsEval;
-            }
-        }
+        self.run_playouts(budget)
     }
 
     /// The position waiting for the network.
     fn leaf(&self) -> &G {
-        &self.pending.as_ref().expect("no leaf is pending").1
+        self.pending_leaf()
     }
 
     /// Hands back the network's output for [`Search::leaf`]: logits over all actions and the
     /// value from the leaf's side to move.
     fn deliver(&mut self, logits: &[f32], value: f32) {
         let (leaf, game) = self.pending.take().expect("no leaf is pending");
-        let mut lookahead = if self.config.tactics && self.config.two_step_kills {
-            game.two_step_lookahead(&mut self.legal)
-        } else if self.config.tactics {
-            game.lookahead(&mut self.legal)
-        } else {
-            game.legal_actions(&mut self.legal);
-            Lookahead::Moves
-        };
-        if lookahead == Lookahead::Moves && self.config.vcf_nodes > 0 {
-            lookahead = game.threat_search(self.config.vcf_nodes, &mut self.legal);
-        }
-        // A move that wins at once is the only edge worth having; a lost node keeps the moves
-        // that do not lose at once, or every move when all do (something must be played), but
-        // is searched no further.
-        match lookahead {
-            Lookahead::Win(action) => {
-                self.legal.clear();
-                self.legal.push(action);
-            }
-            Lookahead::Lost if self.legal.is_empty() => game.legal_actions(&mut self.legal),
-            Lookahead::Lost | Lookahead::Moves => {}
-        }
+        let lookahead = self.moves_to_search(&game);
         legal_softmax(logits, &self.legal, &mut self.scratch);
         if self.self_play && leaf != self.root && self.config.nonroot_noise_epsilon > 0.0 && !self.gumbel() {
             let alpha = self.config.dirichlet_alpha(self.legal.len());
@@ -766,6 +752,46 @@ impl<G: Game> LeafSearch<G> for Search<G> {
         n.nn_value = value;
         n.q = value;
         n.visits = 1;
+        self.record_proof(leaf, first, lookahead, game);
+        if leaf == self.root {
+            self.start_root();
+        }
+        self.backup();
+    }
+}
+
+impl<G: Game> Search<G> {
+    /// Fills `legal` with the moves a new node at `game` gets as edges, as the configured
+    /// tactics see them: a move that wins at once is the only edge worth having; a lost node
+    /// keeps the moves that do not lose at once, or every move when all do (something must
+    /// be played), but is searched no further.
+    fn moves_to_search(&mut self, game: &G) -> Lookahead {
+        let mut lookahead = if self.config.tactics && self.config.two_step_kills {
+            game.two_step_lookahead(&mut self.legal)
+        } else if self.config.tactics {
+            game.lookahead(&mut self.legal)
+        } else {
+            game.legal_actions(&mut self.legal);
+            Lookahead::Moves
+        };
+        if lookahead == Lookahead::Moves && self.config.vcf_nodes > 0 {
+            lookahead = game.threat_search(self.config.vcf_nodes, &mut self.legal);
+        }
+        match lookahead {
+            Lookahead::Win(action) => {
+                self.legal.clear();
+                self.legal.push(action);
+            }
+            Lookahead::Lost if self.legal.is_empty() => game.legal_actions(&mut self.legal),
+            Lookahead::Lost | Lookahead::Moves => {}
+        }
+        lookahead
+    }
+
+    /// Marks the just-expanded `leaf` (its edges from `first`, at `game`) proven as its
+    /// `lookahead` found it.
+    fn record_proof(&mut self, leaf: u32, first: u32, lookahead: Lookahead, game: G) {
+        let n = &mut self.nodes[leaf as usize];
         match lookahead {
             Lookahead::Win(action) => {
                 n.proven = Proven::Win;
@@ -788,9 +814,5 @@ impl<G: Game> LeafSearch<G> for Search<G> {
             }
             Lookahead::Moves => {}
         }
-        if leaf == self.root {
-            self.start_root();
-        }
-        self.backup();
     }
 }

@@ -4,6 +4,7 @@
 //! uses the one loop here, whichever algorithm it runs.
 
 use super::evaluator::Evaluator;
+use super::gumbel::GumbelState;
 use dojo_game::Game;
 
 /// What the caller must do next.
@@ -65,5 +66,41 @@ pub trait LeafSearch<G: Game> {
     /// A whole search of `budget` playouts with `evaluator`.
     fn search_with(&mut self, evaluator: &mut dyn Evaluator, budget: u32) {
         self.search_while(evaluator, budget, |_| true);
+    }
+}
+
+/// The side of the protocol the tree searches (the graph search, `puct`, and the chance
+/// search) share, written once: playouts from the root until one stops at a leaf for the
+/// network, which stays pending until [`LeafSearch::deliver`] takes it.
+pub(crate) trait Playouts<G: Game> {
+    /// The leaf the last playout stopped at (its node and position), until delivered.
+    fn pending(&self) -> &Option<(u32, G)>;
+
+    /// What Gumbel mode keeps: sequential halving plans for the current run's budget.
+    fn gumbel_state(&mut self) -> &mut GumbelState;
+
+    /// Whether the search of `budget` playouts is complete (or its root is decided).
+    fn finished(&self, budget: u32) -> bool;
+
+    /// One playout; true if it stopped at a leaf that needs the network.
+    fn playout(&mut self) -> bool;
+
+    /// [`LeafSearch::run`]: playouts until one needs the network or the search is complete.
+    fn run_playouts(&mut self, budget: u32) -> Step {
+        assert!(self.pending().is_none(), "deliver the pending evaluation first");
+        self.gumbel_state().budget = budget;
+        loop {
+            if self.finished(budget) {
+                return Step::Done;
+            }
+            if self.playout() {
+                return Step::NeedsEval;
+            }
+        }
+    }
+
+    /// [`LeafSearch::leaf`]: the position waiting for the network.
+    fn pending_leaf(&self) -> &G {
+        &self.pending().as_ref().expect("no leaf is pending").1
     }
 }

@@ -313,6 +313,45 @@ fn newer_model(cx: &mut Context<'_>, version: u64) -> Option<client::Downloaded>
     }
 }
 
+/// The self-play engine, its games started from `boards`; with a game limit it starts
+/// exactly that many games.
+fn start_engine<G: Game + FromAnyGame>(
+    cx: &mut Context<'_>,
+    boards: Boards<G>,
+) -> Result<SelfPlayEngine<G>, WorkerError> {
+    let starter = Box::new(move |rng: &mut Rng| boards.draw(rng));
+    let rng = Rng::seed_from_u64(cx.rng.next_u64());
+    Ok(SelfPlayEngine::new(cx.search.clone(), cx.play.clone(), starter, rng, cx.opts.max_games)?)
+}
+
+/// Puts the games `finished` holds (emptying it) into the spool, counting them.
+fn spool_finished(
+    cx: &mut Context<'_>,
+    summary: &mut WorkerSummary,
+    finished: &mut Vec<GameRecord>,
+) -> Result<(), WorkerError> {
+    for record in finished.drain(..) {
+        cx.spool.push(&record)?;
+        summary.games_played += 1;
+        cx.opts.telemetry.played(record.player_moves() as u64);
+        cx.opts.telemetry.spool(cx.spool.len());
+    }
+    Ok(())
+}
+
+/// Uploads the spooled games, if any, within [`UPLOAD_TIMEOUT`], or once stopping within
+/// what is left of the grace period (a tenth of a second at least).
+fn upload_spooled(cx: &mut Context<'_>, summary: &mut WorkerSummary, stopping_since: Option<Instant>) {
+    if cx.spool.is_empty() {
+        return;
+    }
+    let timeout = match stopping_since {
+        Some(since) => cx.opts.grace.saturating_sub(since.elapsed()).max(Duration::from_millis(100)),
+        None => UPLOAD_TIMEOUT,
+    };
+    deliver(cx, summary, timeout.min(UPLOAD_TIMEOUT));
+}
+
 fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<WorkerSummary, WorkerError> {
     let mut summary = WorkerSummary::default();
     // The first model: wait for it (a worker without a model has nothing to do).
@@ -330,15 +369,7 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
     cx.opts.telemetry.model(version);
     let precision = self_play_precision(cx.opts.precision, &first.model, cx.play.parallel_games)?;
     let mut evaluator = NetEvaluator::with_precision(first.model, precision);
-    let starter = Box::new(move |rng: &mut Rng| boards.draw(rng));
-    // With a game limit the engine starts exactly that many games.
-    let mut engine = SelfPlayEngine::new(
-        cx.search.clone(),
-        cx.play.clone(),
-        starter,
-        Rng::seed_from_u64(cx.rng.next_u64()),
-        cx.opts.max_games,
-    )?;
+    let mut engine = start_engine(&mut cx, boards)?;
     let mut playing = true;
     engine.set_model_version(version);
     let mut finished: Vec<GameRecord> = Vec::new();
@@ -361,20 +392,9 @@ fn play_loop<G: Game + FromAnyGame>(start: G, mut cx: Context<'_>) -> Result<Wor
             // Enough games played: only delivery is left.
             std::thread::sleep(Duration::from_millis(20));
         }
-        for record in finished.drain(..) {
-            cx.spool.push(&record)?;
-            summary.games_played += 1;
-            cx.opts.telemetry.played(record.player_moves() as u64);
-            cx.opts.telemetry.spool(cx.spool.len());
-        }
+        spool_finished(&mut cx, &mut summary, &mut finished)?;
         cx.opts.telemetry.in_flight(engine.active());
-        if !cx.spool.is_empty() {
-            let timeout = match stopping_since {
-                Some(since) => cx.opts.grace.saturating_sub(since.elapsed()).max(Duration::from_millis(100)),
-                None => UPLOAD_TIMEOUT,
-            };
-            deliver(&mut cx, &mut summary, timeout.min(UPLOAD_TIMEOUT));
-        }
+        upload_spooled(&mut cx, &mut summary, stopping_since);
         if stopping_since.is_none() && last_poll.elapsed() >= cx.opts.model_poll {
             last_poll = Instant::now();
             if let Some(m) = newer_model(&mut cx, version) {

@@ -111,12 +111,7 @@ struct Plan {
 /// Starts a learner (no training: the measurement is validation, the durable log and the
 /// acks) in a temporary directory, sends it `load` from `load.clients` clients, and reports.
 pub fn bench_ingest(load: Load) -> Result<IngestReport, IngestError> {
-    if load.clients == 0 || load.games == 0 || load.batch == 0 {
-        return Err(IngestError::Empty);
-    }
-    if load.rate.is_some_and(|r| !(r.is_finite() && r > 0.0 && load.seconds.is_finite() && load.seconds > 0.0)) {
-        return Err(IngestError::Rate);
-    }
+    load.check()?;
     raise_open_files_limit(load.clients);
     let dir = std::env::temp_dir().join(format!("dojo-bench-ingest-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -142,19 +137,7 @@ pub fn bench_ingest(load: Load) -> Result<IngestReport, IngestError> {
         .enable_all()
         .build()
         .map_err(IngestError::Runtime)?;
-    let sent = rt.block_on(async {
-        // Everyone connects first: the measurement is of a cluster in its steady state.
-        let ready = Arc::new(tokio::sync::Barrier::new(plans.len() + 1));
-        let tasks: Vec<_> =
-            plans.into_iter().map(|plan| tokio::spawn(send(url.clone(), plan, ready.clone()))).collect();
-        ready.wait().await;
-        let t0 = Instant::now();
-        let mut all = Vec::new();
-        for t in tasks {
-            all.push(t.await??);
-        }
-        Ok::<_, IngestError>((t0.elapsed().as_secs_f64(), all))
-    });
+    let sent = rt.block_on(send_all(url, plans));
     let stored = handle.shared.counters.games.load(std::sync::atomic::Ordering::Relaxed);
     let fsyncs = handle.shared.log.lock().expect("log lock").syncs() - syncs_before;
     handle.stop()?;
@@ -182,6 +165,34 @@ pub fn bench_ingest(load: Load) -> Result<IngestReport, IngestError> {
         late_calls,
         peak_rss_mib: dojo_game::util::peak_rss_bytes().unwrap_or(0) as f64 / (1 << 20) as f64,
     })
+}
+
+impl Load {
+    /// Refuses a load of nothing, or a rate without a positive rate and duration.
+    fn check(&self) -> Result<(), IngestError> {
+        if self.clients == 0 || self.games == 0 || self.batch == 0 {
+            return Err(IngestError::Empty);
+        }
+        if self.rate.is_some_and(|r| !(r.is_finite() && r > 0.0 && self.seconds.is_finite() && self.seconds > 0.0)) {
+            return Err(IngestError::Rate);
+        }
+        Ok(())
+    }
+}
+
+/// Sends every plan from a client of its own, all connected before the clock starts (the
+/// measurement is of a cluster in its steady state): the seconds taken and each client's
+/// ack latencies and late calls.
+async fn send_all(url: String, plans: Vec<Plan>) -> Result<(f64, Vec<(Vec<Duration>, usize)>), IngestError> {
+    let ready = Arc::new(tokio::sync::Barrier::new(plans.len() + 1));
+    let tasks: Vec<_> = plans.into_iter().map(|plan| tokio::spawn(send(url.clone(), plan, ready.clone()))).collect();
+    ready.wait().await;
+    let t0 = Instant::now();
+    let mut all = Vec::new();
+    for t in tasks {
+        all.push(t.await??);
+    }
+    Ok((t0.elapsed().as_secs_f64(), all))
 }
 
 /// Each client's games (random Connect Four games, dealt round-robin) and pace, and the
