@@ -3,13 +3,14 @@
 use dojo_arbiter::gating::{gate_match, GateSettings};
 use dojo_arbiter::promotion::BestStore;
 use dojo_arbiter::sprt::{SprtConfig, Verdict};
+use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_game::gomoku::Gomoku;
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::Device;
+use dojo_net::model::Model;
 use std::path::{Path, PathBuf};
-use tch::Device;
 
 fn save_random_net(path: &Path, version: u64) {
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);

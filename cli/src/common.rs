@@ -3,12 +3,12 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
+use dojo_arch::precision::{Precision, PrecisionChoice};
 use dojo_game::GameSpec;
+use dojo_net::autotune::self_play_precision;
 use dojo_net::checkpoint::{self, Loaded};
-use dojo_net::device::{set_threads, DeviceSpec};
+use dojo_net::device::{set_threads, Device};
 use dojo_net::model::Model;
-use dojo_net::precision::{Precision, PrecisionChoice};
-use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::sync::Mutex;
@@ -29,9 +29,9 @@ pub struct DeviceArgs {
 
 impl DeviceArgs {
     /// Sets the thread counts and resolves the device (a clear error if CUDA is missing).
-    pub fn init(&self) -> Result<tch::Device> {
+    pub fn init(&self) -> Result<Device> {
         set_threads(self.threads);
-        let spec: DeviceSpec = self.device.parse()?;
+        let spec: Device = self.device.parse()?;
         Ok(spec.resolve()?)
     }
 }
@@ -55,7 +55,7 @@ impl PrecisionArgs {
 }
 
 /// Loads a checkpoint, checking it is for `game` when given.
-pub fn load_checkpoint(path: &Path, device: tch::Device, game: Option<&GameSpec>) -> Result<Loaded> {
+pub fn load_checkpoint(path: &Path, device: Device, game: Option<&GameSpec>) -> Result<Loaded> {
     checkpoint::load(path, device, game).with_context(|| format!("loading checkpoint {}", path.display()))
 }
 

@@ -2,7 +2,8 @@
 //! and the formats worth timing on a device. The formats themselves, and what a user asks
 //! for, are `dojo_arch::precision` (plain settings a run's config reads).
 
-pub use dojo_arch::precision::{Precision, PrecisionChoice};
+use crate::device::Device;
+use dojo_arch::precision::Precision;
 
 /// The tensor kind `precision` computes in.
 pub fn tensor_kind(precision: Precision) -> tch::Kind {
@@ -16,10 +17,10 @@ pub fn tensor_kind(precision: Precision) -> tch::Kind {
 /// The formats worth timing on `device`: f32 and bf16 on a CPU (bf16 even without native
 /// support: libtorch may still be faster, and only a measurement knows), and f16 too on
 /// CUDA.
-pub fn candidates(device: tch::Device) -> &'static [Precision] {
+pub fn candidates(device: Device) -> &'static [Precision] {
     match device {
-        tch::Device::Cuda(_) => &[Precision::F32, Precision::Bf16, Precision::F16],
-        _ => &[Precision::F32, Precision::Bf16],
+        Device::Cuda(_) => &[Precision::F32, Precision::Bf16, Precision::F16],
+        Device::Cpu => &[Precision::F32, Precision::Bf16],
     }
 }
 
@@ -29,8 +30,8 @@ mod tests {
 
     #[test]
     fn candidates_and_devices() {
-        assert_eq!(candidates(tch::Device::Cpu), &[Precision::F32, Precision::Bf16]);
-        assert_eq!(candidates(tch::Device::Cuda(0)).len(), 3);
+        assert_eq!(candidates(Device::Cpu), &[Precision::F32, Precision::Bf16]);
+        assert_eq!(candidates(Device::Cuda(0)).len(), 3);
         assert_eq!(tensor_kind(Precision::Bf16), tch::Kind::BFloat16);
     }
 }

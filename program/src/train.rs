@@ -10,7 +10,7 @@ use dojo_arbiter::watch::{watch, Event, Schedule, Watch};
 use dojo_game::GameSpec;
 use dojo_learner::learner::Shared;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
-use dojo_net::device::{DeviceError, DeviceSpec};
+use dojo_net::device::{Device, DeviceError};
 use dojo_net::train::Losses;
 use dojo_run::config::{ConfigError, RunConfig, WorkersConfig};
 use dojo_run::dir::RunDir;
@@ -151,7 +151,7 @@ impl Training {
     /// process gates this run, say `dojo gate --watch`), it trains without: the reason is
     /// among the first [`Training::news`].
     pub fn start(options: TrainOptions) -> Result<Training, TrainError> {
-        let device = options.device.parse::<DeviceSpec>()?.resolve()?;
+        let device = options.device.parse::<Device>()?.resolve()?;
         let run = RunDir::new(&options.run_dir);
         let resumed = run.exists();
         let token = format!("{:032x}", rand::random::<u128>());

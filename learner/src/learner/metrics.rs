@@ -7,10 +7,10 @@
 
 use super::Shared;
 use crate::replay::ReplayBuffer;
+use dojo_arch::architecture::AuxHeads;
 use dojo_game::{Game, GameSpec, Outcome, Player};
 use dojo_metrics::table::*;
 use dojo_metrics::Line;
-use dojo_net::model::AuxHeads;
 use dojo_net::train::{Losses, Trainer};
 use dojo_proto::tensorboard::EventWriter;
 use dojo_record::score::{score_of_record, GameScore, ScoreReport};
