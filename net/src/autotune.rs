@@ -426,4 +426,16 @@ mod tests {
         let err = choose_precision(PrecisionChoice::Fixed(F16), &model, &[4], None).unwrap_err().to_string();
         assert!(err.starts_with("precision f16 runs only on CUDA"), "{err}");
     }
+
+    /// A named format is self-play's as it is, checked against the device (no timing, no
+    /// cache): what the worker, `dojo selfplay` and the network players get.
+    #[test]
+    fn self_play_keeps_a_named_format_the_device_runs() {
+        let game = dojo_game::connect4::Connect4::<u64>::standard();
+        let model = Model::new(Architecture::for_game(&game, 1, 8), Device::Cpu);
+        assert_eq!(self_play_precision(PrecisionChoice::Fixed(Bf16), &model, 64), Ok(Bf16));
+        assert_eq!(self_play_precision(PrecisionChoice::Fixed(F32), &model, 0), Ok(F32));
+        let err = self_play_precision(PrecisionChoice::Fixed(F16), &model, 64).unwrap_err();
+        assert_eq!(err, DeviceError::Precision { precision: F16, device: Device::Cpu });
+    }
 }
