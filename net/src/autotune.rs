@@ -4,7 +4,7 @@
 //! on this project's EPYC bf16 self-play ran 1.4× faster than f32, on an Intel Xeon with
 //! the very same AVX512-BF16 flag 1.45× slower. So a process about to play times the
 //! network it will actually run, folded as self-play runs it, in every candidate format
-//! ([`Precision::candidates`]) at the batch sizes self-play will use, for about a tenth of
+//! ([`Device::precisions`]) at the batch sizes self-play will use, for about a tenth of
 //! a second each after a warm-up, and keeps the fastest.
 //!
 //! The decision is cached per (CPU model, device, libtorch threads, architecture, batches)
@@ -158,7 +158,7 @@ pub fn choose_precision(
     }
     let measure = || {
         let mut timer = NetTimer::new(model, DEFAULT_BUDGET);
-        fastest(super::precision::candidates(device), &batches, |p, b| timer.evals_per_s(p, b))
+        fastest(device.precisions(), &batches, |p, b| timer.evals_per_s(p, b))
     };
     match cache {
         Some(cache) => {

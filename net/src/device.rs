@@ -76,6 +76,16 @@ impl From<Device> for tch::Device {
 }
 
 impl Device {
+    /// The formats worth timing on this device: f32 and bf16 on a CPU (bf16 even without
+    /// native support: libtorch may still be faster, and only a measurement knows), and
+    /// f16 too on CUDA.
+    pub fn precisions(self) -> &'static [Precision] {
+        match self {
+            Device::Cuda(_) => &[Precision::F32, Precision::Bf16, Precision::F16],
+            Device::Cpu => &[Precision::F32, Precision::Bf16],
+        }
+    }
+
     /// The device itself once libtorch can run on it, or a clear error when CUDA was asked
     /// for and is not there.
     pub fn resolve(self) -> Result<Device, DeviceError> {
@@ -119,7 +129,7 @@ pub fn set_threads(threads: usize) {
 
 /// An error naming the problem when `device` cannot run `precision` (f16 on a CPU).
 pub fn check_precision(precision: Precision, device: Device) -> Result<(), DeviceError> {
-    if super::precision::candidates(device).contains(&precision) {
+    if device.precisions().contains(&precision) {
         Ok(())
     } else {
         Err(DeviceError::Precision { precision, device })
@@ -137,6 +147,8 @@ mod tests {
             "precision f16 runs only on CUDA devices, not on cpu; use f32, bf16 or auto"
         );
         assert!(check_precision(Precision::F16, Device::Cuda(1)).is_ok());
+        assert_eq!(Device::Cpu.precisions(), &[Precision::F32, Precision::Bf16]);
+        assert_eq!(Device::Cuda(0).precisions().len(), 3);
     }
 
     use super::*;

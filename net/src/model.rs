@@ -292,13 +292,16 @@ impl Model {
 
     /// The Euclidean distance between this model's trained weights and `other`'s, of the
     /// same architecture (batch-norm statistics, which every training forward pass moves
-    /// whatever the learning rate, left out); NaN where `other` lacks a weight.
+    /// whatever the learning rate, left out); NaN where `other` lacks a weight or holds it
+    /// in another shape.
     pub fn weight_distance(&self, other: &Model) -> f64 {
         let theirs = other.vs.variables();
         let trained = self.vs.variables().into_iter().filter(|(name, _)| !name.contains("running_"));
         let square = |(name, t): (String, Tensor)| match theirs.get(&name) {
-            Some(u) => (&t - u.to_device(t.device())).square().sum(Kind::Double).double_value(&[]),
-            None => f64::NAN,
+            Some(u) if u.size() == t.size() => {
+                (&t - u.to_device(t.device())).square().sum(Kind::Double).double_value(&[])
+            }
+            _ => f64::NAN,
         };
         trained.map(square).sum::<f64>().sqrt()
     }
@@ -332,4 +335,21 @@ pub(crate) fn infer_with(
     let v = v.to_device(tch::Device::Cpu).to_kind(Kind::Float).contiguous();
     p.copy_data(&mut policy[..batch * a.actions], batch * a.actions);
     v.copy_data(&mut value[..batch], batch);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dojo_game::connect4::Connect4;
+
+    #[test]
+    fn weight_distance_is_zero_to_itself_and_nan_across_shapes() {
+        crate::device::set_threads(1);
+        let arch = |channels| Architecture::for_game(&Connect4::<u64>::standard(), 1, channels);
+        let (a, b) = (Model::new(arch(8), Device::Cpu), Model::new(arch(8), Device::Cpu));
+        assert_eq!(a.weight_distance(&a), 0.0);
+        let (ab, ba) = (a.weight_distance(&b), b.weight_distance(&a));
+        assert!(ab > 0.0 && (ab - ba).abs() < 1e-9 * ab, "{ab} {ba}");
+        assert!(a.weight_distance(&Model::new(arch(16), Device::Cpu)).is_nan());
+    }
 }

@@ -17,7 +17,7 @@ use dojo_game::GameSpec;
 /// where the device cannot run it).
 pub fn precisions(choice: PrecisionChoice, device: Device) -> Result<Vec<Precision>, DeviceError> {
     match choice {
-        PrecisionChoice::Auto => Ok(super::precision::candidates(device).to_vec()),
+        PrecisionChoice::Auto => Ok(device.precisions().to_vec()),
         PrecisionChoice::Fixed(p) => {
             crate::device::check_precision(p, device)?;
             Ok(vec![p])
