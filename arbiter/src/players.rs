@@ -11,7 +11,7 @@ use dojo_game::util::SettingError;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};
-use dojo_net::device::set_threads;
+use dojo_net::device::{set_threads, Device};
 use dojo_ntuple::file::NtupleError;
 use dojo_ntuple::{self as ntuple, Network, NtupleAgent, TupleRules};
 use dojo_search::config::SearchConfig;
@@ -25,7 +25,6 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime};
-use tch::Device;
 
 mod forms;
 pub use forms::{PlayerForm, PLAYER_FORMS};

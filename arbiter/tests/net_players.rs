@@ -1,13 +1,14 @@
 //! Network players built from specs play as their options say.
 
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
+use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_game::Game;
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::Device;
+use dojo_net::model::Model;
 use dojo_search::config::{SearchConfig, SearchMode};
-use tch::Device;
 
 type C4 = Connect4<u64>;
 
@@ -37,8 +38,7 @@ fn the_default_network_player_averages_over_the_mirror_so_mirrored_positions_get
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("net.safetensors");
     let arch = Architecture::for_game(&C4::standard(), 1, 8);
-    tch::manual_seed(7);
-    checkpoint::save(&Model::new(arch, Device::Cpu), &path, 0, 1, None).unwrap();
+    checkpoint::save(&Model::seeded(arch, Device::Cpu, 7), &path, 0, 1, None).unwrap();
     let averaged = PlayerSpec::net(&path, 64);
     assert_eq!(format!("net:{}:sims=64", path.display()).parse::<PlayerSpec>().unwrap(), averaged);
     // A random network judges a position and its mirror image differently; their average

@@ -14,6 +14,7 @@ use dojo_grading::grade;
 use dojo_grading::positions::PositionRange;
 use dojo_grading::{Grade, Mover};
 use dojo_net::checkpoint::read_sidecar;
+use dojo_net::device::Device;
 use dojo_program::analyse::{self, EvalProgress, PositionsKind, PositionsRequest};
 use dojo_search::config::{SearchConfig, SearchMode, PLAY_SIMULATIONS};
 use serde::Serialize;
@@ -96,7 +97,7 @@ pub struct NetPlayerArgs {
 
 impl NetPlayerArgs {
     /// The player and its device (libtorch's threads set).
-    fn player(&self) -> Result<(PlayerSpec, tch::Device)> {
+    fn player(&self) -> Result<(PlayerSpec, Device)> {
         Ok((self.search.player(&self.model, !self.no_average)?, self.device.init()?))
     }
 

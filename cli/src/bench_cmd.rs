@@ -14,9 +14,11 @@ mod train_speed;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use dojo_arch::architecture::{Architecture, PolicyHeadChoice};
 use dojo_game::GameSpec;
 use dojo_net::checkpoint::read_sidecar;
-use dojo_net::model::{Architecture, Model, PolicyHeadChoice};
+use dojo_net::device::Device;
+use dojo_net::model::Model;
 use dojo_program::checkpoint::load_checkpoint;
 use std::path::PathBuf;
 
@@ -79,7 +81,7 @@ pub struct NetChoice {
 
 impl NetChoice {
     /// The game and the network, on `device`.
-    pub fn load(&self, device: tch::Device) -> Result<(GameSpec, Model)> {
+    pub fn load(&self, device: Device) -> Result<(GameSpec, Model)> {
         if let Some(path) = &self.model {
             let spec = read_sidecar(path)?.architecture.game;
             return Ok((spec.clone(), load_checkpoint(path, device, Some(&spec))?.model));

@@ -3,10 +3,10 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_net::device::{set_threads, DeviceSpec};
+use dojo_arch::precision::{Precision, PrecisionChoice};
+use dojo_net::autotune::self_play_precision;
+use dojo_net::device::{set_threads, Device};
 use dojo_net::model::Model;
-use dojo_net::precision::{Precision, PrecisionChoice};
-use dojo_worker::run::self_play_precision;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -26,9 +26,9 @@ pub struct DeviceArgs {
 
 impl DeviceArgs {
     /// Sets the thread counts and resolves the device (a clear error if CUDA is missing).
-    pub fn init(&self) -> Result<tch::Device> {
+    pub fn init(&self) -> Result<Device> {
         set_threads(self.threads);
-        let spec: DeviceSpec = self.device.parse()?;
+        let spec: Device = self.device.parse()?;
         Ok(spec.resolve()?)
     }
 }

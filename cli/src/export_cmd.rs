@@ -5,9 +5,9 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
+use dojo_arch::precision::Precision;
 use dojo_net::device::set_threads;
 use dojo_net::folded::FoldedNetwork;
-use dojo_net::precision::Precision;
 use dojo_program::cpp_export::SearchSettings;
 use dojo_program::gomocup_export::{self as gomocup, Target};
 use dojo_program::saiblo_export as saiblo;

@@ -4,9 +4,10 @@ use crate::common::DeviceArgs;
 use crate::settings::RunConfigArgs;
 use anyhow::{anyhow, Result};
 use clap::Args;
+use dojo_arch::architecture::PolicyHeadChoice;
 use dojo_game::GameSpec;
 use dojo_net::checkpoint;
-use dojo_net::model::{Model, PolicyHeadChoice};
+use dojo_net::model::Model;
 use dojo_run::config::{ConfigError, RunConfig};
 use std::path::PathBuf;
 
@@ -57,10 +58,10 @@ pub fn run(args: InitArgs) -> Result<()> {
         e => e.into(),
     })?;
     let arch = config.first_architecture()?;
-    if let Some(seed) = args.seed {
-        tch::manual_seed(seed);
-    }
-    let model = Model::new(arch, device);
+    let model = match args.seed {
+        Some(seed) => Model::seeded(arch, device, seed),
+        None => Model::new(arch, device),
+    };
     let sidecar = checkpoint::save(&model, &args.out, 0, 0, None)?;
     let arch = model.arch();
     let size = if arch.any_size { "any-size, " } else { "" };

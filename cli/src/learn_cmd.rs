@@ -5,11 +5,13 @@ use crate::common::{progress, DeviceArgs, Progress};
 use crate::settings::RunConfigArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use dojo_arch::train::OptimizerKind;
 use dojo_game::with_game;
 use dojo_game::{FromAnyGame, Game};
 use dojo_learner::offline::{self, Loaded, Observer, Offline};
 use dojo_net::checkpoint::{self, read_sidecar};
-use dojo_net::train::{Losses, OptimizerKind};
+use dojo_net::device::Device;
+use dojo_net::train::Losses;
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 
@@ -91,12 +93,7 @@ fn config(args: &LearnArgs) -> Result<RunConfig> {
     Ok(run)
 }
 
-fn learn_typed<G: Game + FromAnyGame>(
-    start: G,
-    args: &LearnArgs,
-    config: &RunConfig,
-    device: tch::Device,
-) -> Result<()> {
+fn learn_typed<G: Game + FromAnyGame>(start: G, args: &LearnArgs, config: &RunConfig, device: Device) -> Result<()> {
     let job = Offline {
         init: &args.model,
         out: &args.out,

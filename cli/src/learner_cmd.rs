@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use dojo_learner::ingest::IngestLimits;
 use dojo_learner::server::{refuse_exposed, start_learner, LearnerOptions, TlsIdentity};
-use dojo_net::device::DeviceSpec;
+use dojo_net::device::Device;
 use dojo_run::config::RunConfig;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -87,7 +87,7 @@ pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
         max_steps: args.steps,
         deadline: None,
         drain: args.grace_period,
-        device: args.device.parse::<DeviceSpec>()?.resolve()?,
+        device: args.device.parse::<Device>()?.resolve()?,
         limits: IngestLimits {
             max_streams: args.max_streams,
             max_games_per_stream: args.max_stream_games,

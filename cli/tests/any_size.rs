@@ -6,14 +6,15 @@
 mod common;
 
 use common::{dojo, dojo_with_input, path, stdout_of, tiny_config};
+use dojo_arch::architecture::{Architecture, PolicyHead};
+use dojo_arch::precision::PrecisionChoice;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{FromAnyGame, Game, GameSpec};
 use dojo_learner::gamelog::GameLog;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
 use dojo_net::checkpoint;
-use dojo_net::device::{set_threads, DeviceSpec};
-use dojo_net::model::{Architecture, Model, PolicyHead};
-use dojo_net::precision::PrecisionChoice;
+use dojo_net::device::{set_threads, Device};
+use dojo_net::model::Model;
 use dojo_record::GameRecord;
 use dojo_run::dir::RunDir;
 use dojo_worker::run::{run_worker, WorkerOptions};
@@ -41,7 +42,7 @@ fn learner_from(run: &Path, game: &GameSpec, start_from: Option<&Path>) -> Resul
         max_steps: None,
         deadline: None,
         drain: Duration::from_secs(2),
-        device: tch::Device::Cpu,
+        device: Device::Cpu,
         tls: None,
         limits: Default::default(),
         start_from: start_from.map(Path::to_path_buf),
@@ -83,7 +84,7 @@ fn train_run(tmp: &Path, game: &GameSpec, games: u64) -> (PathBuf, Vec<GameRecor
         token: None,
         tls_ca: None,
         spool: tmp.join("spool"),
-        device: DeviceSpec::Cpu,
+        device: Device::Cpu,
         precision: PrecisionChoice::Auto,
         threads: 1,
         name: "saiblo".into(),
@@ -259,7 +260,7 @@ fn a_gomoku_run_trains_one_network_for_every_size_and_its_brain_starts_on_each()
 
     // A network of one board plays that board only, not the boards a random spec draws.
     let fixed = tmp.path().join("fixed");
-    let model = Model::new(Architecture::for_game(&Gomoku::new(9).unwrap(), 1, 8), tch::Device::Cpu);
+    let model = Model::new(Architecture::for_game(&Gomoku::new(9).unwrap(), 1, 8), Device::Cpu);
     checkpoint::save(&model, &fixed, 0, 1, None).unwrap();
     let out = dojo(&["match", "--game", "gomoku:7-9", "--a", &format!("net:{}", path(&fixed)), "--b", "random"]);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -4,10 +4,11 @@
 mod common;
 
 use common::{dojo, stdout_of, tiny_config, tiny_gating_run};
+use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_net::checkpoint;
-use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::{set_threads, Device};
+use dojo_net::model::Model;
 use dojo_run::config::{GateMode, RunConfig};
 use dojo_run::dir::RunDir;
 use std::process::{Command, Stdio};
@@ -21,7 +22,7 @@ fn publish(run: &RunDir, model: &Model, version: u64) {
 }
 
 fn best_version(run: &RunDir) -> u64 {
-    checkpoint::load(&run.best(), tch::Device::Cpu, None).unwrap().sidecar.version
+    checkpoint::load(&run.best(), Device::Cpu, None).unwrap().sidecar.version
 }
 
 fn gating_lines(run: &RunDir) -> Vec<serde_json::Value> {
@@ -43,8 +44,8 @@ fn dojo_gate_promotes_the_first_version_and_then_only_a_candidate_that_scores_en
     run.create_or_open(Some(&tiny_config())).unwrap();
     let dir = run.root.to_str().unwrap();
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
-    publish(&run, &Model::new(arch.clone(), tch::Device::Cpu), 1);
-    let model = Model::new(arch, tch::Device::Cpu);
+    publish(&run, &Model::new(arch.clone(), Device::Cpu), 1);
+    let model = Model::new(arch, Device::Cpu);
     publish(&run, &model, 2);
 
     let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
@@ -91,7 +92,7 @@ fn an_sprt_gate_records_its_ratio_and_stops_once_decided() {
     config.gating.games = 200;
     run.create_or_open(Some(&config)).unwrap();
     let dir = run.root.to_str().unwrap();
-    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), tch::Device::Cpu);
+    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), Device::Cpu);
     publish(&run, &model, 1);
     stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
     // The same weights again: every pair ends 1-1 and the default test (elo0 0, elo1 50,
@@ -115,7 +116,7 @@ fn two_gatekeepers_never_gate_one_run_and_training_goes_on_without() {
     let run = RunDir::new(tmp.path().join("run"));
     run.create_or_open(Some(&tiny_config())).unwrap();
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
-    publish(&run, &Model::new(arch, tch::Device::Cpu), 1);
+    publish(&run, &Model::new(arch, Device::Cpu), 1);
     let dir = run.root.to_str().unwrap();
     let watch = || {
         Command::new(env!("CARGO_BIN_EXE_dojo"))
@@ -210,7 +211,7 @@ fn dojo_gate_on_a_one_player_run_compares_mean_scores_on_the_same_seeds() {
     run.create_or_open(Some(&config)).unwrap();
     let dir = run.root.to_str().unwrap();
     let arch = Architecture::for_game(&Twenty48::new(), 1, 8);
-    let model = Model::new(arch.clone(), tch::Device::Cpu);
+    let model = Model::new(arch.clone(), Device::Cpu);
     publish(&run, &model, 1);
     let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "2"]));
     assert_eq!(out.trim(), "gating: v1 is the first best version");
@@ -233,7 +234,7 @@ fn dojo_gate_on_a_one_player_run_compares_mean_scores_on_the_same_seeds() {
     assert_eq!(best_version(&run), 1);
 
     // Other weights: promoted exactly when the mean is higher, as the record says.
-    publish(&run, &Model::new(arch, tch::Device::Cpu), 3);
+    publish(&run, &Model::new(arch, Device::Cpu), 3);
     let stdout = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "2"]));
     let lines = gating_lines(&run);
     let last = &lines[2];
@@ -263,7 +264,7 @@ fn a_grading_gatekeeper_grades_every_version_on_one_benchmark_drawn_once() {
     run.create_or_open(Some(&config)).unwrap();
     let dir = run.root.to_str().unwrap();
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
-    let model = Model::new(arch, tch::Device::Cpu);
+    let model = Model::new(arch, Device::Cpu);
     publish(&run, &model, 1);
 
     let out = stdout_of(&dojo(&["gate", "--run-dir", dir, "--parallel", "1"]));
@@ -327,7 +328,7 @@ fn a_watching_gatekeeper_waits_out_an_unreadable_latest_json() {
     std::thread::sleep(Duration::from_secs(2));
     assert!(watcher.try_wait().unwrap().is_none(), "the watcher stopped on a bad latest.json");
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
-    publish(&run, &Model::new(arch, tch::Device::Cpu), 1);
+    publish(&run, &Model::new(arch, Device::Cpu), 1);
     let deadline = Instant::now() + Duration::from_secs(60);
     while !run.gating_log().exists() || gating_lines(&run).is_empty() {
         assert!(Instant::now() < deadline, "v1 was never gated");

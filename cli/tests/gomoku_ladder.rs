@@ -9,10 +9,11 @@
 mod common;
 
 use common::{path, seeded_tiny_net, tiny_config, tiny_net};
+use dojo_arch::architecture::Architecture;
 use dojo_game::gomoku::Gomoku;
 use dojo_net::checkpoint;
-use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::{set_threads, Device};
+use dojo_net::model::Model;
 use dojo_run::dir::RunDir;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -32,7 +33,7 @@ fn new_run(dir: &Path, game: &str) -> RunDir {
     // A checkpoint of the board (runs of several sizes are refused before one is read).
     if let Some(Ok(size)) = game.strip_prefix("gomoku:").map(str::parse) {
         let board = Gomoku::new(size).unwrap();
-        let model = Model::new(Architecture::for_game(&board, 1, 8), tch::Device::Cpu);
+        let model = Model::new(Architecture::for_game(&board, 1, 8), Device::Cpu);
         let path = run.model_version(1);
         checkpoint::save(&model, &path, 10, 1, None).unwrap();
         std::fs::copy(checkpoint::paths(&path).1, run.latest()).unwrap();

@@ -15,6 +15,7 @@ use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
 use dojo_learner::gamelog::GameLog;
 use dojo_net::checkpoint;
+use dojo_net::device::Device;
 use dojo_record::{random_game_record, GameRecord};
 use dojo_run::dir::RunDir;
 use dojo_worker::client::{self, Delivery};
@@ -155,10 +156,10 @@ fn acknowledged_games_survive_sigkill_of_the_learner() {
         // The checkpoint the next start resumes from, and the newest published model, load.
         let state = run.read_state().unwrap();
         if let Some(model) = &state.model {
-            checkpoint::load(&run.resolve(model), tch::Device::Cpu, None).unwrap();
+            checkpoint::load(&run.resolve(model), Device::Cpu, None).unwrap();
         }
         if let Some(&newest) = run.versions().unwrap().last() {
-            checkpoint::load(&run.model_version(newest), tch::Device::Cpu, None).unwrap();
+            checkpoint::load(&run.model_version(newest), Device::Cpu, None).unwrap();
         }
     }
     let acked: usize = clients.iter().map(|c| c.lock().unwrap().acked.len()).sum();

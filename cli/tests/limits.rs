@@ -6,6 +6,7 @@ mod common;
 use common::{random_games, tiny_config};
 use dojo_learner::ingest::IngestLimits;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
+use dojo_net::device::Device;
 use dojo_proto::pb::GameSubmission;
 use dojo_worker::client::{self, Delivery};
 use std::time::{Duration, Instant};
@@ -22,7 +23,7 @@ fn learner(dir: &std::path::Path, limits: IngestLimits) -> Result<LearnerHandle,
         max_steps: None,
         deadline: None,
         drain: Duration::from_secs(1),
-        device: tch::Device::Cpu,
+        device: Device::Cpu,
         tls: None,
         limits,
         start_from: None,

@@ -4,13 +4,13 @@
 mod common;
 
 use common::{tiny_config, wait_until};
+use dojo_arch::precision::PrecisionChoice;
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
 use dojo_game::GameSpec;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
 use dojo_net::checkpoint;
-use dojo_net::device::{set_threads, DeviceSpec};
-use dojo_net::precision::PrecisionChoice;
+use dojo_net::device::{set_threads, Device};
 use dojo_record::{random_game_record, GameRecord};
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
@@ -48,7 +48,7 @@ fn options(run: &Path, config: &RunConfig, max_steps: Option<u64>, from: Option<
         max_steps,
         deadline: None,
         drain: std::time::Duration::from_secs(2),
-        device: tch::Device::Cpu,
+        device: Device::Cpu,
         tls: None,
         limits: Default::default(),
         start_from: from.map(Path::to_path_buf),
@@ -67,7 +67,7 @@ fn worker_options(
         token: token.map(String::from),
         tls_ca: None,
         spool,
-        device: DeviceSpec::Cpu,
+        device: Device::Cpu,
         precision: PrecisionChoice::Auto,
         threads: 1,
         name: format!("test-{seed}"),
@@ -113,12 +113,12 @@ fn learner_and_two_workers_train_and_publish_versions() {
     // Every published version on disk loads, and state.json points at a loadable checkpoint.
     let dir = RunDir::new(&run);
     for v in 1..=version {
-        let loaded = checkpoint::load(&dir.model_version(v), tch::Device::Cpu, Some(&GameSpec::connect4())).unwrap();
+        let loaded = checkpoint::load(&dir.model_version(v), Device::Cpu, Some(&GameSpec::connect4())).unwrap();
         assert_eq!(loaded.sidecar.version, v);
     }
     let state = dir.read_state().unwrap();
     assert!(state.step > 0);
-    checkpoint::load(&dir.resolve(state.model.as_deref().unwrap()), tch::Device::Cpu, None).unwrap();
+    checkpoint::load(&dir.resolve(state.model.as_deref().unwrap()), Device::Cpu, None).unwrap();
     let metrics = std::fs::read_to_string(dir.metrics()).unwrap();
     assert!(metrics.lines().count() >= 1 && metrics.contains("\"policy_loss\""), "{metrics}");
 }
@@ -262,11 +262,9 @@ fn a_new_run_starts_from_a_given_network_and_refuses_one_that_does_not_fit() {
 /// Euclidean distance between two checkpoints' trained weights (batch-norm statistics,
 /// which every forward pass in training moves whatever the learning rate, left out).
 fn distance(a: &Path, b: &Path) -> f64 {
-    let a = checkpoint::load(a, tch::Device::Cpu, None).unwrap().model;
-    let b = checkpoint::load(b, tch::Device::Cpu, None).unwrap().model;
-    let bv = b.vs.variables();
-    let squares = a.vs.variables().into_iter().filter(|(name, _)| !name.contains("running_"));
-    squares.map(|(name, t)| (t - &bv[&name]).square().sum(tch::Kind::Double).double_value(&[])).sum::<f64>().sqrt()
+    let a = checkpoint::load(a, Device::Cpu, None).unwrap().model;
+    let b = checkpoint::load(b, Device::Cpu, None).unwrap().model;
+    a.weight_distance(&b)
 }
 
 #[test]

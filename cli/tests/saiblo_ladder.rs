@@ -11,7 +11,7 @@ mod common;
 
 use common::{path, saiblo_stand_in, seeded_tiny_net, tiny_config, wait_until};
 use dojo_net::checkpoint;
-use dojo_net::device::set_threads;
+use dojo_net::device::{set_threads, Device};
 use dojo_net::model::Model;
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
@@ -43,7 +43,7 @@ fn saiblo_config() -> RunConfig {
 
 /// A random network published in `run` as `version` at `step`, as the learner publishes one.
 fn publish(run: &RunDir, version: u64, step: u64) {
-    let model = Model::new(saiblo_config().first_architecture().unwrap(), tch::Device::Cpu);
+    let model = Model::new(saiblo_config().first_architecture().unwrap(), Device::Cpu);
     let path = run.model_version(version);
     checkpoint::save(&model, &path, step, version, None).unwrap();
     std::fs::copy(checkpoint::paths(&path).1, run.latest()).unwrap();

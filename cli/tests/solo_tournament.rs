@@ -5,11 +5,12 @@
 mod common;
 
 use common::{dojo, path, stdout_of, tiny_config};
+use dojo_arch::architecture::Architecture;
 use dojo_game::sliding::Twenty48;
 use dojo_game::GameSpec;
 use dojo_net::checkpoint;
-use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::{set_threads, Device};
+use dojo_net::model::Model;
 use dojo_run::dir::RunDir;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,7 +26,7 @@ fn new_run(dir: &Path) -> RunDir {
 
 /// Publishes a fresh random 2048 network as `version` (step = 10 × version).
 fn publish(run: &RunDir, version: u64) {
-    let model = Model::new(Architecture::for_game(&Twenty48::new(), 1, 8), tch::Device::Cpu);
+    let model = Model::new(Architecture::for_game(&Twenty48::new(), 1, 8), Device::Cpu);
     let path = run.model_version(version);
     checkpoint::save(&model, &path, version * 10, version, None).unwrap();
     std::fs::copy(checkpoint::paths(&path).1, run.latest()).unwrap();

@@ -5,11 +5,12 @@
 mod common;
 
 use common::{dojo, path, stdout_of, tiny_config};
+use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_learner::learner::publisher::Publisher;
 use dojo_net::checkpoint;
-use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::{set_threads, Device};
+use dojo_net::model::Model;
 use dojo_net::train::Trainer;
 use dojo_run::dir::RunDir;
 use dojo_run::retention::Retention;
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 
 /// Publishes a fresh random network as `version` (step = 10 × version), as the learner does.
 fn publish(run: &RunDir, version: u64) {
-    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), tch::Device::Cpu);
+    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), Device::Cpu);
     let path = run.model_version(version);
     checkpoint::save(&model, &path, version * 10, version, None).unwrap();
     std::fs::copy(checkpoint::paths(&path).1, run.latest()).unwrap();
@@ -281,7 +282,7 @@ fn a_default_run_is_rated_from_its_start_to_its_end() {
         (defaults.keep_versions, defaults.keep_every)
     );
     run.create_or_open(Some(&config)).unwrap();
-    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), tch::Device::Cpu);
+    let model = Model::new(Architecture::for_game(&Connect4::<u64>::standard(), 1, 8), Device::Cpu);
     let mut trainer = Trainer::new(model, config.train.clone()).unwrap();
     let mut publisher = Publisher::new(run.clone(), 0, Retention::of(&config.learner));
     publish_through_the_learner(&run, &mut publisher, &mut trainer, 385);

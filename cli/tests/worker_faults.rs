@@ -5,12 +5,13 @@
 mod common;
 
 use common::tiny_config;
+use dojo_arch::architecture::Architecture;
+use dojo_arch::precision::PrecisionChoice;
 use dojo_game::connect4::Connect4;
 use dojo_game::util::sha256_hex;
 use dojo_net::checkpoint::{self, Sidecar, FORMAT};
-use dojo_net::device::DeviceSpec;
-use dojo_net::model::{Architecture, Model};
-use dojo_net::precision::PrecisionChoice;
+use dojo_net::device::Device;
+use dojo_net::model::Model;
 use dojo_proto::pb::game_ack::Result as AckResult;
 use dojo_proto::pb::learner_server::{Learner, LearnerServer};
 use dojo_proto::pb::{
@@ -104,7 +105,7 @@ impl Learner for BadV2 {
 #[test]
 fn a_worker_refuses_a_model_that_fails_its_checksum_and_keeps_playing_with_its_own() {
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);
-    let weights = checkpoint::weights_bytes(&Model::new(arch.clone(), tch::Device::Cpu)).unwrap();
+    let weights = checkpoint::weights_bytes(&Model::new(arch.clone(), Device::Cpu)).unwrap();
     let sidecar = Sidecar {
         format: FORMAT.into(),
         architecture: arch,
@@ -136,7 +137,7 @@ fn a_worker_refuses_a_model_that_fails_its_checksum_and_keeps_playing_with_its_o
                 token: None,
                 tls_ca: None,
                 spool: spool_path,
-                device: DeviceSpec::Cpu,
+                device: Device::Cpu,
                 precision: PrecisionChoice::Auto,
                 threads: 1,
                 name: "w".into(),

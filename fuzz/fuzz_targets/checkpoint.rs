@@ -6,9 +6,9 @@
 #![no_main]
 
 use dojo_game::GameSpec;
+use dojo_net::device::Device;
 use dojo_net::checkpoint::{self, Sidecar};
 use libfuzzer_sys::fuzz_target;
-use tch::Device;
 
 /// Trunks this size or smaller are built; larger ones are valid too (a user may ask for 64
 /// blocks of 1024 channels) but would take gigabytes a run. Their weights are checked
@@ -19,7 +19,7 @@ fn small(s: &Sidecar) -> bool {
 }
 
 fuzz_target!(|data: &[u8]| {
-    tch::set_num_threads(1);
+    dojo_net::device::set_threads(1);
     if data.len() < 2 {
         return;
     }

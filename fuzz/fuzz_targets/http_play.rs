@@ -5,8 +5,10 @@
 #![no_main]
 
 use dojo_game::{Game, GameSpec};
+use dojo_net::device::Device;
 use dojo_net::checkpoint;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::model::Model;
+use dojo_arch::architecture::Architecture;
 use dojo_run::config::RunConfig;
 use dojo_learner::gamelog::GameLog;
 use dojo_learner::http::{play, PlayRequest};
@@ -24,7 +26,7 @@ fn shared(game: GameSpec) -> Shared {
     let (config, run_id) = run.create_or_open(Some(&config)).expect("a run folder");
     let start = game.start().expect("a concrete game");
     let arch = dojo_game::with_game!(&start, g => Architecture::for_game(g, 1, 8));
-    let model = Model::new(arch, tch::Device::Cpu);
+    let model = Model::new(arch, Device::Cpu);
     checkpoint::save(&model, &run.model_version(0), 0, 0, None).expect("save the model");
     checkpoint::save(&model, &run.best(), 0, 0, None).expect("save the best model");
     let published = read_published(&run, 0).expect("the published model");
@@ -36,7 +38,7 @@ fn shared(game: GameSpec) -> Shared {
 fn runs() -> &'static [Shared; 2] {
     static RUNS: OnceLock<[Shared; 2]> = OnceLock::new();
     RUNS.get_or_init(|| {
-        tch::set_num_threads(1);
+        dojo_net::device::set_threads(1);
         [shared(GameSpec::connect4()), shared(GameSpec::Gomoku { size: 9 })]
     })
 }

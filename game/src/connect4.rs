@@ -461,7 +461,7 @@ impl<B: BitWord> Connect4<B> {
     /// The same position, encoded in a `width × height` frame: its planes are the frame's
     /// size with the board in the top left corner (zero outside it) and it has one move per
     /// frame column, those beyond the board never legal. An any-size network
-    /// (`dojo_net::model::Architecture::any_size`) plays every board this way.
+    /// (`dojo_arch::architecture::Architecture::any_size`) plays every board this way.
     pub fn framed(mut self, width: usize, height: usize) -> Result<Self, GameError> {
         if width < self.width() || height < self.height() || width > 255 || height > 255 {
             return Err(GameError::Spec {

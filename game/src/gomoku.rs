@@ -17,7 +17,7 @@
 //! The position is under 200 bytes of plain data: cheap to clone in search, and small in
 //! [`AnyGame`](super::AnyGame).
 //!
-//! An any-size network (`dojo_net::model::Architecture::any_size`) sees a board framed
+//! An any-size network (`dojo_arch::architecture::Architecture::any_size`) sees a board framed
 //! into its larger square ([`Gomoku::framed`]): the planes are the frame's, with the board
 //! in the top left corner, and there are as many actions as frame cells so that boards of
 //! several sizes share a batch; yet the moves keep the board's own numbering

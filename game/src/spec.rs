@@ -130,7 +130,7 @@ impl GameSpec {
     }
 
     /// The largest board (width, height) of a game an any-size network can play
-    /// (`dojo_net::model::Architecture::any_size`): the board, or the largest a random
+    /// (`dojo_arch::architecture::Architecture::any_size`): the board, or the largest a random
     /// spec draws (12×12 for `connect4:saiblo`, 15×15 for `gomoku:9-15`); None for games
     /// without frames (2048, 2584).
     pub fn largest_board(&self) -> Option<(usize, usize)> {

@@ -386,8 +386,8 @@ pub fn read_records(run: &RunPaths) -> Result<Vec<GateRecord>, JournalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_game::GameScore;
     use dojo_game::GameSpec;
-    use dojo_record::score::GameScore;
 
     #[test]
     fn a_run_config_gates_as_its_gating_section_and_its_search_say() {

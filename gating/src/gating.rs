@@ -32,9 +32,10 @@ use dojo_arbiter::matches::{
 use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
 use dojo_arbiter::with_contest;
 use dojo_game::rng::Rng;
+use dojo_game::GameScore;
 use dojo_game::{GameError, GameSpec};
 use dojo_net::checkpoint::{self, CheckpointError};
-use dojo_record::score::{GameScore, ScoreReport};
+use dojo_record::score::ScoreReport;
 use dojo_search::config::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -3,19 +3,20 @@
 //! `dojo train` run (tiny random networks, one libtorch thread).
 
 use dojo_arbiter::promotion::{self, BestKeeper, Promoter};
+use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_gating::gatekeeper::{newest_version, read_records};
 use dojo_gating::watch::WatchError;
 use dojo_gating::{Event, Gatekeeper, Newest, Schedule, Watch};
 use dojo_net::checkpoint::{self, CheckpointError, SidecarProblem};
 use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::Device;
+use dojo_net::model::Model;
 use dojo_run::config::RunConfig;
 use dojo_run::dir::RunDir;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use tch::Device;
 
 /// A new run whose gates are 2-game matches at 2 playouts, ungraded.
 fn new_run(dir: &tempfile::TempDir) -> (RunDir, RunConfig) {

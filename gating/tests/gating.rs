@@ -3,6 +3,7 @@
 use dojo_arbiter::contest::OnePlayer;
 use dojo_arbiter::players::PlayerSpec;
 use dojo_arbiter::promotion::BestStore;
+use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::GameSpec;
@@ -10,9 +11,9 @@ use dojo_gating::gating::{gate_match, gate_players, GateSettings};
 use dojo_gating::sprt::{SprtConfig, Verdict};
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::Device;
+use dojo_net::model::Model;
 use std::path::{Path, PathBuf};
-use tch::Device;
 
 fn save_random_net(path: &Path, version: u64) {
     let arch = Architecture::for_game(&Connect4::<u64>::standard(), 1, 8);

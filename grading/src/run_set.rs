@@ -126,7 +126,7 @@ impl VersionGrade {
 /// at `sims` playouts.
 pub fn grade_checkpoint(path: &Path, cases: &[Case<Connect4>], sims: u32) -> Result<VersionGrade, BenchmarkError> {
     let started = Instant::now();
-    let loaded = checkpoint::load(path, tch::Device::Cpu, None)?;
+    let loaded = checkpoint::load(path, dojo_net::device::Device::Cpu, None)?;
     let name = path.display().to_string();
     let search = SearchConfig::for_play(sims);
     let mut agent: NetAgent<Connect4> =

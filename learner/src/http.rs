@@ -28,6 +28,7 @@ use dojo_game::rng::Rng;
 use dojo_game::{with_game, FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};
+use dojo_net::device::Device;
 use dojo_search::config::PLAY_SIMULATIONS;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -235,7 +236,7 @@ fn play_typed<G: Game + FromAnyGame>(mut game: G, shared: &Shared, moves: &[u16]
     let best = shared.run_dir.best();
     let path =
         if checkpoint::paths(&best).1.exists() { best } else { shared.run_dir.model_version(shared.newest().version) };
-    let loaded = checkpoint::load(&path, tch::Device::Cpu, None)?;
+    let loaded = checkpoint::load(&path, Device::Cpu, None)?;
     let model = format!("v{}", loaded.sidecar.version);
     let mut moves = moves.to_vec();
     let (mut reply, mut reply_text, mut value) = (None, None, None);

@@ -9,6 +9,7 @@ use crate::replay_buffer::{train_step, ReplayBuffer};
 use dojo_game::rng::Rng;
 use dojo_game::{FromAnyGame, Game};
 use dojo_net::checkpoint::{self, CheckpointError, Sidecar};
+use dojo_net::device::Device;
 use dojo_net::train::{Batch, Losses, TrainError, Trainer};
 use dojo_record::{read_records, RecordError, TrainingGame};
 use dojo_run::config::{ConfigError, RunConfig};
@@ -50,7 +51,7 @@ pub struct Offline<'a> {
     /// `train` and `replay` are read; the rest is not.
     pub config: &'a RunConfig,
     pub seed: u64,
-    pub device: tch::Device,
+    pub device: Device,
 }
 
 /// What the buffer holds once the records are in.

@@ -17,6 +17,7 @@ use dojo_game::with_game;
 use dojo_game::{FromAnyGame, Game, GameError};
 use dojo_metrics::table::{BUFFER_POSITIONS, STEP};
 use dojo_metrics::Line;
+use dojo_net::device::Device;
 use dojo_record::RecordError;
 use dojo_run::config::RunConfig;
 use dojo_run::dir::{RunDir, RunDirError};
@@ -46,7 +47,7 @@ pub struct LearnerOptions {
     /// On stop, how long calls in flight may take to finish before the server is dropped.
     pub drain: Duration,
     /// Where the network trains.
-    pub device: tch::Device,
+    pub device: Device,
     /// Serve gRPC over TLS with this certificate chain and key (PEM); None: plaintext.
     pub tls: Option<TlsIdentity>,
     /// Bounds on uploads (streams, queue, deadlines).

@@ -4,10 +4,11 @@
 //! how many one-player games reached each tile. Every name, help and type is a row of the
 //! metrics table (`dojo_metrics::table`): the window's gauges are made from it.
 
+use dojo_game::GameScore;
 use dojo_game::GameSpec;
 use dojo_metrics::table::{self, learner as names, LINE};
 use dojo_metrics::{Kind, Line, Metric, Value};
-use dojo_record::score::{reach_tiles, GameScore};
+use dojo_record::score::reach_tiles;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;

@@ -5,10 +5,11 @@
 //! self-play NN evals/s (printed by `dojo selfplay`) over the raw rate at the same batch.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
 use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::model::Model;
 use dojo_search::config::SearchConfig;
 use dojo_search::evaluator::UniformEvaluator;
 use dojo_search::puct::Search;
@@ -20,7 +21,7 @@ fn net_forward(c: &mut Criterion) {
     set_threads(1);
     let game = Connect4::<u64>::standard();
     for (blocks, channels) in [(5, 64), (4, 48), (3, 32)] {
-        let model = Model::new(Architecture::for_game(&game, blocks, channels), tch::Device::Cpu);
+        let model = Model::new(Architecture::for_game(&game, blocks, channels), dojo_net::device::Device::Cpu);
         let mut group = c.benchmark_group(format!("net_forward_{blocks}x{channels}"));
         group.measurement_time(Duration::from_secs(4)).sample_size(10);
         for batch in [1usize, 16, 64, 256] {

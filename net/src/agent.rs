@@ -6,7 +6,7 @@
 
 use super::checkpoint::Loaded;
 use super::infer::NetEvaluator;
-use super::model::Architecture;
+use dojo_arch::architecture::Architecture;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, FromAnyGame, Game, GameSpec};
 use dojo_search::config::{SearchConfig, MAX_TIMED_PLAYOUTS};

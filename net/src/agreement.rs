@@ -10,12 +10,12 @@
 
 use super::folded::FoldedNetwork;
 use super::model::Model;
-use super::precision::Precision;
+use crate::device::Device;
+use dojo_arch::precision::Precision;
 use dojo_game::rng::Rng;
 use dojo_game::{play_random_opening, Game};
 use rand::SeedableRng;
 use serde::Serialize;
-use tch::Device;
 
 /// How far a format's outputs may be from the CPU's f32 ones (probabilities and values lie
 /// in [0, 1] and [-1, 1]): TF32 or f16 rounding is about 1e-3 relative per layer, bf16's
@@ -120,7 +120,7 @@ fn max_abs_diff(a: &[f32], b: &[f32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Architecture;
+    use dojo_arch::architecture::Architecture;
     use dojo_game::connect4::Connect4;
 
     #[test]

@@ -1,4 +1,4 @@
-//! The pieces of an any-size network ([`super::model::Architecture::any_size`]): one set of
+//! The pieces of an any-size network ([`dojo_arch::architecture::Architecture::any_size`]): one set of
 //! weights for Connect Four or Gomoku boards of every size, each framed into the network's
 //! largest size ([`dojo_game::connect4::Connect4::framed`],
 //! [`dojo_game::gomoku::Gomoku::framed`]) so that positions of several sizes share a batch.
@@ -16,7 +16,7 @@
 //!
 //! Shared by the trained network ([`super::model`]) and the folded one ([`super::folded`]).
 
-pub use dojo_arch::board::Board;
+use dojo_arch::board::Board;
 use dojo_arch::board::{C4_BLOCKED_PLANE, C4_ONES_PLANE, C4_PLAYABLE_PLANE, GOMOKU_ONES_PLANE};
 use tch::nn;
 use tch::{Kind, Tensor};

@@ -4,7 +4,7 @@
 //! on this project's EPYC bf16 self-play ran 1.4× faster than f32, on an Intel Xeon with
 //! the very same AVX512-BF16 flag 1.45× slower. So a process about to play times the
 //! network it will actually run, folded as self-play runs it, in every candidate format
-//! ([`Precision::candidates`]) at the batch sizes self-play will use, for about a tenth of
+//! ([`Device::precisions`]) at the batch sizes self-play will use, for about a tenth of
 //! a second each after a warm-up, and keeps the fastest.
 //!
 //! The decision is cached per (CPU model, device, libtorch threads, architecture, batches)
@@ -13,10 +13,11 @@
 //! read the answer) and a new architecture is measured again. The trainer's `auto`
 //! (`crate::train::TrainingPrecision`) keeps its own decisions in the same file.
 
-use super::device::DeviceError;
-use super::model::{Architecture, Model};
-use super::precision::{Precision, PrecisionChoice};
+use super::device::{Device, DeviceError};
+use super::model::Model;
 use super::timing::NetTimer;
+use dojo_arch::architecture::Architecture;
+use dojo_arch::precision::{Precision, PrecisionChoice};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -157,7 +158,7 @@ pub fn choose_precision(
     }
     let measure = || {
         let mut timer = NetTimer::new(model, DEFAULT_BUDGET);
-        fastest(super::precision::candidates(device), &batches, |p, b| timer.evals_per_s(p, b))
+        fastest(device.precisions(), &batches, |p, b| timer.evals_per_s(p, b))
     };
     match cache {
         Some(cache) => {
@@ -168,9 +169,25 @@ pub fn choose_precision(
     }
 }
 
+/// The format self-play with `parallel_games` games in flight evaluates `model` in:
+/// `choice` as named, or for `auto` the fastest when timed at self-play's batch sizes (all
+/// the games while every one waits for the network, about half once cache hits and
+/// finished moves thin the batch out), through the user's cache. Logs the decision. The
+/// worker, `dojo selfplay` and the commands that play a network all choose here.
+pub fn self_play_precision(
+    choice: PrecisionChoice,
+    model: &Model,
+    parallel_games: usize,
+) -> Result<Precision, DeviceError> {
+    let batches = [parallel_games.div_ceil(2).max(1), parallel_games.max(1)];
+    let decision = choose_precision(choice, model, &batches, DecisionCache::default_location().as_ref())?;
+    tracing::info!("{decision}");
+    Ok(decision.chosen)
+}
+
 /// What a cached decision is valid for: the same hardware, threads, network shape and
 /// batches.
-pub fn cache_key(arch: &Architecture, device: tch::Device, threads: i32, batches: &[usize]) -> String {
+pub fn cache_key(arch: &Architecture, device: Device, threads: i32, batches: &[usize]) -> String {
     let arch = serde_json::to_string(arch).unwrap_or_default();
     format!(
         "{} | {device:?} | {threads} threads | batches {batches:?} | {arch} | dojo {}",
@@ -384,7 +401,7 @@ mod tests {
         let game = dojo_game::connect4::Connect4::<u64>::standard();
         let small = Architecture::for_game(&game, 3, 32);
         let big = Architecture::for_game(&game, 5, 64);
-        let cpu = tch::Device::Cpu;
+        let cpu = Device::Cpu;
         let k = cache_key(&small, cpu, 1, &[32, 64]);
         assert_eq!(k, cache_key(&small.clone(), cpu, 1, &[32, 64]));
         assert_ne!(k, cache_key(&big, cpu, 1, &[32, 64]));
@@ -397,7 +414,7 @@ mod tests {
     fn auto_times_every_candidate_of_a_real_network_and_fixed_choices_are_checked() {
         crate::device::set_threads(1);
         let game = dojo_game::connect4::Connect4::<u64>::standard();
-        let model = Model::new(Architecture::for_game(&game, 1, 8), tch::Device::Cpu);
+        let model = Model::new(Architecture::for_game(&game, 1, 8), Device::Cpu);
         let d = choose_precision(PrecisionChoice::Auto, &model, &[4, 0, 4], None).unwrap();
         let timed: Vec<(Precision, usize)> = d.measured.iter().map(|r| (r.precision, r.batch)).collect();
         assert_eq!(timed, vec![(F32, 1), (F32, 4), (Bf16, 1), (Bf16, 4)]);
@@ -408,5 +425,17 @@ mod tests {
         assert_eq!(fixed, PrecisionDecision::fixed(Bf16));
         let err = choose_precision(PrecisionChoice::Fixed(F16), &model, &[4], None).unwrap_err().to_string();
         assert!(err.starts_with("precision f16 runs only on CUDA"), "{err}");
+    }
+
+    /// A named format is self-play's as it is, checked against the device (no timing, no
+    /// cache): what the worker, `dojo selfplay` and the network players get.
+    #[test]
+    fn self_play_keeps_a_named_format_the_device_runs() {
+        let game = dojo_game::connect4::Connect4::<u64>::standard();
+        let model = Model::new(Architecture::for_game(&game, 1, 8), Device::Cpu);
+        assert_eq!(self_play_precision(PrecisionChoice::Fixed(Bf16), &model, 64), Ok(Bf16));
+        assert_eq!(self_play_precision(PrecisionChoice::Fixed(F32), &model, 0), Ok(F32));
+        let err = self_play_precision(PrecisionChoice::Fixed(F16), &model, 64).unwrap_err();
+        assert_eq!(err, DeviceError::Precision { precision: F16, device: Device::Cpu });
     }
 }

@@ -7,13 +7,15 @@
 //! the architecture, so a truncated, swapped or mismatched file is a clear error rather than
 //! a silently wrong network.
 
-use super::model::{Architecture, ArchitectureError, Model};
+use super::model::Model;
+use crate::device::Device;
+use dojo_arch::architecture::{Architecture, ArchitectureError};
 use dojo_game::util::{atomic_write, sha256_hex};
 use dojo_game::GameSpec;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 pub const FORMAT: &str = "dojo-checkpoint/1";
 
@@ -119,7 +121,7 @@ pub fn weights_bytes(model: &Model) -> Result<Vec<u8>, CheckpointError> {
     vars.sort_by(|a, b| a.0.cmp(&b.0));
     let mut owned: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::with_capacity(vars.len());
     for (name, t) in vars {
-        let t = t.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
+        let t = t.to_device(tch::Device::Cpu).to_kind(Kind::Float).contiguous();
         let shape: Vec<usize> = t.size().iter().map(|&d| d as usize).collect();
         let n = t.numel();
         let mut data = vec![0f32; n];

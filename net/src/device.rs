@@ -5,14 +5,15 @@
 //! machine). Every process that runs a network therefore sets its thread counts
 //! explicitly, once, before the first tensor op.
 
-use super::precision::Precision;
+use dojo_arch::precision::Precision;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Once;
 
-/// Where to run the network: `cpu`, `cuda` (device 0) or `cuda:N`.
+/// Where to run the network: `cpu`, `cuda` (device 0) or `cuda:N`. dojo's own type, which
+/// every service and command speaks; only this crate turns it into libtorch's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum DeviceSpec {
+pub enum Device {
     #[default]
     Cpu,
     Cuda(usize),
@@ -28,47 +29,69 @@ pub enum DeviceError {
     NoSuchGpu { index: usize, count: usize },
     /// A number format the device cannot run (f16 on a CPU).
     #[error("precision {precision} runs only on CUDA devices, not on {device}; use f32, bf16 or auto")]
-    Precision { precision: Precision, device: DeviceSpec },
+    Precision { precision: Precision, device: Device },
 }
 
-impl FromStr for DeviceSpec {
+impl FromStr for Device {
     type Err = DeviceError;
     fn from_str(s: &str) -> Result<Self, DeviceError> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "cpu" => Ok(DeviceSpec::Cpu),
-            "cuda" | "gpu" => Ok(DeviceSpec::Cuda(0)),
+            "cpu" => Ok(Device::Cpu),
+            "cuda" | "gpu" => Ok(Device::Cuda(0)),
             other => other
                 .strip_prefix("cuda:")
                 .and_then(|n| n.parse().ok())
-                .map(DeviceSpec::Cuda)
+                .map(Device::Cuda)
                 .ok_or_else(|| DeviceError::Unknown(s.to_string())),
         }
     }
 }
 
-impl fmt::Display for DeviceSpec {
+impl fmt::Display for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DeviceSpec::Cpu => write!(f, "cpu"),
-            DeviceSpec::Cuda(i) => write!(f, "cuda:{i}"),
+            Device::Cpu => write!(f, "cpu"),
+            Device::Cuda(i) => write!(f, "cuda:{i}"),
         }
     }
 }
 
-impl DeviceSpec {
-    /// The spec of a tch device, for messages (`cpu`, `cuda:N`; other kinds count as the CPU).
-    pub fn of(device: tch::Device) -> DeviceSpec {
+impl From<tch::Device> for Device {
+    /// libtorch's device as dojo's (other kinds than CUDA count as the CPU).
+    fn from(device: tch::Device) -> Device {
         match device {
-            tch::Device::Cuda(i) => DeviceSpec::Cuda(i),
-            _ => DeviceSpec::Cpu,
+            tch::Device::Cuda(i) => Device::Cuda(i),
+            _ => Device::Cpu,
+        }
+    }
+}
+
+impl From<Device> for tch::Device {
+    fn from(device: Device) -> tch::Device {
+        match device {
+            Device::Cpu => tch::Device::Cpu,
+            Device::Cuda(i) => tch::Device::Cuda(i),
+        }
+    }
+}
+
+impl Device {
+    /// The formats worth timing on this device: f32 and bf16 on a CPU (bf16 even without
+    /// native support: libtorch may still be faster, and only a measurement knows), and
+    /// f16 too on CUDA.
+    pub fn precisions(self) -> &'static [Precision] {
+        match self {
+            Device::Cuda(_) => &[Precision::F32, Precision::Bf16, Precision::F16],
+            Device::Cpu => &[Precision::F32, Precision::Bf16],
         }
     }
 
-    /// The tch device, or a clear error when CUDA was asked for and is not there.
-    pub fn resolve(self) -> Result<tch::Device, DeviceError> {
+    /// The device itself once libtorch can run on it, or a clear error when CUDA was asked
+    /// for and is not there.
+    pub fn resolve(self) -> Result<Device, DeviceError> {
         match self {
-            DeviceSpec::Cpu => Ok(tch::Device::Cpu),
-            DeviceSpec::Cuda(index) => {
+            Device::Cpu => Ok(Device::Cpu),
+            Device::Cuda(index) => {
                 if !tch::Cuda::is_available() {
                     // has_cuda() is false without a GPU even where libtorch_cuda is
                     // loaded; has_cudart() says whether it is (its hooks registered).
@@ -83,7 +106,7 @@ impl DeviceSpec {
                 if index >= count {
                     return Err(DeviceError::NoSuchGpu { index, count });
                 }
-                Ok(tch::Device::Cuda(index))
+                Ok(Device::Cuda(index))
             }
         }
     }
@@ -105,11 +128,11 @@ pub fn set_threads(threads: usize) {
 }
 
 /// An error naming the problem when `device` cannot run `precision` (f16 on a CPU).
-pub fn check_precision(precision: Precision, device: tch::Device) -> Result<(), DeviceError> {
-    if super::precision::candidates(device).contains(&precision) {
+pub fn check_precision(precision: Precision, device: Device) -> Result<(), DeviceError> {
+    if device.precisions().contains(&precision) {
         Ok(())
     } else {
-        Err(DeviceError::Precision { precision, device: DeviceSpec::of(device) })
+        Err(DeviceError::Precision { precision, device })
     }
 }
 
@@ -117,13 +140,15 @@ pub fn check_precision(precision: Precision, device: tch::Device) -> Result<(), 
 mod tests {
     #[test]
     fn precisions_each_device_runs() {
-        let cpu = tch::Device::Cpu;
+        let cpu = Device::Cpu;
         assert!(check_precision(Precision::Bf16, cpu).is_ok());
         assert_eq!(
             check_precision(Precision::F16, cpu).unwrap_err().to_string(),
             "precision f16 runs only on CUDA devices, not on cpu; use f32, bf16 or auto"
         );
-        assert!(check_precision(Precision::F16, tch::Device::Cuda(1)).is_ok());
+        assert!(check_precision(Precision::F16, Device::Cuda(1)).is_ok());
+        assert_eq!(Device::Cpu.precisions(), &[Precision::F32, Precision::Bf16]);
+        assert_eq!(Device::Cuda(0).precisions().len(), 3);
     }
 
     use super::*;
@@ -142,14 +167,17 @@ mod tests {
 
     #[test]
     fn device_specs_parse_and_cuda_absence_is_a_clear_error() {
-        assert_eq!("cpu".parse::<DeviceSpec>(), Ok(DeviceSpec::Cpu));
-        assert_eq!("cuda".parse::<DeviceSpec>(), Ok(DeviceSpec::Cuda(0)));
-        assert_eq!("cuda:1".parse::<DeviceSpec>(), Ok(DeviceSpec::Cuda(1)));
-        let err = "tpu".parse::<DeviceSpec>().unwrap_err();
+        assert_eq!("cpu".parse::<Device>(), Ok(Device::Cpu));
+        assert_eq!("cuda".parse::<Device>(), Ok(Device::Cuda(0)));
+        assert_eq!("cuda:1".parse::<Device>(), Ok(Device::Cuda(1)));
+        let err = "tpu".parse::<Device>().unwrap_err();
         assert_eq!(err.to_string(), "unknown device \"tpu\": expected cpu, cuda or cuda:N");
-        assert_eq!(DeviceSpec::Cpu.resolve(), Ok(tch::Device::Cpu));
+        assert_eq!(Device::Cpu.resolve(), Ok(Device::Cpu));
+        assert_eq!(tch::Device::from(Device::Cuda(2)), tch::Device::Cuda(2));
+        assert_eq!(Device::from(tch::Device::Cuda(3)), Device::Cuda(3));
+        assert_eq!(Device::from(tch::Device::Mps), Device::Cpu);
         if !tch::Cuda::is_available() {
-            let err = DeviceSpec::Cuda(0).resolve().unwrap_err().to_string();
+            let err = Device::Cuda(0).resolve().unwrap_err().to_string();
             assert!(err.starts_with("device cuda:0 was requested but libtorch sees no CUDA device"), "{err}");
             let hint = match tch::utils::has_cudart() {
                 true => "(libtorch has CUDA support; is a GPU and its driver present?)",

@@ -17,9 +17,11 @@
 //! nothing per evaluation. Training keeps the real batch norms in [`super::model`].
 
 use super::any_size;
-use super::model::{infer_with, Architecture, ArchitectureError, ConvBn, Model, PolicyOut, BN_EPS};
-use super::precision::Precision;
-use tch::{Device, Kind, Tensor};
+use super::model::{infer_with, ConvBn, Model, PolicyOut, BN_EPS};
+use crate::device::Device;
+use dojo_arch::architecture::{Architecture, ArchitectureError};
+use dojo_arch::precision::Precision;
+use tch::{Kind, Tensor};
 
 /// NCHW-shaped tensor with NHWC strides.
 fn channels_last(t: &Tensor) -> Tensor {

@@ -1,8 +1,9 @@
 //! The network as the search's [`Evaluator`].
 
 use super::folded::FoldedNetwork;
-use super::model::{Architecture, ArchitectureError, Model};
-use super::precision::Precision;
+use super::model::Model;
+use dojo_arch::architecture::{Architecture, ArchitectureError};
+use dojo_arch::precision::Precision;
 use dojo_search::evaluator::Evaluator;
 
 /// Evaluates batches with a [`Model`] folded for inference ([`FoldedNetwork`]: batch norms

@@ -22,11 +22,10 @@
 //! does on a CPU. The cast of an f32 weight for an f32 input is no copy.
 
 use super::any_size;
-pub use dojo_arch::architecture::{
-    Architecture, ArchitectureError, AuxHeads, PolicyHead, PolicyHeadChoice, MAX_VALUE_HIDDEN,
-};
+use crate::device::Device;
+use dojo_arch::architecture::{Architecture, PolicyHead};
 use tch::nn::{self, ModuleT};
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 /// A batch of input planes laid out back to back, `batch` positions of as many planes
 /// as the game encodes, as the network's input tensor: the first `input_channels`
@@ -275,17 +274,40 @@ pub struct Model {
 impl Model {
     /// A randomly initialised model.
     pub fn new(arch: Architecture, device: Device) -> Model {
-        let vs = nn::VarStore::new(device);
+        let vs = nn::VarStore::new(device.into());
         let net = Network::new(&vs.root(), arch);
         Model { vs, net }
+    }
+
+    /// A model initialised from `seed`: the same seed, architecture and device give the same
+    /// weights (libtorch's generator is seeded, so the draws that follow depend on it too).
+    pub fn seeded(arch: Architecture, device: Device, seed: i64) -> Model {
+        tch::manual_seed(seed);
+        Model::new(arch, device)
     }
 
     pub fn arch(&self) -> &Architecture {
         &self.net.arch
     }
 
+    /// The Euclidean distance between this model's trained weights and `other`'s, of the
+    /// same architecture (batch-norm statistics, which every training forward pass moves
+    /// whatever the learning rate, left out); NaN where `other` lacks a weight or holds it
+    /// in another shape.
+    pub fn weight_distance(&self, other: &Model) -> f64 {
+        let theirs = other.vs.variables();
+        let trained = self.vs.variables().into_iter().filter(|(name, _)| !name.contains("running_"));
+        let square = |(name, t): (String, Tensor)| match theirs.get(&name) {
+            Some(u) if u.size() == t.size() => {
+                (&t - u.to_device(t.device())).square().sum(Kind::Double).double_value(&[])
+            }
+            _ => f64::NAN,
+        };
+        trained.map(square).sum::<f64>().sqrt()
+    }
+
     pub fn device(&self) -> Device {
-        self.vs.device()
+        self.vs.device().into()
     }
 
     /// Inference on a batch of input planes laid out back to back; writes logits and values.
@@ -307,10 +329,27 @@ pub(crate) fn infer_with(
     forward: impl FnOnce(&Tensor) -> (Tensor, Tensor),
 ) {
     super::denormals::flush_to_zero();
-    let xs = input_tensor(a, planes, batch).to_device(device);
+    let xs = input_tensor(a, planes, batch).to_device(device.into());
     let (p, v) = tch::no_grad(|| forward(&xs));
-    let p = p.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
-    let v = v.to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
+    let p = p.to_device(tch::Device::Cpu).to_kind(Kind::Float).contiguous();
+    let v = v.to_device(tch::Device::Cpu).to_kind(Kind::Float).contiguous();
     p.copy_data(&mut policy[..batch * a.actions], batch * a.actions);
     v.copy_data(&mut value[..batch], batch);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dojo_game::connect4::Connect4;
+
+    #[test]
+    fn weight_distance_is_zero_to_itself_and_nan_across_shapes() {
+        crate::device::set_threads(1);
+        let arch = |channels| Architecture::for_game(&Connect4::<u64>::standard(), 1, channels);
+        let (a, b) = (Model::new(arch(8), Device::Cpu), Model::new(arch(8), Device::Cpu));
+        assert_eq!(a.weight_distance(&a), 0.0);
+        let (ab, ba) = (a.weight_distance(&b), b.weight_distance(&a));
+        assert!(ab > 0.0 && (ab - ba).abs() < 1e-9 * ab, "{ab} {ba}");
+        assert!(a.weight_distance(&Model::new(arch(16), Device::Cpu)).is_nan());
+    }
 }

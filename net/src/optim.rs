@@ -18,9 +18,9 @@ use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::PathBuf;
-use tch::{nn, Device, Kind, Tensor};
+use tch::{nn, Kind, Tensor};
 
-pub use dojo_arch::train::OptimizerKind;
+use dojo_arch::train::OptimizerKind;
 
 pub const FORMAT: &str = "dojo-optimizer/1";
 
@@ -341,7 +341,7 @@ impl Optimizer {
         for p in &self.params {
             for (suffix, buf) in suffixes.iter().zip(&p.buffers) {
                 let t = buf
-                    .f_to_device(Device::Cpu)
+                    .f_to_device(tch::Device::Cpu)
                     .and_then(|t| t.f_to_kind(Kind::Float))
                     .and_then(|t| t.f_contiguous())
                     .map_err(torch("copying optimizer state"))?;

@@ -1,8 +1,9 @@
-//! The number formats a network runs in, on the tensor side: each format's tensor kind,
-//! and the formats worth timing on a device. The formats themselves, and what a user asks
-//! for, are `dojo_arch::precision` (plain settings a run's config reads).
+//! The number formats a network runs in, on the tensor side: each format's tensor kind.
+//! The formats themselves, and what a user asks for, are `dojo_arch::precision` (plain
+//! settings a run's config reads); the formats a device runs are its
+//! ([`crate::device::Device::precisions`]).
 
-pub use dojo_arch::precision::{Precision, PrecisionChoice};
+use dojo_arch::precision::Precision;
 
 /// The tensor kind `precision` computes in.
 pub fn tensor_kind(precision: Precision) -> tch::Kind {
@@ -13,24 +14,13 @@ pub fn tensor_kind(precision: Precision) -> tch::Kind {
     }
 }
 
-/// The formats worth timing on `device`: f32 and bf16 on a CPU (bf16 even without native
-/// support: libtorch may still be faster, and only a measurement knows), and f16 too on
-/// CUDA.
-pub fn candidates(device: tch::Device) -> &'static [Precision] {
-    match device {
-        tch::Device::Cuda(_) => &[Precision::F32, Precision::Bf16, Precision::F16],
-        _ => &[Precision::F32, Precision::Bf16],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn candidates_and_devices() {
-        assert_eq!(candidates(tch::Device::Cpu), &[Precision::F32, Precision::Bf16]);
-        assert_eq!(candidates(tch::Device::Cuda(0)).len(), 3);
+    fn tensor_kinds() {
+        assert_eq!(tensor_kind(Precision::F32), tch::Kind::Float);
         assert_eq!(tensor_kind(Precision::Bf16), tch::Kind::BFloat16);
     }
 }

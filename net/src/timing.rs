@@ -4,10 +4,12 @@
 //! through here, so what the benchmark reports is what the choice was based on.
 
 use super::folded::FoldedNetwork;
-use super::model::{Architecture, Model};
-use super::precision::Precision;
+use super::model::Model;
+use crate::device::Device;
+use dojo_arch::architecture::Architecture;
+use dojo_arch::precision::Precision;
 use std::time::{Duration, Instant};
-use tch::{Device, Tensor};
+use tch::Tensor;
 
 /// Times forward passes of one network, folded as self-play runs it, in each format.
 pub struct NetTimer<'a> {
@@ -72,7 +74,7 @@ pub fn sample_planes(arch: &Architecture, batch: usize) -> Vec<f32> {
 /// threads libtorch has now. Warmed up, then timed for about `budget`.
 pub fn matmul_gflops(device: Device, precision: Precision, size: usize, budget: Duration) -> f64 {
     let n = size.max(1) as i64;
-    let options = (super::precision::tensor_kind(precision), device);
+    let options = (super::precision::tensor_kind(precision), tch::Device::from(device));
     let (a, b) = tch::no_grad(|| (Tensor::randn([n, n], options), Tensor::randn([n, n], options)));
     let sync = || {
         if let Device::Cuda(i) = device {

@@ -13,10 +13,13 @@
 //! concept in two layers, hence one name.
 
 use super::autotune::{cache_key, DecisionCache};
-use super::model::{Architecture, AuxHeads, Model};
+use super::device::Device;
+use super::model::Model;
 use super::optim::{OptimError, Optimizer, OptimizerConfig, StateFormatError};
-use super::precision::{tensor_kind, Precision, PrecisionChoice};
+use super::precision::tensor_kind;
 use super::timing::sample_planes;
+use dojo_arch::architecture::{Architecture, AuxHeads};
+use dojo_arch::precision::{Precision, PrecisionChoice};
 use dojo_game::util::{atomic_write, SettingError};
 use dojo_game::Game;
 use dojo_record::{RecordError, SampleOptions, TrainingGame};
@@ -26,8 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tch::{Kind, Tensor};
 
-pub use super::optim::OptimizerKind;
-pub use dojo_arch::train::TrainConfig;
+use dojo_arch::train::{OptimizerKind, TrainConfig};
 
 /// Metadata key of the trainer's step in a state file.
 const STEP_KEY: &str = "trainer_step";
@@ -201,7 +203,7 @@ impl TrainingPrecision {
     pub fn choose(
         choice: PrecisionChoice,
         arch: &Architecture,
-        device: tch::Device,
+        device: Device,
         config: &TrainConfig,
         cache: Option<&DecisionCache>,
     ) -> Result<TrainingPrecision, TrainError> {
@@ -226,7 +228,7 @@ impl TrainingPrecision {
     /// CPU without it ran ~80× slower.
     fn measure(
         arch: &Architecture,
-        device: tch::Device,
+        device: Device,
         config: &TrainConfig,
         batch: usize,
     ) -> Result<TrainingPrecision, TrainError> {
@@ -391,7 +393,7 @@ impl Trainer {
     fn loss_terms(&self, batch: &Batch, training: bool) -> LossTerms {
         let arch = self.model.arch();
         let n = batch.len as i64;
-        let device = self.model.device();
+        let device = self.model.vs.device();
         let rows = |data: &[f32]| Tensor::from_slice(data).view([n, arch.actions as i64]).to_device(device);
         let kind = tensor_kind(self.precision.chosen);
         let xs = super::model::input_tensor(arch, &batch.planes, batch.len).to_device(device).to_kind(kind);
@@ -532,8 +534,8 @@ fn timed_steps_per_s(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::Device;
     use dojo_game::connect4::Connect4;
-    use tch::Device;
 
     #[test]
     fn training_steps_are_timed_on_a_sample_batch() {

@@ -1,6 +1,8 @@
 //! Any-size Connect Four and Gomoku networks: one set of weights for boards of every size,
 //! each framed into the network's largest size, giving the same outputs framed as alone.
 
+use dojo_arch::architecture::{Architecture, PolicyHead};
+use dojo_arch::precision::Precision;
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
@@ -8,13 +10,13 @@ use dojo_game::{Game, GameSpec};
 use dojo_net::agent::NetAgent;
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
+use dojo_net::device::Device;
 use dojo_net::folded::FoldedNetwork;
 use dojo_net::infer::NetEvaluator;
-use dojo_net::model::{Architecture, Model, PolicyHead};
-use dojo_net::precision::Precision;
+use dojo_net::model::Model;
 use dojo_search::config::SearchConfig;
 use rand::SeedableRng;
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 type Wide = Connect4<Bits192>;
 

@@ -1,17 +1,19 @@
 //! Network, checkpoint and trainer behaviour (small nets, one libtorch thread).
 
+use dojo_arch::architecture::{Architecture, AuxHeads, PolicyHead, PolicyHeadChoice};
+use dojo_arch::precision::{Precision, PrecisionChoice};
+use dojo_arch::train::TrainConfig;
 use dojo_game::rng::Rng;
 use dojo_game::GameSpec;
 use dojo_net::autotune::DecisionCache;
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::device::set_threads;
 use dojo_net::folded::FoldedNetwork;
-use dojo_net::model::{Architecture, AuxHeads, Model, PolicyHead, PolicyHeadChoice};
-use dojo_net::precision::{Precision, PrecisionChoice};
-use dojo_net::train::{Batch, TrainConfig, Trainer, TrainingPrecision};
+use dojo_net::model::Model;
+use dojo_net::train::{Batch, Trainer, TrainingPrecision};
 use rand::{RngExt, SeedableRng};
 
-use tch::Device;
+use dojo_net::device::Device;
 
 fn arch(blocks: usize, channels: usize) -> Architecture {
     Architecture {

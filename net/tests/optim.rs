@@ -1,20 +1,24 @@
 //! Our optimizers: same numbers as libtorch's, exact resume from saved state, clear errors on
 //! bad state files (small nets, one libtorch thread).
 
+use dojo_arch::architecture::{Architecture, PolicyHead};
+use dojo_arch::train::OptimizerKind;
+use dojo_arch::train::TrainConfig;
 use dojo_game::rng::Rng;
 use dojo_game::GameSpec;
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model, PolicyHead};
-use dojo_net::optim::{OptimError, Optimizer, OptimizerConfig, OptimizerKind};
-use dojo_net::train::{Batch, TrainConfig, Trainer};
+use dojo_net::device::Device;
+use dojo_net::model::Model;
+use dojo_net::optim::{OptimError, Optimizer, OptimizerConfig};
+use dojo_net::train::{Batch, Trainer};
 use rand::{RngExt, SeedableRng};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use tch::nn;
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 /// Runs the calling test alone among this file's tests, on one libtorch thread. Tests that
 /// run at once share libtorch's intra-op pool, which then splits reductions differently

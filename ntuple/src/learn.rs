@@ -8,7 +8,7 @@ use super::TupleRules;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::Sliding;
 use dojo_game::Game;
-use dojo_record::score::GameScore;
+use dojo_game::GameScore;
 
 /// How the weights move toward their targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

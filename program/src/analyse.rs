@@ -14,6 +14,7 @@ use dojo_grading::positions::{
     no_immediate_win, positions_from_games, random_positions, PositionRange, PositionsError,
 };
 use dojo_grading::{Case, Grade, Mover};
+use dojo_net::device::Device;
 use dojo_search::player::Agent;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -49,7 +50,7 @@ pub enum AnalyseError {
 pub fn bestmove(
     spec: &GameSpec,
     player: &PlayerSpec,
-    device: tch::Device,
+    device: Device,
     input: impl BufRead,
     output: impl Write,
     errors: impl Write,
@@ -61,7 +62,7 @@ fn bestmove_typed<G: Game + FromAnyGame>(
     start: G,
     spec: &GameSpec,
     player: &PlayerSpec,
-    device: tch::Device,
+    device: Device,
     input: impl BufRead,
     mut out: impl Write,
     mut errors: impl Write,
@@ -98,7 +99,7 @@ pub trait EvalProgress {
 pub fn eval(
     spec: &GameSpec,
     player: &PlayerSpec,
-    device: tch::Device,
+    device: Device,
     (text, file): (&str, &str),
     movers: &[Mover],
     progress: &mut impl EvalProgress,
@@ -114,7 +115,7 @@ fn eval_typed<G: Game + FromAnyGame>(
     start: G,
     spec: &GameSpec,
     player: &PlayerSpec,
-    device: tch::Device,
+    device: Device,
     cases: &[Case<G>],
     movers: &[Mover],
     progress: &mut impl EvalProgress,

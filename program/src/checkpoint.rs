@@ -2,6 +2,7 @@
 
 use dojo_game::GameSpec;
 use dojo_net::checkpoint::{self, CheckpointError, Loaded};
+use dojo_net::device::Device;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -14,6 +15,6 @@ pub struct LoadError {
 }
 
 /// Loads a checkpoint, checking it is for `game` when given.
-pub fn load_checkpoint(path: &Path, device: tch::Device, game: Option<&GameSpec>) -> Result<Loaded, LoadError> {
+pub fn load_checkpoint(path: &Path, device: Device, game: Option<&GameSpec>) -> Result<Loaded, LoadError> {
     checkpoint::load(path, device, game).map_err(|error| LoadError { path: path.to_path_buf(), error: Box::new(error) })
 }

@@ -12,12 +12,13 @@
 //! threat search with dojo's on the same positions.
 
 use crate::cpp_export::{self, BuildFailure, GamePart, Kernel, SearchSettings};
+use dojo_arch::precision::Precision;
 use dojo_game::gomoku::{Gomoku, Rule, GOMOKU_MAX, GOMOKU_MIN};
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, GameSpec, Lookahead};
 use dojo_net::checkpoint::{self, CheckpointError, Loaded};
+use dojo_net::device::Device;
 use dojo_net::folded::FoldedNetwork;
-use dojo_net::precision::Precision;
 use dojo_search::config::SearchConfig;
 use rand::{RngExt, SeedableRng};
 use std::ffi::c_int;
@@ -409,5 +410,5 @@ fn random_position(size: usize, rule: Rule, rng: &mut Rng) -> (Gomoku, Vec<Actio
 
 /// Loads `model_path` for export (on the CPU).
 pub fn load(model_path: &Path) -> Result<Loaded, GomocupExportError> {
-    Ok(checkpoint::load(model_path, tch::Device::Cpu, None)?)
+    Ok(checkpoint::load(model_path, Device::Cpu, None)?)
 }

@@ -5,11 +5,12 @@
 
 use crate::brain::{Brain, MoveChooser, Reply};
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
+use dojo_arch::architecture::Architecture;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use dojo_game::{Action, GameSpec};
 use dojo_net::agent::NetAgent;
-use dojo_net::model::Architecture;
+use dojo_net::device::Device;
 use dojo_search::config::MAX_TIMED_PLAYOUTS;
 use dojo_search::player::Agent;
 use std::io::{BufRead, Write};
@@ -61,7 +62,7 @@ pub fn serve(
     arch: &Architecture,
     players: &BrainPlayers,
     max_sims: Option<u32>,
-    device: tch::Device,
+    device: Device,
     input: impl BufRead,
     mut output: impl Write,
 ) -> Result<(), PbrainError> {

@@ -5,6 +5,7 @@ use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
 use dojo_game::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
+use dojo_net::device::Device;
 use dojo_search::player::Agent;
 use dojo_search::puct::Proven;
 use rand::SeedableRng;
@@ -38,7 +39,7 @@ pub fn play(
     player: &PlayerSpec,
     human_first: bool,
     seed: u64,
-    device: tch::Device,
+    device: Device,
     input: impl BufRead,
     output: impl Write,
 ) -> Result<(), PlayError> {
@@ -54,7 +55,7 @@ fn play_typed<G: Game + FromAnyGame>(
     player: &PlayerSpec,
     human: Player,
     seed: u64,
-    device: tch::Device,
+    device: Device,
     input: impl BufRead,
     mut out: impl Write,
 ) -> Result<(), PlayError> {

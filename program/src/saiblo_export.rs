@@ -10,14 +10,15 @@
 //! kernel and the portable one).
 
 use crate::cpp_export::{self, BuildFailure, GamePart, SearchSettings};
+use dojo_arch::precision::Precision;
 use dojo_external::saiblo::SaibloView;
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, Game, GameSpec, Lookahead};
 use dojo_net::checkpoint::{self, CheckpointError, Loaded};
+use dojo_net::device::Device;
 use dojo_net::folded::FoldedNetwork;
 use dojo_net::model::Model;
-use dojo_net::precision::Precision;
 use dojo_search::config::SearchConfig;
 use rand::{RngExt, SeedableRng};
 use std::ffi::c_int;
@@ -349,7 +350,7 @@ fn random_position(rng: &mut Rng) -> (Connect4<Bits192>, Vec<dojo_game::Action>)
 
 /// Loads `model_path` for export (on the CPU).
 pub fn load(model_path: &Path) -> Result<Loaded, ExportError> {
-    Ok(checkpoint::load(model_path, tch::Device::Cpu, None)?)
+    Ok(checkpoint::load(model_path, Device::Cpu, None)?)
 }
 
 #[cfg(test)]
@@ -361,7 +362,7 @@ mod tests {
     #[test]
     fn a_strategy_whose_lookahead_is_not_dojos_fails_the_check() {
         let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../networks/connect4-saiblo.safetensors");
-        tch::set_num_threads(1); // libtorch's pool spins; one position at a time needs one
+        dojo_net::device::set_threads(1); // libtorch's pool spins; one position at a time needs one
         let loaded = load(&model_path).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let source = write_strategy(&model_path, &loaded, &default_settings(), dir.path()).unwrap().source;
@@ -392,7 +393,7 @@ mod tests {
     #[test]
     fn a_strategy_whose_rollouts_are_not_dojos_fails_the_check() {
         let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../networks/connect4-saiblo.safetensors");
-        tch::set_num_threads(1);
+        dojo_net::device::set_threads(1);
         let loaded = load(&model_path).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let source = write_strategy(&model_path, &loaded, &default_settings(), dir.path()).unwrap().source;

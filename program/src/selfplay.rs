@@ -4,20 +4,21 @@
 //! the same name.
 
 use crate::checkpoint::{load_checkpoint, LoadError};
+use dojo_arch::precision::PrecisionChoice;
 use dojo_game::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::GameError;
+use dojo_game::GameScore;
 use dojo_game::{FromAnyGame, Game, GameSpec, Player};
-use dojo_net::device::DeviceError;
+use dojo_net::autotune::self_play_precision;
+use dojo_net::device::{Device, DeviceError};
 use dojo_net::infer::NetEvaluator;
-use dojo_net::precision::PrecisionChoice;
 use dojo_record::boards::{typing_start, Boards};
-use dojo_record::score::{score_of_record, GameScore, ScoreReport};
+use dojo_record::score::{score_of_record, ScoreReport};
 use dojo_record::{write_records, GameRecord, RecordError};
 use dojo_run::config::RunConfig;
 use dojo_search::evaluator::Evaluator;
 use dojo_search::selfplay::{winner, SelfPlayEngine, SelfPlayError};
-use dojo_worker::run::self_play_precision;
 use rand::SeedableRng;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -46,7 +47,7 @@ pub struct SelfPlayJob<'a> {
     pub games: u64,
     pub precision: PrecisionChoice,
     pub seed: u64,
-    pub device: tch::Device,
+    pub device: Device,
     /// Where the records go.
     pub out: &'a Path,
 }

@@ -9,7 +9,7 @@ use dojo_game::GameSpec;
 use dojo_gating::{Event, Gatekeeper, Newest, Schedule, Watch};
 use dojo_learner::learner::Shared;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
-use dojo_net::device::{DeviceError, DeviceSpec};
+use dojo_net::device::{Device, DeviceError};
 use dojo_net::train::Losses;
 use dojo_run::config::{ConfigError, RunConfig, WorkersConfig};
 use dojo_run::dir::RunDir;
@@ -150,7 +150,7 @@ impl Training {
     /// process gates this run, say `dojo gate --watch`), it trains without: the reason is
     /// among the first [`Training::news`].
     pub fn start(options: TrainOptions) -> Result<Training, TrainError> {
-        let device = options.device.parse::<DeviceSpec>()?.resolve()?;
+        let device = options.device.parse::<Device>()?.resolve()?;
         let run = RunDir::new(&options.run_dir);
         let resumed = run.exists();
         let token = format!("{:032x}", rand::random::<u128>());
@@ -427,9 +427,7 @@ fn start_gating(
     let keeper = match config.gating.every_versions {
         0 => None,
         // tidy: text cause: not an error value, a line for the person watching.
-        _ => Gatekeeper::open(run, config, 1)
-            .map_err(|e| say.send(format!("not gating: {e}")))
-            .ok(),
+        _ => Gatekeeper::open(run, config, 1).map_err(|e| say.send(format!("not gating: {e}"))).ok(),
     };
     match keeper {
         Some(keeper) => {

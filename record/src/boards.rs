@@ -1,6 +1,6 @@
 //! Where a run's games start: its one board, or, for a spec that draws a board per game
 //! (`connect4:saiblo`, `gomoku:9-15`), each game's own, framed for the run's any-size network
-//! (`dojo_net::model::Architecture::any_size`) so that every position has the shape the
+//! (`dojo_arch::architecture::Architecture::any_size`) so that every position has the shape the
 //! network's batches take.
 
 use super::{record_start, GameRecord, InvalidRecord, RecordError};

@@ -3,7 +3,7 @@
 //! share of games whose largest tile reached each big tile, and the share that ended there).
 
 use crate::GameRecord;
-pub use dojo_game::GameScore;
+use dojo_game::GameScore;
 use dojo_game::{with_game, AnyGame, Game, GameSpec};
 use serde::Serialize;
 use std::fmt;

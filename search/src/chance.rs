@@ -52,7 +52,7 @@ use super::config::{SearchConfig, SearchMode};
 use super::gumbel::{self, ChildView, GumbelState};
 use super::puct::{choose_by_visits, exploration, first_play_value, legal_softmax, mix_dirichlet, ChildStats, Proven};
 use super::step::{LeafSearch, Playouts, Step};
-pub use dojo_game::returns::ReturnScale;
+use dojo_game::returns::ReturnScale;
 use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, ToMove};
 use rand::RngExt;

@@ -1,8 +1,10 @@
 //! The worker's side of the gRPC contract: handshake, model download, game upload.
 
+use dojo_arch::architecture::ArchitectureError;
 use dojo_game::util::sha256_hex;
 use dojo_net::checkpoint::{self, Sidecar};
-use dojo_net::model::{ArchitectureError, Model};
+use dojo_net::device::Device;
+use dojo_net::model::Model;
 use dojo_proto::pb::game_ack::Result as AckResult;
 use dojo_proto::pb::learner_client::LearnerClient;
 use dojo_proto::pb::{GameSubmission, GetModelRequest, HelloReply, HelloRequest, StatusReply, StatusRequest};
@@ -211,7 +213,7 @@ pub async fn status(client: &mut Client) -> Result<StatusReply, CallError> {
 pub async fn fetch_model(
     client: &mut Client,
     have_version: u64,
-    device: tch::Device,
+    device: Device,
 ) -> Result<Option<Downloaded>, CallError> {
     let mut stream = client
         .get_model(GetModelRequest { version: 0, have_version })

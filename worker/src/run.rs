@@ -9,15 +9,14 @@ use crate::backoff::Backoff;
 use crate::client::{self, CallError, Client, Delivery, Refusal, Transient};
 use crate::spool::{Spool, SpoolError};
 use crate::telemetry::WorkerTelemetry;
+use dojo_arch::precision::PrecisionChoice;
 use dojo_game::rng::Rng;
 use dojo_game::util::SettingError;
 use dojo_game::with_game;
 use dojo_game::{FromAnyGame, Game, GameError, GameSpec};
-use dojo_net::autotune::{choose_precision, DecisionCache};
-use dojo_net::device::{set_threads, DeviceError, DeviceSpec};
+use dojo_net::autotune::self_play_precision;
+use dojo_net::device::{set_threads, Device, DeviceError};
 use dojo_net::infer::NetEvaluator;
-use dojo_net::model::Model;
-use dojo_net::precision::{Precision, PrecisionChoice};
 use dojo_record::boards::{typing_start, Boards};
 use dojo_record::{GameRecord, RecordError};
 use dojo_search::config::{SearchConfig, SelfPlayConfig};
@@ -38,7 +37,7 @@ pub struct WorkerOptions {
     /// `https://` learner (None: the system's roots).
     pub tls_ca: Option<Vec<u8>>,
     pub spool: PathBuf,
-    pub device: DeviceSpec,
+    pub device: Device,
     /// The format self-play evaluates the network in (`auto`: the fastest, timed on the
     /// first model; see `dojo_net::autotune`).
     pub precision: PrecisionChoice,
@@ -227,7 +226,7 @@ struct Context<'a> {
     conn: Connection,
     spool: Spool,
     rng: Rng,
-    device: tch::Device,
+    device: Device,
     /// The run's game (`connect4:saiblo`: each game on a board of its own).
     spec: GameSpec,
     search: SearchConfig,
@@ -420,27 +419,12 @@ pub const CUDA_MIN_PARALLEL_GAMES: usize = 256;
 /// [`CUDA_MIN_PARALLEL_GAMES`]. A forward pass on a GPU costs about the same for 64
 /// positions as for a few hundred (the kernels' launches dominate a small network's time,
 /// and a CPU sized the run's default), so a wider batch is throughput for free.
-pub fn parallel_games(run: usize, worker: Option<usize>, device: tch::Device) -> usize {
+pub fn parallel_games(run: usize, worker: Option<usize>, device: Device) -> usize {
     match (worker, device) {
         (Some(n), _) => n,
-        (None, tch::Device::Cuda(_)) => run.max(CUDA_MIN_PARALLEL_GAMES),
-        (None, _) => run,
+        (None, Device::Cuda(_)) => run.max(CUDA_MIN_PARALLEL_GAMES),
+        (None, Device::Cpu) => run,
     }
-}
-
-/// The format self-play with `parallel_games` games in flight evaluates `model` in:
-/// `choice` as named, or for `auto` the fastest when timed at self-play's batch sizes (all
-/// the games while every one waits for the network, about half once cache hits and
-/// finished moves thin the batch out), through the user's cache. Logs the decision.
-pub fn self_play_precision(
-    choice: PrecisionChoice,
-    model: &Model,
-    parallel_games: usize,
-) -> Result<Precision, DeviceError> {
-    let batches = [parallel_games.div_ceil(2).max(1), parallel_games.max(1)];
-    let decision = choose_precision(choice, model, &batches, DecisionCache::default_location().as_ref())?;
-    tracing::info!("{decision}");
-    Ok(decision.chosen)
 }
 
 /// How long one upload of the spool may take while playing.
@@ -500,11 +484,11 @@ mod tests {
 
     #[test]
     fn a_gpu_worker_keeps_more_games_in_flight_unless_told() {
-        let gpu = tch::Device::Cuda(0);
-        assert_eq!(parallel_games(64, None, tch::Device::Cpu), 64);
+        let gpu = Device::Cuda(0);
+        assert_eq!(parallel_games(64, None, Device::Cpu), 64);
         assert_eq!(parallel_games(64, None, gpu), CUDA_MIN_PARALLEL_GAMES);
         assert_eq!(parallel_games(1024, None, gpu), 1024);
         assert_eq!(parallel_games(64, Some(8), gpu), 8);
-        assert_eq!(parallel_games(64, Some(512), tch::Device::Cpu), 512);
+        assert_eq!(parallel_games(64, Some(512), Device::Cpu), 512);
     }
 }

@@ -19,8 +19,9 @@ use super::standings::{score_standings, standings, Ranking, ScoreStandings, Stan
 use super::{file_safe, fnv1a, Format, TournamentDir, TournamentError, TournamentSpec};
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::matches::{MatchContest, Played};
+use dojo_game::GameScore;
 use dojo_game::{AnyGame, Game, Player, ToMove};
-use dojo_record::score::{score_of_position, GameScore};
+use dojo_record::score::score_of_position;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;

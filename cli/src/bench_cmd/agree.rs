@@ -6,8 +6,8 @@ use super::NetChoice;
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use dojo_arch::precision::PrecisionChoice;
 use dojo_net::bench::{agree::compare, precisions};
-use dojo_net::precision::PrecisionChoice;
 
 #[derive(Args)]
 pub struct AgreeArgs {

@@ -5,9 +5,9 @@ use super::NetChoice;
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use dojo_arch::precision::PrecisionChoice;
 use dojo_net::bench::forward::{time_forward, ForwardOptions};
 use dojo_net::bench::precisions;
-use dojo_net::precision::PrecisionChoice;
 use std::time::Duration;
 
 #[derive(Args)]

@@ -5,9 +5,9 @@ use super::NetChoice;
 use crate::common::DeviceArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use dojo_arch::precision::PrecisionChoice;
+use dojo_arch::train::{OptimizerKind, TrainConfig};
 use dojo_net::bench::train_speed::time_training;
-use dojo_net::precision::PrecisionChoice;
-use dojo_net::train::{OptimizerKind, TrainConfig};
 use std::time::Duration;
 
 #[derive(Args)]

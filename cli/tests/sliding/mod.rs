@@ -7,8 +7,8 @@
 
 use crate::common::{path, tiny_config, Proc};
 use dojo_game::sliding::Twenty48;
+use dojo_game::GameScore;
 use dojo_game::{Action, Game, GameSpec};
-use dojo_record::score::GameScore;
 use dojo_record::{GameRecord, MoveRecord};
 use dojo_worker::client::{self, Delivery};
 use std::path::Path;

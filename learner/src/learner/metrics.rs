@@ -7,13 +7,14 @@
 
 use super::Shared;
 use crate::replay_buffer::ReplayBuffer;
+use dojo_arch::architecture::AuxHeads;
+use dojo_game::GameScore;
 use dojo_game::{Game, GameSpec, Outcome, Player};
 use dojo_metrics::table::*;
 use dojo_metrics::Line;
-use dojo_net::model::AuxHeads;
 use dojo_net::train::{Losses, Trainer};
 use dojo_proto::tensorboard::EventWriter;
-use dojo_record::score::{score_of_record, GameScore, ScoreReport};
+use dojo_record::score::{score_of_record, ScoreReport};
 use dojo_record::GameRecord;
 use dojo_run::dir::RunDir;
 use std::io::Write;

@@ -8,11 +8,12 @@ use super::publisher::{PublishError, Publisher};
 use super::schedule::SessionBound;
 use super::{read_published, Published, TrainingLoop};
 use crate::replay_buffer::ReplayBuffer;
+use dojo_arch::architecture::Architecture;
 use dojo_game::{FromAnyGame, Game, GameError};
 use dojo_net::average::{AverageError, WeightAverage};
 use dojo_net::checkpoint::{self, CheckpointError};
-use dojo_net::device::set_threads;
-use dojo_net::model::{Architecture, Model};
+use dojo_net::device::{set_threads, Device};
+use dojo_net::model::Model;
 use dojo_net::optim::OptimError;
 use dojo_net::train::{TrainError, Trainer};
 use dojo_record::boards::Boards;
@@ -125,7 +126,7 @@ pub struct RestoreInputs<G: Game> {
     pub incoming: Receiver<GameRecord>,
     pub bound: SessionBound,
     /// Where the network trains (published weights are written from it as f32 on the CPU).
-    pub device: tch::Device,
+    pub device: Device,
 }
 
 impl<G: Game + FromAnyGame> TrainingLoop<G> {
@@ -206,8 +207,8 @@ pub fn start_from<G: Game>(run: &RunDir, config: &RunConfig, start: &G, from: &P
         // An any-size network's weights do not depend on its boards: it starts a run on
         // other boards of its game as it is, in the run's frame (e.g. Gomoku's 9-15 network
         // on 15-20).
-        let loaded = checkpoint::load(from, tch::Device::Cpu, None)?;
-        let model = checkpoint::model_from_bytes(&wanted, &loaded.weights, tch::Device::Cpu)?;
+        let loaded = checkpoint::load(from, Device::Cpu, None)?;
+        let model = checkpoint::model_from_bytes(&wanted, &loaded.weights, Device::Cpu)?;
         checkpoint::save(&model, &copy, sidecar.step, sidecar.version, None)?;
     } else {
         if sidecar.architecture.game != config.game {
@@ -253,7 +254,7 @@ fn network<G: Game>(
     config: &RunConfig,
     state: &RunState,
     start: &G,
-    device: tch::Device,
+    device: Device,
 ) -> Result<(Model, u64), RestoreError> {
     let (model, version) = match &state.model {
         Some(rel) => {
@@ -275,7 +276,7 @@ fn trainer(
     config: &RunConfig,
     state: &RunState,
     published: Model,
-    device: tch::Device,
+    device: Device,
 ) -> Result<(Trainer, Option<WeightAverage>), RestoreError> {
     // With weight averaging, the published versions are the average and the weights
     // being trained are checkpointed beside the optimizer state.

@@ -4,9 +4,8 @@
 
 use super::describe;
 use crate::agreement::{compare_with_cpu, fixed_positions, Agreement};
-use crate::device::DeviceSpec;
 use crate::model::Model;
-use crate::precision::Precision;
+use dojo_arch::precision::Precision;
 use dojo_game::with_game;
 use dojo_game::{AnyGame, GameSpec};
 use serde::Serialize;
@@ -37,7 +36,7 @@ pub fn compare(
     let agreements = compare_with_cpu(model, precisions, &planes, positions)?;
     Ok(AgreeReport {
         network: describe(spec, model.arch()),
-        device: DeviceSpec::of(model.device()).to_string(),
+        device: model.device().to_string(),
         positions,
         all_agree: agreements.iter().all(|a| a.agrees),
         agreements,

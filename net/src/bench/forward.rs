@@ -3,10 +3,10 @@
 
 use super::describe;
 use crate::autotune::cpu_model;
-use crate::device::DeviceSpec;
+use crate::device::Device;
 use crate::model::Model;
-use crate::precision::Precision;
 use crate::timing::{matmul_gflops, NetTimer};
+use dojo_arch::precision::Precision;
 use dojo_game::GameSpec;
 use serde::Serialize;
 use std::fmt;
@@ -55,7 +55,7 @@ pub struct ForwardReport {
 
 /// The device's matrix-multiply rate in each of `precisions` (f32 always, first: it is
 /// what shares are given of).
-pub fn matmul_rates(device: tch::Device, precisions: &[Precision], size: usize, budget: Duration) -> Vec<MatmulRate> {
+pub fn matmul_rates(device: Device, precisions: &[Precision], size: usize, budget: Duration) -> Vec<MatmulRate> {
     let mut all = vec![Precision::F32];
     all.extend(precisions.iter().filter(|&&p| p != Precision::F32));
     all.into_iter().map(|p| MatmulRate { precision: p, size, gflops: matmul_gflops(device, p, size, budget) }).collect()
@@ -86,7 +86,7 @@ pub fn time_forward(spec: &GameSpec, model: &Model, options: &ForwardOptions) ->
     }
     ForwardReport {
         network: describe(spec, model.arch()),
-        device: DeviceSpec::of(device).to_string(),
+        device: device.to_string(),
         threads: tch::get_num_threads(),
         flops_per_eval: flops,
         matmul,

@@ -8,16 +8,16 @@ pub mod forward;
 pub mod selfplay_speed;
 pub mod train_speed;
 
-use super::device::DeviceError;
-use super::model::Architecture;
-use super::precision::{Precision, PrecisionChoice};
+use super::device::{Device, DeviceError};
+use dojo_arch::architecture::Architecture;
+use dojo_arch::precision::{Precision, PrecisionChoice};
 use dojo_game::GameSpec;
 
 /// The precisions a benchmark times: every one the device runs, or the one named (an error
 /// where the device cannot run it).
-pub fn precisions(choice: PrecisionChoice, device: tch::Device) -> Result<Vec<Precision>, DeviceError> {
+pub fn precisions(choice: PrecisionChoice, device: Device) -> Result<Vec<Precision>, DeviceError> {
     match choice {
-        PrecisionChoice::Auto => Ok(super::precision::candidates(device).to_vec()),
+        PrecisionChoice::Auto => Ok(device.precisions().to_vec()),
         PrecisionChoice::Fixed(p) => {
             crate::device::check_precision(p, device)?;
             Ok(vec![p])

@@ -2,11 +2,11 @@
 //! sample batches: the speed does not depend on the data (`dojo bench train`).
 
 use super::describe;
-use crate::device::DeviceSpec;
 use crate::model::Model;
-use crate::precision::{Precision, PrecisionChoice};
 use crate::train::train_steps_per_s;
-use crate::train::{TrainConfig, TrainError, TrainingPrecision};
+use crate::train::{TrainError, TrainingPrecision};
+use dojo_arch::precision::{Precision, PrecisionChoice};
+use dojo_arch::train::TrainConfig;
 use dojo_game::GameSpec;
 use serde::Serialize;
 use std::fmt;
@@ -37,7 +37,7 @@ pub fn time_training(
 ) -> Result<TrainReport, TrainError> {
     let network = describe(spec, model.arch());
     let flops = model.arch().flops_per_eval();
-    let device = DeviceSpec::of(model.device()).to_string();
+    let device = model.device().to_string();
     let (batch, optimizer) = (config.batch_size, config.optimizer.to_string());
     let precision = TrainingPrecision::choose(config.precision, model.arch(), model.device(), &config, None)?.chosen;
     let config = TrainConfig { precision: PrecisionChoice::Fixed(precision), ..config };

@@ -9,6 +9,7 @@
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
 use dojo_learner::server::{start_learner, LearnerError, LearnerOptions};
+use dojo_net::device::Device;
 use dojo_record::{random_game_record, GameRecord};
 use dojo_run::config::RunConfig;
 use dojo_worker::client::{self, CallError, Delivery};
@@ -124,7 +125,7 @@ pub fn bench_ingest(load: Load) -> Result<IngestReport, IngestError> {
         max_steps: Some(0),
         deadline: None,
         drain: Duration::from_secs(2),
-        device: tch::Device::Cpu,
+        device: Device::Cpu,
         tls: None,
         limits: Default::default(),
         start_from: None,
