@@ -21,13 +21,13 @@
 //! process of its own, so a strategy's static state is new every game.
 //!
 //! dojo hosts a strategy the same way: [`host`] is the child process (`dojo saiblo-host
-//! PATH.so`, one per game) that loads the shared object and calls it; [`agent`] is the
+//! PATH.so`, one per game) that loads the shared object and calls it; [`strategy`] is the
 //! player in dojo's matches that runs that process, keeps the clock and checks each answer;
 //! [`board`] translates dojo's positions into the SDK's arrays and its answers back.
 
-pub mod agent;
+pub mod strategy;
 pub mod board;
 pub mod host;
 
-pub use agent::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
+pub use strategy::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
 pub use board::SaibloView;
