@@ -25,9 +25,9 @@
 //! player in dojo's matches that runs that process, keeps the clock and checks each answer;
 //! [`board`] translates dojo's positions into the SDK's arrays and its answers back.
 
-pub mod strategy;
 pub mod board;
 pub mod host;
+pub mod strategy;
 
-pub use strategy::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
 pub use board::SaibloView;
+pub use strategy::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
