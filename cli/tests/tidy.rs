@@ -878,3 +878,92 @@ fn the_text_cause_scanner_finds_flattened_errors() {
     let lines_found: Vec<usize> = text_causes(&lines).into_iter().map(|(line, _)| line).collect();
     assert_eq!(lines_found, vec![1, 2, 5, 6, 7]);
 }
+
+/// File names any crate or folder may repeat: a crate's root, a folder's module, a crate's
+/// error type (ARCHITECTURE.md: one name per thing, a crate's error.rs aside).
+const STRUCTURAL_NAMES: &[&str] = &["lib.rs", "main.rs", "mod.rs", "error.rs"];
+
+/// A file's module docs: its leading `//!` lines, joined.
+fn module_docs(lines: &[String]) -> String {
+    lines.iter().take_while(|l| l.starts_with("//!")).map(|l| l.trim_start_matches("//!")).collect::<Vec<_>>().join(" ")
+}
+
+/// The ways `other` may be named in another file's docs: its path in the repository, its
+/// Rust path (`dojo_net::bench::agree`, the `dojo` binary's as `dojo::...`), or, from a file
+/// of its own crate, `crate::...`.
+fn names_of(other: &str, from: &str) -> Vec<String> {
+    let (krate, parts) = module_of(other);
+    let path = parts.join("::");
+    let library = if krate == "cli" { "dojo".to_string() } else { format!("dojo_{krate}") };
+    let mut names = vec![other.to_string(), format!("{library}::{path}")];
+    if module_of(from).0 == krate {
+        names.push(format!("crate::{path}"));
+    }
+    names
+}
+
+/// What breaks "one name per thing" in `files` (path, lines): a file name used three times or
+/// more, or twice where the two files' module docs do not name each other (one concept in two
+/// layers says so).
+fn shared_names(files: &[(String, Vec<String>)]) -> Vec<String> {
+    let mut by_name: std::collections::BTreeMap<&str, Vec<&(String, Vec<String>)>> = Default::default();
+    for file in files {
+        let name = file.0.rsplit('/').next().unwrap();
+        if !STRUCTURAL_NAMES.contains(&name) {
+            by_name.entry(name).or_default().push(file);
+        }
+    }
+    let mut problems = Vec::new();
+    for (name, same) in by_name {
+        let paths: Vec<&str> = same.iter().map(|f| f.0.as_str()).collect();
+        match same.as_slice() {
+            [_] => {}
+            [a, b] => {
+                for (this, other) in [(a, b), (b, a)] {
+                    let docs = module_docs(&this.1);
+                    if !names_of(&other.0, &this.0).iter().any(|n| docs.contains(n.as_str())) {
+                        problems.push(format!(
+                            "{} shares its name with {}: rename one, or, if they are one concept in two \
+                             layers, say so in its module docs naming {}",
+                            this.0,
+                            other.0,
+                            names_of(&other.0, &this.0).join(" or ")
+                        ));
+                    }
+                }
+            }
+            _ => problems.push(format!("{name} is the name of {} files: {}", paths.len(), paths.join(", "))),
+        }
+    }
+    problems
+}
+
+#[test]
+fn a_file_name_is_one_thing() {
+    let problems = shared_names(&sources());
+    assert!(problems.is_empty(), "one name per thing (ARCHITECTURE.md):\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_name_check_finds_a_name_used_for_two_things() {
+    let file = |path: &str, docs: &str| (path.to_string(), docs.lines().map(str::to_string).collect::<Vec<_>>());
+    let paired = [
+        file("net/src/agent.rs", "//! A network as a player, as `dojo_ntuple::agent` is.\nuse x;"),
+        file("ntuple/src/agent.rs", "//! One concept with `net/src/agent.rs`."),
+    ];
+    assert!(shared_names(&paired).is_empty());
+    let unpaired = [file("net/src/agent.rs", "//! A network as a player."), paired[1].clone()];
+    let problems = shared_names(&unpaired);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with("net/src/agent.rs shares its name with ntuple/src/agent.rs"));
+    let three = [paired[0].clone(), paired[1].clone(), file("search/src/agent.rs", "//! x")];
+    assert_eq!(shared_names(&three), vec!["agent.rs is the name of 3 files: net/src/agent.rs, ntuple/src/agent.rs, search/src/agent.rs"]);
+    // Within a crate, `crate::` names the other; a crate's error.rs is never a problem.
+    let in_crate = [
+        file("arbiter/src/contest.rs", "//! Its tournament side is `crate::tournament::contest`."),
+        file("arbiter/src/tournament/contest.rs", "//! Each contest ([`crate::contest`])."),
+        file("a/src/error.rs", ""),
+        file("b/src/error.rs", ""),
+    ];
+    assert!(shared_names(&in_crate).is_empty(), "{:?}", shared_names(&in_crate));
+}

@@ -4,8 +4,10 @@
 //! life, so a resumed file reports where an unbroken one would), each block reported and
 //! saved (atomically). A stop between episodes ends the block early and saves it. Weights
 //! that diverged are never saved over the last good ones.
+//! One concept with `dojo_program::training` (`dojo train`'s session): a training session
+//! as a command runs it, for n-tuple networks here.
 
-use super::file::{load, read_header, save};
+use super::weight_file::{load, read_header, save};
 use super::layout::LayoutError;
 use super::{Layout, Method, Network, NtupleError, Trainer, TupleRules};
 use dojo_game::rng::Rng;
