@@ -30,13 +30,13 @@ trap summary EXIT
 . "$root/scripts/env.sh"
 cd "$root"
 took "libtorch (scripts/env.sh)"
-# TensorBoard's own reader checks dojo's event files (cli/tests/tensorboard.rs).
+# TensorBoard's own reader checks dojo's event files (cli/tests/runs/tensorboard.rs).
 DOJO_TENSORBOARD_PYTHON=$("$root/scripts/setup-tensorboard.sh")
-# Prometheus's promtool checks the learner's /metrics page (cli/tests/metrics.rs).
+# Prometheus's promtool checks the learner's /metrics page (cli/tests/runs/metrics.rs).
 DOJO_PROMTOOL=$("$root/scripts/setup-promtool.sh")
 export DOJO_TENSORBOARD_PYTHON DOJO_PROMTOOL
 took "tensorboard and promtool"
-# A headless chromium with selenium drives the dashboard (cli/tests/dashboard.rs).
+# A headless chromium with selenium drives the dashboard (cli/tests/runs/dashboard.rs).
 if DOJO_BROWSER_PYTHON=$("$root/scripts/setup-browser.sh"); then
   export DOJO_BROWSER_PYTHON
 else
@@ -51,7 +51,7 @@ else
   echo "test.sh: SKIPPING the Windows Gomocup brain's test: no mingw-w64 and wine64 here (see above)" >&2
 fi
 took "mingw-w64 and wine"
-# Rapfi, a Gomocup engine, plays the Gomoku ladder (cli/tests/gomoku_ladder.rs). It is never
+# Rapfi, a Gomocup engine, plays the Gomoku ladder (cli/tests/players/gomoku_ladder.rs). It is never
 # in this repository, nor built by it: scripts/find-rapfi finds the one this machine's user
 # built (DOJO_RAPFI, or on PATH), or says how to get one.
 if DOJO_RAPFI_ENGINE=$("$root/scripts/find-rapfi"); then
@@ -61,7 +61,7 @@ else
 fi
 took "rapfi"
 # Seed 001's Connect Four engine (Lionjump0723/connect4) is the reference on saiblo's boards
-# (cli/tests/repo/seed_engine.rs, cli/tests/saiblo_ladder.rs). It is never in this
+# (cli/tests/repo/seed_engine.rs, cli/tests/players/saiblo_ladder.rs). It is never in this
 # repository, nor built by it: scripts/find-seed-engine checks the one this machine's user
 # built (DOJO_SEED_ENGINE), or says how to get one; a wrong name is unset, so its tests skip
 # rather than fail.

@@ -14,6 +14,8 @@
 //! states what its contests do differently in a trait of its own, implemented for
 //! [`TwoPlayer`] and [`OnePlayer`] beside the mechanism ([`crate::matches::MatchContest`],
 //! [`crate::tournament::TournamentContest`], [`crate::gating::GateContest`]).
+//! A tournament's side of each contest is `crate::tournament::contest`: one concept in two
+//! layers of this crate.
 
 /// Two players meet: wins, draws and losses; Elo; the SPRT.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec};
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_net::device::{set_threads, Device};
-use dojo_ntuple::file::NtupleError;
+use dojo_ntuple::weight_file::NtupleError;
 use dojo_ntuple::{self as ntuple, Network, NtupleAgent, TupleRules};
 use dojo_search::config::SearchConfig;
 use dojo_search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};

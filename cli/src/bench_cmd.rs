@@ -8,7 +8,7 @@
 mod agree;
 mod ingest_speed;
 mod net;
-mod search;
+mod search_speed;
 mod selfplay_speed;
 mod train_speed;
 
@@ -37,7 +37,7 @@ enum BenchWhat {
     /// against the bare network at the same batch, and where the rest of the time goes.
     Selfplay(selfplay_speed::SelfPlayBenchArgs),
     /// The searches with a free evaluator (PUCT simulations/s) and the game engines' random playouts/s.
-    Search(search::SearchBenchArgs),
+    Search(search_speed::SearchBenchArgs),
     /// Learner ingest capacity: many clients submitting valid Connect Four games at once.
     Ingest(ingest_speed::IngestArgs),
     /// The learner's training steps/s on this device, for a network and batch size.
@@ -51,7 +51,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchWhat::Net(a) => net::run(a),
         BenchWhat::Selfplay(a) => selfplay_speed::run(a),
-        BenchWhat::Search(a) => search::run(a),
+        BenchWhat::Search(a) => search_speed::run(a),
         BenchWhat::Ingest(a) => ingest_speed::run(a),
         BenchWhat::Train(a) => train_speed::run(a),
         BenchWhat::Agree(a) => agree::run(a),

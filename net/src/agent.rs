@@ -3,6 +3,9 @@
 //! with the network, no noise, most-visited move; or, with `search.mode = "gumbel"`, the
 //! same graph searched by sequential halving without Gumbel noise, playing the move it
 //! ends on.
+//!
+//! One concept with `dojo_ntuple::agent` (an n-tuple network as a match player): a network
+//! of each kind as the search's `Agent`, hence one name.
 
 use super::checkpoint::Loaded;
 use super::infer::NetEvaluator;

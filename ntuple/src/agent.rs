@@ -1,4 +1,7 @@
 //! An n-tuple network as a match player: greedy or expectimax (see [`super::search`]).
+//!
+//! One concept with `dojo_net::agent` (a policy/value network as a match player), hence one
+//! name.
 
 use super::network::Network;
 use super::search::best_move;

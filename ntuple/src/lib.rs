@@ -7,30 +7,30 @@
 //! - [`network`]: the weight tables, the value of a board and the two update rules.
 //! - [`learn`]: self-play episodes and the backward TD(0) / TCL pass over them.
 //! - [`search`]: greedy and expectimax move choice.
-//! - [`file`]: the weight file (header, tables, checksum).
+//! - [`weight_file`]: the weight file (header, tables, checksum).
 //! - [`agent`]: the network as an [`Agent`](dojo_search::player::Agent) for matches.
 //! - score statistics and seed 002's reach-rate table, for any player of a sliding game,
 //!   are `dojo_record::score`'s.
-//! - [`session`]: a training session (resume from a weight file, report and save in
+//! - [`training`]: a training session (resume from a weight file, report and save in
 //!   blocks, stop cleanly), as `dojo ntuple train` runs it.
 //!
 //! Everything is generic over the sliding engine's [`Rules`]: one code path serves 2048
 //! (4-bit cells in a `u64`) and 2584 (5-bit cells in a `u128`).
 
 pub mod agent;
-pub mod file;
 pub mod layout;
 pub mod learn;
 pub mod network;
 pub mod search;
-pub mod session;
+pub mod training;
+pub mod weight_file;
 
 pub use agent::NtupleAgent;
-pub use file::{read_header, Header, NtupleError};
 pub use layout::Layout;
 pub use learn::{Method, Trainer};
 pub use network::Network;
 pub use search::{best_move, greedy, Choice};
+pub use weight_file::{read_header, Header, NtupleError};
 
 use dojo_game::sliding::{Rules, Rules2048, Rules2584};
 use dojo_game::GameSpec;

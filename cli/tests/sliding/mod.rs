@@ -1,6 +1,6 @@
 //! One-player (2048) runs for the learner's tests, without self-play: records of games that
 //! reach a chosen tile, a `dojo learner` for 2048, and the gRPC upload that feeds it.
-//! Used by the test files beside `common` (`mod common; mod sliding;`).
+//! Declared by `runs/main.rs` beside `common`; its test files `use crate::sliding`.
 
 // Each test file uses only some of these.
 #![allow(dead_code)]

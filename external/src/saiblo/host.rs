@@ -9,7 +9,7 @@
 //! answers. It dies with its parent, and its address space is capped at
 //! [`MEMORY_LIMIT_BYTES`], so a runaway strategy takes down this process, never dojo.
 
-use super::board::SaibloView;
+use super::view::SaibloView;
 use std::ffi::c_int;
 use std::fs::File;
 use std::io::{BufRead, Write};

@@ -23,11 +23,11 @@
 //! dojo hosts a strategy the same way: [`host`] is the child process (`dojo saiblo-host
 //! PATH.so`, one per game) that loads the shared object and calls it; [`strategy`] is the
 //! player in dojo's matches that runs that process, keeps the clock and checks each answer;
-//! [`board`] translates dojo's positions into the SDK's arrays and its answers back.
+//! [`view`] translates dojo's positions into the SDK's arrays and its answers back.
 
-pub mod board;
 pub mod host;
 pub mod strategy;
+pub mod view;
 
-pub use board::SaibloView;
 pub use strategy::{StrategyAgent, StrategyConfig, StrategyError, DEFAULT_CLOCK_MS};
+pub use view::SaibloView;

@@ -2,7 +2,7 @@
 //! per game ([`super::host`]), the SDK's view of each position, a clock on each move, and
 //! every failure a loss with its cause.
 
-use super::board::{BoardError, SaibloView};
+use super::view::{BoardError, SaibloView};
 use crate::child::{answer_deadline, ChildError, LineChild};
 use dojo_game::connect4::{BitWord, Connect4};
 use dojo_game::{Action, Game};
