@@ -1,6 +1,7 @@
 //! PNG charts for reports (`dojo plot`, a tournament's `ratings.png`): plotters' bitmap
 //! backend with the one font this repository ships (`arbiter/assets`, with its licence), so
 //! nothing depends on the machine's fonts.
+//!
 //! What a run's figures show is laid out in `dojo_metrics::charts`: one concept in two
 //! layers, hence one name.
 

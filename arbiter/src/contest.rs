@@ -14,6 +14,7 @@
 //! states what its contests do differently in a trait of its own, implemented for
 //! [`TwoPlayer`] and [`OnePlayer`] beside the mechanism ([`crate::matches::MatchContest`],
 //! [`crate::tournament::TournamentContest`], [`crate::gating::GateContest`]).
+//!
 //! A tournament's side of each contest is `crate::tournament::contest`: one concept in two
 //! layers of this crate.
 

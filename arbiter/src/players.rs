@@ -828,7 +828,7 @@ pub fn shared_network<R: TupleRules>(path: &Path) -> Result<Arc<Network<R>>, Pla
             }
         }
     }
-    let net = Arc::new(ntuple::file::load::<R>(path, false)?);
+    let net = Arc::new(ntuple::weight_file::load::<R>(path, false)?);
     let erased: Arc<dyn Any + Send + Sync> = net.clone();
     cache.push((key.0, key.1, key.2, Arc::downgrade(&erased)));
     Ok(net)

@@ -16,6 +16,7 @@
 //! and the optimizer in f32, which on 15×15 Gomoku data tracked f32's losses to the third
 //! digit over 600 steps, and over an hour at equal CPU made 46% more steps and 19% more
 //! games for a network as strong (52% of 200 games against f32's; docs/training.md).
+//!
 //! The tensor side of each format is `dojo_net::precision`: one concept in two layers.
 
 use dojo_game::util::SettingError;

@@ -105,7 +105,7 @@ fn train(args: TrainArgs, stop: &AtomicBool) -> Result<()> {
 
 fn train_typed<R: TupleRules>(rules: R, spec: &GameSpec, args: &TrainArgs, stop: &AtomicBool) -> Result<()> {
     let out = args.out.as_deref();
-    let opened = session::open(rules, spec, out, args.tcl, args.episodes)?;
+    let opened = training::open(rules, spec, out, args.tcl, args.episodes)?;
     eprintln!("{}", opened.describe(spec, out, args.tcl, args.episodes));
     let (Opened::New(mut net) | Opened::Resumed { mut net, .. }) = opened else { return Ok(()) };
     if out.is_none() {
@@ -121,7 +121,7 @@ fn train_typed<R: TupleRules>(rules: R, spec: &GameSpec, args: &TrainArgs, stop:
     };
     let prefix = format!("{spec} {}", if args.tcl { "TCL" } else { "TD" });
     let mut shown = Shown { spec, prefix, bar: None };
-    let stopped = session::train(&mut net, &schedule, stop, &mut shown)?;
+    let stopped = training::train(&mut net, &schedule, stop, &mut shown)?;
     match (stopped, out) {
         (true, Some(path)) => eprintln!("stopped at episode {}; saved {}", net.episodes(), path.display()),
         (true, None) => eprintln!("stopped at episode {}", net.episodes()),

@@ -16,6 +16,7 @@
 //! - `GET /api/games`: the last games stored (actions, result, model version; for one-player
 //!   games also the score, largest tile and final board);
 //! - `POST /api/play` `{"moves": [...]}`: the model's reply in that game (see [`play`]).
+//!
 //! One concept with `dojo_worker::http` (a worker's HTTP port): each service's HTTP side,
 //! hence one name.
 

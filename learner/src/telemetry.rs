@@ -3,6 +3,7 @@
 //! one-player games (2048, 2584) the self-play scores), the workers it has heard from, and
 //! how many one-player games reached each tile. Every name, help and type is a row of the
 //! metrics table (`dojo_metrics::table`): the window's gauges are made from it.
+//!
 //! One concept with `dojo_worker::telemetry`: what each service tells Prometheus, hence one
 //! name.
 

@@ -1,6 +1,7 @@
 //! The figures of a run, laid out from the table: `dojo plot` draws each as a PNG, the
 //! dashboard gets them as JSON (`GET /api/charts`) and draws the same series from
 //! `metrics.jsonl`'s lines, so neither spells a key or a label of its own.
+//!
 //! `dojo_arbiter::charts` draws them: one concept (a run's charts) in two layers, the
 //! layout here and the pixels there.
 

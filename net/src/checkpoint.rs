@@ -6,6 +6,7 @@
 //! weights, the game against the caller's, and every tensor's name, shape and dtype against
 //! the architecture, so a truncated, swapped or mismatched file is a clear error rather than
 //! a silently wrong network.
+//!
 //! `dojo_program::checkpoint` loads one as every command does (its path in the error): one
 //! concept in two layers.
 

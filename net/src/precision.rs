@@ -2,6 +2,7 @@
 //! The formats themselves, and what a user asks for, are `dojo_arch::precision` (plain
 //! settings a run's config reads); the formats a device runs are its
 //! ([`crate::device::Device::precisions`]).
+//!
 //! The format as data (`Precision`, `PrecisionChoice`) is `dojo_arch::precision`: one concept
 //! in two layers.
 

@@ -4,6 +4,7 @@
 //! life, so a resumed file reports where an unbroken one would), each block reported and
 //! saved (atomically). A stop between episodes ends the block early and saves it. Weights
 //! that diverged are never saved over the last good ones.
+//!
 //! One concept with `dojo_program::training` (`dojo train`'s session): a training session
 //! as a command runs it, for n-tuple networks here.
 

@@ -1,4 +1,5 @@
 //! Loading a checkpoint as every program does: its path named in the error.
+//!
 //! The format and the loading itself are `dojo_net::checkpoint`: one concept in two layers.
 
 use dojo_game::GameSpec;

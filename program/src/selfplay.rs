@@ -1,5 +1,6 @@
 //! Offline self-play (`dojo selfplay`): a checkpoint plays games with the run config's
 //! search and self-play settings, as a worker would, and the records go to a file.
+//!
 //! The games are `dojo_search::selfplay`'s engine's: the same concept a layer down, hence
 //! the same name.
 

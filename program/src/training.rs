@@ -4,6 +4,7 @@
 //! last version is gated). Rerunning on the same run directory resumes. `dojo train` shows
 //! [`Training::status`] as a progress line and prints what [`Training::news`] and
 //! [`Training::stop`] say.
+//!
 //! One concept with `dojo_ntuple::training` (`dojo ntuple train`'s session): a training
 //! session as a command runs it.
 

@@ -1,5 +1,6 @@
 //! The run's configuration: one TOML file with every knob, documented defaults, and unknown
 //! keys refused (a typo must not silently fall back to a default).
+//!
 //! The search's and self-play's own settings, which it holds, are `dojo_search::config`: one
 //! concept (settings) in two layers.
 

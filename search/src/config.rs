@@ -1,5 +1,6 @@
 //! Settings of the network-guided search and of self-play, with the defaults a user gets
 //! when the config file says nothing.
+//!
 //! A run's whole configuration, which holds these, is `dojo_run::config`: one concept
 //! (settings) in two layers.
 

@@ -6,6 +6,7 @@
 //! - `GET /readyz`: 200 once a model is loaded and the learner answers, else 503 with why;
 //! - the standard gRPC health service (`grpc.health.v1.Health`) on the same port, SERVING
 //!   exactly when `/readyz` says ready.
+//!
 //! One concept with `dojo_learner::http` (the learner's HTTP side): each service's HTTP
 //! port, hence one name.
 

@@ -2,6 +2,7 @@
 //! and uploaded, the spool, the model it plays, and whether it is ready (a model loaded and
 //! the learner reachable). Every name, help and type is a row of the metrics table
 //! (`dojo_metrics::table::worker`).
+//!
 //! One concept with `dojo_learner::telemetry`: what each service tells Prometheus, hence
 //! one name.
 

@@ -1,6 +1,7 @@
 //! `dojo bench agree`: the network's outputs on this device, in every format it runs,
 //! against the same weights in f32 on the CPU, on fixed positions of the game. Fails (exit
 //! status 1) when a format is outside its tolerance (see `dojo_net::agreement`).
+//!
 //! The measurement is `dojo_net::bench::agree`: one concept in two layers, hence one name.
 
 use super::NetChoice;

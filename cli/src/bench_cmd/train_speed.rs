@@ -1,5 +1,6 @@
 //! `dojo bench train`: the learner's training steps per second on a device, for a network
 //! and batch size, on sample batches (the speed does not depend on the data).
+//!
 //! The measurement is `dojo_net::bench::train_speed`: one concept in two layers.
 
 use super::NetChoice;

@@ -1,6 +1,7 @@
 //! The network's outputs on its device, in every format it runs, against the same weights
 //! in f32 on the CPU, on fixed positions of the game (`dojo bench agree`; the tolerances
 //! are [`crate::agreement`]'s).
+//!
 //! `dojo bench agree` prints it (`cli/src/bench_cmd/agree.rs`): one concept in two layers.
 
 use super::describe;

@@ -3,6 +3,7 @@
 //! evals per wall-clock second of self-play over the bare network's rate at that batch: 1.0
 //! would mean the search, the tactics, the encoding and the cache cost nothing and the
 //! batches are as wide as measured.
+//!
 //! `dojo bench selfplay` prints it (`cli/src/bench_cmd/selfplay_speed.rs`): one concept in
 //! two layers.
 

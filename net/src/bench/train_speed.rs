@@ -1,5 +1,6 @@
 //! The learner's training steps per second on a device, for a network and batch size, on
 //! sample batches: the speed does not depend on the data (`dojo bench train`).
+//!
 //! `dojo bench train` prints it (`cli/src/bench_cmd/train_speed.rs`): one concept in two
 //! layers.
 

@@ -5,6 +5,7 @@
 //! back), and real workers (each client sends one game every 1/rate seconds, at a random
 //! phase, for a given time). Every ack follows the learner's fsync; the report says how many
 //! fsyncs there were (group commit makes it far fewer than games).
+//!
 //! `dojo bench ingest` prints it (`cli/src/bench_cmd/ingest_speed.rs`): one concept in two
 //! layers.
 
