@@ -8,7 +8,7 @@
 //! graph search for two-player games, the chance-node search for one-player games; and the
 //! graph search's simulations/s in Gumbel mode (`search.mode = "gumbel"`, two-player games).
 
-use crate::players::{BaselinePlayers, PlayerError, PlayerSpec};
+use crate::players::{BaselinePlayers, MctsSpec, PlayerError, PlayerSpec};
 use dojo_game::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::{Action, AnyGame, Game, GameSpec, ToMove};
@@ -140,7 +140,7 @@ fn random_playouts<G: Game>(start: &G, budget: Duration) -> (f64, f64) {
 /// The `mcts:sims` baseline (`mcts:sims:graph` with `graph`) choosing its first move, again
 /// and again: rollouts/s.
 fn mcts_rollouts<G: BaselinePlayers>(start: &G, sims: u32, budget: Duration, graph: bool) -> Result<f64, PlayerError> {
-    let spec = PlayerSpec::Mcts { iterations: sims, clock_ms: None, uniform: false, fresh: false, graph };
+    let spec = PlayerSpec::Mcts(MctsSpec { graph, ..MctsSpec::rollouts(sims) });
     let mut agent = G::baseline(&spec, 1)?;
     let (mut searches, t0) = (0u64, Instant::now());
     while searches < 2 || t0.elapsed() < budget {

@@ -9,7 +9,7 @@
 
 use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
 use dojo_arbiter::matches::{play_match, MatchPlan};
-use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
+use dojo_arbiter::players::{BaselinePlayers, MctsSpec, PlayerSpec, RandomSpec};
 use dojo_arbiter::tournament::{Entrant, Format, Tournament, TournamentDir, TournamentSpec};
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
@@ -29,10 +29,7 @@ fn digest(mut lines: Vec<String>) -> String {
 
 #[test]
 fn matches_play_the_games_they_played_before() {
-    let (mcts, random) = (
-        PlayerSpec::Mcts { iterations: 30, clock_ms: None, uniform: false, fresh: false, graph: false },
-        PlayerSpec::Random,
-    );
+    let (mcts, random) = (PlayerSpec::Mcts(MctsSpec::rollouts(30)), PlayerSpec::Random(RandomSpec));
     let seen = Mutex::new(Vec::new());
     let plan = MatchPlan { opening_plies: 2, ..MatchPlan::new(8, 3, 11) };
     let (a, b) = (|s| Connect4::<u64>::baseline(&mcts, s), |s| Connect4::<u64>::baseline(&random, s));

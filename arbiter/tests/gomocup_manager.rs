@@ -5,7 +5,7 @@
 use dojo_arbiter::contest::TwoPlayer;
 use dojo_arbiter::match_report::MatchReport;
 use dojo_arbiter::matches::{play_match, GameResult, MatchPlan, MatchResult};
-use dojo_arbiter::players::{check_player_for, BaselinePlayers, PlayerError, PlayerSpec};
+use dojo_arbiter::players::{check_player_for, BaselinePlayers, PbrainSpec, PlayerError, PlayerSpec};
 use dojo_external::forfeit::ForfeitKind;
 use dojo_external::gomocup::manager::BrainLimits;
 use dojo_game::gomoku::Gomoku;
@@ -18,21 +18,19 @@ use std::sync::Mutex;
 
 fn fake_brain(mode: &str, log: &Path, timeout_ms: u64) -> PlayerSpec {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_brain.py");
-    PlayerSpec::Pbrain {
+    PlayerSpec::Pbrain(PbrainSpec {
         command: format!("python3 {} {mode} {}", script.display(), log.display()),
         move_timeout_ms: timeout_ms,
         limits: BrainLimits::default(),
         clock_ms: None,
         match_ms: None,
-    }
+    })
 }
 
 /// The fake brain with a match clock of `match_ms` as well as its turn clock.
 fn timed_brain(mode: &str, log: &Path, turn_ms: u64, match_ms: u64) -> PlayerSpec {
     match fake_brain(mode, log, turn_ms) {
-        PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms, .. } => {
-            PlayerSpec::Pbrain { command, move_timeout_ms, limits, clock_ms, match_ms: Some(match_ms) }
-        }
+        PlayerSpec::Pbrain(brain) => PlayerSpec::Pbrain(PbrainSpec { match_ms: Some(match_ms), ..brain }),
         _ => unreachable!("fake_brain is a pbrain: spec"),
     }
 }
@@ -178,7 +176,9 @@ fn a_brain_is_checked_before_a_match_and_specs_keep_the_whole_command() {
     let (_dir, log) = temp_log();
     let spec: PlayerSpec =
         format!("pbrain:{}", fake_brain("good", &log, 1).to_string().trim_start_matches("pbrain:")).parse().unwrap();
-    assert!(matches!(&spec, PlayerSpec::Pbrain { command, move_timeout_ms: 5_000, .. } if command.contains("good")));
+    assert!(
+        matches!(&spec, PlayerSpec::Pbrain(PbrainSpec { command, move_timeout_ms: 5_000, .. }) if command.contains("good"))
+    );
     check_player_for(&spec, &"gomoku:9".parse().unwrap()).unwrap();
     assert_eq!(log_lines(&log)[..2], ["START 9".to_string(), "INFO timeout_turn 5000".to_string()]);
     let err = check_player_for(&spec, &"connect4".parse().unwrap()).unwrap_err().to_string();
@@ -214,7 +214,9 @@ fn node_and_depth_caps_are_told_to_the_brain_and_kept_in_the_spec() {
     let command = command.trim_start_matches("pbrain:");
     let spec: PlayerSpec = format!("pbrain:nodes=1000:depth=4:{command}").parse().unwrap();
     let limits = BrainLimits { max_nodes: Some(1000), max_depth: Some(4) };
-    assert!(matches!(&spec, PlayerSpec::Pbrain { command: c, limits: l, .. } if c == command && *l == limits));
+    assert!(
+        matches!(&spec, PlayerSpec::Pbrain(PbrainSpec { command: c, limits: l, .. }) if c == command && *l == limits)
+    );
     assert_eq!(spec.to_string(), format!("pbrain:nodes=1000:depth=4:{command}"));
     assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
     check_player_for(&spec, &"gomoku:9".parse().unwrap()).unwrap();
@@ -229,9 +231,12 @@ fn node_and_depth_caps_are_told_to_the_brain_and_kept_in_the_spec() {
     assert!(log_lines(&log).contains(&"INFO timeout_turn 250".to_string()), "{:?}", log_lines(&log));
     // A depth cap alone; a command that merely looks like one is a command.
     let depth: PlayerSpec = "pbrain:depth=2:brain".parse().unwrap();
-    assert!(matches!(depth, PlayerSpec::Pbrain { limits: BrainLimits { max_nodes: None, max_depth: Some(2) }, .. }));
+    assert!(matches!(
+        depth,
+        PlayerSpec::Pbrain(PbrainSpec { limits: BrainLimits { max_nodes: None, max_depth: Some(2) }, .. })
+    ));
     let plain: PlayerSpec = "pbrain:env NODES=3 brain".parse().unwrap();
-    assert!(matches!(plain, PlayerSpec::Pbrain { limits, .. } if limits == BrainLimits::default()));
+    assert!(matches!(plain, PlayerSpec::Pbrain(PbrainSpec { limits, .. }) if limits == BrainLimits::default()));
     for (bad, why) in [
         ("pbrain:nodes=many:brain", "pbrain:nodes=N:COMMAND needs a whole number above 0, not nodes=many"),
         ("pbrain:depth=0:brain", "pbrain:depth=D:COMMAND needs a whole number above 0, not depth=0"),
@@ -343,7 +348,7 @@ fn a_match_clock_is_part_of_the_spec() {
     let spec: PlayerSpec = "pbrain:clock=5s:match=120s:engine --flag".parse().unwrap();
     assert!(matches!(
         &spec,
-        PlayerSpec::Pbrain { clock_ms: Some(5_000), match_ms: Some(120_000), command, .. } if command == "engine --flag"
+        PlayerSpec::Pbrain(PbrainSpec { clock_ms: Some(5_000), match_ms: Some(120_000), command, .. }) if command == "engine --flag"
     ));
     assert_eq!(spec.to_string(), "pbrain:clock=5s:match=120s:engine --flag");
     assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
@@ -351,7 +356,7 @@ fn a_match_clock_is_part_of_the_spec() {
     let reordered: PlayerSpec = "pbrain:match=1.5s:nodes=9:engine".parse().unwrap();
     assert_eq!(reordered.to_string(), "pbrain:nodes=9:match=1.5s:engine");
     let timed = reordered.with_move_timeout(Some(60_000));
-    assert!(matches!(timed, PlayerSpec::Pbrain { match_ms: Some(1_500), move_timeout_ms: 60_000, .. }));
+    assert!(matches!(timed, PlayerSpec::Pbrain(PbrainSpec { match_ms: Some(1_500), move_timeout_ms: 60_000, .. })));
     for (bad, why) in [
         ("pbrain:match=soon:engine", "pbrain:match=soon is not a time: pbrain:match=3s"),
         ("pbrain:match=0s:engine", "pbrain needs a clock of at least 1 ms"),

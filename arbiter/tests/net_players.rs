@@ -1,6 +1,6 @@
 //! Network players built from specs play as their options say.
 
-use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
+use dojo_arbiter::players::{BaselinePlayers, NetSpec, PlayerSpec};
 use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
 use dojo_game::Game;
@@ -48,12 +48,12 @@ fn the_default_network_player_averages_over_the_mirror_so_mirrored_positions_get
         let (pick, mirror_pick) = picks(&averaged, moves);
         let expected = char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();
         assert_eq!(mirror_pick, expected, "{moves}: {pick} but {mirror_pick} in the mirror image");
-        let raw = PlayerSpec::Net {
+        let raw = PlayerSpec::Net(NetSpec {
             path: path.clone(),
             average_symmetries: false,
             search: SearchConfig::for_play(64),
             clock_ms: None,
-        };
+        });
         let (pick, mirror_pick) = picks(&raw, moves);
         raw_differs |= mirror_pick != char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();
     }
@@ -62,7 +62,7 @@ fn the_default_network_player_averages_over_the_mirror_so_mirrored_positions_get
     assert!(raw_differs, "the raw network played mirrored moves everywhere: the test proves nothing");
     // The Gumbel search plays without noise: mirrored too.
     let gumbel: PlayerSpec = format!("net:{}:sims=16:mode=gumbel", path.display()).parse().unwrap();
-    assert!(matches!(gumbel, PlayerSpec::Net { search: SearchConfig { mode: SearchMode::Gumbel, .. }, .. }));
+    assert!(matches!(gumbel, PlayerSpec::Net(NetSpec { search: SearchConfig { mode: SearchMode::Gumbel, .. }, .. })));
     for moves in ["1", "12", "1123", "2234", "33122", "612"] {
         let (pick, mirror_pick) = picks(&gumbel, moves);
         let expected = char::from(b'8' - (pick.as_bytes()[0] - b'0')).to_string();

@@ -6,7 +6,7 @@
 use crate::common::{progress, DeviceArgs, Progress};
 use anyhow::{Context, Result};
 use clap::Args;
-use dojo_arbiter::players::PlayerSpec;
+use dojo_arbiter::players::{NetSpec, PlayerSpec};
 use dojo_game::util::{atomic_write, SettingError};
 use dojo_game::GameSpec;
 use dojo_grading::draw::DrawSettings;
@@ -74,7 +74,12 @@ impl PlayArgs {
 
     /// The network player `model` searching as the flags say.
     pub fn player(&self, model: &Path, average_symmetries: bool) -> Result<PlayerSpec> {
-        Ok(PlayerSpec::Net { path: model.to_path_buf(), average_symmetries, search: self.config()?, clock_ms: None })
+        Ok(PlayerSpec::Net(NetSpec {
+            path: model.to_path_buf(),
+            average_symmetries,
+            search: self.config()?,
+            clock_ms: None,
+        }))
     }
 }
 

@@ -122,7 +122,7 @@ pub fn show(Rendered { out, note }: Rendered) {
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
-    use dojo_arbiter::players::PLAYER_FORMS;
+    use dojo_arbiter::players::player_forms;
 
     #[test]
     fn match_and_tournament_help_list_every_form_of_the_player_registry() {
@@ -130,7 +130,7 @@ mod tests {
         for name in ["match", "tournament"] {
             let command = dojo.find_subcommand_mut(name).unwrap();
             let (short, long) = (command.render_help().to_string(), command.render_long_help().to_string());
-            for form in PLAYER_FORMS {
+            for form in player_forms() {
                 assert!(short.contains(form.syntax), "dojo {name} -h lacks {}", form.syntax);
                 let listed = long.lines().any(|l| l.trim_start().starts_with(form.syntax) && l.ends_with(form.about));
                 assert!(listed, "dojo {name} --help lacks {}: {long}", form.syntax);

@@ -7,7 +7,7 @@ use crate::match_cmd::show;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use dojo_arbiter::match_session::{self, MatchRequest};
-use dojo_arbiter::players::{PlayerSpec, MAX_NTUPLE_DEPTH};
+use dojo_arbiter::players::{NtupleSpec, PlayerSpec, MAX_NTUPLE_DEPTH};
 use dojo_game::sliding::{Rules2048, Rules2584};
 use dojo_game::GameScore;
 use dojo_game::GameSpec;
@@ -167,7 +167,7 @@ fn play(args: PlayArgs) -> Result<()> {
     let spec = read_header(&args.model)?.spec;
     let request = MatchRequest {
         spec,
-        a: PlayerSpec::Ntuple { path: args.model.clone(), depth: args.depth },
+        a: PlayerSpec::Ntuple(NtupleSpec { path: args.model.clone(), depth: args.depth }),
         b: None,
         games: args.games,
         opening_plies: None,

@@ -29,7 +29,7 @@ use dojo_arbiter::contest::{OnePlayer, TwoPlayer};
 use dojo_arbiter::matches::{
     play_match, Decides, GameResult, MatchContest, MatchError, MatchPlan, MatchResult, OnePlayerGame, Tally,
 };
-use dojo_arbiter::players::{BaselinePlayers, PlayerSpec};
+use dojo_arbiter::players::{BaselinePlayers, NetSpec, PlayerSpec};
 use dojo_arbiter::with_contest;
 use dojo_game::rng::Rng;
 use dojo_game::GameScore;
@@ -299,12 +299,12 @@ fn gate_typed<C: GateContest, G: BaselinePlayers>(
 /// The network player of a gate (both sides play alike).
 fn gate_player(path: &Path, settings: &GateSettings) -> PlayerSpec {
     let search = settings.search.clone();
-    PlayerSpec::Net {
+    PlayerSpec::Net(NetSpec {
         path: path.to_path_buf(),
         average_symmetries: settings.average_symmetries,
         search,
         clock_ms: None,
-    }
+    })
 }
 
 /// The normal distribution's 97.5% point: 95% intervals.
@@ -428,6 +428,7 @@ impl ScoreComparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_arbiter::players::{MctsSpec, RandomSpec, UctSpec};
     use dojo_search::config::SearchMode;
 
     #[test]
@@ -523,9 +524,9 @@ mod tests {
             threads: 2,
         };
         let (uct, mcts, random) = (
-            PlayerSpec::Uct { iterations: 8 },
-            PlayerSpec::Mcts { iterations: 8, clock_ms: None, uniform: false, fresh: false, graph: false },
-            PlayerSpec::Random,
+            PlayerSpec::Uct(UctSpec { iterations: 8 }),
+            PlayerSpec::Mcts(MctsSpec::rollouts(8)),
+            PlayerSpec::Random(RandomSpec),
         );
         // uct:8 and mcts:8 are one player on 2048: every pair is equal.
         let gate = |a: &PlayerSpec, b: &PlayerSpec, cancel| {

@@ -1,7 +1,7 @@
 //! Gating matches and the best-network store (tiny random networks, one libtorch thread).
 
 use dojo_arbiter::contest::OnePlayer;
-use dojo_arbiter::players::PlayerSpec;
+use dojo_arbiter::players::{PlayerSpec, RandomSpec, UctSpec};
 use dojo_arbiter::promotion::BestStore;
 use dojo_arch::architecture::Architecture;
 use dojo_game::connect4::Connect4;
@@ -125,7 +125,7 @@ fn a_one_player_gate_plays_the_games_it_played_before() {
         average_symmetries: false,
         threads: 2,
     };
-    let (uct, random) = (PlayerSpec::Uct { iterations: 8 }, PlayerSpec::Random);
+    let (uct, random) = (PlayerSpec::Uct(UctSpec { iterations: 8 }), PlayerSpec::Random(RandomSpec));
     let gate = gate_players(OnePlayer, &GameSpec::Twenty48, &uct, &random, &settings, 9, None).unwrap();
     let c = gate.scores.clone().unwrap();
     assert_eq!((c.candidate.mean, c.best.mean, c.difference, c.higher), (8802.0, 1021.0, 7781.0, 4));

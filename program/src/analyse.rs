@@ -122,7 +122,7 @@ fn eval_typed<G: Game + FromAnyGame>(
 ) -> Result<Vec<Grade>, AnalyseError> {
     let mut agent = net_player(player, 0, device, Some((spec, &start)))?;
     let sims = match player {
-        PlayerSpec::Net { search, .. } => search.simulations,
+        PlayerSpec::Net(net) => net.search.simulations,
         _ => 0,
     };
     progress.grading(cases.len());

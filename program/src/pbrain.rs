@@ -67,7 +67,7 @@ pub fn serve(
     mut output: impl Write,
 ) -> Result<(), PbrainError> {
     let model = match &players.by_playouts {
-        PlayerSpec::Net { path, .. } => path.as_path(),
+        PlayerSpec::Net(net) => net.path.as_path(),
         _ => Path::new(""),
     };
     let sizes = match (&arch.game, arch.any_size) {

@@ -107,7 +107,7 @@ fn play_typed<G: Game + FromAnyGame>(
 /// The first lines: the game, the human's side, the model's playouts, how to move.
 fn greet<G: Game>(out: &mut impl Write, game: &G, player: &PlayerSpec, human: Player) -> std::io::Result<()> {
     let sims = match player {
-        PlayerSpec::Net { search, .. } => search.simulations,
+        PlayerSpec::Net(net) => net.search.simulations,
         _ => 0,
     };
     writeln!(

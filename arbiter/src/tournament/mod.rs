@@ -239,7 +239,7 @@ impl TournamentSpec {
     /// run whose file is missing is not one of them: building it fails, loudly.
     pub fn gone(&self) -> HashSet<String> {
         let missing = |e: &Entrant| match e.spec.parse::<PlayerSpec>() {
-            Ok(PlayerSpec::Net { path, .. }) => !path.exists(),
+            Ok(PlayerSpec::Net(net)) => !net.path.exists(),
             _ => false,
         };
         self.entrants.iter().filter(|e| e.version.is_some() && missing(e)).map(|e| e.name.clone()).collect()

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::charts::ChartError;
 use crate::openings::Openings;
-use crate::players::{check_player_for, net_averages_by_default, PlayerSpec};
+use crate::players::{check_player_for, net_averages_by_default, NetSpec, PlayerSpec};
 use crate::promotion::{self, Promoter};
 use dojo_game::GameSpec;
 use dojo_net::checkpoint;
@@ -309,8 +309,8 @@ fn entrants(
         // A network from elsewhere is placed on the curve by its training step, and so is a
         // strategy exported from one that has the network's sidecar beside it.
         let step = match &spec {
-            PlayerSpec::Net { path, .. } => Some(checkpoint::read_sidecar(path)?.step),
-            PlayerSpec::Saiblo { path, .. } => exported_step(path)?,
+            PlayerSpec::Net(net) => Some(checkpoint::read_sidecar(&net.path)?.step),
+            PlayerSpec::Saiblo(strategy) => exported_step(&strategy.path)?,
             _ => None,
         };
         let name = name.map_or_else(|| spec.to_string(), str::to_string);
@@ -350,7 +350,7 @@ fn checkpoints(
         let path = run_abs.model_version(v);
         let sidecar = checkpoint::read_sidecar(&path)?;
         let mut spec = PlayerSpec::net(&path, request.sims);
-        if let PlayerSpec::Net { average_symmetries, clock_ms, .. } = &mut spec {
+        if let PlayerSpec::Net(NetSpec { average_symmetries, clock_ms, .. }) = &mut spec {
             *average_symmetries = !one_player && net_averages_by_default(request.clock_ms);
             *clock_ms = request.clock_ms;
         }
