@@ -663,6 +663,7 @@ mod tests {
     use super::*;
     use crate::contest::{OnePlayer, TwoPlayer};
     use dojo_game::connect4::Connect4;
+    use dojo_game::Chance;
     use dojo_search::mcts::{Connect4Rollout, Mcts, MctsConfig};
     use dojo_search::player::RandomAgent;
 

@@ -20,7 +20,7 @@ pub enum PolicyHead {
     /// logit per cell. A pattern learnt in one place is known everywhere (translation
     /// equivariant), with channels² weights instead of 2·cells·moves (1 k against 13 k for
     /// a 3×32 net on 9×9). Needs
-    /// a game whose action `i` is the cell `i` of its planes ([`Game::actions_are_cells`]).
+    /// a game whose action `i` is the cell `i` of its planes ([`BoardLayout::actions_are_cells`]).
     Conv,
     /// An any-size Connect Four network's ([`Architecture::any_size`]): KataGo's head, a
     /// 1×1 convolution plus globally pooled features, then one logit per cell, read at each

@@ -5,6 +5,8 @@ use dojo_game::connect4::{BitWord, Bits192, Connect4};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
+use dojo_game::tactics::Tactics;
+use dojo_game::Chance;
 use dojo_game::{Action, ToMove};
 use dojo_game::{Game, Outcome};
 use rand::{seq::IndexedRandom, SeedableRng};

@@ -33,10 +33,10 @@
 
 use crate::rng::Rng;
 use crate::spec;
-use crate::{board_outcome, DRAW, FIRST_WINS, ONGOING};
+use crate::tactics::{Lookahead, Tactics};
+use crate::{board_outcome, BoardLayout, Chance, Scoring, Symmetries, DRAW, FIRST_WINS, ONGOING};
 use crate::{
-    Action, Game, GameError, GameSpec, Lookahead, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, SpecProblem,
-    ToMove,
+    Action, Game, GameError, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, SpecProblem, ToMove,
 };
 use rand::{Rng as _, RngExt};
 use std::fmt;
@@ -973,10 +973,6 @@ impl<B: BitWord> Game for Connect4<B> {
         self.frame_width as usize
     }
 
-    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
-        self.clone().framed(width, height)
-    }
-
     #[inline]
     fn to_move(&self) -> ToMove {
         ToMove::Player(self.side_to_move())
@@ -988,56 +984,6 @@ impl<B: BitWord> Game for Connect4<B> {
         while !poss.is_zero() {
             out.push(self.column_of_cell(poss));
             poss = poss.clear_lowest();
-        }
-    }
-
-    /// Exact with bitboards: an immediate win, or gamesolver's non-losing moves (the block
-    /// when the opponent threatens one cell; never a cell under an opponent winning cell).
-    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
-        out.clear();
-        match self.safe_cells() {
-            Ok(safe) => {
-                self.push_columns(safe, out);
-                Lookahead::Moves
-            }
-            Err(answer) => answer,
-        }
-    }
-
-    /// Seed 001's rollout, [`Connect4::rollout`].
-    #[inline]
-    fn rollout_result(&self, state: &mut u64) -> Option<f32> {
-        Some(self.rollout(state))
-    }
-
-    /// Exact with bitboards: at most `width` positions after a safe move and `width²` after
-    /// a safe reply, each one `non_losing_moves`: a few microseconds, next to the ~100 µs of
-    /// a small network's evaluation.
-    fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
-        out.clear();
-        let safe = match self.safe_cells() {
-            Ok(safe) => safe,
-            Err(answer) => return answer,
-        };
-        if let Some(kill) = self.kill_among(safe) {
-            return Lookahead::Win(self.column_of_cell(kill));
-        }
-        let mut kept = B::zero();
-        let mut rest = safe;
-        while !rest.is_zero() {
-            let cell = rest ^ rest.clear_lowest();
-            if !self.after(cell).has_kill() {
-                kept = kept | cell;
-            }
-            rest = rest.clear_lowest();
-        }
-        // Lost in two steps whatever is played: the moves that do not lose at once are still
-        // the ones to play (an opponent may miss the kill).
-        self.push_columns(if kept.is_zero() { safe } else { kept }, out);
-        if kept.is_zero() {
-            Lookahead::Lost
-        } else {
-            Lookahead::Moves
         }
     }
 
@@ -1093,39 +1039,6 @@ impl<B: BitWord> Game for Connect4<B> {
     #[inline]
     fn last_action(&self) -> Option<Action> {
         (self.last_bit != NO_LAST).then(|| self.column_of_bit(self.last_bit as u32) as Action)
-    }
-
-    fn num_symmetries(&self) -> usize {
-        if self.mirror_symmetric {
-            2
-        } else {
-            1
-        }
-    }
-
-    fn map_action(&self, sym: usize, action: Action) -> Action {
-        debug_assert!(sym < self.num_symmetries());
-        if sym == 1 && (action as usize) < self.width as usize {
-            self.width as Action - 1 - action
-        } else {
-            action
-        }
-    }
-
-    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
-        debug_assert!(sym < self.num_symmetries());
-        // Rows of the frame; the board's own columns are mirrored, the rest is outside it.
-        let (w, fw) = (self.width as usize, self.frame_width as usize);
-        if sym == 1 {
-            for (d, s) in dst.chunks_exact_mut(fw).zip(src.chunks_exact(fw)) {
-                for (x, y) in d[..w].iter_mut().zip(s[..w].iter().rev()) {
-                    *x = *y;
-                }
-                d[w..].copy_from_slice(&s[w..]);
-            }
-        } else {
-            dst.copy_from_slice(src);
-        }
     }
 
     fn plane_shape(&self) -> PlaneShape {
@@ -1238,6 +1151,103 @@ impl<B: BitWord> Game for Connect4<B> {
             Some(_) => s.push_str("draw\n"),
         }
         s
+    }
+}
+
+impl<B: BitWord> Scoring for Connect4<B> {}
+
+impl<B: BitWord> Tactics for Connect4<B> {
+    /// Exact with bitboards: an immediate win, or gamesolver's non-losing moves (the block
+    /// when the opponent threatens one cell; never a cell under an opponent winning cell).
+    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        out.clear();
+        match self.safe_cells() {
+            Ok(safe) => {
+                self.push_columns(safe, out);
+                Lookahead::Moves
+            }
+            Err(answer) => answer,
+        }
+    }
+
+    /// Seed 001's rollout, [`Connect4::rollout`].
+    #[inline]
+    fn rollout_result(&self, state: &mut u64) -> Option<f32> {
+        Some(self.rollout(state))
+    }
+
+    /// Exact with bitboards: at most `width` positions after a safe move and `width²` after
+    /// a safe reply, each one `non_losing_moves`: a few microseconds, next to the ~100 µs of
+    /// a small network's evaluation.
+    fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        out.clear();
+        let safe = match self.safe_cells() {
+            Ok(safe) => safe,
+            Err(answer) => return answer,
+        };
+        if let Some(kill) = self.kill_among(safe) {
+            return Lookahead::Win(self.column_of_cell(kill));
+        }
+        let mut kept = B::zero();
+        let mut rest = safe;
+        while !rest.is_zero() {
+            let cell = rest ^ rest.clear_lowest();
+            if !self.after(cell).has_kill() {
+                kept = kept | cell;
+            }
+            rest = rest.clear_lowest();
+        }
+        // Lost in two steps whatever is played: the moves that do not lose at once are still
+        // the ones to play (an opponent may miss the kill).
+        self.push_columns(if kept.is_zero() { safe } else { kept }, out);
+        if kept.is_zero() {
+            Lookahead::Lost
+        } else {
+            Lookahead::Moves
+        }
+    }
+}
+
+impl<B: BitWord> Chance for Connect4<B> {}
+
+impl<B: BitWord> Symmetries for Connect4<B> {
+    fn num_symmetries(&self) -> usize {
+        if self.mirror_symmetric {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < self.num_symmetries());
+        if sym == 1 && (action as usize) < self.width as usize {
+            self.width as Action - 1 - action
+        } else {
+            action
+        }
+    }
+
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < self.num_symmetries());
+        // Rows of the frame; the board's own columns are mirrored, the rest is outside it.
+        let (w, fw) = (self.width as usize, self.frame_width as usize);
+        if sym == 1 {
+            for (d, s) in dst.chunks_exact_mut(fw).zip(src.chunks_exact(fw)) {
+                for (x, y) in d[..w].iter_mut().zip(s[..w].iter().rev()) {
+                    *x = *y;
+                }
+                d[w..].copy_from_slice(&s[w..]);
+            }
+        } else {
+            dst.copy_from_slice(src);
+        }
+    }
+}
+
+impl<B: BitWord> BoardLayout for Connect4<B> {
+    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
+        self.clone().framed(width, height)
     }
 }
 

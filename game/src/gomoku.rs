@@ -33,10 +33,11 @@ pub use vcf::{vcf, Vcf};
 
 use crate::rng::Rng;
 pub use crate::spec::{GOMOKU_MAX, GOMOKU_MIN};
-use crate::{board_outcome, DRAW, FIRST_WINS, ONGOING, SECOND_WINS};
+use crate::tactics::{Lookahead, Tactics};
+use crate::{board_outcome, BoardLayout, Chance, Scoring, Symmetries, DRAW, FIRST_WINS, ONGOING, SECOND_WINS};
 use crate::{
-    Action, Game, GameError, GameSpec, Lookahead, MoveProblem, OffBoard, Outcome, ParseProblem, PlaneShape, Player,
-    SpecProblem, ToMove,
+    Action, Game, GameError, GameSpec, MoveProblem, OffBoard, Outcome, ParseProblem, PlaneShape, Player, SpecProblem,
+    ToMove,
 };
 use rand::{Rng as _, RngExt, SeedableRng};
 use std::fmt;
@@ -517,33 +518,6 @@ impl Game for Gomoku {
         }
     }
 
-    /// Make five if possible; else block the opponent's only five; two of them are lost.
-    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
-        let me = self.side();
-        self.winning_points_into(me, 1, out);
-        if let Some(win) = out.pop() {
-            return Lookahead::Win(win);
-        }
-        self.winning_points_into(me.other(), 2, out);
-        match out.len() {
-            0 => {
-                self.legal_actions(out);
-                Lookahead::Moves
-            }
-            1 => Lookahead::Moves, // the block, already in `out`
-            _ => {
-                out.clear();
-                Lookahead::Lost
-            }
-        }
-    }
-
-    /// A VCF (victory by continuous fours) of the side to move is a proven win; one of the
-    /// opponent's narrows the moves to the replies that refute it (`gomoku/vcf.rs`).
-    fn threat_search(&self, max_nodes: u32, out: &mut Vec<Action>) -> Lookahead {
-        vcf::threat_search(self, max_nodes, out)
-    }
-
     #[inline]
     fn is_legal(&self, action: Action) -> bool {
         if self.state != ONGOING || action as usize >= self.points() {
@@ -613,52 +587,8 @@ impl Game for Gomoku {
         (self.last != NO_MOVE).then_some(self.last)
     }
 
-    fn num_symmetries(&self) -> usize {
-        8
-    }
-
-    /// Actions off the board (a frame's) map to themselves.
-    fn map_action(&self, sym: usize, action: Action) -> Action {
-        debug_assert!(sym < 8);
-        if action as usize >= self.points() {
-            return action;
-        }
-        let (x, y) = self.point(action);
-        let (mx, my) = map_point(sym, self.size() - 1, x, y);
-        self.action_at(mx, my)
-    }
-
-    /// `dst[map(p)] = src[p]`, so mapping every plane of a position gives the planes of
-    /// the position with every move mapped by [`Game::map_action`]. In a frame, the board's
-    /// cells map within the board and the frame's stay where they are.
-    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
-        debug_assert!(sym < 8);
-        let (s, f) = (self.size(), self.frame());
-        debug_assert!(src.len() == f * f && dst.len() == f * f);
-        if f > s {
-            dst.copy_from_slice(src);
-        }
-        for y in 0..s {
-            for x in 0..s {
-                let (mx, my) = map_point(sym, s - 1, x, y);
-                dst[my * f + mx] = src[y * f + x];
-            }
-        }
-    }
-
     fn plane_shape(&self) -> PlaneShape {
         PlaneShape { channels: 8, height: self.frame(), width: self.frame() }
-    }
-
-    /// The position in a `width × height` frame: a square one ([`Gomoku::framed`]).
-    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
-        if width != height {
-            return Err(GameError::Spec {
-                spec: self.spec().to_string(),
-                reason: SpecProblem::NotSquare { width, height }.into(),
-            });
-        }
-        self.clone().framed(width)
     }
 
     /// Planes: AlphaFive's three (the side to move's stones, the opponent's stones, the last
@@ -698,12 +628,6 @@ impl Game for Gomoku {
         for y in 0..s {
             out[3 * n + y * f..][..s].fill(1.0);
         }
-    }
-
-    /// Action `y * size + x` places on cell (x, y), where the planes have it; in a larger
-    /// frame the cells are `frame` wide, so the numbers differ.
-    fn actions_are_cells(&self) -> bool {
-        self.size == self.frame
     }
 
     /// `x,y`, 0-based, as in the Gomocup protocol.
@@ -779,5 +703,92 @@ impl Game for Gomoku {
         }
         out.push('\n');
         out
+    }
+}
+
+impl Scoring for Gomoku {}
+
+impl Tactics for Gomoku {
+    /// Make five if possible; else block the opponent's only five; two of them are lost.
+    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
+        let me = self.side();
+        self.winning_points_into(me, 1, out);
+        if let Some(win) = out.pop() {
+            return Lookahead::Win(win);
+        }
+        self.winning_points_into(me.other(), 2, out);
+        match out.len() {
+            0 => {
+                self.legal_actions(out);
+                Lookahead::Moves
+            }
+            1 => Lookahead::Moves, // the block, already in `out`
+            _ => {
+                out.clear();
+                Lookahead::Lost
+            }
+        }
+    }
+
+    /// A VCF (victory by continuous fours) of the side to move is a proven win; one of the
+    /// opponent's narrows the moves to the replies that refute it (`gomoku/vcf.rs`).
+    fn threat_search(&self, max_nodes: u32, out: &mut Vec<Action>) -> Lookahead {
+        vcf::threat_search(self, max_nodes, out)
+    }
+}
+
+impl Chance for Gomoku {}
+
+impl Symmetries for Gomoku {
+    fn num_symmetries(&self) -> usize {
+        8
+    }
+
+    /// Actions off the board (a frame's) map to themselves.
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < 8);
+        if action as usize >= self.points() {
+            return action;
+        }
+        let (x, y) = self.point(action);
+        let (mx, my) = map_point(sym, self.size() - 1, x, y);
+        self.action_at(mx, my)
+    }
+
+    /// `dst[map(p)] = src[p]`, so mapping every plane of a position gives the planes of
+    /// the position with every move mapped by [`Symmetries::map_action`]. In a frame, the board's
+    /// cells map within the board and the frame's stay where they are.
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < 8);
+        let (s, f) = (self.size(), self.frame());
+        debug_assert!(src.len() == f * f && dst.len() == f * f);
+        if f > s {
+            dst.copy_from_slice(src);
+        }
+        for y in 0..s {
+            for x in 0..s {
+                let (mx, my) = map_point(sym, s - 1, x, y);
+                dst[my * f + mx] = src[y * f + x];
+            }
+        }
+    }
+}
+
+impl BoardLayout for Gomoku {
+    /// The position in a `width × height` frame: a square one ([`Gomoku::framed`]).
+    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
+        if width != height {
+            return Err(GameError::Spec {
+                spec: self.spec().to_string(),
+                reason: SpecProblem::NotSquare { width, height }.into(),
+            });
+        }
+        self.clone().framed(width)
+    }
+
+    /// Action `y * size + x` places on cell (x, y), where the planes have it; in a larger
+    /// frame the cells are `frame` wide, so the numbers differ.
+    fn actions_are_cells(&self) -> bool {
+        self.size == self.frame
     }
 }

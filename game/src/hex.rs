@@ -12,8 +12,10 @@
 //! The position is two bitboards, one bit a cell (`row * 5 + column`, row 0 at the top), so
 //! a move is an `or` and the win test a flood fill by shifts.
 
+use crate::tactics::Tactics;
 use crate::{
-    Action, Game, GameError, GameSpec, MoveProblem, NamedGame, Outcome, ParseProblem, PlaneShape, Player, ToMove,
+    Action, BoardLayout, Chance, Game, GameError, GameSpec, MoveProblem, NamedGame, Outcome, ParseProblem, PlaneShape,
+    Player, Scoring, Symmetries, ToMove,
 };
 
 /// Cells on a side.
@@ -173,30 +175,6 @@ impl Game for Hex {
         self.last
     }
 
-    /// The identity and the half turn: turning the board by 180° keeps each player's two
-    /// edges theirs. (Mirroring across the long diagonal swaps the players' goals, so it is
-    /// no symmetry of a position.)
-    fn num_symmetries(&self) -> usize {
-        2
-    }
-
-    fn map_action(&self, sym: usize, action: Action) -> Action {
-        debug_assert!(sym < 2);
-        if sym == 0 {
-            action
-        } else {
-            (CELLS - 1) as Action - action
-        }
-    }
-
-    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
-        debug_assert!(sym < 2);
-        dst.copy_from_slice(src);
-        if sym == 1 {
-            dst.reverse();
-        }
-    }
-
     fn plane_shape(&self) -> PlaneShape {
         PlaneShape { channels: 3, height: SIZE, width: SIZE }
     }
@@ -218,11 +196,6 @@ impl Game for Hex {
         if me == Player::First {
             out[2 * CELLS..].fill(1.0);
         }
-    }
-
-    /// Action `i` places on cell `i` of the planes.
-    fn actions_are_cells(&self) -> bool {
-        true
     }
 
     /// A column letter and a row number from the top, as Hex players write: `a1` is the top
@@ -266,6 +239,45 @@ impl Game for Hex {
             text.push('\n');
         }
         text
+    }
+}
+
+impl Scoring for Hex {}
+
+impl Tactics for Hex {}
+
+impl Chance for Hex {}
+
+impl Symmetries for Hex {
+    /// The identity and the half turn: turning the board by 180° keeps each player's two
+    /// edges theirs. (Mirroring across the long diagonal swaps the players' goals, so it is
+    /// no symmetry of a position.)
+    fn num_symmetries(&self) -> usize {
+        2
+    }
+
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < 2);
+        if sym == 0 {
+            action
+        } else {
+            (CELLS - 1) as Action - action
+        }
+    }
+
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < 2);
+        dst.copy_from_slice(src);
+        if sym == 1 {
+            dst.reverse();
+        }
+    }
+}
+
+impl BoardLayout for Hex {
+    /// Action `i` places on cell `i` of the planes.
+    fn actions_are_cells(&self) -> bool {
+        true
     }
 }
 

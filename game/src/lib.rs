@@ -7,7 +7,7 @@
 //!
 //! Stochastic one-player games (2048, 2584) alternate a player's move with a chance event
 //! (a tile spawn). While a chance event is pending, [`Game::to_move`] is [`ToMove::Chance`]
-//! and [`Game::chance_outcomes`] lists the events with their probabilities, so a search can
+//! and [`Chance::chance_outcomes`] lists the events with their probabilities, so a search can
 //! expand them; the chance events are actions too, in their own space.
 
 pub mod returns;
@@ -21,6 +21,7 @@ pub mod pig;
 pub mod registry;
 pub mod sliding;
 pub mod spec;
+pub mod tactics;
 
 mod error;
 
@@ -29,6 +30,7 @@ pub use registry::{AnyGame, FromAnyGame};
 pub use spec::GameSpec;
 
 use crate::rng::Rng;
+use crate::tactics::Tactics;
 use rand::seq::IndexedRandom;
 use rand::RngExt;
 use std::fmt;
@@ -59,7 +61,7 @@ impl Player {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToMove {
     Player(Player),
-    /// Nature: pick one of [`Game::chance_outcomes`].
+    /// Nature: pick one of [`Chance::chance_outcomes`].
     Chance,
 }
 
@@ -111,20 +113,6 @@ pub(crate) fn board_outcome(state: u8) -> Option<Outcome> {
     }
 }
 
-/// What [`Game::lookahead`] proves about a position, from the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lookahead {
-    /// This move wins at once.
-    Win(Action),
-    /// Every legal move loses: with [`Game::lookahead`], no move wins at once and every one
-    /// lets the opponent win at once (`out` is empty); with [`Game::two_step_lookahead`],
-    /// also when every move that does not lose at once allows a two-step kill, and then
-    /// `out` holds those moves: the ones that make the opponent find the kill.
-    Lost,
-    /// No move wins at once; the moves written to `out` are the ones worth searching.
-    Moves,
-}
-
 /// The shape of the network input for a game: `channels` planes of `height × width`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlaneShape {
@@ -143,51 +131,17 @@ impl PlaneShape {
 }
 
 /// The rules of one game, implemented over a position value that is cheap to clone.
-pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
+/// The core of a game's rules; what a game has besides them is a trait of its own, which
+/// every game implements (empty where it has nothing of it, its methods' defaults):
+/// [`Scoring`] (a one-player game's score), [`tactics::Tactics`] (lookahead, threat search,
+/// rollouts), [`Chance`], [`Symmetries`] and [`BoardLayout`] (frames, one action a cell).
+pub trait Game:
+    Clone + Send + Sync + fmt::Debug + 'static + Scoring + Tactics + Chance + Symmetries + BoardLayout
+{
     /// The spec this position's rules come from, e.g. `connect4:7x6`, `gomoku:15`.
     /// For games whose board is drawn at random (saiblo), the concrete board, so a
     /// record replays exactly.
     fn spec(&self) -> GameSpec;
-
-    /// Whether one player plays the game alone, for a score (2048, 2584), rather than two
-    /// against each other. The one question every part of dojo asks about a game's kind:
-    /// which search it gets, how its games are recorded and reported, and how its players
-    /// are compared (see [`GameSpec::is_one_player`] for a spec).
-    fn is_one_player(&self) -> bool {
-        false
-    }
-
-    /// How a one-player game stands, over or not: its score so far and its largest tile.
-    /// None for a two-player game. Reports, tournaments and the dashboard read a one-player
-    /// game's score only through this, so a new one-player game needs nothing outside its
-    /// rules to be scored.
-    fn game_score(&self) -> Option<GameScore> {
-        None
-    }
-
-    /// The tiles a one-player game's reach-rate table lists (seed 002's: the share of games
-    /// whose largest tile reached each), given the largest tile any game reached. Empty for
-    /// a game without tiles.
-    fn reach_tiles(&self, largest: u32) -> Vec<u32> {
-        let _ = largest;
-        Vec::new()
-    }
-
-    /// The return a one-player game's network values are scaled to ([`returns`]): the
-    /// `search.max_return` a new run of it starts with. About the largest score a strong
-    /// player's games reach, so the value targets of good and bad games spread over [0, 1]
-    /// (Pig: the best play averages 40.7, its scale is 120); a new game
-    /// whose scores are far from 2048's says so here. 2048's and 2584's is
-    /// [`returns::DEFAULT_MAX_RETURN`].
-    fn max_return(&self) -> f64 {
-        returns::DEFAULT_MAX_RETURN
-    }
-
-    /// A one-player tile game's board as face values (0 for empty), row-major, for displays
-    /// such as the dashboard's final boards. None where the game has no such board.
-    fn tile_board(&self) -> Option<Vec<u32>> {
-        None
-    }
 
     /// Size of the player action space (the policy head's width).
     fn num_actions(&self) -> usize;
@@ -231,61 +185,6 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// `Some` once the game is over.
     fn outcome(&self) -> Option<Outcome>;
 
-    /// One ply of lookahead for the side to move, cheap enough to run at every node a
-    /// search expands (seed 001's rollout rules, moved into the tree): a move that wins at
-    /// once, or else the moves that do not hand the opponent an immediate win, written to
-    /// `out`. Only called on positions that are not over.
-    ///
-    /// The default, [`lookahead_by_play`], is exact but plays every move and every reply;
-    /// games override it with something cheaper that must give the same answer.
-    fn lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
-        lookahead_by_play(self, out)
-    }
-
-    /// [`Game::lookahead`] two plies deeper: seed 001's two-step kills (两步杀). A safe move
-    /// after which the opponent is lost at once (a double threat, or a threat with another
-    /// stacked on it) is a win in three, returned as [`Lookahead::Win`]; safe moves that
-    /// hand the opponent such a kill are dropped from `out`, and when none is left the
-    /// position is [`Lookahead::Lost`] with the one-ply safe moves left in `out`. Exact,
-    /// like `lookahead`.
-    ///
-    /// The default looks only one ply deep: a game opts in where the deeper look is cheap
-    /// next to a network evaluation (Connect Four: at most 12 × 12 bitboard lookaheads;
-    /// on a Gomoku board it would be thousands). [`two_step_lookahead_by_play`] is the
-    /// reference a game's version is tested against.
-    fn two_step_lookahead(&self, out: &mut Vec<Action>) -> Lookahead {
-        self.lookahead(out)
-    }
-
-    /// Threat-space search, run where [`Game::lookahead`] (or the two-step version) left
-    /// `out` holding the moves worth searching (or, without tactics, every legal move), at
-    /// most `max_nodes` nodes a search; Gomoku's VCF prover. [`Lookahead::Win`]: the side to
-    /// move wins by force, starting with that move. [`Lookahead::Moves`]: `out` is kept, or
-    /// narrowed to the moves that refute a forced win the opponent would have were it to
-    /// move. [`Lookahead::Lost`]: every move in `out` was checked and allows the opponent's
-    /// forced win; `out` is left as it came, so the search still has moves to play.
-    ///
-    /// The default finds nothing and keeps `out`: Connect Four's threats are in its
-    /// two-step lookahead, and the search stays game-agnostic.
-    fn threat_search(&self, max_nodes: u32, out: &mut Vec<Action>) -> Lookahead {
-        let _ = (max_nodes, out);
-        Lookahead::Moves
-    }
-
-    /// The game played out to its end by the game's own rollout policy, from a position
-    /// that is not over: the result for the side to move (1 won, -1 lost, 0 drawn), its
-    /// random choices drawn from the SplitMix64 stream at `state` (a stream another
-    /// language replays exactly: `dojo export saiblo`'s strategy mixes the same rollouts).
-    /// The search mixes such results into the network's value at every expanded position
-    /// (`search.rollouts`).
-    ///
-    /// The default has no rollout policy (None), and the search then keeps the network's
-    /// value: Connect Four has one, seed 001's.
-    fn rollout_result(&self, state: &mut u64) -> Option<f32> {
-        let _ = state;
-        None
-    }
-
     /// Zobrist-style hash of the position (including side to move and pending chance),
     /// kept incrementally.
     fn hash(&self) -> u64;
@@ -296,53 +195,7 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// The last player action, if any (an input plane of the network).
     fn last_action(&self) -> Option<Action>;
 
-    // --- chance (stochastic games only) ---
-
-    /// The pending chance events with their probabilities (summing to 1). Empty when no
-    /// chance event is pending.
-    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
-        out.clear();
-    }
-
-    /// Applies a chance event from [`Game::chance_outcomes`].
-    fn apply_chance(&mut self, _event: Action) -> Result<(), GameError> {
-        Err(GameError::NoChancePending)
-    }
-
-    /// Samples and applies a chance event with the right probabilities.
-    fn sample_chance(&mut self, _rng: &mut Rng) {}
-
-    // --- symmetries ---
-
-    /// Number of symmetries of the board (1 = identity only).
-    fn num_symmetries(&self) -> usize {
-        1
-    }
-
-    /// Maps a player action through symmetry `sym` (0 is the identity).
-    fn map_action(&self, sym: usize, action: Action) -> Action {
-        debug_assert!(sym < self.num_symmetries());
-        action
-    }
-
-    /// Maps a single `height × width` plane (row-major) through symmetry `sym`.
-    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
-        debug_assert!(sym < self.num_symmetries());
-        dst.copy_from_slice(src);
-    }
-
     // --- network input ---
-
-    /// This position encoded in a larger `width × height` frame, for an any-size network
-    /// (see [`connect4::Connect4::framed`], [`gomoku::Gomoku::framed`]); games that have no
-    /// frames say so.
-    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError> {
-        let _ = (width, height);
-        Err(GameError::Spec {
-            spec: self.spec().to_string(),
-            reason: SpecProblem::Rule("only Connect Four and Gomoku boards are played by an any-size network").into(),
-        })
-    }
 
     /// Shape of [`Game::encode_planes`].
     fn plane_shape(&self) -> PlaneShape;
@@ -353,13 +206,6 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// An encoding only ever grows by planes appended after the existing ones: a network
     /// trained by an older build is fed the first planes, the ones it knows.
     fn encode_planes(&self, out: &mut [f32]);
-
-    /// Whether action `i` is placing on cell `i` of the planes (row-major), for every `i`:
-    /// then a network may read one logit per cell off its last planes (a convolutional
-    /// policy head) instead of learning every move from every cell.
-    fn actions_are_cells(&self) -> bool {
-        false
-    }
 
     // --- notation ---
 
@@ -387,88 +233,119 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     fn render(&self) -> String;
 }
 
+/// One-player games' score (2048, 2584, Pig): a two-player game implements it empty.
+pub trait Scoring {
+    /// Whether one player plays the game alone, for a score (2048, 2584), rather than two
+    /// against each other. The one question every part of dojo asks about a game's kind:
+    /// which search it gets, how its games are recorded and reported, and how its players
+    /// are compared (see [`GameSpec::is_one_player`] for a spec).
+    fn is_one_player(&self) -> bool {
+        false
+    }
+
+    /// How a one-player game stands, over or not: its score so far and its largest tile.
+    /// None for a two-player game. Reports, tournaments and the dashboard read a one-player
+    /// game's score only through this, so a new one-player game needs nothing outside its
+    /// rules to be scored.
+    fn game_score(&self) -> Option<GameScore> {
+        None
+    }
+
+    /// The tiles a one-player game's reach-rate table lists (seed 002's: the share of games
+    /// whose largest tile reached each), given the largest tile any game reached. Empty for
+    /// a game without tiles.
+    fn reach_tiles(&self, largest: u32) -> Vec<u32> {
+        let _ = largest;
+        Vec::new()
+    }
+
+    /// The return a one-player game's network values are scaled to ([`returns`]): the
+    /// `search.max_return` a new run of it starts with. About the largest score a strong
+    /// player's games reach, so the value targets of good and bad games spread over [0, 1]
+    /// (Pig: the best play averages 40.7, its scale is 120); a new game
+    /// whose scores are far from 2048's says so here. 2048's and 2584's is
+    /// [`returns::DEFAULT_MAX_RETURN`].
+    fn max_return(&self) -> f64 {
+        returns::DEFAULT_MAX_RETURN
+    }
+
+    /// A one-player tile game's board as face values (0 for empty), row-major, for displays
+    /// such as the dashboard's final boards. None where the game has no such board.
+    fn tile_board(&self) -> Option<Vec<u32>> {
+        None
+    }
+}
+
+/// Games with chance events (2048's tile spawns, Pig's die): a game without them implements
+/// it empty.
+pub trait Chance {
+    /// The pending chance events with their probabilities (summing to 1). Empty when no
+    /// chance event is pending.
+    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
+        out.clear();
+    }
+
+    /// Applies a chance event from [`Chance::chance_outcomes`].
+    fn apply_chance(&mut self, _event: Action) -> Result<(), GameError> {
+        Err(GameError::NoChancePending)
+    }
+
+    /// Samples and applies a chance event with the right probabilities.
+    fn sample_chance(&mut self, _rng: &mut Rng) {}
+}
+
+/// A board's symmetries (Connect Four's mirror, Gomoku's eight), which training augments by
+/// and play averages over: a game without them implements it empty (the identity alone).
+pub trait Symmetries {
+    /// Number of symmetries of the board (1 = identity only).
+    fn num_symmetries(&self) -> usize {
+        1
+    }
+
+    /// Maps a player action through symmetry `sym` (0 is the identity).
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        debug_assert!(sym < self.num_symmetries());
+        action
+    }
+
+    /// Maps a single `height × width` plane (row-major) through symmetry `sym`.
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        debug_assert!(sym < self.num_symmetries());
+        dst.copy_from_slice(src);
+    }
+}
+
+/// How a board lays out for a network beyond its planes: in a larger frame (an any-size
+/// network's) and as one action a cell (a convolutional policy head). A game that has
+/// neither implements it empty.
+pub trait BoardLayout {
+    /// This position encoded in a larger `width × height` frame, for an any-size network
+    /// (see [`connect4::Connect4::framed`], [`gomoku::Gomoku::framed`]); games that have no
+    /// frames say so.
+    fn in_frame(&self, width: usize, height: usize) -> Result<Self, GameError>
+    where
+        Self: Game,
+    {
+        let _ = (width, height);
+        Err(GameError::Spec {
+            spec: self.spec().to_string(),
+            reason: SpecProblem::Rule("only Connect Four and Gomoku boards are played by an any-size network").into(),
+        })
+    }
+
+    /// Whether action `i` is placing on cell `i` of the planes (row-major), for every `i`:
+    /// then a network may read one logit per cell off its last planes (a convolutional
+    /// policy head) instead of learning every move from every cell.
+    fn actions_are_cells(&self) -> bool {
+        false
+    }
+}
+
 /// A game named by its name alone (`hex5`): no sizes, no options, one start. Its spec is
 /// [`GameSpec::Named`]; [`registry`]'s `games!` registers it.
 pub trait NamedGame: Game + Default {
     /// What users type for it (`--game hex5`): lower case, no `:`.
     const NAME: &'static str;
-}
-
-/// [`Game::two_step_lookahead`] by playing it out: [`Game::lookahead`] at the position, after
-/// every safe move, and after every safe reply to it. The reference for games' versions.
-pub fn two_step_lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead {
-    let first = game.lookahead(out);
-    if first != Lookahead::Moves {
-        return first;
-    }
-    let safe = out.clone();
-    out.clear();
-    let mut replies = Vec::new();
-    let mut scratch = Vec::new();
-    // Lost at once after `m`: the side to move there cannot win at once and every move of
-    // its loses at once.
-    let lost_after = |g: &G, m: Action, scratch: &mut Vec<Action>| {
-        let mut after = g.clone();
-        after.play_unchecked(m);
-        after.outcome().is_none() && after.lookahead(scratch) == Lookahead::Lost
-    };
-    if let Some(&kill) = safe.iter().find(|&&m| lost_after(game, m, &mut scratch)) {
-        return Lookahead::Win(kill);
-    }
-    for &m in &safe {
-        let mut after = game.clone();
-        after.play_unchecked(m);
-        let opponent_kills = after.outcome().is_none()
-            && match after.lookahead(&mut replies) {
-                Lookahead::Win(_) => true,
-                Lookahead::Lost => false,
-                Lookahead::Moves => replies.iter().any(|&r| lost_after(&after, r, &mut scratch)),
-            };
-        if !opponent_kills {
-            out.push(m);
-        }
-    }
-    if out.is_empty() {
-        *out = safe;
-        Lookahead::Lost
-    } else {
-        Lookahead::Moves
-    }
-}
-
-/// [`Game::lookahead`] by brute force: plays each legal move, then each reply. The reference
-/// the games' fast versions are tested against.
-pub fn lookahead_by_play<G: Game>(game: &G, out: &mut Vec<Action>) -> Lookahead {
-    out.clear();
-    let ToMove::Player(me) = game.to_move() else { return Lookahead::Moves };
-    let mut moves = Vec::new();
-    let mut replies = Vec::new();
-    game.legal_actions(&mut moves);
-    for &m in &moves {
-        let mut after = game.clone();
-        after.play_unchecked(m);
-        if after.outcome() == Some(Outcome::Win(me)) {
-            return Lookahead::Win(m);
-        }
-    }
-    for &m in &moves {
-        let mut after = game.clone();
-        after.play_unchecked(m);
-        after.legal_actions(&mut replies);
-        let loses = replies.iter().any(|&r| {
-            let mut reply = after.clone();
-            reply.play_unchecked(r);
-            reply.outcome() == Some(Outcome::Win(me.other()))
-        });
-        if !loses {
-            out.push(m);
-        }
-    }
-    if out.is_empty() && !moves.is_empty() {
-        Lookahead::Lost
-    } else {
-        Lookahead::Moves
-    }
 }
 
 /// Draws the pending chance event with its probability, applies it and returns it (what a

@@ -15,8 +15,10 @@
 //! the last hold ends the game with no roll: the chance-node search takes both.
 
 use crate::rng::{splitmix64, Rng};
+use crate::tactics::Tactics;
 use crate::{
-    Action, Game, GameError, GameScore, GameSpec, MoveProblem, NamedGame, Outcome, ParseProblem, PlaneShape, ToMove,
+    Action, BoardLayout, Chance, Game, GameError, GameScore, GameSpec, MoveProblem, NamedGame, Outcome, ParseProblem,
+    PlaneShape, Scoring, Symmetries, ToMove,
 };
 use rand::RngExt;
 
@@ -81,20 +83,6 @@ impl Pig {
 impl Game for Pig {
     fn spec(&self) -> GameSpec {
         GameSpec::Named { name: Self::NAME }
-    }
-
-    fn is_one_player(&self) -> bool {
-        true
-    }
-
-    fn game_score(&self) -> Option<GameScore> {
-        Some(GameScore { score: u64::from(self.banked), max_tile: 0 })
-    }
-
-    /// The best play averages 40.7 a game, with a spread of about 23; 120 keeps every likely
-    /// score below the value head's 1.
-    fn max_return(&self) -> f64 {
-        120.0
     }
 
     fn num_actions(&self) -> usize {
@@ -165,39 +153,6 @@ impl Game for Pig {
         self.last
     }
 
-    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
-        out.clear();
-        if self.rolling {
-            out.extend((0..FACES as Action).map(|event| (event, 1.0 / FACES as f32)));
-        }
-    }
-
-    fn apply_chance(&mut self, event: Action) -> Result<(), GameError> {
-        if !self.rolling {
-            return Err(GameError::NoChancePending);
-        }
-        if event as usize >= FACES {
-            return Err(GameError::IllegalMove {
-                action: format!("die event {event}"),
-                reason: MoveProblem::Rule("a die shows 1 to 6: events 0 to 5"),
-            });
-        }
-        self.face = event as u8 + 1;
-        self.rolling = false;
-        match self.face {
-            1 => self.end_turn(),
-            face => self.stake = self.stake.saturating_add(u32::from(face)),
-        }
-        Ok(())
-    }
-
-    fn sample_chance(&mut self, rng: &mut Rng) {
-        if self.rolling {
-            // In range, and a die is pending: nothing to fail.
-            let _ = self.apply_chance(rng.random_range(0..FACES as Action));
-        }
-    }
-
     /// Pig has no board: its planes are 1×1, one number each, and the network's
     /// convolutions act on them as a small perceptron. What is still to come depends on the
     /// stake and the turns left, not on what is banked, so the bank is not among them.
@@ -244,6 +199,63 @@ impl Game for Pig {
         text
     }
 }
+
+impl Scoring for Pig {
+    fn is_one_player(&self) -> bool {
+        true
+    }
+
+    fn game_score(&self) -> Option<GameScore> {
+        Some(GameScore { score: u64::from(self.banked), max_tile: 0 })
+    }
+
+    /// The best play averages 40.7 a game, with a spread of about 23; 120 keeps every likely
+    /// score below the value head's 1.
+    fn max_return(&self) -> f64 {
+        120.0
+    }
+}
+
+impl Tactics for Pig {}
+
+impl Chance for Pig {
+    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
+        out.clear();
+        if self.rolling {
+            out.extend((0..FACES as Action).map(|event| (event, 1.0 / FACES as f32)));
+        }
+    }
+
+    fn apply_chance(&mut self, event: Action) -> Result<(), GameError> {
+        if !self.rolling {
+            return Err(GameError::NoChancePending);
+        }
+        if event as usize >= FACES {
+            return Err(GameError::IllegalMove {
+                action: format!("die event {event}"),
+                reason: MoveProblem::Rule("a die shows 1 to 6: events 0 to 5"),
+            });
+        }
+        self.face = event as u8 + 1;
+        self.rolling = false;
+        match self.face {
+            1 => self.end_turn(),
+            face => self.stake = self.stake.saturating_add(u32::from(face)),
+        }
+        Ok(())
+    }
+
+    fn sample_chance(&mut self, rng: &mut Rng) {
+        if self.rolling {
+            // In range, and a die is pending: nothing to fail.
+            let _ = self.apply_chance(rng.random_range(0..FACES as Action));
+        }
+    }
+}
+
+impl Symmetries for Pig {}
+
+impl BoardLayout for Pig {}
 
 #[cfg(test)]
 mod tests {

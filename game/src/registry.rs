@@ -66,13 +66,17 @@ macro_rules! games {
     (@with_game ($d:tt) $($variant:ident)*) => {
         /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so
         /// generic code is monomorphised per game: `with_game!(any, g => run_match(g, ...))`.
+        /// The body sees every trait of a game in scope (the core and its family traits),
+        /// as generic code bounded by [`Game`] does.
         #[macro_export]
         macro_rules! with_game {
-            ($d any:expr, $d g:ident => $d body:expr) => {
+            ($d any:expr, $d g:ident => $d body:expr) => {{
+                #[allow(unused_imports)]
+                use $d crate::{tactics::Tactics as _, Chance as _, BoardLayout as _, Scoring as _, Symmetries as _};
                 match $d any {
                     $($d crate::AnyGame::$variant($d g) => $d body,)*
                 }
-            };
+            }};
         }
     };
 }
@@ -160,14 +164,14 @@ impl GameSpec {
     }
 
     /// Whether this spec's games are played by one player alone, for a score (2048, 2584):
-    /// the rules' own answer ([`Game::is_one_player`]), so a spec and its positions never
+    /// the rules' own answer ([`Scoring::is_one_player`]), so a spec and its positions never
     /// disagree. How dojo searches, records, reports and compares players of a game turns
     /// on this one question.
     pub fn is_one_player(&self) -> bool {
         self.probe().is_ok_and(|g| with_game!(&g, g => g.is_one_player()))
     }
 
-    /// The return a one-player game's values are scaled to ([`Game::max_return`]); for a
+    /// The return a one-player game's values are scaled to ([`Scoring::max_return`]); for a
     /// spec no game is made of, the default.
     pub fn max_return(&self) -> f64 {
         self.probe().map_or(crate::returns::DEFAULT_MAX_RETURN, |g| with_game!(&g, g => g.max_return()))
@@ -320,7 +324,7 @@ impl AnyGame {
         with_game!(self, g => g.spec())
     }
 
-    /// The position in a `width × height` frame ([`Game::in_frame`]); only Connect Four and
+    /// The position in a `width × height` frame ([`BoardLayout::in_frame`]); only Connect Four and
     /// Gomoku boards have one.
     pub fn framed(self, width: usize, height: usize) -> Result<AnyGame, GameError> {
         with_game!(&self, g => g.in_frame(width, height).map(AnyGame::from))
@@ -338,6 +342,7 @@ pub trait FromAnyGame: Sized {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Chance;
 
     #[test]
     fn specs_round_trip_through_text() {

@@ -17,8 +17,10 @@
 
 use crate::rng::Rng;
 pub use crate::spec::{SpawnOdds, SpawnOddsError};
+use crate::tactics::Tactics;
 use crate::{
-    Action, Game, GameError, GameScore, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, ToMove,
+    Action, BoardLayout, Chance, Game, GameError, GameScore, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape,
+    Player, Scoring, Symmetries, ToMove,
 };
 use rand::RngExt;
 use std::fmt;
@@ -681,7 +683,7 @@ impl<R: Rules> Sliding<R> {
         self.rules
     }
 
-    /// The position mapped through symmetry `sym` (0..8; see [`Game::map_action`]).
+    /// The position mapped through symmetry `sym` (0..8; see [`Symmetries::map_action`]).
     pub fn symmetric(&self, sym: usize) -> Self {
         let mut b = self.board;
         if sym & 4 != 0 {
@@ -738,26 +740,6 @@ impl<R: Rules> fmt::Debug for Sliding<R> {
 impl<R: Rules> Game for Sliding<R> {
     fn spec(&self) -> GameSpec {
         self.rules.spec()
-    }
-
-    fn is_one_player(&self) -> bool {
-        true
-    }
-
-    fn game_score(&self) -> Option<GameScore> {
-        Some(GameScore { score: self.score(), max_tile: self.max_tile() })
-    }
-
-    fn tile_board(&self) -> Option<Vec<u32>> {
-        Some(self.tile_values().into_iter().flatten().collect())
-    }
-
-    fn reach_tiles(&self, largest: u32) -> Vec<u32> {
-        let (first, last) = R::REACH_TILES;
-        // Every tile a cell can hold, smallest first (a tile index past the cell's bits has
-        // no face value the rules know).
-        let tiles = (1..32).map(R::value).take_while(|&v| R::index_of(v).is_some());
-        tiles.filter(|&v| v >= first && (v <= last || v <= largest)).collect()
     }
 
     fn num_actions(&self) -> usize {
@@ -831,6 +813,81 @@ impl<R: Rules> Game for Sliding<R> {
         (self.last != NO_ACTION).then_some(Action::from(self.last))
     }
 
+    fn plane_shape(&self) -> PlaneShape {
+        PlaneShape { channels: R::CHANNELS, height: 4, width: 4 }
+    }
+
+    fn encode_planes(&self, out: &mut [f32]) {
+        debug_assert_eq!(out.len(), R::CHANNELS * 16);
+        out.fill(0.0);
+        for (i, t) in self.tiles().into_iter().enumerate() {
+            out[(t as usize).min(R::CHANNELS - 1) * 16 + i] = 1.0;
+        }
+    }
+
+    fn action_to_text(&self, action: Action) -> String {
+        match DIR_LETTERS.get(action as usize) {
+            Some(s) => s.to_string(),
+            None => format!("#{action}"),
+        }
+    }
+
+    fn action_from_text(&self, text: &str) -> Result<Action, GameError> {
+        let t = text.trim().to_ascii_lowercase();
+        (0..4).find(|&d| t == DIR_NAMES[d] || t == DIR_NAMES[d][..1]).map(|d| d as Action).ok_or_else(|| {
+            GameError::Parse {
+                what: "move",
+                text: text.to_string(),
+                reason: ParseProblem::Expected("U, R, D or L (or up, right, down, left)").into(),
+            }
+        })
+    }
+
+    fn render(&self) -> String {
+        let mut s = format!("{}  score {}  ply {}", R::NAME, self.score, self.ply);
+        if self.pending > 0 {
+            s.push_str(&format!("  ({} spawn pending)", self.pending));
+        } else if self.legal == 0 {
+            s.push_str("  (game over)");
+        }
+        s.push('\n');
+        let width = self.tile_values().iter().flatten().map(|v| v.to_string().len()).max().unwrap_or(1).max(4) + 1;
+        for row in self.tile_values() {
+            for v in row {
+                let cell = if v == 0 { ".".to_string() } else { v.to_string() };
+                s.push_str(&format!("{cell:>width$}"));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+impl<R: Rules> Scoring for Sliding<R> {
+    fn is_one_player(&self) -> bool {
+        true
+    }
+
+    fn game_score(&self) -> Option<GameScore> {
+        Some(GameScore { score: self.score(), max_tile: self.max_tile() })
+    }
+
+    fn tile_board(&self) -> Option<Vec<u32>> {
+        Some(self.tile_values().into_iter().flatten().collect())
+    }
+
+    fn reach_tiles(&self, largest: u32) -> Vec<u32> {
+        let (first, last) = R::REACH_TILES;
+        // Every tile a cell can hold, smallest first (a tile index past the cell's bits has
+        // no face value the rules know).
+        let tiles = (1..32).map(R::value).take_while(|&v| R::index_of(v).is_some());
+        tiles.filter(|&v| v >= first && (v <= last || v <= largest)).collect()
+    }
+}
+
+impl<R: Rules> Tactics for Sliding<R> {}
+
+impl<R: Rules> Chance for Sliding<R> {
     fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
         out.clear();
         if self.pending == 0 {
@@ -885,7 +942,9 @@ impl<R: Rules> Game for Sliding<R> {
         let big = rng.random_range(..100u32) < spawn.big_percent;
         self.place(cell, if big { spawn.big } else { spawn.small });
     }
+}
 
+impl<R: Rules> Symmetries for Sliding<R> {
     fn num_symmetries(&self) -> usize {
         8
     }
@@ -907,56 +966,9 @@ impl<R: Rules> Game for Sliding<R> {
             dst[map[i] as usize] = v;
         }
     }
-
-    fn plane_shape(&self) -> PlaneShape {
-        PlaneShape { channels: R::CHANNELS, height: 4, width: 4 }
-    }
-
-    fn encode_planes(&self, out: &mut [f32]) {
-        debug_assert_eq!(out.len(), R::CHANNELS * 16);
-        out.fill(0.0);
-        for (i, t) in self.tiles().into_iter().enumerate() {
-            out[(t as usize).min(R::CHANNELS - 1) * 16 + i] = 1.0;
-        }
-    }
-
-    fn action_to_text(&self, action: Action) -> String {
-        match DIR_LETTERS.get(action as usize) {
-            Some(s) => s.to_string(),
-            None => format!("#{action}"),
-        }
-    }
-
-    fn action_from_text(&self, text: &str) -> Result<Action, GameError> {
-        let t = text.trim().to_ascii_lowercase();
-        (0..4).find(|&d| t == DIR_NAMES[d] || t == DIR_NAMES[d][..1]).map(|d| d as Action).ok_or_else(|| {
-            GameError::Parse {
-                what: "move",
-                text: text.to_string(),
-                reason: ParseProblem::Expected("U, R, D or L (or up, right, down, left)").into(),
-            }
-        })
-    }
-
-    fn render(&self) -> String {
-        let mut s = format!("{}  score {}  ply {}", R::NAME, self.score, self.ply);
-        if self.pending > 0 {
-            s.push_str(&format!("  ({} spawn pending)", self.pending));
-        } else if self.legal == 0 {
-            s.push_str("  (game over)");
-        }
-        s.push('\n');
-        let width = self.tile_values().iter().flatten().map(|v| v.to_string().len()).max().unwrap_or(1).max(4) + 1;
-        for row in self.tile_values() {
-            for v in row {
-                let cell = if v == 0 { ".".to_string() } else { v.to_string() };
-                s.push_str(&format!("{cell:>width$}"));
-            }
-            s.push('\n');
-        }
-        s
-    }
 }
+
+impl<R: Rules> BoardLayout for Sliding<R> {}
 
 #[cfg(test)]
 mod tests {

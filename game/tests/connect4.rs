@@ -3,10 +3,10 @@
 
 use dojo_game::connect4::{BitWord, Bits192, Connect4};
 use dojo_game::rng::Rng;
-use dojo_game::{
-    lookahead_by_play, two_step_lookahead_by_play, Action, AnyGame, Game, GameError, GameSpec, Lookahead, Outcome,
-    Player, ToMove,
-};
+use dojo_game::tactics::Tactics;
+use dojo_game::tactics::{lookahead_by_play, two_step_lookahead_by_play, Lookahead};
+use dojo_game::Symmetries;
+use dojo_game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use rand::{seq::IndexedRandom, RngExt, SeedableRng};
 use std::collections::HashMap;
 

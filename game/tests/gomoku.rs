@@ -4,7 +4,10 @@
 
 use dojo_game::gomoku::{vcf, Gomoku, Rule};
 use dojo_game::rng::Rng;
-use dojo_game::{lookahead_by_play, Action, Game, GameError, GameSpec, Lookahead, Outcome, Player, ToMove};
+use dojo_game::tactics::Tactics;
+use dojo_game::tactics::{lookahead_by_play, Lookahead};
+use dojo_game::Symmetries;
+use dojo_game::{Action, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{RngExt, SeedableRng};
 use std::collections::hash_map::DefaultHasher;

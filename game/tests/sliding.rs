@@ -3,6 +3,8 @@
 
 use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48, DOWN, LEFT, RIGHT, UP};
+use dojo_game::Chance;
+use dojo_game::Symmetries;
 use dojo_game::{Action, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use rand::{seq::IndexedRandom, RngExt, SeedableRng};
 use std::collections::HashMap;

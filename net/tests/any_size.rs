@@ -6,6 +6,8 @@ use dojo_arch::precision::Precision;
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
+use dojo_game::BoardLayout;
+use dojo_game::Symmetries;
 use dojo_game::{Game, GameSpec};
 use dojo_net::agent::NetAgent;
 use dojo_net::checkpoint;

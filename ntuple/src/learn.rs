@@ -7,6 +7,7 @@ use super::search::greedy;
 use super::TupleRules;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::Sliding;
+use dojo_game::Chance;
 use dojo_game::Game;
 use dojo_game::GameScore;
 

@@ -3,6 +3,7 @@
 
 use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, Rules, Rules2048, Rules2584, Sliding, SpawnOdds, Twenty48, RIGHT, UP};
+use dojo_game::Chance;
 use dojo_game::{Game, ToMove};
 use dojo_ntuple::search::{after_value, best_move, greedy};
 use dojo_ntuple::weight_file::{load, read_header, save};

@@ -404,6 +404,7 @@ fn memory_note(limit: Option<u64>) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_game::tactics::Tactics;
 
     /// Plays the first empty point in reading order, and notes the deadlines it was given.
     #[derive(Default)]
@@ -606,7 +607,7 @@ mod tests {
         fn choose(&mut self, game: &Gomoku, _: Option<Instant>) -> Action {
             let mut moves = Vec::new();
             match game.lookahead(&mut moves) {
-                dojo_game::Lookahead::Win(a) => a,
+                dojo_game::tactics::Lookahead::Win(a) => a,
                 _ => {
                     game.legal_actions(&mut moves);
                     moves[0]

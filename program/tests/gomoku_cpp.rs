@@ -9,7 +9,9 @@
 
 use dojo_game::gomoku::{vcf, Gomoku, Rule};
 use dojo_game::rng::Rng;
-use dojo_game::{Action, Game, Lookahead, Outcome, Player};
+use dojo_game::tactics::Lookahead;
+use dojo_game::tactics::Tactics;
+use dojo_game::{Action, Game, Outcome, Player};
 use libloading::Library;
 use rand::{RngExt, SeedableRng};
 use std::process::Command;

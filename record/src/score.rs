@@ -4,7 +4,7 @@
 
 use crate::GameRecord;
 use dojo_game::GameScore;
-use dojo_game::{with_game, AnyGame, Game, GameSpec};
+use dojo_game::{with_game, AnyGame, GameSpec};
 use serde::Serialize;
 use std::fmt;
 
@@ -15,7 +15,7 @@ pub fn score_of_record(record: &GameRecord) -> Option<GameScore> {
     end_of(record).map(|(score, _)| score)
 }
 
-/// How a one-player game stands at `game` (over or not): [`dojo_game::Game::game_score`].
+/// How a one-player game stands at `game` (over or not): [`dojo_game::Scoring::game_score`].
 pub fn score_of_position(game: &AnyGame) -> Option<GameScore> {
     with_game!(game, g => g.game_score())
 }
@@ -60,7 +60,7 @@ pub struct ScoreReport {
 
 const Z95: f64 = 1.959_964;
 
-/// The tiles the reach-rate table lists for a game ([`Game::reach_tiles`]): 2048 to 32768
+/// The tiles the reach-rate table lists for a game ([`Scoring::reach_tiles`]): 2048 to 32768
 /// for 2048; for 2584 the Fibonacci tiles from 610 to 10946, and further ones when a game
 /// reached them. Other games have no tiles.
 pub fn reach_tiles(spec: &GameSpec, largest: u32) -> Vec<u32> {
@@ -135,6 +135,7 @@ mod tests {
     use crate::{random_game_record, MoveRecord, RecordOutcome};
     use dojo_game::rng::Rng;
     use dojo_game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
+    use dojo_game::Chance;
     use dojo_game::{Game, ToMove};
     use rand::seq::IndexedRandom;
     use rand::SeedableRng;

@@ -6,7 +6,11 @@
 
 use dojo_game::returns::ReturnScale;
 use dojo_game::rng::Rng;
-use dojo_game::{Action, Game, GameError, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape, Player, ToMove};
+use dojo_game::tactics::Tactics;
+use dojo_game::{
+    Action, BoardLayout, Chance, Game, GameError, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape, Player,
+    Scoring, Symmetries, ToMove,
+};
 use dojo_record::{
     read_records, samples, write_records, GameRecord, MoveRecord, RecordError, RecordOutcome, SampleOptions,
     TrainingGame, MAX_MOVES, MAX_POLICY,
@@ -108,17 +112,6 @@ impl Game for Ttt {
     fn last_action(&self) -> Option<Action> {
         self.last
     }
-    fn num_symmetries(&self) -> usize {
-        8
-    }
-    fn map_action(&self, sym: usize, action: Action) -> Action {
-        map_cell(sym, action as usize) as Action
-    }
-    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
-        for (i, &v) in src.iter().enumerate() {
-            dst[map_cell(sym, i)] = v;
-        }
-    }
     fn plane_shape(&self) -> PlaneShape {
         PlaneShape { channels: 3, height: 3, width: 3 }
     }
@@ -156,6 +149,30 @@ impl Game for Ttt {
     }
 }
 
+impl Scoring for Ttt {}
+
+impl Tactics for Ttt {}
+
+impl Chance for Ttt {}
+
+impl Symmetries for Ttt {
+    fn num_symmetries(&self) -> usize {
+        8
+    }
+
+    fn map_action(&self, sym: usize, action: Action) -> Action {
+        map_cell(sym, action as usize) as Action
+    }
+
+    fn map_plane(&self, sym: usize, src: &[f32], dst: &mut [f32]) {
+        for (i, &v) in src.iter().enumerate() {
+            dst[map_cell(sym, i)] = v;
+        }
+    }
+}
+
+impl BoardLayout for Ttt {}
+
 /// A one-player dice game: a die roll (chance: 0 rolls 1 with p 0.75, 1 rolls 2 with
 /// p 0.25) precedes every move; the player adds action + roll to the score; action 3 is
 /// illegal after a roll of 2; five moves end the game. Like 2048, the opening roll is
@@ -176,10 +193,6 @@ impl Dice {
 }
 
 impl Game for Dice {
-    fn is_one_player(&self) -> bool {
-        true
-    }
-
     fn spec(&self) -> GameSpec {
         GameSpec::Twenty48
     }
@@ -220,26 +233,6 @@ impl Game for Dice {
     fn last_action(&self) -> Option<Action> {
         self.last
     }
-    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
-        out.clear();
-        if self.pending {
-            out.extend([(0, 0.75), (1, 0.25)]);
-        }
-    }
-    fn apply_chance(&mut self, event: Action) -> Result<(), GameError> {
-        if !self.pending {
-            return Err(GameError::NoChancePending);
-        }
-        if event > 1 {
-            return Err(GameError::IllegalMove {
-                action: format!("roll {event}"),
-                reason: MoveProblem::Rule("rolls are 0 or 1"),
-            });
-        }
-        self.roll = event as u8 + 1;
-        self.pending = false;
-        Ok(())
-    }
     fn plane_shape(&self) -> PlaneShape {
         PlaneShape { channels: 1, height: 1, width: 1 }
     }
@@ -260,6 +253,42 @@ impl Game for Dice {
         format!("{self:?}")
     }
 }
+
+impl Scoring for Dice {
+    fn is_one_player(&self) -> bool {
+        true
+    }
+}
+
+impl Tactics for Dice {}
+
+impl Chance for Dice {
+    fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
+        out.clear();
+        if self.pending {
+            out.extend([(0, 0.75), (1, 0.25)]);
+        }
+    }
+
+    fn apply_chance(&mut self, event: Action) -> Result<(), GameError> {
+        if !self.pending {
+            return Err(GameError::NoChancePending);
+        }
+        if event > 1 {
+            return Err(GameError::IllegalMove {
+                action: format!("roll {event}"),
+                reason: MoveProblem::Rule("rolls are 0 or 1"),
+            });
+        }
+        self.roll = event as u8 + 1;
+        self.pending = false;
+        Ok(())
+    }
+}
+
+impl Symmetries for Dice {}
+
+impl BoardLayout for Dice {}
 
 // ---------------------------------------------------------------------------------------
 // Helpers

@@ -312,7 +312,7 @@ impl Default for RunConfig {
 impl RunConfig {
     /// The defaults for a new run of `game`: [`RunConfig::default`]'s, with a one-player
     /// game's (2048, 2584, pig) gate made to fit its games, its values scaled to its scores
-    /// (`search.max_return` from [`dojo_game::Game::max_return`]) and its self-play playing
+    /// (`search.max_return` from [`dojo_game::Scoring::max_return`]) and its self-play playing
     /// every move as well as it can (no random openings, no temperature). Those games last
     /// hundreds to thousands of moves where a Connect Four game lasts 20 to 40, so the
     /// two-player gate (40 games at 100 playouts) would hold a core for most of an hour; 8

@@ -1,7 +1,7 @@
 //! What Gomoku's threat-space search (`search.vcf_nodes`) costs per expanded position:
 //! `cargo bench -p dojo-search --bench vcf`.
 //!
-//! `gomoku_threat_search/SIZE_NODES`: one [`Game::threat_search`] call (the side to move's
+//! `gomoku_threat_search/SIZE_NODES`: one [`Tactics::threat_search`] call (the side to move's
 //! VCF, then the opponent's and its defences) per element, over the positions of 40 games
 //! of clustered random moves (every move next to a stone already down, so fours and threes
 //! are common, as in play; uniform moves on an open board would make none and flatter it).
@@ -11,6 +11,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::rng::Rng;
+use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game};
 use dojo_search::config::SearchConfig;
 use dojo_search::evaluator::UniformEvaluator;

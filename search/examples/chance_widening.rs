@@ -7,6 +7,7 @@
 
 use dojo_game::rng::Rng;
 use dojo_game::sliding::Twenty48;
+use dojo_game::Chance;
 use dojo_game::{Action, Game, ToMove};
 use dojo_search::chance::{ChanceConfig, ChanceSearch};
 use dojo_search::config::SearchConfig;

@@ -603,6 +603,8 @@ mod tests {
     use super::*;
     use dojo_game::pig::{Pig, HOLD, ROLL};
     use dojo_game::sliding::{Twenty48, DOWN, LEFT, RIGHT, UP};
+    use dojo_game::tactics::Tactics;
+    use dojo_game::{BoardLayout, Chance, Scoring, Symmetries};
     use rand::SeedableRng;
 
     /// A network that knows nothing: uniform policy, nothing more to come.
@@ -840,9 +842,6 @@ mod tests {
         fn spec(&self) -> dojo_game::GameSpec {
             dojo_game::GameSpec::Named { name: "steps" }
         }
-        fn is_one_player(&self) -> bool {
-            true
-        }
         fn num_actions(&self) -> usize {
             2
         }
@@ -891,6 +890,20 @@ mod tests {
             format!("{:?}", self.moves)
         }
     }
+
+    impl Scoring for Steps {
+        fn is_one_player(&self) -> bool {
+            true
+        }
+    }
+
+    impl Tactics for Steps {}
+
+    impl Chance for Steps {}
+
+    impl Symmetries for Steps {}
+
+    impl BoardLayout for Steps {}
 
     #[test]
     fn a_game_without_chance_is_searched_to_its_best_score() {

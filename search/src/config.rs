@@ -146,19 +146,19 @@ pub struct SearchConfig {
     /// immediate win are not searched, so a few hundred playouts never miss a one-move
     /// tactic however the network rates it.
     pub tactics: bool,
-    /// With `tactics`, look two plies deeper ([`dojo_game::Game::two_step_lookahead`]):
+    /// With `tactics`, look two plies deeper ([`dojo_game::tactics::Tactics::two_step_lookahead`]):
     /// seed 001's two-step kills. A move after which the opponent is lost at once (a double
     /// threat) proves the node won, and moves that hand the opponent such a kill are not
     /// searched. Games without a cheap exact version (Gomoku) keep the one-ply lookahead.
     pub two_step_kills: bool,
     /// Threat-space search at every expanded position, at most this many nodes per search
-    /// ([`dojo_game::Game::threat_search`]; Gomoku's VCF prover, victory by continuous
+    /// ([`dojo_game::tactics::Tactics::threat_search`]; Gomoku's VCF prover, victory by continuous
     /// fours): a forced win of the side to move is proven and taken, and where the opponent
     /// would have one, only the moves that refute it are searched (none: proven lost).
     /// 0 = off (the default: docs/gomoku-vcf.md has its cost and what it does in play).
     pub vcf_nodes: u32,
     /// Rollouts at every expanded position that the lookahead leaves undecided, played by
-    /// the game's rollout policy ([`dojo_game::Game::rollout_result`]; Connect Four's is
+    /// the game's rollout policy ([`dojo_game::tactics::Tactics::rollout_result`]; Connect Four's is
     /// seed 001's) and mixed into the network's value: `(1 - rollout_weight) · v +
     /// rollout_weight · mean`, AlphaGo's mixed leaf evaluation. 0 = off (the default); games
     /// without a rollout policy keep the network's value. `dojo export saiblo` turns it on

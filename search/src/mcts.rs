@@ -42,7 +42,7 @@
 //!   the tree path and rollout); selection divides means by the largest return seen in
 //!   this search, so UCB sees values in `[0, 1]` whatever the score scale. Chance nodes are
 //!   descended by sampling an event by its probability.
-//! - **Which kind of game.** One-player games (`Game::is_one_player`) end in scores;
+//! - **Which kind of game.** One-player games (`Scoring::is_one_player`) end in scores;
 //!   two-player games in wins, draws and losses.
 
 use super::graph::{graph_storage, keep_reachable, GraphNode, HashIndex, NONE};

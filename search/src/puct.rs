@@ -13,13 +13,13 @@
 //! terminal/proven node or a catch-up, and is backed up at once. Terminal results are
 //! propagated as proven wins/losses/draws (MCTS-Solver, seed 001), so solved positions are
 //! played perfectly and searched no further. With `tactics` on, every expanded position is
-//! also looked at one ply deep ([`Game::lookahead`]): a move that wins at once proves the
+//! also looked at one ply deep ([`Tactics::lookahead`]): a move that wins at once proves the
 //! node, a double threat proves it lost, and moves that let the opponent win at once get no
 //! edge, so no prior, however wrong, makes the search miss a one-move tactic. With
 //! `two_step_kills` too, where the game has a cheap exact version, the look goes two plies
-//! deeper ([`Game::two_step_lookahead`]): a move that leaves the opponent lost at once is a
+//! deeper ([`Tactics::two_step_lookahead`]): a move that leaves the opponent lost at once is a
 //! proven win, and moves that allow the opponent one get no edge. With `vcf_nodes` above 0,
-//! a bounded threat-space search follows ([`Game::threat_search`], Gomoku's VCF prover): a
+//! a bounded threat-space search follows ([`Tactics::threat_search`], Gomoku's VCF prover): a
 //! forced win by fours proves the node won, and where the opponent has one, only the moves
 //! that refute it get edges (none: the node is proven lost).
 //!
@@ -36,7 +36,8 @@ use super::graph::{graph_storage, keep_reachable, HashIndex, NONE};
 use super::gumbel::{self, ChildView, GumbelState};
 use super::step::{LeafSearch, Playouts, Step};
 use dojo_game::rng::{dirichlet, Rng};
-use dojo_game::{Action, Game, Lookahead, Outcome, ToMove};
+use dojo_game::tactics::Lookahead;
+use dojo_game::{Action, Game, Outcome, ToMove};
 use rand::seq::IndexedRandom;
 
 /// A game-theoretic value proven by the search, from the node's side to move.

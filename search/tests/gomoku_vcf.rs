@@ -4,7 +4,9 @@
 
 use dojo_game::gomoku::{vcf, Gomoku, Rule};
 use dojo_game::rng::Rng;
-use dojo_game::{Action, Game, Lookahead, Outcome, Player, ToMove};
+use dojo_game::tactics::Lookahead;
+use dojo_game::tactics::Tactics;
+use dojo_game::{Action, Game, Outcome, Player, ToMove};
 use dojo_search::config::SearchConfig;
 use dojo_search::evaluator::UniformEvaluator;
 use dojo_search::puct::{Proven, Search};

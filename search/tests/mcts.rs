@@ -3,7 +3,11 @@
 //! chance nodes.
 
 use dojo_game::rng::Rng;
-use dojo_game::{Action, Game, GameError, GameSpec, Outcome, ParseProblem, PlaneShape, Player, ToMove};
+use dojo_game::tactics::Tactics;
+use dojo_game::{
+    Action, BoardLayout, Chance, Game, GameError, GameSpec, Outcome, ParseProblem, PlaneShape, Player, Scoring,
+    Symmetries, ToMove,
+};
 use dojo_search::mcts::{FnRollout, Mcts, MctsConfig, Proven, RolloutPolicy, SearchResult, UniformRollout};
 use dojo_search::player::{Agent, RandomAgent};
 use rand::{seq::IndexedRandom, RngExt, SeedableRng};
@@ -171,6 +175,16 @@ impl Game for Ttt {
         ((u64::from(self.x) << 16) | u64::from(self.o)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 }
+
+impl Scoring for Ttt {}
+
+impl Tactics for Ttt {}
+
+impl Chance for Ttt {}
+
+impl Symmetries for Ttt {}
+
+impl BoardLayout for Ttt {}
 
 /// Exact negamax for the side to move: `10 - plies` to the end for a win, its negation for
 /// a loss, 0 for a draw (the winner hurries, the loser delays).
@@ -460,6 +474,16 @@ impl Game for TakeAway {
     toy_boilerplate!();
 }
 
+impl Scoring for TakeAway {}
+
+impl Tactics for TakeAway {}
+
+impl Chance for TakeAway {}
+
+impl Symmetries for TakeAway {}
+
+impl BoardLayout for TakeAway {}
+
 #[test]
 fn take_away_finds_the_winning_take() {
     // Leave a multiple of 4: from 5, 6, 7, 9, 10, 11, 13 take pile % 4.
@@ -548,6 +572,16 @@ impl Game for TreeGame {
     toy_boilerplate!();
 }
 
+impl Scoring for TreeGame {}
+
+impl Tactics for TreeGame {}
+
+impl Chance for TreeGame {}
+
+impl Symmetries for TreeGame {}
+
+impl BoardLayout for TreeGame {}
+
 const FIRST_WINS: T = T::Leaf(Outcome::Win(Player::First));
 const SECOND_WINS: T = T::Leaf(Outcome::Win(Player::Second));
 
@@ -623,10 +657,6 @@ impl Lottery {
 }
 
 impl Game for Lottery {
-    fn is_one_player(&self) -> bool {
-        true
-    }
-
     fn num_actions(&self) -> usize {
         2
     }
@@ -684,12 +714,25 @@ impl Game for Lottery {
     fn last_action(&self) -> Option<Action> {
         None
     }
+    toy_boilerplate!();
+}
+
+impl Scoring for Lottery {
+    fn is_one_player(&self) -> bool {
+        true
+    }
+}
+
+impl Tactics for Lottery {}
+
+impl Chance for Lottery {
     fn chance_outcomes(&self, out: &mut Vec<(Action, f32)>) {
         out.clear();
         if self.stage == 1 {
             out.extend([(0, self.p_good), (1, 1.0 - self.p_good)]);
         }
     }
+
     fn apply_chance(&mut self, event: Action) -> Result<(), GameError> {
         if self.stage != 1 {
             return Err(GameError::NoChancePending);
@@ -697,13 +740,17 @@ impl Game for Lottery {
         self.stage = if event == 0 { 2 } else { 3 };
         Ok(())
     }
+
     fn sample_chance(&mut self, rng: &mut Rng) {
         if self.stage == 1 {
             self.stage = if rng.random::<f32>() < self.p_good { 2 } else { 3 };
         }
     }
-    toy_boilerplate!();
 }
+
+impl Symmetries for Lottery {}
+
+impl BoardLayout for Lottery {}
 
 #[test]
 fn lottery_follows_expected_value_not_event_count() {

@@ -2,7 +2,9 @@
 
 use dojo_game::connect4::Connect4;
 use dojo_game::rng::Rng;
-use dojo_game::{Action, Game, Lookahead};
+use dojo_game::tactics::Lookahead;
+use dojo_game::tactics::Tactics;
+use dojo_game::{Action, Game};
 use dojo_search::config::{ForcedVisits, SearchConfig, SelfPlayConfig};
 use dojo_search::evaluator::{Evaluator, UniformEvaluator};
 use dojo_search::puct::{Proven, Search};

@@ -4,6 +4,7 @@
 use dojo_game::returns::ReturnScale;
 use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, SpawnOdds, Twenty48};
+use dojo_game::Chance;
 use dojo_game::{Game, ToMove};
 use dojo_record::{GameRecord, RecordOutcome, SampleOptions, TrainingGame};
 use dojo_search::config::{SearchConfig, SelfPlayConfig};

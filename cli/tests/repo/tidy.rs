@@ -31,7 +31,7 @@ const LONG_FUNCTION_LINES: usize = 60;
 /// How many functions may be longer than [`LONG_FUNCTION_LINES`] lines. This budget only goes
 /// down: when a split brings the count under it, lower it to the new count; never raise it to
 /// let a new long function in (split that function instead).
-const LONG_FUNCTION_BUDGET: usize = 9;
+const LONG_FUNCTION_BUDGET: usize = 8;
 
 /// The crates whose sources are read (every workspace member: a test checks); all but
 /// `cli` are libraries.

@@ -7,6 +7,7 @@
 
 use crate::common::{path, tiny_config, Proc};
 use dojo_game::sliding::Twenty48;
+use dojo_game::Chance;
 use dojo_game::GameScore;
 use dojo_game::{Action, Game, GameSpec};
 use dojo_record::{GameRecord, MoveRecord};

@@ -27,7 +27,8 @@
 //! until a line is found.
 
 use super::{zobrist, Gomoku, Rule, MAX};
-use crate::{Action, Game, Lookahead, Player};
+use crate::tactics::Lookahead;
+use crate::{Action, Game, Player};
 
 /// Lines per direction: the diagonals of a `MAX × MAX` board.
 const LINES: usize = 2 * MAX - 1;
@@ -400,7 +401,7 @@ pub fn vcf(game: &Gomoku, attacker: Player, max_nodes: u32) -> Vcf {
 /// the opponent's VCF by searching the opponent's VCF again after it.
 const DEFENCE_BUDGETS: u32 = 16;
 
-/// [`Game::threat_search`] for Gomoku (see there): the side to move's VCF is a proven win;
+/// [`Tactics::threat_search`] for Gomoku (see there): the side to move's VCF is a proven win;
 /// otherwise, when the opponent would have one were it to move, `moves` is narrowed to the
 /// replies after which it has none.
 pub(super) fn threat_search(game: &Gomoku, max_nodes: u32, moves: &mut Vec<Action>) -> Lookahead {
