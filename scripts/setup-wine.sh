@@ -26,6 +26,11 @@ wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 export WINEPREFIX=${DOJO_CACHE:-$HOME/.cache/dojo}/wine-prefix WINEDEBUG=-all
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   "$wine" wineboot --init >&2 2>/dev/null || true
+  # wineboot returns before the wine server has written the registry out: wait for the
+  # server to end (on a busy machine the check below otherwise runs first).
+  server=$(dirname "$wine")/wineserver
+  [ -x "$server" ] || server=$(command -v wineserver || echo /usr/lib/wine/wineserver)
+  "$server" -w 2>/dev/null || true
   [ -f "$WINEPREFIX/system.reg" ] || { echo "wine could not make its prefix in $WINEPREFIX" >&2; exit 1; }
 fi
 echo "$wine"

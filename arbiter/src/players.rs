@@ -7,7 +7,7 @@
 
 mod clock;
 mod error;
-mod forms;
+mod kind;
 mod kinds;
 mod mcts_spec;
 mod net_spec;
@@ -19,10 +19,10 @@ mod solver_spec;
 
 pub use clock::{parse_clock, ClockError};
 pub use error::{PlayerError, PlayerSpecError, PlayerSpecProblem};
-pub use forms::{player_forms, PlayerForm};
-pub use kinds::{KindRow, PlayerKind, PlayerSpec, PLAYER_KINDS};
+pub use kind::{PlayerForm, PlayerKind};
+pub use kinds::{player_forms, KindRow, PlayerSpec, PLAYER_KINDS};
 pub use mcts_spec::{MctsSpec, UctSpec, DEFAULT_ROLLOUTS};
-pub use net_spec::{net_averages_by_default, net_player, NetSpec, DEFAULT_NET_SIMS};
+pub use net_spec::{net_averages_by_default, NetSpec, DEFAULT_NET_SIMS};
 pub use ntuple_spec::{NtupleSpec, MAX_NTUPLE_DEPTH};
 pub use pbrain_spec::{PbrainSpec, DEFAULT_MOVE_TIMEOUT_MS};
 pub use random_spec::RandomSpec;
@@ -30,23 +30,40 @@ pub use saiblo_spec::SaibloSpec;
 pub use solver_spec::{SolverSpec, DEFAULT_SOLVER_NODES};
 
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
+use dojo_net::agent::NetAgent;
+use dojo_net::device::Device;
 use dojo_search::player::Agent;
 use std::path::PathBuf;
 
 /// The players' help, one form a line, from the one registry ([`PLAYER_KINDS`]).
 pub fn players_help() -> String {
-    forms::help()
+    kinds::help()
 }
 
 /// Every form's syntax, comma-separated, from the one registry.
 pub fn player_syntaxes() -> String {
-    forms::syntaxes()
+    kinds::syntaxes()
 }
 
 impl PlayerSpec {
     /// A network player with the default options and `sims` playouts.
     pub fn net(path: impl Into<PathBuf>, sims: u32) -> PlayerSpec {
         PlayerSpec::Net(NetSpec::new(path, sims))
+    }
+}
+
+/// The network player a `net:` spec names, on `device` (matches, gating, tournaments,
+/// `dojo bestmove`/`eval`/`play`/`pbrain`), built by [`NetSpec::agent`]; with `game` (its
+/// spec and a position), the checkpoint is checked against it.
+pub fn net_player<G: Game + FromAnyGame>(
+    spec: &PlayerSpec,
+    seed: u64,
+    device: Device,
+    game: Option<(&GameSpec, &G)>,
+) -> Result<NetAgent<G>, PlayerError> {
+    match spec {
+        PlayerSpec::Net(net) => net.agent(seed, device, game),
+        other => Err(PlayerError::NotNet { spec: other.to_string() }),
     }
 }
 

@@ -1,8 +1,6 @@
 //! Why a player spec does not parse ([`PlayerSpecError`]) and why a player cannot be built
 //! or cannot play a game ([`PlayerError`]).
 
-use super::forms;
-use super::ntuple_spec::MAX_NTUPLE_DEPTH;
 use dojo_external::gomocup::manager::EngineError;
 use dojo_external::saiblo::StrategyError;
 use dojo_game::util::SettingError;
@@ -27,9 +25,9 @@ pub enum PlayerSpecProblem {
     /// What the spec should look like, or what it lacks (`ntuple:PATH needs the weight file`).
     #[error("{0}")]
     Form(&'static str),
-    /// A spec of no form the registry knows: the forms it knows.
-    #[error("expected {}", forms::syntaxes())]
-    Unknown,
+    /// A spec of no form the registry knows: the forms it knows (every form's syntax).
+    #[error("expected {expected}")]
+    Unknown { expected: String },
     #[error("{kind}:N needs a number of rollouts, e.g. {kind}:1000")]
     RolloutsNotANumber { kind: &'static str },
     #[error("{kind} needs at least 1 rollout")]
@@ -43,8 +41,9 @@ pub enum PlayerSpecProblem {
     /// A brain's cap (`key`: nodes or depth) that is not a whole number above 0.
     #[error("pbrain:{key}={}:COMMAND needs a whole number above 0, not {key}={value}", if *key == "nodes" { "N" } else { "D" })]
     BrainCap { key: &'static str, value: String },
-    #[error("depth must be in 1..={} (1 = greedy)", MAX_NTUPLE_DEPTH)]
-    NtupleDepth,
+    /// An n-tuple search depth outside 1..=max.
+    #[error("depth must be in 1..={max} (1 = greedy)")]
+    NtupleDepth { max: u32 },
     /// A `net:` search setting refused in the settings table's words.
     #[error("{0}")]
     Search(SettingError),

@@ -1,13 +1,15 @@
-//! The one registry of player kinds. A kind is the word its specs open with (`mcts`,
-//! `net`), its forms as the help lists them, and a spec type that parses, prints, checks
-//! a game and builds its player ([`PlayerKind`]); `player_kinds!` below lists every kind
-//! once, and from that list come [`PlayerSpec`], the parser, the printer, the help
-//! ([`super::forms`]), the game checks and the builders. A new kind of player is its file
-//! (its spec type and `PlayerKind`) and one line in that list, as a new game is one line in
-//! `dojo_game`'s `games!`.
+//! The one registry of player kinds. A kind ([`PlayerKind`], `kind.rs`) is the word its
+//! specs open with (`mcts`, `net`), its forms as the help lists them, and a spec type that
+//! parses, prints, checks a game and builds its player; `player_kinds!` below lists every
+//! kind once, and from that list come [`PlayerSpec`], the parser, the printer, the help
+//! and the parser's "expected ..." error (so a form the parser learns cannot be missing
+//! from either: the tests hold every option word the parser knows to a row), the game
+//! checks and the builders. A new kind of player is its file (its spec type and
+//! `PlayerKind`) and one line in that list, as a new game is one line in `dojo_game`'s
+//! `games!`.
 
 use super::error::{PlayerError, PlayerSpecError, PlayerSpecProblem};
-use super::forms::PlayerForm;
+use super::kind::{Baseline, PlayerForm, PlayerKind};
 use super::mcts_spec::{MctsSpec, UctSpec};
 use super::net_spec::NetSpec;
 use super::ntuple_spec::NtupleSpec;
@@ -16,44 +18,8 @@ use super::random_spec::RandomSpec;
 use super::saiblo_spec::SaibloSpec;
 use super::solver_spec::SolverSpec;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
-use dojo_search::player::Agent;
-use std::any::{Any, TypeId};
 use std::fmt;
 use std::str::FromStr;
-
-/// A player of the game `G`, or why it cannot be built.
-pub type Baseline<G> = Result<Box<dyn Agent<G>>, PlayerError>;
-
-/// One kind of player: everything about it but its line in `player_kinds!`.
-pub trait PlayerKind: Sized + fmt::Display {
-    /// The word its specs open with: `WORD` or `WORD:...`.
-    const WORD: &'static str;
-    /// How its specs are written, a form a row, in the order the help lists them.
-    const FORMS: &'static [PlayerForm];
-    /// A spec from what follows `WORD:` (None: the bare word), or why it is none. The rest
-    /// is given whole, so a kind whose spec ends in a command or a path takes it as it is.
-    fn parse(rest: Option<&str>) -> Result<Self, PlayerSpecProblem>;
-    /// Its player on the game `G`; a game it does not play is an error naming the kind.
-    fn build<G: Game + FromAnyGame + Into<AnyGame>>(&self, seed: u64) -> Baseline<G>;
-    /// Whether it can play `game`, checked before a long run starts (a file it reads is
-    /// read, a program it starts is started). Every game by default.
-    fn check_game(&self, _game: &GameSpec) -> Result<(), PlayerError> {
-        Ok(())
-    }
-    /// The game its own file is for (a checkpoint's, n-tuple weights'); None without one.
-    fn own_game(&self) -> Result<Option<GameSpec>, PlayerError> {
-        Ok(None)
-    }
-    /// Whether it answers a position with the same move every time.
-    fn is_deterministic(&self) -> bool {
-        false
-    }
-    /// The spec with an outside program's time a move set to `ms` (dojo's own players have
-    /// no such clock and stay as they are).
-    fn with_move_timeout(self, _ms: u64) -> Self {
-        self
-    }
-}
 
 /// A kind as a row of the registry: its word, its forms and its parser.
 pub struct KindRow {
@@ -168,23 +134,32 @@ impl FromStr for PlayerSpec {
             None => (text, None),
         };
         let kind = PLAYER_KINDS.iter().find(|kind| kind.word == word);
-        let parsed = kind.map_or(Err(PlayerSpecProblem::Unknown), |kind| (kind.parse)(rest));
+        let parsed =
+            kind.map_or_else(|| Err(PlayerSpecProblem::Unknown { expected: syntaxes() }), |kind| (kind.parse)(rest));
         parsed.map_err(|why| PlayerSpecError { spec: s.to_string(), why })
     }
 }
 
-/// The player `build` makes for the game `H`, when the game `G` is `H`; None for any other
-/// game. A kind's builder, generic over every game, reaches one game's own players through
-/// this (Connect Four's rollouts and solver, a Gomocup brain), so the games need no trait
-/// of the arbiter's (the type check makes the downcast sure).
-pub(super) fn own_players<G: Game, H: Game>(build: impl FnOnce() -> Baseline<H>) -> Option<Baseline<G>> {
-    if TypeId::of::<G>() != TypeId::of::<H>() {
-        return None;
+/// Every form a player spec takes, kind by kind in the registry's order: what the help
+/// lists.
+pub fn player_forms() -> impl Iterator<Item = &'static PlayerForm> {
+    PLAYER_KINDS.iter().flat_map(|kind| kind.forms)
+}
+
+/// Every form's syntax, comma-separated: what a spec that is none of them is told.
+pub fn syntaxes() -> String {
+    player_forms().map(|f| f.syntax).collect::<Vec<_>>().join(", ")
+}
+
+/// The forms as the players' help lists them, one a line: `  SYNTAX  what it is`.
+/// Options of one kind combine (`net:CKPT:sims=400:vcf=1000:noavg`); NAME=SPEC names a
+/// player in a tournament.
+pub fn help() -> String {
+    let width = player_forms().map(|f| f.syntax.len()).max().unwrap_or(0);
+    let mut text = String::new();
+    for form in player_forms() {
+        text.push_str(&format!("  {:width$}  {}\n", form.syntax, form.about));
     }
-    let agent = match build() {
-        Ok(agent) => agent,
-        Err(error) => return Some(Err(error)),
-    };
-    let erased: Box<dyn Any> = Box::new(agent);
-    Some(Ok(*erased.downcast::<Box<dyn Agent<G>>>().expect("G and H are the same type")))
+    text.push_str("Options of one kind combine, e.g. net:CKPT:sims=400:vcf=1000:noavg.");
+    text
 }

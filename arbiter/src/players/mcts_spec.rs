@@ -4,8 +4,7 @@
 
 use super::clock::clock_in;
 use super::error::PlayerSpecProblem;
-use super::forms::PlayerForm;
-use super::kinds::{own_players, Baseline, PlayerKind};
+use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
 use dojo_game::connect4::{BitWord, Bits192, Connect4};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, FromAnyGame, Game};

@@ -1,10 +1,9 @@
 //! `net:CKPT[:OPTION...]`: a network checkpoint with dojo's search, on the game it was
-//! trained for, and the one place a network player is built ([`net_player`]).
+//! trained for, and the one place a network player is built ([`NetSpec::agent`]).
 
 use super::clock::{clock_name, required_clock};
 use super::error::{PlayerError, PlayerSpecProblem};
-use super::forms::PlayerForm;
-use super::kinds::{Baseline, PlayerKind, PlayerSpec};
+use super::kind::{Baseline, PlayerForm, PlayerKind};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
 use dojo_net::agent::NetAgent;
@@ -61,11 +60,11 @@ impl NetSpec {
         NetSpec { path: path.into(), average_symmetries: true, search: SearchConfig::for_play(sims), clock_ms: None }
     }
 
-    /// Its player on `device`. With `game` (its spec and a position), the checkpoint is
-    /// checked against it: an any-size network plays every board of its game (in a frame
-    /// grown for a board larger than it trained on: [`NetAgent::any_size`]), any other
-    /// network only its own board.
-    fn agent<G: Game + FromAnyGame>(
+    /// Its player on `device`: the one place a network player is built. With `game` (its
+    /// spec and a position), the checkpoint is checked against it: an any-size network plays
+    /// every board of its game (in a frame grown for a board larger than it trained on:
+    /// [`NetAgent::any_size`]), any other network only its own board.
+    pub fn agent<G: Game + FromAnyGame>(
         &self,
         seed: u64,
         device: Device,
@@ -84,21 +83,6 @@ impl NetSpec {
             agent.check_board(position)?;
         }
         Ok(agent)
-    }
-}
-
-/// The network player a `net:` spec names, on `device`: the one place a network player is
-/// built ([`NetSpec`]). With `game` (its spec and a position), the checkpoint is checked
-/// against it.
-pub fn net_player<G: Game + FromAnyGame>(
-    spec: &PlayerSpec,
-    seed: u64,
-    device: Device,
-    game: Option<(&GameSpec, &G)>,
-) -> Result<NetAgent<G>, PlayerError> {
-    match spec {
-        PlayerSpec::Net(net) => net.agent(seed, device, game),
-        other => Err(PlayerError::NotNet { spec: other.to_string() }),
     }
 }
 

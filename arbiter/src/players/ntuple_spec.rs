@@ -3,8 +3,7 @@
 //! them ([`shared_network`]).
 
 use super::error::{PlayerError, PlayerSpecProblem};
-use super::forms::PlayerForm;
-use super::kinds::{own_players, Baseline, PlayerKind};
+use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
 use dojo_game::sliding::{Fib2584, Sliding, Twenty48};
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
 use dojo_ntuple::{self as ntuple, Network, NtupleAgent, TupleRules};
@@ -66,7 +65,7 @@ impl PlayerKind for NtupleSpec {
             _ => (parts.as_slice(), 1),
         };
         if !(1..=MAX_NTUPLE_DEPTH).contains(&depth) {
-            return Err(PlayerSpecProblem::NtupleDepth);
+            return Err(PlayerSpecProblem::NtupleDepth { max: MAX_NTUPLE_DEPTH });
         }
         if path.join(":").is_empty() {
             return Err(needs_weights);

@@ -3,8 +3,7 @@
 
 use super::clock::{clock_name, required_clock};
 use super::error::{PlayerError, PlayerSpecProblem};
-use super::forms::PlayerForm;
-use super::kinds::{own_players, Baseline, PlayerKind};
+use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
 use dojo_external::gomocup::manager::{BrainLimits, EngineAgent, EngineConfig};
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};

@@ -1,8 +1,7 @@
 //! `random`: uniformly random legal moves, on every game.
 
 use super::error::PlayerSpecProblem;
-use super::forms::PlayerForm;
-use super::kinds::{Baseline, PlayerKind};
+use super::kind::{Baseline, PlayerForm, PlayerKind};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, FromAnyGame, Game};
 use dojo_search::player::RandomAgent;

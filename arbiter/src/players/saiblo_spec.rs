@@ -2,8 +2,7 @@
 //! [`dojo_external::saiblo`].
 
 use super::error::{PlayerError, PlayerSpecProblem};
-use super::forms::PlayerForm;
-use super::kinds::{own_players, Baseline, PlayerKind};
+use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
 use dojo_external::saiblo::{StrategyAgent, StrategyConfig, DEFAULT_CLOCK_MS};
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};

@@ -1,8 +1,7 @@
 //! `solver` and `solver:NODES`: Connect Four's exact solver as a player.
 
 use super::error::{PlayerError, PlayerSpecProblem};
-use super::forms::PlayerForm;
-use super::kinds::{own_players, Baseline, PlayerKind};
+use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
 use dojo_game::connect4::{Bits192, Connect4};
 use dojo_game::rng::Rng;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
