@@ -9,7 +9,7 @@
 //! graph search's simulations/s in Gumbel mode (`search.mode = "gumbel"`, two-player games).
 
 use crate::players::{BaselinePlayers, MctsSpec, PlayerError, PlayerSpec};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::{Action, AnyGame, Game, GameSpec, ToMove};
 use dojo_search::chance::{ChanceConfig, ChanceSearch};

@@ -7,7 +7,7 @@ use crate::matches::{play_match, MakePlayer, MatchError, MatchPlan};
 use crate::openings::{Openings, OpeningsError};
 use crate::players::{check_player_for, BaselinePlayers, PlayerError, PlayerSpec};
 use crate::with_contest;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::{GameError, GameSpec};
 use rand::SeedableRng;

@@ -7,11 +7,11 @@
 use crate::contest::{OnePlayer, TwoPlayer};
 use crate::openings::{Opening, Openings, OpeningsError};
 use crate::players::PlayerError;
+use dojo_base::rng::Rng;
 use dojo_external::child::ChildError;
 use dojo_external::forfeit::ForfeitKind;
 use dojo_external::gomocup::manager::EngineError;
 use dojo_external::saiblo::StrategyError;
-use dojo_game::rng::Rng;
 use dojo_game::GameScore;
 use dojo_game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_record::score::{score_of_position, ScoreReport};

@@ -11,7 +11,7 @@
 //! lines are skipped. Every line is checked against the game before a game is played.
 
 use crate::players::PlayerSpec;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{play_random_opening, Action, Game, GameError};
 use std::path::{Path, PathBuf};
 

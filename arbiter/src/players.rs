@@ -110,8 +110,8 @@ mod tests {
     use super::net_spec::{NET_OPTIONS, PRINTED_AFTER_NOAVG, PRINTED_BEFORE_NOAVG};
     use super::pbrain_spec::PBRAIN_OPTIONS;
     use super::*;
+    use dojo_base::rng::Rng;
     use dojo_game::connect4::Connect4;
-    use dojo_game::rng::Rng;
     use dojo_game::sliding::Sliding;
     use dojo_search::config::{SearchConfig, SearchMode};
     use rand::SeedableRng;
@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(pbrain.to_string(), "pbrain: players (Gomocup brains) only play Gomoku");
         let wide = "connect4:12x12".parse::<GameSpec>().unwrap();
         assert!(matches!(spec("solver").check_game(&wide), Ok(())), "the board is checked when it is built");
-        let wide_board = dojo_game::connect4::Connect4::<dojo_game::connect4::Bits192>::baseline(&spec("solver"), 1);
+        let wide_board = dojo_game::connect4::Connect4::<dojo_base::bits::Bits192>::baseline(&spec("solver"), 1);
         assert!(matches!(wide_board, Err(PlayerError::SolverBoard)));
         let gomoku = "gomoku:15".parse::<GameSpec>().unwrap();
         assert!(matches!(spec("solver").check_game(&gomoku), Err(PlayerError::SolverGame { game: Some(_) })));

@@ -4,7 +4,7 @@
 //! two processes never write the best (or `gating.jsonl`, which the gatekeeper appends to
 //! under the same lock) at once; the copy itself is checked and atomic ([`BestStore`]).
 
-use dojo_game::util::{atomic_write, sha256_hex};
+use dojo_base::util::{atomic_write, sha256_hex};
 use dojo_net::checkpoint::{self, CheckpointError, Sidecar};
 use dojo_run::journal::{self, JournalError};
 use dojo_run::paths::RunPaths;

@@ -272,7 +272,7 @@ fn profile_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_game::rng::Rng;
+    use dojo_base::rng::Rng;
     use rand::{RngExt, SeedableRng};
 
     /// Games between players of the given true ratings, `games` per pairing, draws at

@@ -3,7 +3,7 @@
 //! tensors from it; a run's config and a checkpoint's sidecar hold it.
 
 use crate::board as any_size;
-use dojo_game::util::{Expected, SettingError};
+use dojo_base::util::{Expected, SettingError};
 use dojo_game::{Game, GameSpec, PlaneShape};
 use serde::{Deserialize, Serialize};
 

@@ -19,7 +19,7 @@
 //!
 //! The tensor side of each format is `dojo_net::precision`: one concept in two layers.
 
-use dojo_game::util::SettingError;
+use dojo_base::util::SettingError;
 use std::fmt;
 use std::str::FromStr;
 

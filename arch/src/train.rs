@@ -3,7 +3,7 @@
 //! the settings here (no libtorch), the trainer in `dojo_net::train`.
 
 use crate::precision::{Precision, PrecisionChoice};
-use dojo_game::util::SettingError;
+use dojo_base::util::SettingError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

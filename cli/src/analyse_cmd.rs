@@ -7,7 +7,7 @@ use crate::common::{progress, DeviceArgs, Progress};
 use anyhow::{Context, Result};
 use clap::Args;
 use dojo_arbiter::players::{NetSpec, PlayerSpec};
-use dojo_game::util::{atomic_write, SettingError};
+use dojo_base::util::{atomic_write, SettingError};
 use dojo_game::GameSpec;
 use dojo_grading::draw::DrawSettings;
 use dojo_grading::grade;

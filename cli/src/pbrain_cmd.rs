@@ -49,7 +49,7 @@ pub fn run(args: PbrainArgs) -> Result<()> {
         pbrain::serve(&arch, &players, args.max_playouts, device, std::io::stdin().lock(), std::io::stdout().lock());
     // A manager's memory limit is the brain's whole process: state what it took (stderr,
     // as stdout is the protocol's).
-    if let Some(peak) = dojo_game::util::peak_rss_bytes() {
+    if let Some(peak) = dojo_base::util::peak_rss_bytes() {
         eprintln!("dojo pbrain: peak resident memory {:.1} MiB ({peak} bytes)", peak as f64 / (1 << 20) as f64);
     }
     Ok(served?)

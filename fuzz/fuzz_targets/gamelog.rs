@@ -7,7 +7,7 @@
 
 use dojo_game::connect4::Connect4;
 use dojo_record::random_game_record;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_learner::gamelog::{segment_name, GameLog};
 use libfuzzer_sys::fuzz_target;
 use rand::SeedableRng;

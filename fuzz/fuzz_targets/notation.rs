@@ -7,7 +7,7 @@
 
 use dojo_arbiter::players::PlayerSpec;
 use dojo_game::{Game, GameSpec, ToMove};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::with_game;
 use libfuzzer_sys::fuzz_target;
 use rand::SeedableRng;

@@ -8,7 +8,7 @@
 
 use dojo_game::connect4::Connect4;
 use dojo_record::random_game_record;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_worker::spool::{Spool, LOCK_FILE};
 use libfuzzer_sys::fuzz_target;
 use rand::SeedableRng;

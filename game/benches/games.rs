@@ -1,9 +1,10 @@
 //! Game-rule throughput: `cargo bench -p dojo-game --bench games -- <filter>`.
 //! Each game's benches live in functions named after the game (`connect4_*`, ...).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use dojo_game::connect4::{BitWord, Bits192, Connect4};
+use dojo_base::bits::{BitWord, Bits192};
+use dojo_base::rng::Rng;
+use dojo_game::connect4::Connect4;
 use dojo_game::gomoku::Gomoku;
-use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
 use dojo_game::tactics::Tactics;
 use dojo_game::Chance;

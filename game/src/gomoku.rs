@@ -31,7 +31,6 @@ mod vcf;
 pub use threats::{five_points, threats, Bits, Threats};
 pub use vcf::{vcf, Vcf};
 
-use crate::rng::Rng;
 pub use crate::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use crate::tactics::{Lookahead, Tactics};
 use crate::{board_outcome, BoardLayout, Chance, Scoring, Symmetries, DRAW, FIRST_WINS, ONGOING, SECOND_WINS};
@@ -39,6 +38,7 @@ use crate::{
     Action, Game, GameError, GameSpec, MoveProblem, OffBoard, Outcome, ParseProblem, PlaneShape, Player, SpecProblem,
     ToMove,
 };
+use dojo_base::rng::Rng;
 use rand::{Rng as _, RngExt, SeedableRng};
 use std::fmt;
 use std::sync::OnceLock;

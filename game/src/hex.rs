@@ -69,7 +69,7 @@ fn connects(stones: u32, from: u32, to: u32) -> bool {
 /// A Zobrist key for a stone of `player` on `cell` (and, at `CELLS`, for the side to move):
 /// splitmix64 of the pair, so the table needs no storage and no seed.
 fn zobrist(cell: usize, player: Player) -> u64 {
-    crate::rng::splitmix64((cell * 2 + player.index()) as u64)
+    dojo_base::rng::splitmix64((cell * 2 + player.index()) as u64)
 }
 
 /// A Hex position. `Default` is the empty board with Black to move.
@@ -284,7 +284,7 @@ impl BoardLayout for Hex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use dojo_base::rng::Rng;
     use rand::seq::IndexedRandom;
     use rand::SeedableRng;
 

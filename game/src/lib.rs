@@ -11,8 +11,6 @@
 //! expand them; the chance events are actions too, in their own space.
 
 pub mod returns;
-pub mod rng;
-pub mod util;
 
 pub mod connect4;
 pub mod gomoku;
@@ -29,8 +27,8 @@ pub use error::{GameError, MoveProblem, OffBoard, ParseProblem, SpecProblem};
 pub use registry::{AnyGame, FromAnyGame};
 pub use spec::GameSpec;
 
-use crate::rng::Rng;
 use crate::tactics::Tactics;
+use dojo_base::rng::Rng;
 use rand::seq::IndexedRandom;
 use rand::RngExt;
 use std::fmt;

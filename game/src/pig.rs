@@ -14,12 +14,12 @@
 //! random makes about 23. Nature moves twice in a row after a 1 (the next turn's roll), and
 //! the last hold ends the game with no roll: the chance-node search takes both.
 
-use crate::rng::{splitmix64, Rng};
 use crate::tactics::Tactics;
 use crate::{
     Action, BoardLayout, Chance, Game, GameError, GameScore, GameSpec, MoveProblem, NamedGame, Outcome, ParseProblem,
     PlaneShape, Scoring, Symmetries, ToMove,
 };
+use dojo_base::rng::{splitmix64, Rng};
 use rand::RngExt;
 
 /// Turns in a game.

@@ -6,15 +6,16 @@
 //! It sits above every game's rules (which know only [`crate::spec`]), so nothing here is
 //! imported by a game.
 
-use crate::connect4::{Bits192, Connect4};
+use crate::connect4::Connect4;
 use crate::error::SpecProblem;
 use crate::gomoku::Gomoku;
-use crate::rng::Rng;
 use crate::sliding::{Fib2584, Twenty48};
 use crate::spec::{
     fits_64, GameSpec, SpawnOdds, C4_MAX_HEIGHT, C4_MAX_WIDTH, C4_MIN, GOMOKU_MAX, GOMOKU_MIN, SAIBLO_MAX, SAIBLO_MIN,
 };
 use crate::{Game, GameError, NamedGame, ToMove};
+use dojo_base::bits::Bits192;
+use dojo_base::rng::Rng;
 use rand::{RngExt, SeedableRng};
 use std::str::FromStr;
 

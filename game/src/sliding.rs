@@ -15,13 +15,13 @@
 //! game starts empty with two spawns pending. Chance events are `cell * 2 + k`, with `k = 0`
 //! for the small tile and `k = 1` for the big one.
 
-use crate::rng::Rng;
 pub use crate::spec::{SpawnOdds, SpawnOddsError};
 use crate::tactics::Tactics;
 use crate::{
     Action, BoardLayout, Chance, Game, GameError, GameScore, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape,
     Player, Scoring, Symmetries, ToMove,
 };
+use dojo_base::rng::Rng;
 use rand::RngExt;
 use std::fmt;
 use std::hash::Hash;

@@ -1,8 +1,9 @@
 //! Connect Four bitboards against a naive array implementation, perft, notation, symmetry,
 //! errors and the rollout heuristic.
 
-use dojo_game::connect4::{BitWord, Bits192, Connect4};
-use dojo_game::rng::Rng;
+use dojo_base::bits::{BitWord, Bits192};
+use dojo_base::rng::Rng;
+use dojo_game::connect4::Connect4;
 use dojo_game::tactics::Tactics;
 use dojo_game::tactics::{lookahead_by_play, two_step_lookahead_by_play, Lookahead};
 use dojo_game::Symmetries;

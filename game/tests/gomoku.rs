@@ -2,8 +2,8 @@
 //! counts, constructed wins in every direction and at every edge, symmetries, input planes,
 //! notation and error messages.
 
+use dojo_base::rng::Rng;
 use dojo_game::gomoku::{vcf, Gomoku, Rule};
-use dojo_game::rng::Rng;
 use dojo_game::tactics::Tactics;
 use dojo_game::tactics::{lookahead_by_play, Lookahead};
 use dojo_game::Symmetries;

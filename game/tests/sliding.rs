@@ -1,7 +1,7 @@
 //! 2048 and 2584 against a naive array implementation written from the rules, plus known
 //! rows, spawn statistics, symmetries, notation and errors.
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48, DOWN, LEFT, RIGHT, UP};
 use dojo_game::Chance;
 use dojo_game::Symmetries;

@@ -240,7 +240,7 @@ impl Gatekeeper {
         let candidate = self.run.model_version(version);
         let best = self.keeper.best().current()?.map(|s| s.version);
         let mut record = GateRecord {
-            unix_ms: dojo_game::util::now_unix_ms(),
+            unix_ms: dojo_base::util::now_unix_ms(),
             candidate: version,
             best,
             tally: Tally::default(),

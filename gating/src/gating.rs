@@ -31,7 +31,7 @@ use dojo_arbiter::matches::{
 };
 use dojo_arbiter::players::{BaselinePlayers, NetSpec, PlayerSpec};
 use dojo_arbiter::with_contest;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::GameScore;
 use dojo_game::{GameError, GameSpec};
 use dojo_net::checkpoint::{self, CheckpointError};

@@ -187,7 +187,7 @@ impl SprtConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_game::rng::Rng;
+    use dojo_base::rng::Rng;
     use rand::{RngExt, SeedableRng};
 
     #[test]

@@ -5,10 +5,10 @@
 
 use super::category::{Category, Stage, STAGES};
 use super::labelled::Labelled;
+use dojo_base::rng::Rng;
+use dojo_game::connect4::solver::{Position, Solver};
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_game::Game;
-use dojo_search::solver::{Position, Solver};
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use std::collections::{BTreeMap, HashSet};

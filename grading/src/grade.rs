@@ -5,12 +5,12 @@
 
 use super::category::Category;
 use super::labelled::Labelled;
+use dojo_game::connect4::solver::{Position, Solver};
 use dojo_game::connect4::Connect4;
 use dojo_game::gomoku::{Gomoku, Tactic};
 use dojo_game::{Action, Game};
 use dojo_net::agent::NetAgent;
 use dojo_search::player::Agent;
-use dojo_search::solver::{Position, Solver};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

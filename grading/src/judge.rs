@@ -5,10 +5,10 @@
 
 use super::grade::{labelled_verdict, solver_verdict, tactic_verdict, Case};
 use super::labelled::{parse_lines, LabelledError, PositionLine};
+use dojo_game::connect4::solver::Solver;
 use dojo_game::connect4::Connect4;
 use dojo_game::gomoku::Gomoku;
 use dojo_game::{AnyGame, Game, GameError, GameSpec};
-use dojo_search::solver::Solver;
 
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {

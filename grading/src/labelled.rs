@@ -12,9 +12,9 @@
 //! The reader checks every labelled line against the board and says which line is wrong.
 
 use super::category::{moves_left, Category};
+use dojo_game::connect4::solver::Position;
 use dojo_game::connect4::Connect4;
 use dojo_game::{Game, GameError, GameSpec};
-use dojo_search::solver::Position;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -198,7 +198,7 @@ pub fn to_text(positions: &[Labelled]) -> String {
 
 /// Writes `positions` to `path` atomically (a crash leaves the old file or the new one).
 pub fn write_labelled(path: &Path, positions: &[Labelled]) -> Result<(), LabelledError> {
-    dojo_game::util::atomic_write(path, to_text(positions).as_bytes())
+    dojo_base::util::atomic_write(path, to_text(positions).as_bytes())
         .map_err(|error| LabelledError::Write { path: path.to_path_buf(), error })
 }
 

@@ -4,7 +4,7 @@
 //! positions count: by default those where the side to move has no immediate win, so
 //! every one is a real decision.
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{Game, GameError, GameSpec, Outcome, ToMove};
 use dojo_record::{read_records, RecordError};
 use rand::seq::{IndexedRandom, SliceRandom};

@@ -5,8 +5,8 @@
 use super::draw::{draw_positions, DrawSettings, Drawn};
 use super::grade::{grade, labelled_verdict, Case, ErrorRate, Mover};
 use super::labelled::{read_labelled, write_labelled, LabelledError};
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};
 use dojo_run::paths::RunPaths;

@@ -160,8 +160,8 @@ mod tests {
     use super::*;
     use crate::gamelog::GameLog;
     use crate::learner::Published;
+    use dojo_base::rng::Rng;
     use dojo_game::connect4::Connect4;
-    use dojo_game::rng::Rng;
     use dojo_record::random_game_record;
     use dojo_run::config::RunConfig;
     use dojo_run::dir::RunDir;

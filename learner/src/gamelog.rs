@@ -664,8 +664,8 @@ fn create_segment(dir: &Path, number: u64) -> Result<PathBuf, LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dojo_base::rng::Rng;
     use dojo_game::connect4::Connect4;
-    use dojo_game::rng::Rng;
     use dojo_game::{Game, GameSpec};
     use dojo_record::{new_game_id, MoveRecord};
     use rand::{seq::IndexedRandom, Rng as _, RngExt, SeedableRng};

@@ -27,7 +27,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{with_game, FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_net::agent::{NetAgent, NetPlayerError};
 use dojo_net::checkpoint::{self, CheckpointError};

@@ -182,7 +182,7 @@ mod tests {
         let saiblo = GameSpec::Connect4Saiblo;
         let on = |spec: &str, moves: &str| {
             let spec: GameSpec = spec.parse().unwrap();
-            let mut g = dojo_game::connect4::Connect4::<dojo_game::connect4::Bits192>::new(
+            let mut g = dojo_game::connect4::Connect4::<dojo_base::bits::Bits192>::new(
                 spec.largest_board().unwrap().0,
                 spec.largest_board().unwrap().1,
                 &match &spec {

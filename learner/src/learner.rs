@@ -20,7 +20,7 @@ use crate::gamelog::{Appended, GameLog, LogError};
 use crate::replay_buffer::{train_step, ReplayBuffer};
 use crate::storage::{StorageHealth, Writer};
 use crate::telemetry::Telemetry;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{FromAnyGame, Game, Player};
 use dojo_net::average::{AverageError, WeightAverage};
 use dojo_net::checkpoint;

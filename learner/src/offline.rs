@@ -6,7 +6,7 @@
 //! asked for.
 
 use crate::replay_buffer::{train_step, ReplayBuffer};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{FromAnyGame, Game};
 use dojo_net::checkpoint::{self, CheckpointError, Sidecar};
 use dojo_net::device::Device;

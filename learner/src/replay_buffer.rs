@@ -22,8 +22,8 @@
 //! A draw is O(log games in the class): per class, a prefix sum of position masses kept in
 //! game order, appended on add and trimmed at the front on eviction, so adds need no rebuild.
 
+use dojo_base::rng::Rng;
 use dojo_game::returns::ReturnScale;
-use dojo_game::rng::Rng;
 use dojo_game::{Game, Player};
 use dojo_net::train::{Batch, Losses, Trainer};
 use dojo_record::{InvalidRecord, RecordError, RecordOutcome, SampleError, SampleOptions, TrainingGame};

@@ -6,8 +6,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use dojo_arch::architecture::Architecture;
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_net::device::set_threads;
 use dojo_net::model::Model;
 use dojo_search::config::SearchConfig;

@@ -10,7 +10,7 @@
 use super::checkpoint::Loaded;
 use super::infer::NetEvaluator;
 use dojo_arch::architecture::Architecture;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{Action, FromAnyGame, Game, GameSpec};
 use dojo_search::config::{SearchConfig, MAX_TIMED_PLAYOUTS};
 use dojo_search::evaluator::{Evaluator, SymmetryAveraged};

@@ -12,7 +12,7 @@ use super::folded::FoldedNetwork;
 use super::model::Model;
 use crate::device::Device;
 use dojo_arch::precision::Precision;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{play_random_opening, Game};
 use rand::SeedableRng;
 use serde::Serialize;

@@ -279,7 +279,7 @@ impl DecisionCache {
                 serde_json::to_vec_pretty(&file)
             })
             .map_err(std::io::Error::from)
-            .and_then(|bytes| dojo_game::util::atomic_write(&self.path, &bytes));
+            .and_then(|bytes| dojo_base::util::atomic_write(&self.path, &bytes));
         if let Err(e) = written {
             tracing::warn!("cannot write the precision cache {}: {e}", self.path.display());
         }

@@ -13,7 +13,7 @@
 use super::model::Model;
 use crate::device::Device;
 use dojo_arch::architecture::{Architecture, ArchitectureError};
-use dojo_game::util::{atomic_write, sha256_hex};
+use dojo_base::util::{atomic_write, sha256_hex};
 use dojo_game::GameSpec;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
@@ -157,7 +157,7 @@ pub fn save(
         version,
         parent: parent.map(|p| paths(p).0.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())),
         sha256: sha256_hex(&bytes),
-        created_unix_ms: dojo_game::util::now_unix_ms(),
+        created_unix_ms: dojo_base::util::now_unix_ms(),
     };
     atomic_write(&weights_path, &bytes).map_err(|error| CheckpointError::Io { path: weights_path.clone(), error })?;
     let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");

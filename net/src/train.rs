@@ -20,7 +20,7 @@ use super::precision::tensor_kind;
 use super::timing::sample_planes;
 use dojo_arch::architecture::{Architecture, AuxHeads};
 use dojo_arch::precision::{Precision, PrecisionChoice};
-use dojo_game::util::{atomic_write, SettingError};
+use dojo_base::util::{atomic_write, SettingError};
 use dojo_game::Game;
 use dojo_record::{RecordError, SampleOptions, TrainingGame};
 use serde::{Deserialize, Serialize};

@@ -3,9 +3,10 @@
 
 use dojo_arch::architecture::{Architecture, PolicyHead};
 use dojo_arch::precision::Precision;
-use dojo_game::connect4::{Bits192, Connect4};
+use dojo_base::bits::Bits192;
+use dojo_base::rng::Rng;
+use dojo_game::connect4::Connect4;
 use dojo_game::gomoku::Gomoku;
-use dojo_game::rng::Rng;
 use dojo_game::BoardLayout;
 use dojo_game::Symmetries;
 use dojo_game::{Game, GameSpec};

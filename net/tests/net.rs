@@ -3,7 +3,7 @@
 use dojo_arch::architecture::{Architecture, AuxHeads, PolicyHead, PolicyHeadChoice};
 use dojo_arch::precision::{Precision, PrecisionChoice};
 use dojo_arch::train::TrainConfig;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::GameSpec;
 use dojo_net::autotune::DecisionCache;
 use dojo_net::checkpoint::{self, CheckpointError};
@@ -167,7 +167,7 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     // A consistent sidecar over garbage weights: the safetensors parser catches it.
     std::fs::write(&path, b"not a tensor file at all").unwrap();
     let mut side = checkpoint::read_sidecar(&path).unwrap();
-    side.sha256 = dojo_game::util::sha256_hex(b"not a tensor file at all");
+    side.sha256 = dojo_base::util::sha256_hex(b"not a tensor file at all");
     std::fs::write(dir.join("m.json"), serde_json::to_vec(&side).unwrap()).unwrap();
     let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
     assert!(err.to_string().contains("not a valid safetensors file"), "{err}");
@@ -176,7 +176,7 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     let other = Model::new(arch(1, 16), Device::Cpu);
     let bytes = checkpoint::weights_bytes(&other).unwrap();
     std::fs::write(&path, &bytes).unwrap();
-    side.sha256 = dojo_game::util::sha256_hex(&bytes);
+    side.sha256 = dojo_base::util::sha256_hex(&bytes);
     std::fs::write(dir.join("m.json"), serde_json::to_vec(&side).unwrap()).unwrap();
     let err = checkpoint::load(&path, Device::Cpu, None).err().unwrap();
     assert!(err.to_string().contains("does not match the architecture's"), "{err}");

@@ -4,7 +4,7 @@
 use dojo_arch::architecture::{Architecture, PolicyHead};
 use dojo_arch::train::OptimizerKind;
 use dojo_arch::train::TrainConfig;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::GameSpec;
 use dojo_net::checkpoint;
 use dojo_net::device::set_threads;

@@ -4,8 +4,8 @@
 //! below were computed on main before the change (commit 376a86e); a change to the search
 //! that means to change play updates them, and says so.
 
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_game::sliding::Twenty48;
 use dojo_game::{draw_chance_event, Game, ToMove};
 use dojo_net::agent::NetAgent;

@@ -5,7 +5,7 @@
 use super::network::Network;
 use super::search::greedy;
 use super::TupleRules;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::sliding::Sliding;
 use dojo_game::Chance;
 use dojo_game::Game;

@@ -11,7 +11,7 @@
 use super::layout::LayoutError;
 use super::weight_file::{load, read_header, save};
 use super::{Layout, Method, Network, NtupleError, Trainer, TupleRules};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::GameScore;
 use dojo_game::GameSpec;
 use dojo_record::score::ScoreReport;

@@ -21,7 +21,7 @@
 use super::layout::{Layout, LayoutError, MAX_TUPLES, MAX_TUPLE_LEN};
 use super::network::Network;
 use super::TupleRules;
-use dojo_game::util::atomic_write;
+use dojo_base::util::atomic_write;
 use dojo_game::GameSpec;
 use std::fs::File;
 use std::io::{BufReader, Read};

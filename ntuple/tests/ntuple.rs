@@ -1,7 +1,7 @@
 //! N-tuple agents: expectimax against hand analysis and against an independent search
 //! through the game API, and the weight file (round trip, and every way a file can be bad).
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::sliding::{Fib2584, Rules, Rules2048, Rules2584, Sliding, SpawnOdds, Twenty48, RIGHT, UP};
 use dojo_game::Chance;
 use dojo_game::{Game, ToMove};

@@ -392,7 +392,7 @@ impl std::fmt::Display for RuleRefused {
 /// The answer to `INFO max_memory`: a `MESSAGE` when the limit (bytes, 0 for none) is
 /// under the resident memory the brain has already used.
 fn memory_note(limit: Option<u64>) -> Reply {
-    match (limit, dojo_game::util::peak_rss_bytes()) {
+    match (limit, dojo_base::util::peak_rss_bytes()) {
         (Some(limit), Some(peak)) if limit > 0 && peak > limit => Reply::line(format!(
             "MESSAGE max_memory {limit} bytes is below this brain's resident memory peak so far, {peak} bytes; \
              it does not shrink to a limit"
@@ -662,7 +662,7 @@ mod tests {
         let mut b = brain();
         assert!(say(&mut b, "INFO max_memory 0").is_empty(), "0: no limit");
         assert!(say(&mut b, "INFO max_memory 1000000000000").is_empty());
-        let Some(peak) = dojo_game::util::peak_rss_bytes() else { return };
+        let Some(peak) = dojo_base::util::peak_rss_bytes() else { return };
         let note = say(&mut b, "INFO max_memory 1");
         assert_eq!(note.len(), 1);
         assert!(note[0].starts_with("MESSAGE max_memory 1 bytes is below this brain's resident memory peak so far, "));

@@ -13,8 +13,8 @@
 
 use crate::cpp_export::{self, BuildFailure, GamePart, Kernel, SearchSettings};
 use dojo_arch::precision::Precision;
+use dojo_base::rng::Rng;
 use dojo_game::gomoku::{Gomoku, Rule, GOMOKU_MAX, GOMOKU_MIN};
-use dojo_game::rng::Rng;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game, GameSpec};
@@ -161,7 +161,7 @@ pub fn write_brain(
     let source_text = cpp_export::assemble(FRONT, GamePart::Gomoku, &generated);
     std::fs::create_dir_all(dir).map_err(|error| GomocupExportError::Write { path: dir.to_path_buf(), error })?;
     let source = dir.join(format!("pbrain-{name}.cpp"));
-    dojo_game::util::atomic_write(&source, source_text.as_bytes())
+    dojo_base::util::atomic_write(&source, source_text.as_bytes())
         .map_err(|error| GomocupExportError::Write { path: source.clone(), error })?;
     Ok(Exported { source, bytes: source_text.len() as u64, shape: format!("{}x{}", arch.blocks, arch.channels), sizes })
 }

@@ -2,7 +2,7 @@
 //! the network says its move, how it rates its position and which moves it weighed.
 
 use dojo_arbiter::players::{net_player, PlayerError, PlayerSpec};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::{FromAnyGame, Game, GameError, GameSpec, Outcome, Player, ToMove};
 use dojo_net::device::Device;

@@ -11,9 +11,10 @@
 
 use crate::cpp_export::{self, BuildFailure, GamePart, SearchSettings};
 use dojo_arch::precision::Precision;
+use dojo_base::bits::Bits192;
+use dojo_base::rng::Rng;
 use dojo_external::saiblo::SaibloView;
-use dojo_game::connect4::{Bits192, Connect4};
-use dojo_game::rng::Rng;
+use dojo_game::connect4::Connect4;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{AnyGame, Game, GameSpec};
@@ -133,7 +134,7 @@ pub fn write_strategy(
     std::fs::create_dir_all(dir).map_err(|error| ExportError::Write { path: dir.to_path_buf(), error })?;
     for (name, text) in [("Strategy.cpp", source.as_str()), ("Strategy.h", STRATEGY_H), ("Point.h", POINT_H)] {
         let path = dir.join(name);
-        dojo_game::util::atomic_write(&path, text.as_bytes()).map_err(|error| ExportError::Write { path, error })?;
+        dojo_base::util::atomic_write(&path, text.as_bytes()).map_err(|error| ExportError::Write { path, error })?;
     }
     Ok(Exported {
         source: dir.join("Strategy.cpp"),

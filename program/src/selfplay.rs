@@ -6,7 +6,7 @@
 
 use crate::checkpoint::{load_checkpoint, LoadError};
 use dojo_arch::precision::PrecisionChoice;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::GameError;
 use dojo_game::GameScore;

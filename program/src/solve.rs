@@ -2,11 +2,11 @@
 //! or each finished game's first mistakes by side and the lines they were made on.
 
 use dojo_arbiter::match_report::game_of_line;
+use dojo_game::connect4::solver::{Position, Solver};
 use dojo_game::connect4::Connect4;
 use dojo_game::{Action, AnyGame, Game, GameError, GameSpec};
 use dojo_grading::judge::position_after;
 use dojo_search::mistakes::{common_lines, first_mistakes, Mistake};
-use dojo_search::solver::{Position, Solver};
 use std::io::{BufRead, Write};
 
 #[derive(Debug, thiserror::Error)]

@@ -7,8 +7,8 @@
 //! (line, nodes and budget flag) at budgets 0, 100 and 1000. dojo's rules are checked
 //! against naive references in game/tests/gomoku.rs and search/tests/gomoku_vcf.rs.
 
+use dojo_base::rng::Rng;
 use dojo_game::gomoku::{vcf, Gomoku, Rule};
-use dojo_game::rng::Rng;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game, Outcome, Player};

@@ -4,7 +4,7 @@
 //! network's batches take.
 
 use super::{record_start, GameRecord, InvalidRecord, RecordError};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameError, GameSpec, SpecProblem};
 
 /// The position that gives a run's games their type: the record start of a fixed board

@@ -28,7 +28,7 @@ pub use codec::{MAX_BODY_LEN, MAX_MOVES, MAX_POLICY, MAX_SPEC_LEN, MAX_TOTAL_POL
 pub use file::{read_records, write_records, FILE_MAGIC, FILE_VERSION};
 pub use sample::{samples, Sample, SampleOptions, SampleTarget, TrainingGame};
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{Action, AnyGame, Game, GameError, GameSpec, Outcome, PlaneShape, Player};
 use rand::{seq::IndexedRandom, Rng as _};
 use std::fmt;
@@ -153,7 +153,7 @@ impl GameRecord {
 
     /// The game id as 32 lowercase hex digits.
     pub fn id_hex(&self) -> String {
-        dojo_game::util::hex(&self.game_id)
+        dojo_base::util::hex(&self.game_id)
     }
 
     /// Number of player moves (chance events left out).

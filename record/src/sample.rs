@@ -2,8 +2,8 @@
 //! target per trainable position, under a random symmetry of the board.
 
 use super::{GameRecord, RecordError, RecordOutcome, SampleError};
+use dojo_base::rng::Rng;
 use dojo_game::returns::{ReturnScale, DEFAULT_MAX_RETURN};
-use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, Outcome, PlaneShape, ToMove};
 use rand::RngExt;
 

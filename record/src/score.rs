@@ -133,7 +133,7 @@ impl fmt::Display for ScoreReport {
 mod tests {
     use super::*;
     use crate::{random_game_record, MoveRecord, RecordOutcome};
-    use dojo_game::rng::Rng;
+    use dojo_base::rng::Rng;
     use dojo_game::sliding::{Fib2584, Rules, Sliding, SpawnOdds, Twenty48};
     use dojo_game::Chance;
     use dojo_game::{Game, ToMove};

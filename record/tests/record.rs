@@ -4,8 +4,8 @@
 //! record layer is tested on its own: tic-tac-toe (8 symmetries, 3 input planes) and a
 //! one-player dice game with chance events and a score.
 
+use dojo_base::rng::Rng;
 use dojo_game::returns::ReturnScale;
-use dojo_game::rng::Rng;
 use dojo_game::tactics::Tactics;
 use dojo_game::{
     Action, BoardLayout, Chance, Game, GameError, GameSpec, MoveProblem, Outcome, ParseProblem, PlaneShape, Player,

@@ -3,7 +3,7 @@
 
 use crate::config::{ConfigError, RunConfig};
 use crate::paths::RunPaths;
-use dojo_game::util::atomic_write;
+use dojo_base::util::atomic_write;
 use dojo_game::GameSpec;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

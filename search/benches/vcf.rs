@@ -9,8 +9,8 @@
 //! those positions, each playout expanding one position: the whole per-expansion cost with
 //! the lookahead, next to the same search with the threat search off.
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use dojo_base::rng::Rng;
 use dojo_game::gomoku::Gomoku;
-use dojo_game::rng::Rng;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game};
 use dojo_search::config::SearchConfig;

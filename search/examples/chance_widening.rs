@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p dojo-search --example chance_widening -- [GAMES] [SIMS]`
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::sliding::Twenty48;
 use dojo_game::Chance;
 use dojo_game::{Action, Game, ToMove};

@@ -51,9 +51,9 @@
 use super::config::{SearchConfig, SearchMode};
 use super::gumbel::{self, ChildView, GumbelState};
 use super::puct::{choose_by_visits, exploration, first_play_value, legal_softmax, mix_dirichlet, ChildStats, Proven};
-use super::step::{LeafSearch, Playouts, Step};
+use super::step::{leaf_search_by_playouts, Playouts};
+use dojo_base::rng::Rng;
 use dojo_game::returns::ReturnScale;
-use dojo_game::rng::Rng;
 use dojo_game::{Action, Game, ToMove};
 use rand::RngExt;
 
@@ -489,18 +489,17 @@ impl<G: Game> ChanceSearch<G> {
     }
 }
 
+leaf_search_by_playouts!(ChanceSearch);
+
 impl<G: Game> Playouts<G> for ChanceSearch<G> {
     fn pending(&self) -> &Option<(u32, G)> {
         &self.pending
     }
 
-    fn gumbel_state(&mut self) -> &mut GumbelState {
-        &mut self.gumbel
-    }
-
     /// In Gumbel mode, `budget` counts simulations after the root's evaluation, as the graph
     /// search counts.
-    fn finished(&self, budget: u32) -> bool {
+    fn finished(&mut self, budget: u32) -> bool {
+        self.gumbel.budget = budget;
         let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
         let root = &self.decisions[0];
         root.state == State::Terminal || (root.state == State::Expanded && spent >= budget)
@@ -553,23 +552,10 @@ impl<G: Game> Playouts<G> for ChanceSearch<G> {
         self.backup();
         false
     }
-}
-
-impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
-    /// Runs playouts until one needs the network or `budget` playouts are done (in Gumbel
-    /// mode, `budget` simulations after the root's evaluation, as the graph search counts).
-    fn run(&mut self, budget: u32) -> Step {
-        self.run_playouts(budget)
-    }
-
-    /// The position waiting for the network.
-    fn leaf(&self) -> &G {
-        self.pending_leaf()
-    }
 
     /// Hands back the network's output for [`ChanceSearch::leaf`]: logits over all actions
     /// and the value (a scaled return, see [`ReturnScale`]).
-    fn deliver(&mut self, logits: &[f32], value: f32) {
+    fn expand_pending(&mut self, logits: &[f32], value: f32) {
         let (leaf, game) = self.pending.take().expect("no leaf is pending");
         game.legal_actions(&mut self.legal);
         let mut priors = Vec::with_capacity(self.legal.len());
@@ -601,6 +587,7 @@ impl<G: Game> LeafSearch<G> for ChanceSearch<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::step::{LeafSearch, Step};
     use dojo_game::pig::{Pig, HOLD, ROLL};
     use dojo_game::sliding::{Twenty48, DOWN, LEFT, RIGHT, UP};
     use dojo_game::tactics::Tactics;

@@ -4,8 +4,8 @@
 //! A run's whole configuration, which holds these, is `dojo_run::config`: one concept
 //! (settings) in two layers.
 
+use dojo_base::util::SettingError;
 use dojo_game::returns::{ReturnScale, DEFAULT_MAX_RETURN};
-use dojo_game::util::SettingError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

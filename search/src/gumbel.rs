@@ -18,7 +18,7 @@
 //! from the logit by the same constant for every move, which neither a softmax nor an
 //! argmax sees.
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use rand::RngExt;
 
 /// What the formulas need of one child: its prior, its visits through this parent, and its

@@ -47,7 +47,7 @@
 
 use super::graph::{graph_storage, keep_reachable, GraphNode, HashIndex, NONE};
 use super::player::Agent;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{Action, Game, Outcome, Player, ToMove};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{RngExt, SeedableRng};
@@ -842,7 +842,7 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for Mcts<G, R> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Connect4Rollout;
 
-impl<B: dojo_game::connect4::BitWord> RolloutPolicy<dojo_game::connect4::Connect4<B>> for Connect4Rollout {
+impl<B: dojo_base::bits::BitWord> RolloutPolicy<dojo_game::connect4::Connect4<B>> for Connect4Rollout {
     #[inline]
     fn choose(&mut self, game: &dojo_game::connect4::Connect4<B>, rng: &mut Rng, _scratch: &mut Vec<Action>) -> Action {
         game.heuristic_move(rng)

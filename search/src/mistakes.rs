@@ -9,7 +9,7 @@
 //! a node budget; a position the solver cannot settle in it stays unknown, and a mistake is
 //! only named between two known outcomes.
 
-use super::solver::{Position, Solver};
+use dojo_game::connect4::solver::{Position, Solver};
 use dojo_game::{GameError, MoveProblem};
 use serde::Serialize;
 use std::fmt;

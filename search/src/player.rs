@@ -1,6 +1,6 @@
 //! The interface every move-picking player implements, and the uniform random baseline.
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{Action, Game, GameSpec};
 use rand::{seq::IndexedRandom, SeedableRng};
 

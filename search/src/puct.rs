@@ -34,8 +34,8 @@
 use super::config::{ForcedVisits, SearchConfig, SearchMode};
 use super::graph::{graph_storage, keep_reachable, HashIndex, NONE};
 use super::gumbel::{self, ChildView, GumbelState};
-use super::step::{LeafSearch, Playouts, Step};
-use dojo_game::rng::{dirichlet, Rng};
+use super::step::{leaf_search_by_playouts, Playouts};
+use dojo_base::rng::{dirichlet, Rng};
 use dojo_game::tactics::Lookahead;
 use dojo_game::{Action, Game, Outcome, ToMove};
 use rand::seq::IndexedRandom;
@@ -650,18 +650,17 @@ impl<G: Game> Search<G> {
     }
 }
 
+leaf_search_by_playouts!(Search);
+
 impl<G: Game> Playouts<G> for Search<G> {
     fn pending(&self) -> &Option<(u32, G)> {
         &self.pending
     }
 
-    fn gumbel_state(&mut self) -> &mut GumbelState {
-        &mut self.gumbel
-    }
-
     /// In Gumbel mode the budget counts simulations through the root's moves (mctx's
     /// `num_simulations`); a proven root is done at once.
-    fn finished(&self, budget: u32) -> bool {
+    fn finished(&mut self, budget: u32) -> bool {
+        self.gumbel.budget = budget;
         let spent = if self.gumbel() { self.gumbel.schedule.spent() } else { self.playouts };
         let root = &self.nodes[self.root as usize];
         match root.state {
@@ -712,25 +711,10 @@ impl<G: Game> Playouts<G> for Search<G> {
         self.backup();
         false
     }
-}
-
-impl<G: Game> LeafSearch<G> for Search<G> {
-    /// Runs playouts until one needs the network or `budget` playouts (since `set_root`) are
-    /// done. A proven root is done at once. In Gumbel mode the budget counts simulations
-    /// through the root's moves (mctx's `num_simulations`), and sequential halving plans
-    /// for it: call with the same budget until done.
-    fn run(&mut self, budget: u32) -> Step {
-        self.run_playouts(budget)
-    }
-
-    /// The position waiting for the network.
-    fn leaf(&self) -> &G {
-        self.pending_leaf()
-    }
 
     /// Hands back the network's output for [`Search::leaf`]: logits over all actions and the
     /// value from the leaf's side to move.
-    fn deliver(&mut self, logits: &[f32], value: f32) {
+    fn expand_pending(&mut self, logits: &[f32], value: f32) {
         let (leaf, game) = self.pending.take().expect("no leaf is pending");
         let lookahead = self.moves_to_search(&game);
         legal_softmax(logits, &self.legal, &mut self.scratch);

@@ -9,7 +9,7 @@ use super::chance::{ChanceConfig, ChanceSearch};
 use super::config::SearchConfig;
 use super::puct::{ChildStats, Proven, Search};
 use super::step::{LeafSearch, Step};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{Action, Game};
 
 /// The search of one game (or of one player's positions, one after another).

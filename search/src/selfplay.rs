@@ -24,8 +24,8 @@ use super::evaluator::Evaluator;
 use super::graph::HashIndex;
 use super::searcher::Searcher;
 use super::step::{LeafSearch, Step};
-use dojo_game::rng::Rng;
-use dojo_game::util::SettingError;
+use dojo_base::rng::Rng;
+use dojo_base::util::SettingError;
 use dojo_game::GameSpec;
 use dojo_game::{draw_chance_event, play_random_opening, Action, Game, Outcome, Player, ToMove};
 use dojo_record::{new_game_id, GameRecord, MoveRecord, RecordOutcome};
@@ -349,7 +349,7 @@ impl<G: Game> SelfPlayEngine<G> {
                 self.stats.false_resigns += 1;
             }
         }
-        record.created_unix_ms = dojo_game::util::now_unix_ms();
+        record.created_unix_ms = dojo_base::util::now_unix_ms();
         record
     }
 

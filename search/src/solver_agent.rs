@@ -7,9 +7,9 @@
 
 use super::mcts::{Connect4Rollout, Mcts, MctsConfig};
 use super::player::Agent;
-use super::solver::{Position, Solver};
+use dojo_base::rng::Rng;
+use dojo_game::connect4::solver::{Position, Solver};
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_game::Action;
 use rand::{seq::IndexedRandom, Rng as _, SeedableRng};
 

@@ -4,7 +4,6 @@
 //! uses the one loop here, whichever algorithm it runs.
 
 use super::evaluator::Evaluator;
-use super::gumbel::GumbelState;
 use dojo_game::Game;
 
 /// What the caller must do next.
@@ -71,24 +70,25 @@ pub trait LeafSearch<G: Game> {
 
 /// The side of the protocol the tree searches (the graph search, `puct`, and the chance
 /// search) share, written once: playouts from the root until one stops at a leaf for the
-/// network, which stays pending until [`LeafSearch::deliver`] takes it.
+/// network, which stays pending until [`LeafSearch::deliver`] expands it. A tree search
+/// supplies the four steps below and becomes a [`LeafSearch`] by [`leaf_search_by_playouts!`].
 pub(crate) trait Playouts<G: Game> {
     /// The leaf the last playout stopped at (its node and position), until delivered.
     fn pending(&self) -> &Option<(u32, G)>;
 
-    /// What Gumbel mode keeps: sequential halving plans for the current run's budget.
-    fn gumbel_state(&mut self) -> &mut GumbelState;
-
-    /// Whether the search of `budget` playouts is complete (or its root is decided).
-    fn finished(&self, budget: u32) -> bool;
+    /// Whether the search of `budget` playouts is complete (or its root is decided); in
+    /// Gumbel mode, sequential halving plans for this budget from here on.
+    fn finished(&mut self, budget: u32) -> bool;
 
     /// One playout; true if it stopped at a leaf that needs the network.
     fn playout(&mut self) -> bool;
 
+    /// Expands the pending leaf with the network's logits (over all actions) and value.
+    fn expand_pending(&mut self, logits: &[f32], value: f32);
+
     /// [`LeafSearch::run`]: playouts until one needs the network or the search is complete.
     fn run_playouts(&mut self, budget: u32) -> Step {
         assert!(self.pending().is_none(), "deliver the pending evaluation first");
-        self.gumbel_state().budget = budget;
         loop {
             if self.finished(budget) {
                 return Step::Done;
@@ -104,3 +104,24 @@ pub(crate) trait Playouts<G: Game> {
         &self.pending().as_ref().expect("no leaf is pending").1
     }
 }
+
+/// `impl LeafSearch for $search` through its [`Playouts`]: written once here, since a
+/// blanket impl over every `Playouts` would collide with the `Searcher`'s own.
+macro_rules! leaf_search_by_playouts {
+    ($search:ident) => {
+        impl<G: Game> $crate::step::LeafSearch<G> for $search<G> {
+            fn run(&mut self, budget: u32) -> $crate::step::Step {
+                $crate::step::Playouts::run_playouts(self, budget)
+            }
+
+            fn leaf(&self) -> &G {
+                $crate::step::Playouts::pending_leaf(self)
+            }
+
+            fn deliver(&mut self, logits: &[f32], value: f32) {
+                $crate::step::Playouts::expand_pending(self, logits, value)
+            }
+        }
+    };
+}
+pub(crate) use leaf_search_by_playouts;

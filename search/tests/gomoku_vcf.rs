@@ -2,8 +2,8 @@
 //! a false VCF, the node budget), checked against a VCF search written with the game's own
 //! moves, and the graph search that uses it (proven wins, defences, proven losses).
 
+use dojo_base::rng::Rng;
 use dojo_game::gomoku::{vcf, Gomoku, Rule};
-use dojo_game::rng::Rng;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game, Outcome, Player, ToMove};

@@ -1,7 +1,7 @@
 //! The graph search in Gumbel mode (`search.mode = "gumbel"`), on Connect Four.
 
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_game::{Action, Game};
 use dojo_search::config::{SearchConfig, SearchMode, SelfPlayConfig};
 use dojo_search::evaluator::{Evaluator, UniformEvaluator};

@@ -2,7 +2,7 @@
 //! take-away game, hand-built game trees for the solver, and a one-player lottery with
 //! chance nodes.
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::tactics::Tactics;
 use dojo_game::{
     Action, BoardLayout, Chance, Game, GameError, GameSpec, Outcome, ParseProblem, PlaneShape, Player, Scoring,

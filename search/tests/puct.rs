@@ -1,7 +1,7 @@
 //! Invariants of the network-guided PUCT graph search, on Connect Four.
 
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game};

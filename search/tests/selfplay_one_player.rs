@@ -1,8 +1,8 @@
 //! Self-play of one-player games (2048, 2584): the chance-node search, spawns drawn and
 //! recorded by the engine, and value targets scaled from the return still to come.
 
+use dojo_base::rng::Rng;
 use dojo_game::returns::ReturnScale;
-use dojo_game::rng::Rng;
 use dojo_game::sliding::{Fib2584, SpawnOdds, Twenty48};
 use dojo_game::Chance;
 use dojo_game::{Game, ToMove};

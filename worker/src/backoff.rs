@@ -5,7 +5,7 @@
 //! fixed delays would make them all reconnect in the same instant again and again. Drawing
 //! from the whole interval spreads them out.
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use rand::RngExt;
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The worker's side of the gRPC contract: handshake, model download, game upload.
 
 use dojo_arch::architecture::ArchitectureError;
-use dojo_game::util::sha256_hex;
+use dojo_base::util::sha256_hex;
 use dojo_net::checkpoint::{self, Sidecar};
 use dojo_net::device::Device;
 use dojo_net::model::Model;

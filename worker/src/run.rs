@@ -10,8 +10,8 @@ use crate::client::{self, CallError, Client, Delivery, Refusal, Transient};
 use crate::spool::{Spool, SpoolError};
 use crate::telemetry::WorkerTelemetry;
 use dojo_arch::precision::PrecisionChoice;
-use dojo_game::rng::Rng;
-use dojo_game::util::SettingError;
+use dojo_base::rng::Rng;
+use dojo_base::util::SettingError;
 use dojo_game::with_game;
 use dojo_game::{FromAnyGame, Game, GameError, GameSpec};
 use dojo_net::autotune::self_play_precision;
@@ -458,7 +458,7 @@ fn deliver(cx: &mut Context<'_>, summary: &mut WorkerSummary, timeout: Duration)
                 match delivery {
                     Delivery::Delivered => delivered += 1,
                     Delivery::Rejected { reason: why } => {
-                        tracing::error!("the learner rejected game {}: {why}", dojo_game::util::hex(&id));
+                        tracing::error!("the learner rejected game {}: {why}", dojo_base::util::hex(&id));
                         rejected += 1;
                     }
                 }

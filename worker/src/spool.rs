@@ -22,7 +22,7 @@
 //! anywhere, in this process or another, fails at once naming that holder. Two workers on
 //! one spool would each send and ack the other's games and quarantine its half-written ones.
 
-use dojo_game::util::atomic_write;
+use dojo_base::util::atomic_write;
 use dojo_record::{GameRecord, RecordError};
 use dojo_run::journal::{self, JournalError};
 use std::collections::{BTreeMap, HashMap};
@@ -253,7 +253,7 @@ impl Spool {
     }
 
     fn path_of(&self, game_id: &[u8; 16]) -> PathBuf {
-        self.dir.join(format!("{}{EXT}", dojo_game::util::hex(game_id)))
+        self.dir.join(format!("{}{EXT}", dojo_base::util::hex(game_id)))
     }
 }
 

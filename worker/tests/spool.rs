@@ -1,8 +1,8 @@
 //! The spool keeps every pushed game across reopens and crashes, hands them back oldest
 //! first, forgets acknowledged ones, and survives garbage in its directory.
 
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_record::{random_game_record, GameRecord};
 use dojo_worker::spool::{Spool, SpoolError, LOCK_FILE, QUARANTINE_DIR};
 use rand::SeedableRng;

@@ -1,9 +1,9 @@
 //! Why a player spec does not parse ([`PlayerSpecError`]) and why a player cannot be built
 //! or cannot play a game ([`PlayerError`]).
 
+use dojo_base::util::SettingError;
 use dojo_external::gomocup::manager::EngineError;
 use dojo_external::saiblo::StrategyError;
-use dojo_game::util::SettingError;
 use dojo_game::{GameError, GameSpec};
 use dojo_net::agent::NetPlayerError;
 use dojo_net::checkpoint::CheckpointError;

@@ -5,8 +5,9 @@
 use super::clock::clock_in;
 use super::error::PlayerSpecProblem;
 use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
-use dojo_game::connect4::{BitWord, Bits192, Connect4};
-use dojo_game::rng::Rng;
+use dojo_base::bits::{BitWord, Bits192};
+use dojo_base::rng::Rng;
+use dojo_game::connect4::Connect4;
 use dojo_game::{AnyGame, FromAnyGame, Game};
 use dojo_search::mcts::{Connect4Rollout, Mcts, MctsConfig, UniformRollout};
 use dojo_search::player::{Agent, MoveError};

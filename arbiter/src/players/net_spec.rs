@@ -4,7 +4,7 @@
 use super::clock::{clock_name, required_clock};
 use super::error::{PlayerError, PlayerSpecProblem};
 use super::kind::{Baseline, PlayerForm, PlayerKind};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
 use dojo_net::agent::NetAgent;
 use dojo_net::checkpoint;

@@ -2,7 +2,7 @@
 
 use super::error::PlayerSpecProblem;
 use super::kind::{Baseline, PlayerForm, PlayerKind};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::{AnyGame, FromAnyGame, Game};
 use dojo_search::player::RandomAgent;
 use rand::SeedableRng;

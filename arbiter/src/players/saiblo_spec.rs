@@ -3,8 +3,9 @@
 
 use super::error::{PlayerError, PlayerSpecProblem};
 use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
+use dojo_base::bits::Bits192;
 use dojo_external::saiblo::{StrategyAgent, StrategyConfig, DEFAULT_CLOCK_MS};
-use dojo_game::connect4::{Bits192, Connect4};
+use dojo_game::connect4::Connect4;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
 use std::fmt;
 use std::path::PathBuf;

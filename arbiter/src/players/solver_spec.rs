@@ -2,8 +2,9 @@
 
 use super::error::{PlayerError, PlayerSpecProblem};
 use super::kind::{own_players, Baseline, PlayerForm, PlayerKind};
-use dojo_game::connect4::{Bits192, Connect4};
-use dojo_game::rng::Rng;
+use dojo_base::bits::Bits192;
+use dojo_base::rng::Rng;
+use dojo_game::connect4::Connect4;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
 use dojo_search::solver_agent::SolverAgent;
 use rand::SeedableRng;

@@ -156,7 +156,7 @@ impl TournamentContest for TwoPlayer {
             opening,
             moves: played.end.moves_to_text(&played.moves),
             seconds,
-            unix_ms: dojo_game::util::now_unix_ms(),
+            unix_ms: dojo_base::util::now_unix_ms(),
         }
     }
 
@@ -302,7 +302,7 @@ impl TournamentContest for OnePlayer {
             moves: played.moves.len() as u32,
             forfeit: played.forfeit.clone(),
             seconds,
-            unix_ms: dojo_game::util::now_unix_ms(),
+            unix_ms: dojo_base::util::now_unix_ms(),
         }
     }
 

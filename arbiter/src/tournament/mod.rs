@@ -42,7 +42,7 @@ pub use results::{GameKey, GameLine, OnePlayerKey, ScoreLine};
 use crate::matches::play_game;
 use crate::openings::{Opening, Openings};
 use crate::players::{BaselinePlayers, PlayerSpec, PlayerSpecError};
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::GameSpec;
 use dojo_run::journal;
 use dojo_search::player::Agent;
@@ -378,7 +378,7 @@ fn open_folder(dir: &TournamentDir, spec: &TournamentSpec) -> Result<(Tournament
         None => spec.clone(),
     };
     let json = serde_json::to_vec_pretty(&spec).expect("a tournament spec serialises");
-    dojo_game::util::atomic_write(&dir.spec(), &json).map_err(TournamentError::io("write", dir.spec()))?;
+    dojo_base::util::atomic_write(&dir.spec(), &json).map_err(TournamentError::io("write", dir.spec()))?;
     journal::end_partial_line(&dir.results())?;
     Ok((spec, lock))
 }
@@ -508,7 +508,7 @@ impl<C: TournamentContest> Tournament<C> {
         let line = C::line(key, &played, first, opening, started.elapsed().as_secs_f64());
         let (name, text) = C::game_text(&self.spec, &line, &start, &played);
         let path = self.dir.games().join(format!("{name}.txt"));
-        dojo_game::util::atomic_write(&path, text.as_bytes()).map_err(TournamentError::io("write", path.clone()))?;
+        dojo_base::util::atomic_write(&path, text.as_bytes()).map_err(TournamentError::io("write", path.clone()))?;
         Ok(line)
     }
 }

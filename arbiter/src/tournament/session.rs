@@ -33,12 +33,12 @@ pub enum FormatChoice {
 }
 
 impl std::str::FromStr for FormatChoice {
-    type Err = dojo_game::util::SettingError;
+    type Err = dojo_base::util::SettingError;
     fn from_str(text: &str) -> Result<FormatChoice, Self::Err> {
         match text {
             "round-robin" => Ok(FormatChoice::RoundRobin),
             "gauntlet" => Ok(FormatChoice::Gauntlet),
-            _ => Err(dojo_game::util::SettingError::not_a_choice("tournament mode", text, "round-robin or gauntlet")),
+            _ => Err(dojo_base::util::SettingError::not_a_choice("tournament mode", text, "round-robin or gauntlet")),
         }
     }
 }
@@ -210,7 +210,7 @@ pub fn play<C: TournamentContest>(
     let (path, png) = C::standings_files(&tournament.dir);
     let title = format!("{} · {} · {} games", run.root.display(), tournament.spec.game, standings.games());
     let json = serde_json::to_vec_pretty(&standings).map_err(|error| TournamentError::Json { error })?;
-    dojo_game::util::atomic_write(&path, &json).map_err(TournamentError::io("write", path.clone()))?;
+    dojo_base::util::atomic_write(&path, &json).map_err(TournamentError::io("write", path.clone()))?;
     let drew = plot::draw(&standings, &title, &png);
     let tensorboard = standings.to_tensorboard(&run.tensorboard(&format!("tournament-{name}")));
     let left = tournament.to_play().len();

@@ -150,7 +150,7 @@ pub fn value(page: &str, name: &str) -> f64 {
 /// `n` random (legal, finished) Connect Four game records, the same for the same seed.
 pub fn random_games(n: usize, seed: u64) -> Vec<dojo_record::GameRecord> {
     use rand::SeedableRng;
-    let mut rng = dojo_game::rng::Rng::seed_from_u64(seed);
+    let mut rng = dojo_base::rng::Rng::seed_from_u64(seed);
     let start = dojo_game::connect4::Connect4::<u64>::standard();
     (0..n).map(|_| dojo_record::random_game_record(&start, 1, &mut rng)).collect()
 }

@@ -99,8 +99,8 @@ fn init_refuses_a_convolutional_policy_head_where_moves_are_not_cells() {
 
 #[test]
 fn positions_from_recorded_games_are_their_distinct_prefixes() {
+    use dojo_base::rng::Rng;
     use dojo_game::connect4::Connect4;
-    use dojo_game::rng::Rng;
     use dojo_record::{random_game_record, write_records};
     use rand::SeedableRng;
     let dir = tempfile::tempdir().unwrap();

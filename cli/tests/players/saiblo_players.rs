@@ -7,9 +7,10 @@ use crate::common;
 
 use common::{dojo, path};
 use dojo_arbiter::matches::play_game;
+use dojo_base::bits::Bits192;
+use dojo_base::rng::Rng;
 use dojo_external::saiblo::{StrategyAgent, StrategyConfig};
-use dojo_game::connect4::{Bits192, Connect4};
-use dojo_game::rng::Rng;
+use dojo_game::connect4::Connect4;
 use dojo_game::{Game, Outcome};
 use dojo_search::player::{Agent, RandomAgent};
 use rand::SeedableRng;

@@ -36,8 +36,8 @@ const LONG_FUNCTION_BUDGET: usize = 8;
 /// The crates whose sources are read (every workspace member: a test checks); all but
 /// `cli` are libraries.
 const CRATES: &[&str] = &[
-    "proto", "game", "metrics", "record", "arch", "search", "net", "ntuple", "run", "external", "worker", "learner",
-    "arbiter", "grading", "gating", "program", "cli",
+    "base", "proto", "game", "metrics", "record", "arch", "search", "net", "ntuple", "run", "external", "worker",
+    "learner", "arbiter", "grading", "gating", "program", "cli",
 ];
 
 /// The most of the workspace's source lines (tests aside) one crate may hold, in percent:

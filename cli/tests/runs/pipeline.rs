@@ -5,8 +5,8 @@ use crate::common;
 
 use common::{tiny_config, wait_until};
 use dojo_arch::precision::PrecisionChoice;
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_game::GameSpec;
 use dojo_learner::server::{start_learner, LearnerError, LearnerHandle, LearnerOptions};
 use dojo_net::checkpoint;

@@ -11,8 +11,8 @@
 use crate::common;
 
 use common::{path, tiny_config, Proc};
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_learner::gamelog::GameLog;
 use dojo_net::checkpoint;
 use dojo_net::device::Device;

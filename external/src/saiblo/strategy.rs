@@ -4,7 +4,8 @@
 
 use super::view::{BoardError, SaibloView};
 use crate::child::{answer_deadline, ChildError, LineChild};
-use dojo_game::connect4::{BitWord, Connect4};
+use dojo_base::bits::BitWord;
+use dojo_game::connect4::Connect4;
 use dojo_game::{Action, Game};
 use dojo_search::player::{Agent, MoveError};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! dojo's Connect Four positions as the saiblo SDK's arrays, and a strategy's answer as a
 //! dojo move (the conventions are in the module docs of [`super`]).
 
-use dojo_game::connect4::{BitWord, Connect4};
+use dojo_base::bits::BitWord;
+use dojo_game::connect4::Connect4;
 use dojo_game::{Action, Game};
 use std::ffi::c_int;
 use std::fmt::Write as _;
@@ -150,7 +151,7 @@ impl SaibloView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dojo_game::connect4::Bits192;
+    use dojo_base::bits::Bits192;
 
     /// A 9-row, 10-column board with the forbidden cell at the bottom of column 3.
     fn board() -> Connect4<Bits192> {

@@ -128,7 +128,7 @@ impl Metrics {
         let l2 = trainer.l2_term();
         let counters = &shared.counters;
         let mut line = Line::new();
-        line.count(&UNIX_MS, dojo_game::util::now_unix_ms())
+        line.count(&UNIX_MS, dojo_base::util::now_unix_ms())
             .count(&STEP, trainer.step)
             .count(&VERSION, version)
             .real(&POLICY_LOSS, mean.policy)

@@ -73,7 +73,7 @@ impl Publisher {
         let sidecar = checkpoint::save(model, &path, trainer.step, version, parent.as_deref())?;
         // Atomic: a gatekeeper polls this file while versions come several a second.
         let json = serde_json::to_vec_pretty(&sidecar).expect("sidecar serialises");
-        dojo_game::util::atomic_write(&run.latest(), &json).map_err(|error| PublishError::Latest { error })?;
+        dojo_base::util::atomic_write(&run.latest(), &json).map_err(|error| PublishError::Latest { error })?;
         self.version = version;
         self.announce(to)
     }

@@ -13,7 +13,7 @@ use crate::infer::NetEvaluator;
 use crate::model::Model;
 use crate::timing::NetTimer;
 use dojo_arch::precision::Precision;
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
 use dojo_game::with_game;
 use dojo_game::{AnyGame, FromAnyGame, Game, GameSpec};
 use dojo_search::config::{SearchConfig, SelfPlayConfig};

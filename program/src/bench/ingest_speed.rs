@@ -9,8 +9,8 @@
 //! `dojo bench ingest` prints it (`cli/src/bench_cmd/ingest_speed.rs`): one concept in two
 //! layers.
 
+use dojo_base::rng::Rng;
 use dojo_game::connect4::Connect4;
-use dojo_game::rng::Rng;
 use dojo_learner::server::{start_learner, LearnerError, LearnerOptions};
 use dojo_net::device::Device;
 use dojo_record::{random_game_record, GameRecord};
@@ -167,7 +167,7 @@ pub fn bench_ingest(load: Load) -> Result<IngestReport, IngestError> {
         fsyncs,
         games_per_fsync: total as f64 / fsyncs.max(1) as f64,
         late_calls,
-        peak_rss_mib: dojo_game::util::peak_rss_bytes().unwrap_or(0) as f64 / (1 << 20) as f64,
+        peak_rss_mib: dojo_base::util::peak_rss_bytes().unwrap_or(0) as f64 / (1 << 20) as f64,
     })
 }
 

@@ -6,9 +6,10 @@
 //!
 //! The board is generalised to any `width × height` with `width * (height + 1) <= 64` and to
 //! blocked cells (cells nobody may play; a disc reaching one skips over it, as in the saiblo
-//! variant). The solver has its own [`Position`], so it does not depend on the game module:
-//! the Connect Four game exposes the same bitboards and converts with
-//! [`Position::from_bitboards`].
+//! variant). It lives beside the rules it solves, as Gomoku's threat prover does
+//! (`gomoku/vcf.rs`): a game's tactics are the game crate's. It keeps its own [`Position`]
+//! (a `u64` board and nothing else, for the search's speed); the game converts with
+//! [`Position::from_game`] or [`Position::from_bitboards`].
 //!
 //! # Layout
 //! Column-major, one sentinel bit above each column: cell `(col, row)` (row 0 at the bottom)
@@ -33,7 +34,7 @@
 //! right now scores `(cells + 1 - moves_played) / 2`); a loss is the negation of the
 //! opponent's score.
 
-use dojo_game::{GameError, MoveProblem, ParseProblem, SpecProblem};
+use crate::{GameError, MoveProblem, ParseProblem, SpecProblem};
 
 /// A column needs at least two bits (one cell and the sentinel), so no board is wider.
 const MAX_WIDTH: usize = 32;
@@ -205,7 +206,7 @@ impl Position {
     }
 
     /// The solver's view of a Connect Four game (the same bitboard layout).
-    pub fn from_game(game: &dojo_game::connect4::Connect4<u64>) -> Position {
+    pub fn from_game(game: &super::Connect4<u64>) -> Position {
         Position::from_bitboards(
             game.width(),
             game.height(),
@@ -816,7 +817,7 @@ mod tests {
         // (slot, tag) is the product split in two, and multiplying by an odd number is a
         // bijection: the product, hence the key, is recovered from them.
         let tt = TransTable::new(10);
-        let mut rng = dojo_game::rng::Rng::seed_from_u64(3);
+        let mut rng = dojo_base::rng::Rng::seed_from_u64(3);
         for _ in 0..10_000 {
             let key = rng.next_u64();
             let (slot, tag) = tt.locate(key);

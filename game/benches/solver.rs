@@ -9,8 +9,8 @@
 //! `SOLVER_BENCH_TT_BITS=24` sets the table size (default `DEFAULT_TT_BITS`).
 
 use criterion::{BenchmarkId, Criterion};
-use dojo_game::rng::Rng;
-use dojo_search::solver::{Position, Solver};
+use dojo_base::rng::Rng;
+use dojo_game::connect4::solver::{Position, Solver};
 use rand::{seq::IndexedRandom, SeedableRng};
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -2,9 +2,9 @@
 //! board, full minimax with memoisation and no pruning) on small boards, late 7×6 positions
 //! and blocked-cell boards, plus the gamesolver.org end-game test set and the error paths.
 
-use dojo_game::rng::Rng;
+use dojo_base::rng::Rng;
+use dojo_game::connect4::solver::{Position, Solver};
 use dojo_game::GameError;
-use dojo_search::solver::{Position, Solver};
 use rand::{seq::IndexedRandom, RngExt, SeedableRng};
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
