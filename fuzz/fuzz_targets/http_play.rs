@@ -39,7 +39,7 @@ fn runs() -> &'static [Shared; 2] {
     static RUNS: OnceLock<[Shared; 2]> = OnceLock::new();
     RUNS.get_or_init(|| {
         dojo_net::device::set_threads(1);
-        [shared(GameSpec::connect4()), shared(GameSpec::Gomoku { size: 9 })]
+        [shared(GameSpec::connect4()), shared(GameSpec::gomoku(9))]
     })
 }
 

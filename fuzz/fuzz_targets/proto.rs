@@ -19,7 +19,7 @@ fn ingest(record: &[u8]) {
     if let Ok(r) = GameRecord::decode(record) {
         let _ = check_record(record, &r.spec);
     }
-    for spec in [GameSpec::connect4(), GameSpec::Gomoku { size: 9 }, GameSpec::Twenty48] {
+    for spec in [GameSpec::connect4(), GameSpec::gomoku(9), GameSpec::Twenty48] {
         let _ = check_record(record, &spec);
     }
 }

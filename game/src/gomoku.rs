@@ -1,5 +1,5 @@
 //! Gomoku on `N × N` boards for `N` in [`GOMOKU_MIN`]`..=`[`GOMOKU_MAX`], no renju
-//! restrictions, by one of two rules ([`Rule`]): freestyle (five *or more* in a row wins,
+//! restrictions, by one of two rules ([`GomokuRule`]): freestyle (five *or more* in a row wins,
 //! the default and the game's spec `gomoku:N`) or standard (exactly five wins; six or more
 //! does not, and a five wins whatever stands next to it). The rule is the position's, not
 //! the spec's: `gomoku:N` names the board, and [`Gomoku::with_rule`] the standard game on it
@@ -31,6 +31,7 @@ mod vcf;
 pub use threats::{five_points, threats, Bits, Threats};
 pub use vcf::{vcf, Vcf};
 
+use crate::spec::GomokuRule;
 pub use crate::spec::{GOMOKU_MAX, GOMOKU_MIN};
 use crate::tactics::{Lookahead, Tactics};
 use crate::{board_outcome, BoardLayout, Chance, Scoring, Symmetries, DRAW, FIRST_WINS, ONGOING, SECOND_WINS};
@@ -136,53 +137,6 @@ fn window(rows: &[u32; MAX], x: usize, y: usize, dir: u32) -> u32 {
     w
 }
 
-/// Which lines win. Gomocup's `INFO rule` is a bit mask (1 exactly five, 2 continuous
-/// game, 4 renju, 8 caro): its 0 is [`Rule::Freestyle`] and 1 is [`Rule::Standard`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Rule {
-    /// Five or more in a row wins.
-    #[default]
-    Freestyle,
-    /// Exactly five in a row wins: six or more (an overline) does not, and a five wins with
-    /// any stone of the other colour next to it.
-    Standard,
-}
-
-impl Rule {
-    /// The rule of Gomocup's `INFO rule` mask, if dojo plays it: bit 1 (exactly five) picks
-    /// standard, bit 2 (a continuous game) changes nothing for a position (the game still
-    /// ends at its first five), and renju (4), caro (8) and any other bit are not played.
-    pub fn from_gomocup(mask: u64) -> Option<Rule> {
-        match mask & !2 {
-            0 => Some(Rule::Freestyle),
-            1 => Some(Rule::Standard),
-            _ => None,
-        }
-    }
-
-    /// The rule's `INFO rule` value: 0 freestyle, 1 standard.
-    pub fn gomocup(self) -> u64 {
-        match self {
-            Rule::Freestyle => 0,
-            Rule::Standard => 1,
-        }
-    }
-
-    /// "freestyle" or "standard".
-    pub fn name(self) -> &'static str {
-        match self {
-            Rule::Freestyle => "freestyle",
-            Rule::Standard => "standard",
-        }
-    }
-}
-
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// What the side to move must do at once (see [`Gomoku::tactic`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tactic {
@@ -217,7 +171,7 @@ pub struct Gomoku {
     /// The side of the square the planes are encoded in: `size` unless [`Gomoku::framed`].
     frame: u8,
     state: u8,
-    rule: Rule,
+    rule: GomokuRule,
     /// `2^16 / size + 1`: `a * recip >> 16 == a / size` exactly for every point `a` of the
     /// board (the error is below `400 / 2^16`, less than the `1 / size` gap to the next
     /// integer); a multiply is several times faster than the division on every move.
@@ -233,11 +187,11 @@ pub struct Gomoku {
 impl Gomoku {
     /// The empty `size × size` freestyle board; `size` must be in `7..=20`.
     pub fn new(size: usize) -> Result<Gomoku, GameError> {
-        Gomoku::with_rule(size, Rule::Freestyle)
+        Gomoku::with_rule(size, GomokuRule::Freestyle)
     }
 
     /// The empty `size × size` board played by `rule`; `size` must be in `7..=20`.
-    pub fn with_rule(size: usize, rule: Rule) -> Result<Gomoku, GameError> {
+    pub fn with_rule(size: usize, rule: GomokuRule) -> Result<Gomoku, GameError> {
         if !(GOMOKU_MIN as usize..=GOMOKU_MAX as usize).contains(&size) {
             return Err(GameError::Spec {
                 spec: format!("gomoku:{size}"),
@@ -253,14 +207,14 @@ impl Gomoku {
             last: NO_MOVE,
             ply: 0,
             empty: (size * size) as u16,
-            hash: zobrist().sizes[size] ^ if rule == Rule::Standard { zobrist().standard } else { 0 },
+            hash: zobrist().sizes[size] ^ if rule == GomokuRule::Standard { zobrist().standard } else { 0 },
             rows: [[0; MAX]; 2],
         })
     }
 
     /// The rule the game is played by.
     #[inline]
-    pub fn rule(&self) -> Rule {
+    pub fn rule(&self) -> GomokuRule {
         self.rule
     }
 
@@ -489,7 +443,7 @@ fn map_point(sym: usize, n: usize, x: usize, y: usize) -> (usize, usize) {
 impl Game for Gomoku {
     /// The board's spec: `gomoku:N` under either rule (see the module's notes).
     fn spec(&self) -> GameSpec {
-        GameSpec::Gomoku { size: self.size }
+        GameSpec::Gomoku { size: self.size, rule: self.rule() }
     }
 
     /// The frame's cells: the board's points unless [`Gomoku::framed`].
@@ -539,7 +493,7 @@ impl Game for Gomoku {
             dirs != 0 && [DIAG, COL, ANTI].into_iter().any(|d| dirs & d != 0 && has_five(window(rows, x, y, d)))
         };
         // Any exact five is a five: the standard rule only looks closer at those.
-        let won = five && (self.rule == Rule::Freestyle || self.exact_five_through(p.index(), x, y));
+        let won = five && (self.rule == GomokuRule::Freestyle || self.exact_five_through(p.index(), x, y));
         let z = zobrist();
         self.hash ^= z.stones[p.index()][y * MAX + x] ^ z.side;
         self.ply += 1;

@@ -11,7 +11,8 @@ use crate::error::SpecProblem;
 use crate::gomoku::Gomoku;
 use crate::sliding::{Fib2584, Twenty48};
 use crate::spec::{
-    fits_64, GameSpec, SpawnOdds, C4_MAX_HEIGHT, C4_MAX_WIDTH, C4_MIN, GOMOKU_MAX, GOMOKU_MIN, SAIBLO_MAX, SAIBLO_MIN,
+    fits_64, GameSpec, GomokuRule, SpawnOdds, C4_MAX_HEIGHT, C4_MAX_WIDTH, C4_MIN, GOMOKU_MAX, GOMOKU_MIN, SAIBLO_MAX,
+    SAIBLO_MIN,
 };
 use crate::{Game, GameError, NamedGame, ToMove};
 use dojo_base::bits::Bits192;
@@ -124,8 +125,10 @@ impl GameSpec {
                 let blocked = vec![(rng.random_range(..width), rng.random_range(..height))];
                 return GameSpec::Connect4 { width, height, blocked }.undrawn(rng);
             }
-            GameSpec::Gomoku { size } => AnyGame::Gomoku(Gomoku::new(*size as usize)?),
-            GameSpec::GomokuSizes { min, max } => AnyGame::Gomoku(Gomoku::new(rng.random_range(*min..=*max) as usize)?),
+            GameSpec::Gomoku { size, rule } => AnyGame::Gomoku(Gomoku::with_rule(*size as usize, *rule)?),
+            GameSpec::GomokuSizes { min, max, rule } => {
+                AnyGame::Gomoku(Gomoku::with_rule(rng.random_range(*min..=*max) as usize, *rule)?)
+            }
             GameSpec::Twenty48 => AnyGame::Twenty48(Twenty48::new()),
             GameSpec::Fib2584 { odds } => AnyGame::Fib2584(Fib2584::new(*odds)),
             GameSpec::Named { name } => {
@@ -221,7 +224,8 @@ impl FromStr for GameSpec {
 
     /// `connect4`, `connect4:WxH`, `connect4:WxH:C.R[,C.R...]` (blocked cells, 1-based column
     /// and row from the bottom), `connect4:saiblo`, `gomoku`, `gomoku:N`, `gomoku:MIN-MAX`
-    /// (a size drawn per game), `2048`, `2584`,
+    /// (a size drawn per game), each Gomoku form with `:standard` (exactly five wins) or
+    /// `:freestyle` (the default) after it, `2048`, `2584`,
     /// `2584:1-2`, `2584:1-3`, or either with the 1-tile's percent (`2584:1-2:90`).
     fn from_str(s: &str) -> Result<GameSpec, GameError> {
         let text = s.trim();
@@ -288,8 +292,20 @@ fn parse_connect4(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
     Ok(GameSpec::Connect4 { width, height, blocked })
 }
 
-/// `gomoku`, `gomoku:N` or `gomoku:MIN-MAX`, from the parts after the family.
+/// `gomoku`, `gomoku:N` or `gomoku:MIN-MAX`, from the parts after the family, each
+/// optionally followed by its rule (`:freestyle`, the default, or `:standard`).
 fn parse_gomoku(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
+    let (rule, rest) = match rest.split_last() {
+        Some((word, sizes)) => match GomokuRule::from_name(&word.to_ascii_lowercase()) {
+            Some(rule) => (rule, sizes),
+            // A word after the size is a rule dojo does not play (renju, caro).
+            None if !sizes.is_empty() && word.chars().all(|c| c.is_ascii_alphabetic()) => {
+                return Err(spec_err(text, SpecProblem::Expected("a rule dojo plays: freestyle or standard")));
+            }
+            None => (GomokuRule::Freestyle, rest),
+        },
+        None => (GomokuRule::Freestyle, rest),
+    };
     let is_range = rest.first().is_some_and(|r| r.contains('-'));
     let sizes = match rest {
         [] => (15, 15),
@@ -298,7 +314,10 @@ fn parse_gomoku(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
             (parse_u8(text, "smallest size", min)?, parse_u8(text, "largest size", max)?)
         }
         [n] => (parse_u8(text, "size", n)?, parse_u8(text, "size", n)?),
-        _ => return Err(spec_err(text, SpecProblem::Expected("gomoku, gomoku:N or gomoku:MIN-MAX"))),
+        _ => {
+            let forms = "gomoku, gomoku:N or gomoku:MIN-MAX, with :standard for the exactly-five rule";
+            return Err(spec_err(text, SpecProblem::Expected(forms)));
+        }
     };
     for size in [sizes.0, sizes.1] {
         if !(GOMOKU_MIN..=GOMOKU_MAX).contains(&size) {
@@ -307,8 +326,8 @@ fn parse_gomoku(text: &str, rest: &[&str]) -> Result<GameSpec, GameError> {
         }
     }
     match sizes {
-        (size, _) if !is_range => Ok(GameSpec::Gomoku { size }),
-        (min, max) if min < max => Ok(GameSpec::GomokuSizes { min, max }),
+        (size, _) if !is_range => Ok(GameSpec::Gomoku { size, rule }),
+        (min, max) if min < max => Ok(GameSpec::GomokuSizes { min, max, rule }),
         (min, max) => Err(spec_err(text, SpecProblem::NotARange { min, max })),
     }
 }
@@ -363,7 +382,42 @@ mod tests {
             assert_eq!(spec.to_string(), text);
         }
         assert_eq!("connect4".parse::<GameSpec>().unwrap(), GameSpec::connect4());
-        assert_eq!("gomoku".parse::<GameSpec>().unwrap(), GameSpec::Gomoku { size: 15 });
+        assert_eq!("gomoku".parse::<GameSpec>().unwrap(), GameSpec::Gomoku { size: 15, rule: GomokuRule::Freestyle });
+    }
+
+    #[test]
+    fn a_gomoku_spec_carries_its_rule_into_its_games() {
+        let standard = GomokuRule::Standard;
+        for (text, spec, printed) in [
+            ("gomoku:15:standard", GameSpec::Gomoku { size: 15, rule: standard }, "gomoku:15:standard"),
+            ("gomoku:standard", GameSpec::Gomoku { size: 15, rule: standard }, "gomoku:15:standard"),
+            ("Gomoku:20:Standard", GameSpec::Gomoku { size: 20, rule: standard }, "gomoku:20:standard"),
+            ("gomoku:9-15:standard", GameSpec::GomokuSizes { min: 9, max: 15, rule: standard }, "gomoku:9-15:standard"),
+            // Freestyle is the default, so its specs print as they did before rules.
+            ("gomoku:15:freestyle", GameSpec::Gomoku { size: 15, rule: GomokuRule::Freestyle }, "gomoku:15"),
+        ] {
+            let parsed: GameSpec = text.parse().unwrap();
+            assert_eq!(parsed, spec, "{text}");
+            assert_eq!(parsed.to_string(), printed, "{text}");
+            assert_eq!(printed.parse::<GameSpec>().unwrap(), spec, "{printed}");
+            let AnyGame::Gomoku(game) = parsed.new_game(&mut Rng::seed_from_u64(5)).unwrap() else {
+                panic!("{text} is not Gomoku");
+            };
+            assert_eq!(Some(game.rule()), spec.gomoku_rule(), "{text}");
+            assert!(parsed.admits(&game.spec()), "{text} admits its own game {}", game.spec());
+        }
+        // A standard range draws standard boards only; a freestyle board is not one of them.
+        let range: GameSpec = "gomoku:9-15:standard".parse().unwrap();
+        assert!(range.admits(&"gomoku:11:standard".parse().unwrap()));
+        assert!(!range.admits(&"gomoku:11".parse().unwrap()));
+        assert_ne!("gomoku:15".parse::<GameSpec>().unwrap(), "gomoku:15:standard".parse().unwrap());
+        for (text, want) in [
+            ("gomoku:15:renju", "expected a rule dojo plays: freestyle or standard"),
+            ("gomoku:15:standard:9", "gomoku:N or gomoku:MIN-MAX, with :standard for the exactly-five rule"),
+        ] {
+            let err = text.parse::<GameSpec>().unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
     }
 
     #[test]
@@ -390,6 +444,7 @@ mod tests {
             ("gomoku:9-21", "size 21 is outside 7..=20"),
             ("gomoku:9-x", "largest size \"x\" is not a number"),
             ("gomoku:x", "size \"x\" is not a number"),
+            ("gomoku:9:x", "expected a rule dojo plays"),
             ("chess", "unknown game"),
             ("2584:1-4", "expected 2584"),
         ];

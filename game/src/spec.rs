@@ -23,17 +23,78 @@ pub enum GameSpec {
     /// The saiblo variant (seed 001): width and height drawn uniformly from 9..=12 and one
     /// blocked cell, per game.
     Connect4Saiblo,
-    /// Freestyle Gomoku (five or more in a row wins) on `size × size`.
-    Gomoku { size: u8 },
-    /// Freestyle Gomoku on a board drawn per game, `size × size` with `size` uniform in
-    /// `min..=max` (`min < max`): what one any-size network trains on to play them all.
-    GomokuSizes { min: u8, max: u8 },
+    /// Gomoku on `size × size` by `rule` (freestyle: five or more in a row wins).
+    Gomoku { size: u8, rule: GomokuRule },
+    /// Gomoku on a board drawn per game, `size × size` with `size` uniform in `min..=max`
+    /// (`min < max`), by `rule`: what one any-size network trains on to play them all.
+    GomokuSizes { min: u8, max: u8, rule: GomokuRule },
     /// 2048 on 4×4: spawns 2 (90%) or 4 (10%).
     Twenty48,
     /// 2584 (Fibonacci) on 4×4 with the given spawn odds (1/2 at 80/20 unless told).
     Fib2584 { odds: SpawnOdds },
     /// A [`NamedGame`](crate::NamedGame): its name is all of its spec (`hex5`).
     Named { name: &'static str },
+}
+
+/// Which lines win. Gomocup's `INFO rule` is a bit mask (1 exactly five, 2 continuous
+/// game, 4 renju, 8 caro): its 0 is [`GomokuRule::Freestyle`] and 1 is [`GomokuRule::Standard`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GomokuRule {
+    /// Five or more in a row wins.
+    #[default]
+    Freestyle,
+    /// Exactly five in a row wins: six or more (an overline) does not, and a five wins with
+    /// any stone of the other colour next to it.
+    Standard,
+}
+
+impl GomokuRule {
+    /// The rule of Gomocup's `INFO rule` mask, if dojo plays it: bit 1 (exactly five) picks
+    /// standard, bit 2 (a continuous game) changes nothing for a position (the game still
+    /// ends at its first five), and renju (4), caro (8) and any other bit are not played.
+    pub fn from_gomocup(mask: u64) -> Option<GomokuRule> {
+        match mask & !2 {
+            0 => Some(GomokuRule::Freestyle),
+            1 => Some(GomokuRule::Standard),
+            _ => None,
+        }
+    }
+
+    /// The rule's `INFO rule` value: 0 freestyle, 1 standard.
+    pub fn gomocup(self) -> u64 {
+        match self {
+            GomokuRule::Freestyle => 0,
+            GomokuRule::Standard => 1,
+        }
+    }
+
+    /// What a spec's text adds for the rule: nothing for freestyle (the default, so the
+    /// specs written before rules keep their text), `:standard`.
+    pub fn spec_suffix(self) -> &'static str {
+        match self {
+            GomokuRule::Freestyle => "",
+            GomokuRule::Standard => ":standard",
+        }
+    }
+
+    /// The rule a spec's word names: `freestyle` or `standard`.
+    pub fn from_name(word: &str) -> Option<GomokuRule> {
+        [GomokuRule::Freestyle, GomokuRule::Standard].into_iter().find(|r| r.name() == word)
+    }
+
+    /// "freestyle" or "standard".
+    pub fn name(self) -> &'static str {
+        match self {
+            GomokuRule::Freestyle => "freestyle",
+            GomokuRule::Standard => "standard",
+        }
+    }
+}
+
+impl fmt::Display for GomokuRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 pub const C4_MIN: u8 = 4;
@@ -110,6 +171,30 @@ impl GameSpec {
         GameSpec::Connect4 { width: 7, height: 6, blocked: Vec::new() }
     }
 
+    /// Freestyle Gomoku on `size × size`.
+    pub fn gomoku(size: u8) -> GameSpec {
+        GameSpec::Gomoku { size, rule: GomokuRule::Freestyle }
+    }
+
+    /// The rule of a Gomoku spec (None for other games).
+    pub fn gomoku_rule(&self) -> Option<GomokuRule> {
+        match self {
+            GameSpec::Gomoku { rule, .. } | GameSpec::GomokuSizes { rule, .. } => Some(*rule),
+            _ => None,
+        }
+    }
+
+    /// The same spec under the default rule (freestyle for Gomoku; other games have one
+    /// rule): a network of one rule plays the other's games on its boards, as a Gomocup
+    /// brain told `INFO rule` does.
+    pub fn with_default_rule(&self) -> GameSpec {
+        match self.clone() {
+            GameSpec::Gomoku { size, .. } => GameSpec::Gomoku { size, rule: GomokuRule::Freestyle },
+            GameSpec::GomokuSizes { min, max, .. } => GameSpec::GomokuSizes { min, max, rule: GomokuRule::Freestyle },
+            other => other,
+        }
+    }
+
     /// Whether every game of this spec is played on the same board.
     pub fn is_random(&self) -> bool {
         matches!(self, GameSpec::Connect4Saiblo | GameSpec::GomokuSizes { .. })
@@ -124,7 +209,9 @@ impl GameSpec {
                 let sizes = SAIBLO_MIN..=SAIBLO_MAX;
                 sizes.contains(width) && sizes.contains(height) && blocked.len() == 1
             }
-            (GameSpec::GomokuSizes { min, max }, GameSpec::Gomoku { size }) => (min..=max).contains(&size),
+            (GameSpec::GomokuSizes { min, max, rule }, GameSpec::Gomoku { size, rule: played }) => {
+                (min..=max).contains(&size) && rule == played
+            }
             _ => self == board,
         }
     }
@@ -137,7 +224,7 @@ impl GameSpec {
         match self {
             GameSpec::Connect4 { width, height, .. } => Some((*width as usize, *height as usize)),
             GameSpec::Connect4Saiblo => Some((SAIBLO_MAX as usize, SAIBLO_MAX as usize)),
-            GameSpec::Gomoku { size } | GameSpec::GomokuSizes { max: size, .. } => {
+            GameSpec::Gomoku { size, .. } | GameSpec::GomokuSizes { max: size, .. } => {
                 Some((*size as usize, *size as usize))
             }
             _ => None,
@@ -174,8 +261,8 @@ impl fmt::Display for GameSpec {
                 Ok(())
             }
             GameSpec::Connect4Saiblo => write!(f, "connect4:saiblo"),
-            GameSpec::Gomoku { size } => write!(f, "gomoku:{size}"),
-            GameSpec::GomokuSizes { min, max } => write!(f, "gomoku:{min}-{max}"),
+            GameSpec::Gomoku { size, rule } => write!(f, "gomoku:{size}{}", rule.spec_suffix()),
+            GameSpec::GomokuSizes { min, max, rule } => write!(f, "gomoku:{min}-{max}{}", rule.spec_suffix()),
             GameSpec::Twenty48 => write!(f, "2048"),
             GameSpec::Named { name } => write!(f, "{name}"),
             GameSpec::Fib2584 { odds } => {

@@ -3,7 +3,8 @@
 //! notation and error messages.
 
 use dojo_base::rng::Rng;
-use dojo_game::gomoku::{vcf, Gomoku, Rule};
+use dojo_game::gomoku::{vcf, Gomoku};
+use dojo_game::spec::GomokuRule;
 use dojo_game::tactics::Tactics;
 use dojo_game::tactics::{lookahead_by_play, Lookahead};
 use dojo_game::Symmetries;
@@ -33,8 +34,8 @@ impl Naive {
         Naive { n, cells: [0; 400], ply: 0, outcome: None, exact: false }
     }
 
-    fn with_rule(n: usize, rule: Rule) -> Naive {
-        Naive { exact: rule == Rule::Standard, ..Naive::new(n) }
+    fn with_rule(n: usize, rule: GomokuRule) -> Naive {
+        Naive { exact: rule == GomokuRule::Standard, ..Naive::new(n) }
     }
 
     /// Whether a run of `len` stones wins.
@@ -162,11 +163,11 @@ fn legal(g: &Gomoku) -> Vec<Action> {
 
 /// Plays `X` stones and `O` stones alternately, `X` first (points are `(x, y)`).
 fn setup(size: usize, xs: &[(usize, usize)], os: &[(usize, usize)]) -> Gomoku {
-    setup_with(Rule::Freestyle, size, xs, os)
+    setup_with(GomokuRule::Freestyle, size, xs, os)
 }
 
 /// [`setup`] in a game of `rule`.
-fn setup_with(rule: Rule, size: usize, xs: &[(usize, usize)], os: &[(usize, usize)]) -> Gomoku {
+fn setup_with(rule: GomokuRule, size: usize, xs: &[(usize, usize)], os: &[(usize, usize)]) -> Gomoku {
     assert!(xs.len() == os.len() || xs.len() == os.len() + 1);
     let mut g = Gomoku::with_rule(size, rule).unwrap();
     for (i, &(x, y)) in xs.iter().enumerate() {
@@ -191,7 +192,7 @@ struct Differential {
 
 /// Plays random games of `rule` (`games` per board size) move by move alongside the naive
 /// implementation, comparing everything after every move.
-fn random_games_match_naive(rule: Rule, seed: u64, sizes: &[(usize, usize)]) -> Differential {
+fn random_games_match_naive(rule: GomokuRule, seed: u64, sizes: &[(usize, usize)]) -> Differential {
     let mut rng = Rng::seed_from_u64(seed);
     // Zobrist hash -> naive digest, over every position of every game: equal positions
     // (by transposition or repetition across games) must share a hash, different ones not.
@@ -263,7 +264,7 @@ fn random_games_match_naive(rule: Rule, seed: u64, sizes: &[(usize, usize)]) -> 
 #[test]
 fn random_games_match_the_naive_implementation() {
     let seen = random_games_match_naive(
-        Rule::Freestyle,
+        GomokuRule::Freestyle,
         2024,
         &[(7, 1200), (9, 800), (11, 500), (15, 300), (19, 200), (20, 200)],
     );
@@ -276,7 +277,7 @@ fn random_games_match_the_naive_implementation() {
 
 #[test]
 fn random_standard_games_match_the_naive_implementation() {
-    let seen = random_games_match_naive(Rule::Standard, 2025, &[(7, 600), (9, 300), (15, 100), (20, 60)]);
+    let seen = random_games_match_naive(GomokuRule::Standard, 2025, &[(7, 600), (9, 300), (15, 100), (20, 60)]);
     let endings = &seen.endings;
     assert!(endings[&(7, "draw")] > 10, "{endings:?}");
     assert!(endings[&(7, "win")] > 50, "{endings:?}");
@@ -857,7 +858,7 @@ fn points_and_actions_agree_on_every_size() {
 
 /// Compares the lookahead with playing every move and reply out, over random 7×7 games of
 /// `rule`; how often it said win, lost and moves.
-fn lookahead_matches_playing_out(rule: Rule) -> [u32; 3] {
+fn lookahead_matches_playing_out(rule: GomokuRule) -> [u32; 3] {
     let mut seen = [0u32; 3];
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
     for seed in 0..40 {
@@ -891,13 +892,13 @@ fn lookahead_matches_playing_out(rule: Rule) -> [u32; 3] {
 
 #[test]
 fn lookahead_matches_playing_every_move_and_reply() {
-    let seen = lookahead_matches_playing_out(Rule::Freestyle);
+    let seen = lookahead_matches_playing_out(GomokuRule::Freestyle);
     assert!(seen.iter().all(|&n| n > 5), "win/lost/moves {seen:?}");
 }
 
 #[test]
 fn standard_lookahead_matches_playing_every_move_and_reply() {
-    let seen = lookahead_matches_playing_out(Rule::Standard);
+    let seen = lookahead_matches_playing_out(GomokuRule::Standard);
     assert!(seen.iter().all(|&n| n > 5), "win/lost/moves {seen:?}");
 }
 
@@ -971,7 +972,7 @@ fn threat_points(g: &Gomoku, k: usize) -> Vec<(usize, usize)> {
 
 /// Compares the threat planes with the naive count on random dense positions of `rule`
 /// (`games` per size); the set points per plane.
-fn threat_planes_match_naive(rule: Rule, seed: u64, games: usize) -> [usize; 4] {
+fn threat_planes_match_naive(rule: GomokuRule, seed: u64, games: usize) -> [usize; 4] {
     let mut rng = Rng::seed_from_u64(seed);
     let mut seen = [0usize; 4];
     for size in [7usize, 9, 15, 19] {
@@ -1002,14 +1003,14 @@ fn threat_planes_match_naive(rule: Rule, seed: u64, games: usize) -> [usize; 4] 
 
 #[test]
 fn threat_planes_match_the_naive_count_on_random_positions() {
-    let seen = threat_planes_match_naive(Rule::Freestyle, 23, 150);
+    let seen = threat_planes_match_naive(GomokuRule::Freestyle, 23, 150);
     // The positions exercised every plane, many times.
     assert!(seen.iter().all(|&n| n > 200), "set points per plane: {seen:?}");
 }
 
 #[test]
 fn standard_threat_planes_match_the_naive_count_on_random_positions() {
-    let seen = threat_planes_match_naive(Rule::Standard, 24, 100);
+    let seen = threat_planes_match_naive(GomokuRule::Standard, 24, 100);
     assert!(seen.iter().all(|&n| n > 100), "set points per plane: {seen:?}");
 }
 
@@ -1059,9 +1060,9 @@ const OVERLINE_OS: [(usize, usize); 5] = [(0, 6), (2, 6), (4, 6), (6, 6), (1, 5)
 
 #[test]
 fn an_overline_wins_under_freestyle_only() {
-    let free = setup_with(Rule::Freestyle, 7, &OVERLINE_XS, &OVERLINE_OS);
-    let standard = setup_with(Rule::Standard, 7, &OVERLINE_XS, &OVERLINE_OS);
-    assert_eq!((free.rule(), standard.rule()), (Rule::Freestyle, Rule::Standard));
+    let free = setup_with(GomokuRule::Freestyle, 7, &OVERLINE_XS, &OVERLINE_OS);
+    let standard = setup_with(GomokuRule::Standard, 7, &OVERLINE_XS, &OVERLINE_OS);
+    assert_eq!((free.rule(), standard.rule()), (GomokuRule::Freestyle, GomokuRule::Standard));
     let six = free.action_at(3, 3);
     assert_eq!(free.winning_points(Player::First), [six]);
     assert_eq!(standard.winning_points(Player::First), Vec::<Action>::new(), "six is no five-point");
@@ -1082,8 +1083,8 @@ fn an_overline_wins_under_freestyle_only() {
     // Seven on a diagonal neither.
     let xs = [(0, 0), (1, 1), (2, 2), (4, 4), (5, 5), (6, 6), (3, 3)];
     let os = [(6, 0), (0, 6), (3, 0), (0, 3), (6, 3), (3, 6)];
-    assert_eq!(setup_with(Rule::Standard, 7, &xs, &os).outcome(), None);
-    assert_eq!(setup_with(Rule::Freestyle, 7, &xs, &os).outcome(), Some(Outcome::Win(Player::First)));
+    assert_eq!(setup_with(GomokuRule::Standard, 7, &xs, &os).outcome(), None);
+    assert_eq!(setup_with(GomokuRule::Freestyle, 7, &xs, &os).outcome(), Some(Outcome::Win(Player::First)));
 }
 
 #[test]
@@ -1104,7 +1105,7 @@ fn exactly_five_wins_with_an_opponent_stone_or_a_gap_beside_it() {
         ),
     ];
     for (xs, os) in cases {
-        for rule in [Rule::Standard, Rule::Freestyle] {
+        for rule in [GomokuRule::Standard, GomokuRule::Freestyle] {
             let (last, first) = xs.split_last().unwrap();
             let mut g = setup_with(rule, 9, first, &os[..first.len()]);
             assert_eq!(g.outcome(), None, "{rule}: {xs:?}");
@@ -1122,8 +1123,8 @@ fn a_point_that_would_make_six_is_no_five_point_under_standard() {
     // 6,6 six. O's stones on rows 0 and 8, two apart. X to move.
     let xs = [(0, 3), (1, 3), (2, 3), (4, 3), (5, 3), (2, 6), (3, 6), (4, 6), (5, 6), (7, 6)];
     let os = [(0, 0), (2, 0), (4, 0), (6, 0), (8, 0), (0, 8), (2, 8), (4, 8), (6, 8), (8, 8)];
-    let free = setup_with(Rule::Freestyle, 9, &xs, &os);
-    let standard = setup_with(Rule::Standard, 9, &xs, &os);
+    let free = setup_with(GomokuRule::Freestyle, 9, &xs, &os);
+    let standard = setup_with(GomokuRule::Standard, 9, &xs, &os);
     assert_eq!(free.winning_points(Player::First), points(&free, &[(3, 3), (1, 6), (6, 6)]));
     assert_eq!(standard.winning_points(Player::First), points(&standard, &[(1, 6)]));
     assert_eq!(threat_points(&free, 0), [(3, 3), (1, 6), (6, 6)]);
@@ -1134,8 +1135,8 @@ fn a_point_that_would_make_six_is_no_five_point_under_standard() {
     // One more X stone (8,4, making nothing): O to move faces three five-points by
     // freestyle (lost), one by standard (its single block).
     let xs_more = [&xs[..], &[(8, 4)]].concat();
-    let free = setup_with(Rule::Freestyle, 9, &xs_more, &os);
-    let standard = setup_with(Rule::Standard, 9, &xs_more, &os);
+    let free = setup_with(GomokuRule::Freestyle, 9, &xs_more, &os);
+    let standard = setup_with(GomokuRule::Standard, 9, &xs_more, &os);
     assert_eq!(free.tactic(), None, "three points to block: lost");
     assert_eq!(standard.tactic(), Some(dojo_game::gomoku::Tactic::Block(standard.action_at(1, 6))));
     assert_eq!(free.lookahead(&mut out), Lookahead::Lost);
@@ -1149,8 +1150,8 @@ fn open_fours_under_standard_complete_into_exactly_five() {
     // and 6,4 (2..7: six); 1,4 makes 1..4 with 0,4 and 5,4, both exact.
     let xs = [(2, 4), (3, 4), (4, 4), (7, 4)];
     let os = [(0, 0), (8, 0), (0, 8), (8, 8)];
-    let free = setup_with(Rule::Freestyle, 11, &xs, &os);
-    let standard = setup_with(Rule::Standard, 11, &xs, &os);
+    let free = setup_with(GomokuRule::Freestyle, 11, &xs, &os);
+    let standard = setup_with(GomokuRule::Standard, 11, &xs, &os);
     assert_eq!(threat_points(&free, 2), [(1, 4), (5, 4)]);
     // 5,4's second five-point, 6,4, would make six: it is an open four no more.
     assert_eq!(threat_points(&standard, 2), [(1, 4)]);
@@ -1163,8 +1164,8 @@ fn vcf_under_standard_does_not_count_an_overline() {
     // freestyle, one along the row whose five at 7,7 would be six (3..8): a double four.
     let xs = [(3, 7), (4, 7), (5, 7), (8, 7), (6, 8), (6, 9), (6, 10)];
     let os = [(2, 7), (6, 11), (0, 0), (14, 0), (0, 14), (14, 14), (12, 2)];
-    let free = setup_with(Rule::Freestyle, 15, &xs, &os);
-    let standard = setup_with(Rule::Standard, 15, &xs, &os);
+    let free = setup_with(GomokuRule::Freestyle, 15, &xs, &os);
+    let standard = setup_with(GomokuRule::Standard, 15, &xs, &os);
     let won = vcf(&free, Player::First, 10_000);
     assert_eq!(won.first(), Some(free.action_at(6, 7)), "{won:?}");
     assert_eq!(won.attacker_moves(), 2);
@@ -1182,35 +1183,41 @@ fn vcf_under_standard_does_not_count_an_overline() {
 fn perft_counts_an_overline_as_no_win_under_standard() {
     // OVERLINE position on 7×7: 39 empty points, X to move. Freestyle: 3,3 ends the game,
     // the other 38 each leave O 38 replies; standard: all 39 do.
-    let free = setup_with(Rule::Freestyle, 7, &OVERLINE_XS, &OVERLINE_OS);
-    let standard = setup_with(Rule::Standard, 7, &OVERLINE_XS, &OVERLINE_OS);
+    let free = setup_with(GomokuRule::Freestyle, 7, &OVERLINE_XS, &OVERLINE_OS);
+    let standard = setup_with(GomokuRule::Standard, 7, &OVERLINE_XS, &OVERLINE_OS);
     let mut buf = Vec::new();
     assert_eq!(perft(&free, 2, &mut buf), 38 * 38);
     assert_eq!(perft(&standard, 2, &mut buf), 39 * 38);
     // From the empty board no five is possible within 4 plies: the rules agree.
-    assert_eq!(perft(&Gomoku::with_rule(7, Rule::Standard).unwrap(), 3, &mut buf), 110_544);
+    assert_eq!(perft(&Gomoku::with_rule(7, GomokuRule::Standard).unwrap(), 3, &mut buf), 110_544);
 }
 
 #[test]
 fn the_rule_keeps_freestyle_hashes_and_maps_to_gomocup_numbers() {
     let moves = [(7, 7), (8, 8), (6, 6), (9, 9)];
     let free = setup(15, &moves[..2], &moves[2..]);
-    let also = setup_with(Rule::Freestyle, 15, &moves[..2], &moves[2..]);
-    let standard = setup_with(Rule::Standard, 15, &moves[..2], &moves[2..]);
+    let also = setup_with(GomokuRule::Freestyle, 15, &moves[..2], &moves[2..]);
+    let standard = setup_with(GomokuRule::Standard, 15, &moves[..2], &moves[2..]);
     assert_eq!(also.hash(), free.hash());
     assert_ne!(standard.hash(), free.hash(), "the same stones under another rule");
     // One key tells the rules apart: the difference is the empty boards'.
     let empty = |r| Gomoku::with_rule(15, r).unwrap().hash();
-    assert_eq!(standard.hash() ^ free.hash(), empty(Rule::Standard) ^ empty(Rule::Freestyle));
-    assert_eq!(Gomoku::new(15).unwrap().rule(), Rule::Freestyle);
-    assert_eq!(standard.clone().framed(20).unwrap().rule(), Rule::Standard);
-    assert_eq!(standard.spec().to_string(), "gomoku:15", "the spec names the board only");
-    let mask = |m| Rule::from_gomocup(m);
+    assert_eq!(standard.hash() ^ free.hash(), empty(GomokuRule::Standard) ^ empty(GomokuRule::Freestyle));
+    assert_eq!(Gomoku::new(15).unwrap().rule(), GomokuRule::Freestyle);
+    assert_eq!(standard.clone().framed(20).unwrap().rule(), GomokuRule::Standard);
+    assert_eq!(standard.spec().to_string(), "gomoku:15:standard", "the spec names the rule");
+    assert_eq!(free.spec().to_string(), "gomoku:15", "freestyle, the default, is not written");
+    let mask = |m| GomokuRule::from_gomocup(m);
     assert_eq!(
         [mask(0), mask(1), mask(2), mask(3)],
-        [Some(Rule::Freestyle), Some(Rule::Standard), Some(Rule::Freestyle), Some(Rule::Standard)]
+        [
+            Some(GomokuRule::Freestyle),
+            Some(GomokuRule::Standard),
+            Some(GomokuRule::Freestyle),
+            Some(GomokuRule::Standard)
+        ]
     );
     assert_eq!([mask(4), mask(5), mask(8), mask(9), mask(16)], [None; 5]);
-    assert_eq!((Rule::Freestyle.gomocup(), Rule::Standard.gomocup()), (0, 1));
-    assert_eq!(Rule::Standard.to_string(), "standard");
+    assert_eq!((GomokuRule::Freestyle.gomocup(), GomokuRule::Standard.gomocup()), (0, 1));
+    assert_eq!(GomokuRule::Standard.to_string(), "standard");
 }

@@ -88,7 +88,7 @@ async fn info(State(shared): State<Arc<Shared>>) -> Json<Value> {
     let spec = &shared.config.game;
     let (kind, width, height) = match spec {
         GameSpec::Connect4 { width, height, .. } => ("connect4", *width, *height),
-        GameSpec::Gomoku { size } => ("gomoku", *size, *size),
+        GameSpec::Gomoku { size, .. } => ("gomoku", *size, *size),
         // A one-player tile game (2048, 2584) is drawn as its square of tiles; a board drawn
         // per game, or a game the page has no board for, is not drawn.
         _ => match spec.probe().ok().and_then(|g| with_game!(&g, g => g.tile_board())) {

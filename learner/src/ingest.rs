@@ -156,7 +156,7 @@ mod tests {
         let good = game("1212121");
         assert_eq!(check_record(&good.encode(), &GameSpec::connect4()).unwrap(), good);
 
-        let err = check_record(&good.encode(), &GameSpec::Gomoku { size: 9 }).unwrap_err();
+        let err = check_record(&good.encode(), &GameSpec::gomoku(9)).unwrap_err();
         assert_eq!(err.game_id, Some([7; 16]));
         assert!(err.reason.contains("is played on connect4:7x6, but this run plays gomoku:9"), "{}", err.reason);
 

@@ -155,7 +155,7 @@ fn damaged_or_mismatched_checkpoints_are_clear_errors() {
     let good = std::fs::read(&path).unwrap();
 
     // Wrong game.
-    let err = checkpoint::load(&path, Device::Cpu, Some(&GameSpec::Gomoku { size: 9 })).err().unwrap();
+    let err = checkpoint::load(&path, Device::Cpu, Some(&GameSpec::gomoku(9))).err().unwrap();
     assert!(matches!(err, CheckpointError::WrongGame { .. }), "{err}");
     assert!(err.to_string().contains("checkpoint is for connect4:7x6, not gomoku:9"), "{err}");
 

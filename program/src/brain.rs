@@ -11,7 +11,7 @@
 //! - `INFO key value`: `timeout_turn`, `timeout_match`, `time_left` (milliseconds),
 //!   `max_memory` (bytes), `rule`, `game_type`; other keys are ignored. No answer, but:
 //! - `INFO rule` is Gomocup's bit mask (1 exactly five, 2 continuous game, 4 renju, 8 caro).
-//!   0 plays freestyle and 1 standard Gomoku ([`Rule`]): the position the brain keeps and
+//!   0 plays freestyle and 1 standard Gomoku ([`GomokuRule`]): the position the brain keeps and
 //!   searches is of that rule, from then on and for the game in progress (its moves replayed),
 //!   with the same network. Bit 2 is accepted and changes nothing: a position ends at its
 //!   first five under either rule, and BOARD's field 3 stays refused. Renju, caro or any other
@@ -28,7 +28,8 @@
 //! With a time limit the brain searches until its share of the time is spent, never past
 //! `timeout_turn` (a margin covers the answer's way out); without one, a fixed playout count.
 
-use dojo_game::gomoku::{Gomoku, Rule};
+use dojo_game::gomoku::Gomoku;
+use dojo_game::spec::GomokuRule;
 use dojo_game::{Action, Game, GameError};
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
@@ -90,7 +91,7 @@ pub struct Brain<C: MoveChooser> {
     about: String,
     pub info: Info,
     /// The rule of `INFO rule` (freestyle until told), which every new position is played by.
-    rule: Rule,
+    rule: GomokuRule,
     /// An `INFO rule` mask the brain does not play, while it is in force.
     refused: Option<u64>,
     game: Option<Gomoku>,
@@ -104,7 +105,7 @@ impl<C: MoveChooser> Brain<C> {
     /// A brain for `n × n` boards, `n` in `sizes`; `about` is the `ABOUT` answer.
     pub fn new(sizes: RangeInclusive<usize>, chooser: C, about: impl Into<String>) -> Brain<C> {
         let (info, game, moves, board) = (Info::default(), None, Vec::new(), None);
-        let (rule, refused) = (Rule::Freestyle, None);
+        let (rule, refused) = (GomokuRule::Freestyle, None);
         Brain { sizes, chooser, about: about.into(), info, rule, refused, game, moves, board }
     }
 
@@ -264,7 +265,7 @@ impl<C: MoveChooser> Brain<C> {
 
     /// Obeys `INFO rule mask`, or refuses it (see the module's notes).
     fn set_rule(&mut self, mask: u64) -> Reply {
-        let Some(rule) = Rule::from_gomocup(mask) else {
+        let Some(rule) = GomokuRule::from_gomocup(mask) else {
             self.refused = Some(mask);
             return Reply::error(RuleRefused(mask));
         };
@@ -561,21 +562,21 @@ mod tests {
     fn info_rule_plays_freestyle_and_standard_and_refuses_renju_and_caro() {
         let mut b = brain();
         assert_eq!(say(&mut b, "START 9"), ["OK"]);
-        assert_eq!(b.game().unwrap().rule(), Rule::Freestyle, "freestyle until told");
+        assert_eq!(b.game().unwrap().rule(), GomokuRule::Freestyle, "freestyle until told");
         assert_eq!(say(&mut b, "TURN 4,4"), ["0,0"]);
-        // Rule 1 turns the game in progress standard, its moves kept.
+        // GomokuRule 1 turns the game in progress standard, its moves kept.
         assert!(say(&mut b, "INFO rule 1").is_empty());
         let g = b.game().unwrap();
-        assert_eq!((g.rule(), g.ply()), (Rule::Standard, 2));
+        assert_eq!((g.rule(), g.ply()), (GomokuRule::Standard, 2));
         assert_eq!(say(&mut b, "TAKEBACK 0,0"), ["OK"]);
-        assert_eq!(b.game().unwrap().rule(), Rule::Standard, "TAKEBACK keeps the rule");
+        assert_eq!(b.game().unwrap().rule(), GomokuRule::Standard, "TAKEBACK keeps the rule");
         assert_eq!(say(&mut b, "RESTART"), ["OK"]);
-        assert_eq!(b.game().unwrap().rule(), Rule::Standard, "and so does a new game");
+        assert_eq!(b.game().unwrap().rule(), GomokuRule::Standard, "and so does a new game");
         // Bit 2 (a continuous game) changes nothing: 3 is standard, 2 freestyle.
         assert!(say(&mut b, "INFO rule 3").is_empty());
-        assert_eq!(b.game().unwrap().rule(), Rule::Standard);
+        assert_eq!(b.game().unwrap().rule(), GomokuRule::Standard);
         assert!(say(&mut b, "INFO rule 2").is_empty());
-        assert_eq!(b.game().unwrap().rule(), Rule::Freestyle);
+        assert_eq!(b.game().unwrap().rule(), GomokuRule::Freestyle);
         assert!(say(&mut b, "INFO rule 0").is_empty());
         assert_eq!(b.info.rule, Some(0));
         // Renju: refused at INFO, then at every move, until a rule it plays.
@@ -597,7 +598,7 @@ mod tests {
         assert!(say(&mut b, "INFO rule 16")[0].starts_with("ERROR rule 16 (unknown bits 16) is not supported"));
         assert!(say(&mut b, "INFO rule 1").is_empty());
         assert_eq!(say(&mut b, "BEGIN"), ["0,0"]);
-        assert_eq!(b.game().unwrap().rule(), Rule::Standard);
+        assert_eq!(b.game().unwrap().rule(), GomokuRule::Standard);
     }
 
     /// Takes a win when the lookahead sees one, else the first empty point.
@@ -651,7 +652,7 @@ mod tests {
         // Back to freestyle mid-game, the six ends the game and the brain's later move goes.
         assert!(say(&mut b, "INFO rule 0").is_empty());
         let g = b.game().unwrap();
-        assert_eq!((g.rule(), g.ply(), g.outcome().is_some()), (Rule::Freestyle, 11, true));
+        assert_eq!((g.rule(), g.ply(), g.outcome().is_some()), (GomokuRule::Freestyle, 11, true));
         assert_eq!(say(&mut b, "TAKEBACK 1,0"), ["ERROR 1,0 is not the last move"]);
         assert_eq!(say(&mut b, "TAKEBACK 3,4"), ["OK"]);
         assert_eq!((b.game().unwrap().ply(), b.game().unwrap().outcome()), (10, None));

@@ -14,7 +14,8 @@
 use crate::cpp_export::{self, BuildFailure, GamePart, Kernel, SearchSettings};
 use dojo_arch::precision::Precision;
 use dojo_base::rng::Rng;
-use dojo_game::gomoku::{Gomoku, Rule, GOMOKU_MAX, GOMOKU_MIN};
+use dojo_game::gomoku::{Gomoku, GOMOKU_MAX, GOMOKU_MIN};
+use dojo_game::spec::GomokuRule;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game, GameSpec};
@@ -295,7 +296,7 @@ pub fn check_agreement(
     for size in sizes {
         for k in 0..per_size {
             // Both rules the brain plays, in turn: the threat planes follow the rule.
-            let rule = if k % 2 == 0 { Rule::Freestyle } else { Rule::Standard };
+            let rule = if k % 2 == 0 { GomokuRule::Freestyle } else { GomokuRule::Standard };
             let (game, moves) = random_position(size, rule, &mut rng);
             game.clone().framed(frame).expect("every board fits the largest frame").encode_planes(&mut planes);
             network.infer(&planes, 1, &mut logits, &mut value);
@@ -393,7 +394,7 @@ fn describe(game: &Gomoku, look: Lookahead, points: &[Action]) -> String {
 
 /// A position of a `size` board under `rule` after random moves (up to half the board),
 /// never a finished one, and the moves that made it.
-fn random_position(size: usize, rule: Rule, rng: &mut Rng) -> (Gomoku, Vec<Action>) {
+fn random_position(size: usize, rule: GomokuRule, rng: &mut Rng) -> (Gomoku, Vec<Action>) {
     let mut game = Gomoku::with_rule(size, rule).expect("a Gomoku size");
     let length = rng.random_range(0..size * size / 2);
     let mut moves = Vec::with_capacity(length);

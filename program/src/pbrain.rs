@@ -72,12 +72,12 @@ pub fn serve(
     };
     let sizes = match (&arch.game, arch.any_size) {
         (spec, true) if spec.family() == "gomoku" => GOMOKU_MIN as usize..=GOMOKU_MAX as usize,
-        (GameSpec::Gomoku { size }, false) => *size as usize..=*size as usize,
+        (GameSpec::Gomoku { size, .. }, false) => *size as usize..=*size as usize,
         (spec, _) => return Err(PbrainError::NotGomoku { model: model.to_path_buf(), spec: spec.clone() }),
     };
     // An any-size network frames each board itself ([`NetAgent::any_size`]); the board
     // checked here is its own frame's.
-    let board = GameSpec::Gomoku { size: arch.width as u8 };
+    let board = GameSpec::gomoku(arch.width as u8);
     let start = Gomoku::new(arch.width).map_err(PlayerError::from)?;
     let mut by_playouts = net_player(&players.by_playouts, 0, device, Some((&board, &start)))?;
     let mut timed = net_player(&players.timed, 0, device, Some((&board, &start)))?;

@@ -8,7 +8,8 @@
 //! against naive references in game/tests/gomoku.rs and search/tests/gomoku_vcf.rs.
 
 use dojo_base::rng::Rng;
-use dojo_game::gomoku::{vcf, Gomoku, Rule};
+use dojo_game::gomoku::{vcf, Gomoku};
+use dojo_game::spec::GomokuRule;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game, Outcome, Player};
@@ -67,7 +68,7 @@ impl Piece {
         unsafe { *self.lib.get::<T>(format!("{name}\0").as_bytes()).unwrap() }
     }
 
-    fn results(&self, size: usize, rule: Rule, moves: &[i32]) -> Vec<i32> {
+    fn results(&self, size: usize, rule: GomokuRule, moves: &[i32]) -> Vec<i32> {
         let f: ResultsFn = self.get("dojoGomokuResults");
         let mut out = vec![0; moves.len()];
         // SAFETY: `out` holds one result per move.
@@ -77,7 +78,7 @@ impl Piece {
     }
 
     /// The planes in dojo's layout (plane-major), and the mask.
-    fn planes(&self, size: usize, rule: Rule, moves: &[i32]) -> (Vec<f32>, Vec<f32>) {
+    fn planes(&self, size: usize, rule: GomokuRule, moves: &[i32]) -> (Vec<f32>, Vec<f32>) {
         let f: PlanesFn = self.get("dojoGomokuPlanes");
         let n = size * size;
         let (mut planes, mut mask) = (vec![7.0; 8 * n], vec![7.0; n]);
@@ -89,7 +90,7 @@ impl Piece {
         (plane_major(&planes, n), mask)
     }
 
-    fn layout_planes(&self, size: usize, rule: Rule, cells: &[i32], last: i32) -> (i32, Vec<f32>) {
+    fn layout_planes(&self, size: usize, rule: GomokuRule, cells: &[i32], last: i32) -> (i32, Vec<f32>) {
         let f: PlanesFn = self.get("dojoGomokuLayoutPlanes");
         let n = size * size;
         let (mut planes, mut mask) = (vec![7.0; 8 * n], vec![7.0; n]);
@@ -98,7 +99,7 @@ impl Piece {
         (side, plane_major(&planes, n))
     }
 
-    fn lookahead(&self, size: usize, rule: Rule, moves: &[i32], tactics: bool, vcf_nodes: u32) -> Look {
+    fn lookahead(&self, size: usize, rule: GomokuRule, moves: &[i32], tactics: bool, vcf_nodes: u32) -> Look {
         let f: LookaheadFn = self.get("dojoGomokuLookahead");
         let mut out = vec![0; size * size];
         let mut count = 0;
@@ -119,7 +120,7 @@ impl Piece {
         (kind, out[..count as usize].iter().map(|&a| a as Action).collect())
     }
 
-    fn threat_search(&self, size: usize, rule: Rule, moves: &[i32], nodes: u32, given: &[Action]) -> Look {
+    fn threat_search(&self, size: usize, rule: GomokuRule, moves: &[i32], nodes: u32, given: &[Action]) -> Look {
         let f: ThreatFn = self.get("dojoGomokuThreatSearch");
         let given: Vec<i32> = given.iter().map(|&a| a as i32).collect();
         let mut out = vec![0; size * size];
@@ -142,7 +143,7 @@ impl Piece {
         (kind, out[..count as usize].iter().map(|&a| a as Action).collect())
     }
 
-    fn vcf(&self, size: usize, rule: Rule, moves: &[i32], attacker: Player, nodes: u32) -> VcfAnswer {
+    fn vcf(&self, size: usize, rule: GomokuRule, moves: &[i32], attacker: Player, nodes: u32) -> VcfAnswer {
         let f: VcfFn = self.get("dojoGomokuVcf");
         let mut line = vec![0; 100];
         let (mut len, mut stats) = (0, [0i32; 2]);
@@ -165,7 +166,7 @@ impl Piece {
         (line, stats[0] as u32, stats[1] == 1)
     }
 
-    fn hash(&self, size: usize, rule: Rule, moves: &[i32]) -> u64 {
+    fn hash(&self, size: usize, rule: GomokuRule, moves: &[i32]) -> u64 {
         let f: HashFn = self.get("dojoGomokuHash");
         let mut hash = 0;
         // SAFETY: one u64 out.
@@ -174,8 +175,8 @@ impl Piece {
     }
 }
 
-/// The piece's number for `rule` (its `Rule` enum): Gomocup's, 0 freestyle, 1 standard.
-fn code(rule: Rule) -> i32 {
+/// The piece's number for `rule` (its `GomokuRule` enum): Gomocup's, 0 freestyle, 1 standard.
+fn code(rule: GomokuRule) -> i32 {
     rule.gomocup() as i32
 }
 
@@ -195,7 +196,7 @@ fn plane_major(planes: &[f32], n: usize) -> Vec<f32> {
 
 /// A random game under `rule` to its end: mostly next to the stones already down (within
 /// two points, so lines, fours and VCFs are common), sometimes anywhere.
-fn random_game(size: usize, rule: Rule, rng: &mut Rng) -> Vec<i32> {
+fn random_game(size: usize, rule: GomokuRule, rng: &mut Rng) -> Vec<i32> {
     let mut g = Gomoku::with_rule(size, rule).unwrap();
     let (mut moves, mut open) = (Vec::new(), Vec::new());
     while g.outcome().is_none() {
@@ -277,7 +278,7 @@ struct Tally {
 
 /// Compares `piece` with dojo on every position of `games` random games of `rule` a size;
 /// the first difference as an error.
-fn compare(piece: &Piece, rule: Rule, games: usize, seed: u64) -> Result<Tally, String> {
+fn compare(piece: &Piece, rule: GomokuRule, games: usize, seed: u64) -> Result<Tally, String> {
     let mut rng = Rng::seed_from_u64(seed);
     let mut tally = Tally::default();
     for size in SIZES {
@@ -289,12 +290,12 @@ fn compare(piece: &Piece, rule: Rule, games: usize, seed: u64) -> Result<Tally, 
     Ok(tally)
 }
 
-fn compare_game(piece: &Piece, size: usize, rule: Rule, moves: &[i32], tally: &mut Tally) -> Result<(), String> {
+fn compare_game(piece: &Piece, size: usize, rule: GomokuRule, moves: &[i32], tally: &mut Tally) -> Result<(), String> {
     let results = piece.results(size, rule, moves);
     let mut g = Gomoku::with_rule(size, rule).unwrap();
     // The same moves under freestyle while that game goes on (a standard game may go past
     // an overline).
-    let mut twin = (rule == Rule::Standard).then(|| Gomoku::new(size).unwrap());
+    let mut twin = (rule == GomokuRule::Standard).then(|| Gomoku::new(size).unwrap());
     for k in 0..=moves.len() {
         let prefix = &moves[..k];
         if k > 0 {
@@ -350,7 +351,7 @@ fn tally_rules(g: &Gomoku, t: &Gomoku, tally: &mut Tally) {
 fn compare_tactics(
     piece: &Piece,
     size: usize,
-    rule: Rule,
+    rule: GomokuRule,
     moves: &[i32],
     g: &Gomoku,
     tally: &mut Tally,
@@ -399,7 +400,7 @@ fn assert_enough(tally: &Tally) {
 #[test]
 fn piece_matches_dojo_on_random_freestyle_games() {
     let piece = Piece::build(PIECE);
-    let tally = compare(&piece, Rule::Freestyle, 30, 0x676f_6d6f_6b75).unwrap_or_else(|e| panic!("{e}"));
+    let tally = compare(&piece, GomokuRule::Freestyle, 30, 0x676f_6d6f_6b75).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{tally:?}");
     assert_enough(&tally);
 }
@@ -407,7 +408,7 @@ fn piece_matches_dojo_on_random_freestyle_games() {
 #[test]
 fn piece_matches_dojo_on_random_standard_games() {
     let piece = Piece::build(PIECE);
-    let tally = compare(&piece, Rule::Standard, 30, 0x0073_7464).unwrap_or_else(|e| panic!("{e}"));
+    let tally = compare(&piece, GomokuRule::Standard, 30, 0x0073_7464).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{tally:?}");
     assert_enough(&tally);
     // The rules part somewhere in these games, in the plain answers and in the tactics.
@@ -420,15 +421,20 @@ fn piece_matches_dojo_on_random_standard_games() {
 #[test]
 fn broken_pieces_fail_the_comparison() {
     for (what, rule, from, to) in [
-        ("open four", Rule::Freestyle, "out.open_four[p] |= fours[p] & partner;", "out.open_four[p] |= partner;"),
+        ("open four", GomokuRule::Freestyle, "out.open_four[p] |= fours[p] & partner;", "out.open_four[p] |= partner;"),
         (
             "deepening",
-            Rule::Freestyle,
+            GomokuRule::Freestyle,
             "uint32_t depth = 1; depth <= DEPTH_CAP",
             "uint32_t depth = 2; depth <= DEPTH_CAP",
         ),
-        ("exact five", Rule::Standard, "if (rule == STANDARD) w = w & ~at(-(k + 1)) & ~at(5 - k);", "(void)rule;"),
-        ("standard key", Rule::Standard, "standard = wyrand(state);", "standard = 0;"),
+        (
+            "exact five",
+            GomokuRule::Standard,
+            "if (rule == STANDARD) w = w & ~at(-(k + 1)) & ~at(5 - k);",
+            "(void)rule;",
+        ),
+        ("standard key", GomokuRule::Standard, "standard = wyrand(state);", "standard = 0;"),
     ] {
         assert!(PIECE.contains(from), "{what}: the piece no longer holds {from:?}");
         let piece = Piece::build(&PIECE.replace(from, to));
@@ -441,7 +447,7 @@ fn broken_pieces_fail_the_comparison() {
 fn put_lays_out_the_position_play_reaches() {
     let piece = Piece::build(PIECE);
     let mut rng = Rng::seed_from_u64(11);
-    for rule in [Rule::Freestyle, Rule::Standard] {
+    for rule in [GomokuRule::Freestyle, GomokuRule::Standard] {
         for size in SIZES {
             for _ in 0..5 {
                 let moves = random_game(size, rule, &mut rng);
@@ -480,7 +486,7 @@ fn layout(xs: &[(i32, i32)], os: &[(i32, i32)]) -> Vec<i32> {
 
 /// Compares `piece` with dojo on every position of `moves` (size 15) under both rules.
 fn agrees_with_dojo(piece: &Piece, moves: &[i32]) {
-    for rule in [Rule::Freestyle, Rule::Standard] {
+    for rule in [GomokuRule::Freestyle, GomokuRule::Standard] {
         compare_game(piece, 15, rule, moves, &mut Tally::default()).unwrap_or_else(|e| panic!("{e}"));
     }
 }
@@ -495,8 +501,8 @@ fn standard_overline_does_not_win() {
     let mut moves = layout(&[(0, 2), (1, 2), (3, 2), (4, 2), (5, 2)], &O_FAR[..5]);
     moves.push(2 * 15 + 2);
     agrees_with_dojo(&piece, &moves);
-    assert_eq!(*piece.results(15, Rule::Standard, &moves).last().unwrap(), 0, "six is no win under standard");
-    assert_eq!(*piece.results(15, Rule::Freestyle, &moves).last().unwrap(), 1, "six wins under freestyle");
+    assert_eq!(*piece.results(15, GomokuRule::Standard, &moves).last().unwrap(), 0, "six is no win under standard");
+    assert_eq!(*piece.results(15, GomokuRule::Freestyle, &moves).last().unwrap(), 1, "six wins under freestyle");
 }
 
 #[test]
@@ -508,7 +514,7 @@ fn standard_five_beside_an_opponent_stone_wins() {
     let mut moves = layout(&[(1, 2), (2, 2), (3, 2), (4, 2)], &os);
     moves.push(2 * 15);
     agrees_with_dojo(&piece, &moves);
-    let results = piece.results(15, Rule::Standard, &moves);
+    let results = piece.results(15, GomokuRule::Standard, &moves);
     assert_eq!(results, vec![0, 0, 0, 0, 0, 0, 0, 0, 1]);
 }
 
@@ -521,16 +527,16 @@ fn standard_five_point_is_exactly_five() {
     agrees_with_dojo(&piece, &moves);
     let point = 2 * 15 + 2;
     let n = 225;
-    let (standard, _) = piece.planes(15, Rule::Standard, &moves);
-    let (freestyle, _) = piece.planes(15, Rule::Freestyle, &moves);
+    let (standard, _) = piece.planes(15, GomokuRule::Standard, &moves);
+    let (freestyle, _) = piece.planes(15, GomokuRule::Freestyle, &moves);
     assert_eq!((standard[4 * n + point], freestyle[4 * n + point]), (0.0, 1.0));
-    assert_eq!(piece.lookahead(15, Rule::Freestyle, &moves, true, 0), (1, vec![point as Action]));
-    let (kind, _) = piece.lookahead(15, Rule::Standard, &moves, true, 0);
+    assert_eq!(piece.lookahead(15, GomokuRule::Freestyle, &moves, true, 0), (1, vec![point as Action]));
+    let (kind, _) = piece.lookahead(15, GomokuRule::Standard, &moves, true, 0);
     assert_eq!(kind, 0, "no win at once under standard");
     // Without the stone on 0, X _ X X X (x 1..5) makes exactly five at 2: a win.
     let moves = layout(&[(1, 2), (3, 2), (4, 2), (5, 2)], &O_FAR[..4]);
     agrees_with_dojo(&piece, &moves);
-    assert_eq!(piece.lookahead(15, Rule::Standard, &moves, true, 0), (1, vec![point as Action]));
+    assert_eq!(piece.lookahead(15, GomokuRule::Standard, &moves, true, 0), (1, vec![point as Action]));
 }
 
 #[test]
@@ -543,8 +549,8 @@ fn standard_open_four_needs_two_exact_fives() {
     agrees_with_dojo(&piece, &moves);
     let n = 225;
     let at5 = 2 * 15 + 5;
-    let (standard, _) = piece.planes(15, Rule::Standard, &moves);
-    let (freestyle, _) = piece.planes(15, Rule::Freestyle, &moves);
+    let (standard, _) = piece.planes(15, GomokuRule::Standard, &moves);
+    let (freestyle, _) = piece.planes(15, GomokuRule::Freestyle, &moves);
     assert_eq!((standard[6 * n + at5], freestyle[6 * n + at5]), (0.0, 1.0));
     let at1 = 2 * 15 + 1;
     assert_eq!((standard[4 * n + at1], freestyle[4 * n + at1]), (1.0, 1.0));
@@ -557,11 +563,11 @@ fn standard_vcf_does_not_count_on_an_overline() {
     // 5 (1..7, seven in a row): two, a win with one four.
     let moves = layout(&[(1, 2), (2, 2), (4, 2), (6, 2), (7, 2)], &O_FAR[..5]);
     agrees_with_dojo(&piece, &moves);
-    let (line, _, _) = piece.vcf(15, Rule::Freestyle, &moves, Player::First, 1000);
+    let (line, _, _) = piece.vcf(15, GomokuRule::Freestyle, &moves, Player::First, 1000);
     assert_eq!(line, Some(vec![2 * 15 + 3, 2 * 15, 2 * 15 + 5]));
     // Standard: every four of the row has one exact five (3 → 0, 5 → 8, 0 → 3, 8 → 5: the
     // overlines do not count) and each block leaves nothing: no VCF.
-    let (line, nodes, out_of_budget) = piece.vcf(15, Rule::Standard, &moves, Player::First, 1000);
+    let (line, nodes, out_of_budget) = piece.vcf(15, GomokuRule::Standard, &moves, Player::First, 1000);
     assert_eq!((line, out_of_budget), (None, false), "{nodes} nodes");
 }
 

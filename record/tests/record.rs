@@ -24,7 +24,7 @@ use rand::{seq::IndexedRandom, Rng as _, RngExt, SeedableRng};
 /// The spec enum only knows the real games; the toys borrow a spec text so records
 /// round-trip through the codec.
 fn ttt_spec() -> GameSpec {
-    GameSpec::Gomoku { size: 7 }
+    GameSpec::gomoku(7)
 }
 
 const LINES: [[usize; 3]; 8] = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
@@ -832,7 +832,7 @@ fn body_errors_name_the_field() {
     let mut ok = body_prefix();
     ok.push(0);
     let r = GameRecord::decode(&frame(&ok)).unwrap();
-    assert_eq!(r.spec, GameSpec::Gomoku { size: 15 });
+    assert_eq!(r.spec, GameSpec::gomoku(15));
     assert_eq!((r.model_version, r.created_unix_ms), (1, 2));
 }
 
@@ -1340,4 +1340,37 @@ fn outcomes_convert_both_ways() {
     }
     let r = base_record(GameSpec::connect4());
     assert_eq!(r.id_hex(), "30313233343536373839616263646566");
+}
+
+/// Black's six in a row on 9×9: black plays a1 b1 c1 e1 f1, white answers on row 3, and
+/// black's d1 fills the gap (eleven moves), the record claiming black's win.
+fn overline_record(spec: GameSpec) -> GameRecord {
+    let mut g = dojo_game::gomoku::Gomoku::new(9).unwrap();
+    let mut r = base_record(spec);
+    let black = [(0, 0), (1, 0), (2, 0), (4, 0), (5, 0), (3, 0)];
+    let white = [(0, 2), (1, 2), (2, 2), (4, 2), (6, 2)];
+    for i in 0..black.len() {
+        for &(x, y) in black.get(i).into_iter().chain(white.get(i).filter(|_| i + 1 < black.len())) {
+            let a = g.action_at(x, y);
+            r.moves.push(MoveRecord::player(a, policy_for(&g, a), 0.0));
+            g.play(a).unwrap();
+        }
+    }
+    r.outcome = RecordOutcome::Win(Player::First);
+    r
+}
+
+#[test]
+fn a_gomoku_record_replays_by_its_specs_rule() {
+    // Freestyle: the six is a win; the record validates.
+    overline_record("gomoku:9".parse().unwrap()).validate().unwrap();
+    // Standard: the same stones make an overline, which does not win, so the game goes on
+    // and the record's claimed win is refused; its spec text round-trips with the rule.
+    let standard = overline_record("gomoku:9:standard".parse().unwrap());
+    assert_eq!(
+        standard.validate().unwrap_err().to_string(),
+        "invalid record: the game is not over after 11 moves and the record is not marked resigned"
+    );
+    let back = GameRecord::decode(&standard.encode()).unwrap();
+    assert_eq!(back.spec.to_string(), "gomoku:9:standard");
 }

@@ -569,7 +569,7 @@ mod tests {
         assert_eq!((pig.search.max_return, pig.gating.games), (120.0, 8));
         let fib = GameSpec::Fib2584 { odds: dojo_game::sliding::SpawnOdds::OneThree };
         assert_eq!(RunConfig::for_game(fib).gating.games, 8);
-        let gomoku = GameSpec::Gomoku { size: 9 };
+        let gomoku = GameSpec::gomoku(9);
         assert_eq!(RunConfig::for_game(gomoku.clone()), RunConfig { game: gomoku, ..RunConfig::default() });
     }
 
@@ -676,7 +676,7 @@ mod tests {
             "game = \"gomoku:9\"\n[search]\nsimulations = 64\nvcf_nodes = 1000\n[net]\nblocks = 2\n",
         )
         .unwrap();
-        assert_eq!(c.game, GameSpec::Gomoku { size: 9 });
+        assert_eq!(c.game, GameSpec::gomoku(9));
         assert_eq!((c.search.simulations, c.net.blocks, c.net.channels), (64, 2, 32));
         assert_eq!(c.search.vcf_nodes, 1000);
         let err = RunConfig::from_toml("[search]\nsimulatons = 64\n").unwrap_err().to_string();

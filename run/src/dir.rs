@@ -182,7 +182,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let run = RunDir::new(tmp.path().join("run"));
         run.create_or_open(None).unwrap();
-        let gomoku = RunConfig { game: GameSpec::Gomoku { size: 9 }, ..RunConfig::default() };
+        let gomoku = RunConfig { game: GameSpec::gomoku(9), ..RunConfig::default() };
         let err = run.create_or_open(Some(&gomoku)).unwrap_err();
         assert!(
             matches!(&err, RunDirError::Mismatch { stored, given, .. }

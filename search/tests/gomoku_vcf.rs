@@ -3,7 +3,8 @@
 //! moves, and the graph search that uses it (proven wins, defences, proven losses).
 
 use dojo_base::rng::Rng;
-use dojo_game::gomoku::{vcf, Gomoku, Rule};
+use dojo_game::gomoku::{vcf, Gomoku};
+use dojo_game::spec::GomokuRule;
 use dojo_game::tactics::Lookahead;
 use dojo_game::tactics::Tactics;
 use dojo_game::{Action, Game, Outcome, Player, ToMove};
@@ -386,7 +387,7 @@ fn the_node_budget_is_respected() {
 
 /// Positions of games of `rule` whose moves land next to earlier stones (threats are
 /// common there).
-fn clustered_positions(rule: Rule, size: usize, games: usize, seed: u64) -> Vec<Gomoku> {
+fn clustered_positions(rule: GomokuRule, size: usize, games: usize, seed: u64) -> Vec<Gomoku> {
     let mut rng = Rng::seed_from_u64(seed);
     let mut out = Vec::new();
     for _ in 0..games {
@@ -445,14 +446,14 @@ fn prover_agrees_with_playing_it_out(positions: Vec<Gomoku>) -> (usize, usize) {
 
 #[test]
 fn the_prover_agrees_with_playing_it_out_on_random_positions() {
-    let (found, none) = prover_agrees_with_playing_it_out(clustered_positions(Rule::Freestyle, 9, 12, 5));
+    let (found, none) = prover_agrees_with_playing_it_out(clustered_positions(GomokuRule::Freestyle, 9, 12, 5));
     // Both kinds of position were met (the seed's games: counted, so a change shows).
     assert_eq!((found, none), (262, 310), "{found} with a VCF, {none} without");
 }
 
 /// The stones of `g` in a game of `rule`, played alternately (X to move on equal counts);
 /// None where a five on the way ends it.
-fn same_stones(g: &Gomoku, rule: Rule) -> Option<Gomoku> {
+fn same_stones(g: &Gomoku, rule: GomokuRule) -> Option<Gomoku> {
     let mut stones = [Vec::new(), Vec::new()];
     for a in (0..g.num_actions() as Action).filter(|&a| !g.is_legal(a)) {
         let (x, y) = g.point(a);
@@ -476,12 +477,12 @@ fn same_stones(g: &Gomoku, rule: Rule) -> Option<Gomoku> {
 #[test]
 fn the_prover_agrees_with_playing_it_out_under_the_standard_rule() {
     // The reference plays by the game's rule: its fives and fours are exact ones.
-    let positions = clustered_positions(Rule::Standard, 9, 12, 5);
+    let positions = clustered_positions(GomokuRule::Standard, 9, 12, 5);
     // The same stones under freestyle: where one rule sees a VCF and the other not, the
     // overlines made the difference.
     let differ = positions
         .iter()
-        .filter_map(|g| Some((g, same_stones(g, Rule::Freestyle)?)))
+        .filter_map(|g| Some((g, same_stones(g, GomokuRule::Freestyle)?)))
         .filter(|(g, free)| {
             let ToMove::Player(me) = g.to_move() else { unreachable!() };
             vcf(g, me, 100_000).line.is_some() != vcf(free, me, 100_000).line.is_some()

@@ -55,7 +55,7 @@ macro_rules! toy_boilerplate {
     };
     (with_hash) => {
         fn spec(&self) -> GameSpec {
-            GameSpec::Gomoku { size: 7 }
+            GameSpec::gomoku(7)
         }
         fn plane_shape(&self) -> PlaneShape {
             PlaneShape { channels: 1, height: 1, width: 1 }

@@ -185,8 +185,10 @@ impl PlayerKind for NetSpec {
         let side = checkpoint::read_sidecar(&self.path)?;
         let arch = side.architecture;
         // An any-size network plays every board of its game ([`NetAgent::any_size`]);
-        // another network only its own (not the boards a random spec draws).
-        if arch.game == *game || (arch.any_size && arch.game.family() == game.family()) {
+        // another network only its own (not the boards a random spec draws), by either
+        // Gomoku rule.
+        let same_board = arch.game.with_default_rule() == game.with_default_rule();
+        if same_board || (arch.any_size && arch.game.family() == game.family()) {
             Ok(())
         } else {
             Err(PlayerError::NetworkGame { path: self.path.clone(), network: arch.game, game: game.clone() })

@@ -121,12 +121,12 @@ impl PlayerKind for PbrainSpec {
     /// The brain starts, takes `game`'s largest board (a random spec, gomoku:9-15, starts
     /// it on each) and plays its rule.
     fn check_game(&self, game: &GameSpec) -> Result<(), PlayerError> {
-        let ("gomoku", Some((size, _))) = (game.family(), game.largest_board()) else {
+        let (Some(rule), Some((size, _))) = (game.gomoku_rule(), game.largest_board()) else {
             return Err(PlayerError::PbrainGame { game: Some(game.clone()) });
         };
         let mut brain = EngineAgent::new(self.engine_config(), self.to_string());
         let error = |error| PlayerError::Engine { spec: self.to_string(), error };
-        brain.about(&Gomoku::new(size)?).map(|_| ()).map_err(error)
+        brain.about(&Gomoku::with_rule(size, rule)?).map(|_| ()).map_err(error)
     }
 
     fn with_move_timeout(self, ms: u64) -> PbrainSpec {

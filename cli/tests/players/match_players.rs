@@ -3,6 +3,7 @@
 use crate::common;
 
 use common::{dojo, dojo_with_input, path, stdout_of, tiny_net};
+use std::path::Path;
 
 #[test]
 fn network_players_play_a_match_and_keep_their_names() {
@@ -177,4 +178,27 @@ fn match_eval_and_bestmove_play_the_game_of_the_checkpoint_they_are_given() {
     let out = dojo(&["match", "--game", "connect4", "--a", &a, "--b", "random", "--games", "2"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is a network for gomoku:9, not connect4:7x6"), "{err}");
+}
+
+#[test]
+fn a_standard_rule_match_tells_brains_its_rule_and_networks_of_either_rule_play_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("brain.log");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arbiter/tests/fake_brain.py");
+    let brain = format!("pbrain:python3 {} good {}", path(&script), path(&log));
+    let args = ["match", "--game", "gomoku:9:standard", "--a", &brain, "--b", "random", "--games", "2", "--json"];
+    let out = stdout_of(&dojo(&args));
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((report["game"].as_str(), report["games"].as_u64()), (Some("gomoku:9:standard"), Some(2)), "{out}");
+    let told = std::fs::read_to_string(&log).unwrap();
+    assert!(told.lines().any(|l| l == "INFO rule 1") && !told.contains("INFO rule 0"), "{told}");
+    // A freestyle network plays the standard board (as a brain told `INFO rule 1` does);
+    // another board is still refused.
+    let net = tiny_net(dir.path(), "gomoku:9");
+    let a = format!("net:{}:sims=4", path(&net));
+    let out = stdout_of(&dojo(&["match", "--game", "gomoku:9:standard", "--a", &a, "--b", "random", "--games", "2"]));
+    assert!(out.contains("gomoku:9:standard"), "{out}");
+    let out = dojo(&["match", "--game", "gomoku:11:standard", "--a", &a, "--b", "random", "--games", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is a network for gomoku:9, not gomoku:11:standard"), "{err}");
 }

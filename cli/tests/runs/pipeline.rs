@@ -253,7 +253,7 @@ fn a_new_run_starts_from_a_given_network_and_refuses_one_that_does_not_fit() {
     let text = learner_from(&other, &wider, &dir.model_version(1)).err().expect("refused").to_string();
     assert!(text.contains("channels: the network's 8, the config's 16"), "{text}");
     assert!(!other.exists(), "a refused new run leaves no directory");
-    let gomoku = RunConfig { game: GameSpec::Gomoku { size: 9 }, ..tiny_config() };
+    let gomoku = RunConfig { game: GameSpec::gomoku(9), ..tiny_config() };
     let text = learner_from(&other, &gomoku, &dir.model_version(1)).err().expect("refused").to_string();
     assert!(text.contains("gomoku:9") && text.contains("connect4"), "{text}");
     assert!(!other.exists());

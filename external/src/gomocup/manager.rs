@@ -329,7 +329,7 @@ impl EngineAgent {
         let base = match &self.known {
             Some(known) => known,
             None => {
-                empty = Gomoku::new(game.size()).expect("the game's own size");
+                empty = Gomoku::with_rule(game.size(), game.rule()).expect("the game's own size");
                 &empty
             }
         };

@@ -14,7 +14,7 @@
 //! both holds own stones on its three other points and `q` is empty. A point's fours are
 //! the distinct points they would make five at: two or more is an open four.
 //!
-//! Under the standard rule ([`Rule::Standard`]) a five is exactly five: a window counts only
+//! Under the standard rule ([`GomokuRule::Standard`]) a five is exactly five: a window counts only
 //! when the points just outside it (one step past either end) hold no own stone, for then
 //! filling it makes a run of five and no more. So a point that would make six is no
 //! five-point, and a four whose completion would be six is no four.
@@ -26,7 +26,7 @@
 //! about a microsecond, and the search's lookahead (the fives alone) less, at every
 //! expanded position (they were a twentieth of Gomoku self-play's time, point by point).
 
-use super::{Gomoku, Rule, MAX};
+use super::{Gomoku, GomokuRule, MAX};
 
 /// The four directions as steps `(dx, dy)`: along a row, down a column, down-right,
 /// down-left.
@@ -48,7 +48,7 @@ pub struct Threats {
 /// The threats of both sides in `game`, from its stones alone (whoever is to move).
 pub fn threats(game: &Gomoku) -> Threats {
     let free = free_points(game);
-    let exact = game.rule() == Rule::Standard;
+    let exact = game.rule() == GomokuRule::Standard;
     let mut out = Threats::default();
     // Per side, the points with a four towards at least one point so far.
     let mut fours = [Bits::default(); 2];
@@ -78,7 +78,7 @@ pub fn threats(game: &Gomoku) -> Threats {
 /// rule (five or more in a row through it; exactly five under the standard rule), from the
 /// stones alone: the lookahead's question.
 pub fn five_points(game: &Gomoku, side: usize) -> Bits {
-    let exact = game.rule() == Rule::Standard;
+    let exact = game.rule() == GomokuRule::Standard;
     let mut five = Bits::default();
     for dir in DIRECTIONS {
         or_assign(&mut five, &Along::new(&game.rows[side], dir, exact).fives(exact));

@@ -26,7 +26,7 @@
 //! already refuted at a depth saves the re-search of transposed fours. Nothing allocates
 //! until a line is found.
 
-use super::{zobrist, Gomoku, Rule, MAX};
+use super::{zobrist, Gomoku, GomokuRule, MAX};
 use crate::tactics::Lookahead;
 use crate::{Action, Game, Player};
 
@@ -154,7 +154,7 @@ impl Prover {
         let s = game.size();
         let mut p = Prover {
             s,
-            exact: game.rule() == Rule::Standard,
+            exact: game.rule() == GomokuRule::Standard,
             bits: [[[0; LINES]; 4]; 2],
             hash: 0,
             nodes: 0,
