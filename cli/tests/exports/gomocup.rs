@@ -1,4 +1,4 @@
-//! `dojo export gomocup`: the shipped any-size Gomoku network written as a Gomocup brain,
+//! `dojo export gomocup`: the shipped Gomocup network (any-size) written as a Gomocup brain,
 //! built with g++ (and, where this machine has them, with mingw-w64 for Windows, run under
 //! wine), is the network (its policy and value within 1e-4 of dojo's on positions of every
 //! board size from 7x7 to 20x20, its lookahead and threat search dojo's), speaks the
@@ -11,17 +11,17 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-/// The any-size Gomoku network the repository ships (networks/README.md).
+/// A network the repository ships (networks/README.md).
 fn shipped(name: &str) -> String {
     let net = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../networks/{name}.safetensors"));
     assert!(net.exists(), "{} is shipped", net.display());
     net.to_str().unwrap().to_string()
 }
 
-/// `dojo export gomocup` of the shipped any-size network into `out` with `extra` flags; its
-/// stdout.
+/// `dojo export gomocup` of the network the guide tells an entrant to export
+/// (`networks/gomocup`, any-size) into `out` with `extra` flags; its stdout.
 fn export(out: &Path, extra: &[&str]) -> String {
-    let net = shipped("gomoku-any");
+    let net = shipped("gomocup");
     let mut args = vec!["export", "gomocup", "--model", &net, "--out", path(out)];
     args.extend_from_slice(extra);
     stdout_of(&dojo(&args))
@@ -230,7 +230,7 @@ fn a_gomocup_brain_plays_as_its_net_player_does() {
     let said = export(dir.path(), &["--targets", "linux", "--check", "0", "--playouts", "32", "--move-ms", "60000"]);
     assert!(said.contains("at most 32 playouts, a 1000-node threat search"), "{said}");
     let brain = format!("pbrain:clock=60s:{}", path(&dir.path().join("pbrain-dojo")));
-    let net = format!("net:{}:sims=32:noavg:vcf=1000", shipped("gomoku-any"));
+    let net = format!("net:{}:sims=32:noavg:vcf=1000", shipped("gomocup"));
     let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/openings/gomoku15.txt");
     let out = dojo(&[
         "match",
@@ -286,7 +286,7 @@ fn what_cannot_be_a_gomocup_brain_is_refused() {
     let connect4 = shipped("connect4-saiblo");
     let said = error_line(&["export", "gomocup", "--model", &connect4, "--out", out]);
     assert!(said.contains("cannot be a Gomocup brain"), "{said}");
-    let any = shipped("gomoku-any");
+    let any = shipped("gomocup");
     let said = error_line(&["export", "gomocup", "--model", &any, "--out", out, "--name", "my brain"]);
     assert!(said.contains("the brain's name \"my brain\" must be letters, digits"), "{said}");
     let said = error_line(&["export", "gomocup", "--model", &any, "--out", out, "--set", "search.rollouts=2"]);
