@@ -8,6 +8,8 @@ MODE makes it misbehave on its second move of a game (the first is always played
 manager's TURN path is exercised before the fault):
   good       never misbehaves
   crash      exits with status 3 after printing to stderr
+  crashonce  crashes as crash does in the first game any of its processes plays (it leaves
+             LOG.crashed behind), then never again
   hang       never answers
   illegal    answers 0,0 (taken by then) or, if free, a point off the board
   garbage    answers "hello"
@@ -23,6 +25,7 @@ manager's TURN path is exercised before the fault):
   dropinfo   drops the first INFO time_left of each game as dropturn drops a TURN
              ("ERROR Unknown command: time_left N"), then plays the move asked after it
 """
+import os
 import sys
 import time
 
@@ -42,6 +45,11 @@ def move():
     global moves_this_game, moved_at
     moves_this_game += 1
     if moves_this_game == 2:
+        if mode == "crashonce" and not os.path.exists(log_path + ".crashed"):
+            open(log_path + ".crashed", "w").close()
+            sys.stderr.write("fake brain: segmentation fault (pretend, once)\n")
+            sys.stderr.flush()
+            sys.exit(3)
         if mode == "crash":
             sys.stderr.write("fake brain: segmentation fault (pretend)\n")
             sys.stderr.flush()

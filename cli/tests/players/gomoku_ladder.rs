@@ -327,3 +327,41 @@ fn a_ladder_without_a_run_says_what_is_wrong_before_it_plays() {
     let text = said(&[path(&run.root), "--model", path(&g11), "--dir", path(&other)]);
     assert!(text.contains("--dir is for a ladder without a run"), "{text}");
 }
+
+/// `scripts/gomoku-openings` with a stand-in for Rapfi that crashes once: the opening whose
+/// game was forfeited is dropped and marked, the others' games stand and are judged, and
+/// the book is written (a forfeit used to throw away every game played).
+#[test]
+fn a_book_of_openings_drops_the_opening_of_a_forfeited_game_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let brain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arbiter/tests/fake_brain.py");
+    let log = dir.path().join("brain.log");
+    let engine = dir.path().join("pbrain-crashes-once");
+    std::fs::write(&engine, format!("#!/bin/sh\nexec python3 '{}' crashonce '{}'\n", brain.display(), log.display()))
+        .unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let book = dir.path().join("book.txt");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/gomoku-openings");
+    // --low 0 --high 1: every opening judged is kept, so what is missing was dropped.
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(["--board", "9", "--candidates", "4", "--caps", "1,2", "--low", "0", "--high", "1", "--out"])
+        .arg(&book)
+        .env("DOJO_BIN", env!("CARGO_BIN_EXE_dojo"))
+        .env("DOJO_RAPFI", &engine)
+        .output()
+        .unwrap();
+    let said = stderr(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("forfeited") && said.contains("its opening is dropped"), "{said}");
+    assert!(said.contains("kept 3 of 4 openings (1 dropped for a forfeit)"), "{said}");
+    let text = std::fs::read_to_string(&book).unwrap();
+    assert!(text.contains("# Dropped: 1 opening(s) where a game was forfeited (x below), not judged."), "{text}");
+    // The record: a line a candidate, after the header's command line.
+    let record: Vec<&str> = text.lines().filter(|l| l.starts_with("#   ") && !l.contains("scripts/")).collect();
+    assert_eq!(record.len(), 4, "{text}");
+    assert_eq!(record.iter().filter(|l| l.contains('x') && !l.contains("kept")).count(), 1, "{text}");
+    assert_eq!(record.iter().filter(|l| l.starts_with("#   kept ")).count(), 3, "{text}");
+    let openings = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).count();
+    assert_eq!(openings, 3, "{text}");
+}
