@@ -640,6 +640,17 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_saiblo_continuation_config_is_a_new_saiblo_run_but_for_the_cap_and_the_gate() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/saiblo-continue.toml");
+        let c = RunConfig::load(&path).unwrap();
+        let mut expected = RunConfig::for_game("connect4:saiblo".parse().unwrap());
+        assert_ne!((expected.replay.max_samples_per_position, expected.gating.every_versions), (2.0, 0));
+        expected.replay.max_samples_per_position = 2.0;
+        expected.gating.every_versions = 0;
+        assert_eq!(c, expected);
+    }
+
+    #[test]
     fn the_shipped_puct_config_is_the_connect_four_defaults_before_issue_35() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/connect4-puct.toml");
         let c = RunConfig::load(&path).unwrap();

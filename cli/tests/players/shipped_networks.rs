@@ -54,9 +54,15 @@ fn the_shipped_any_size_gomoku_network_plays_every_board() {
 #[test]
 fn the_saiblo_networks_play_saiblo_boards() {
     // The default 3x32 (continued on a GPU), the 3x32 trained on 2 cores that it continued,
-    // and the 6x32 of the network-size measurement (networks/README.md): one any-size network
-    // each for every saiblo board, the narrowest and the widest here.
-    let names = ["connect4-saiblo.safetensors", "connect4-saiblo-cpu.safetensors", "connect4-saiblo-6x32.safetensors"];
+    // that one continued on 2 cores alone, and the 6x32 of the network-size measurement
+    // (networks/README.md): one any-size network each for every saiblo board, the narrowest
+    // and the widest here.
+    let names = [
+        "connect4-saiblo.safetensors",
+        "connect4-saiblo-cpu.safetensors",
+        "connect4-saiblo-cpu-235m.safetensors",
+        "connect4-saiblo-6x32.safetensors",
+    ];
     for name in names {
         for game in ["connect4:9x9:5.1", "connect4:12x12:7.12"] {
             wins_against_random(name, game);
