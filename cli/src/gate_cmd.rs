@@ -42,7 +42,7 @@ pub fn run(args: GateArgs, stop: Arc<AtomicBool>) -> Result<()> {
     if !run.exists() {
         bail!("{} is not a run directory (no config.toml)", args.run_dir.display());
     }
-    let config = RunConfig::load(&run.config())?;
+    let config = RunConfig::load_stored(&run.config())?;
     let threads = crate::common::parallel_or_cores(args.parallel);
     let mut keeper = Gatekeeper::open(&run, &config, threads)?;
     // Once: the newest, unless it has been gated already. Watching: every `every`.

@@ -65,7 +65,7 @@ pub struct LearnerArgs {
 }
 
 pub fn run(args: LearnerArgs, stop: Arc<AtomicBool>) -> Result<()> {
-    let config = args.config.as_ref().map(|p| RunConfig::load(p)).transpose()?;
+    let config = args.config.as_ref().map(|p| RunConfig::load(p, None)).transpose()?;
     let listen: std::net::SocketAddr = args
         .listen
         .parse()

@@ -25,12 +25,16 @@ impl RunConfigArgs {
     /// as a file is. The command then sets what its own flags name (a flag wins over
     /// `--set`), and checks those as it always has.
     pub fn load(&self) -> Result<RunConfig> {
-        self.load_for(&RunConfig::default().game)
+        self.read(None)
     }
 
-    /// [`RunConfigArgs::load`], with a new run of `game`'s defaults where no file is given
-    /// (the search and self-play settings differ by game).
+    /// [`RunConfigArgs::load`] for `game`: the file's settings over a new run of `game`'s
+    /// defaults (the search and self-play settings differ by game), or those defaults alone.
     pub fn load_for(&self, game: &GameSpec) -> Result<RunConfig> {
+        self.read(Some(game))
+    }
+
+    fn read(&self, game: Option<&GameSpec>) -> Result<RunConfig> {
         let mut config = RunConfig::load_or_default(self.config.as_deref(), game)?;
         config.apply(&self.set)?;
         Ok(config)

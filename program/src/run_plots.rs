@@ -50,7 +50,7 @@ pub fn plot_run(run_dir: &Path, out: Option<&Path>) -> Result<Plotted, PlotError
     let metrics: Vec<serde_json::Value> = journal::read(&run.metrics())?;
     let name = run.root.file_name().map_or_else(|| run.root.display().to_string(), |n| n.to_string_lossy().into());
     // A config that does not load is `dojo plot`'s problem only as far as the figures go.
-    let one_player = RunConfig::load(&run.config()).is_ok_and(|c| c.game.is_one_player());
+    let one_player = RunConfig::load_stored(&run.config()).is_ok_and(|c| c.game.is_one_player());
     // The figures, their panels and every label are the metrics table's.
     let charts = dojo_metrics::charts(one_player);
     let mut plotted = Plotted { written: Vec::new(), failed: Vec::new() };

@@ -60,13 +60,13 @@ pub fn session_config(
 ) -> Result<Option<RunConfig>, TrainError> {
     let run = RunDir::new(run_dir);
     let mut config = match config_file {
-        Some(p) => Some(RunConfig::load(p)?),
+        Some(p) => Some(RunConfig::load(p, game.as_ref())?),
         None if run.exists() => None,
         // A new run gets the game's defaults (`dojo config --game G` prints them).
         None => Some(RunConfig::for_game(game.clone().unwrap_or_else(GameSpec::connect4))),
     };
     if let Some(spec) = game {
-        let c = config.get_or_insert_with(|| RunConfig::load(&run.config()).unwrap_or_default());
+        let c = config.get_or_insert_with(|| RunConfig::load_stored(&run.config()).unwrap_or_default());
         c.game = spec;
         c.validate()?;
     }

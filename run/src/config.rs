@@ -355,19 +355,56 @@ impl RunConfig {
         Ok(config)
     }
 
-    /// Reads and parses the config file at `path`; what is wrong in it names the file.
-    pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|error| ConfigError::Read { path: path.to_path_buf(), error })?;
-        RunConfig::from_toml(&text)
-            .map_err(|error| ConfigError::InFile { path: path.to_path_buf(), error: Box::new(error) })
+    /// A config file a user wrote (`dojo train --config`, the offline commands' `--config`):
+    /// the keys it names over the defaults of a new run of its game ([`RunConfig::for_game`],
+    /// what `dojo config --game G` prints), so that a file naming one key changes that key and
+    /// nothing else. Before, its missing keys took the plain defaults, and a Connect Four file
+    /// that named only `train.precision` self-played by PUCT instead of the game's Gumbel.
+    /// `game`, where given, replaces the file's game, and its defaults are the ones beneath.
+    /// Unknown keys and bad values are refused as [`RunConfig::from_toml`] refuses them.
+    pub fn from_user_toml(text: &str, game: Option<&GameSpec>) -> Result<RunConfig, ConfigError> {
+        // Parsed alone first, so that a typo is reported with the file's line and column.
+        let named: RunConfig = toml::from_str(text).map_err(|error| ConfigError::Parse { error })?;
+        let file: toml::Table = toml::from_str(text).map_err(|error| ConfigError::Parse { error })?;
+        let game = game.cloned().unwrap_or(named.game);
+        let mut layered: toml::Table =
+            toml::from_str(&RunConfig::for_game(game.clone()).to_toml()).expect("a config's TOML reads back");
+        overlay(&mut layered, file);
+        layered.insert("game".into(), toml::Value::String(game.to_string()));
+        let config: RunConfig = layered.try_into().map_err(|error| ConfigError::Parse { error })?;
+        config.validate()?;
+        Ok(config)
     }
 
-    /// The config in `path`, or where there is none a new run's of `game`
-    /// ([`RunConfig::for_game`]): what an offline command (`dojo init`, `selfplay`, `learn`)
-    /// takes its defaults from.
-    pub fn load_or_default(path: Option<&Path>, game: &GameSpec) -> Result<RunConfig, ConfigError> {
-        path.map_or_else(|| Ok(RunConfig::for_game(game.clone())), RunConfig::load)
+    /// Reads a run directory's own `config.toml`, exactly as written (every key, as the
+    /// release that made the run wrote them; a key added since takes its plain default).
+    pub fn load_stored(path: &Path) -> Result<RunConfig, ConfigError> {
+        RunConfig::read_file(path, RunConfig::from_toml)
+    }
+
+    /// Reads a config file a user wrote ([`RunConfig::from_user_toml`]); what is wrong in it
+    /// names the file.
+    pub fn load(path: &Path, game: Option<&GameSpec>) -> Result<RunConfig, ConfigError> {
+        RunConfig::read_file(path, |text| RunConfig::from_user_toml(text, game))
+    }
+
+    fn read_file(
+        path: &Path,
+        parse: impl FnOnce(&str) -> Result<RunConfig, ConfigError>,
+    ) -> Result<RunConfig, ConfigError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|error| ConfigError::Read { path: path.to_path_buf(), error })?;
+        parse(&text).map_err(|error| ConfigError::InFile { path: path.to_path_buf(), error: Box::new(error) })
+    }
+
+    /// The config file in `path` ([`RunConfig::load`]), or where there is none a new run's of
+    /// `game` (Connect Four where not given): what an offline command (`dojo init`,
+    /// `selfplay`, `learn`) takes its defaults from.
+    pub fn load_or_default(path: Option<&Path>, game: Option<&GameSpec>) -> Result<RunConfig, ConfigError> {
+        match path {
+            Some(path) => RunConfig::load(path, game),
+            None => Ok(RunConfig::for_game(game.cloned().unwrap_or_else(GameSpec::connect4))),
+        }
     }
 
     /// Applies `--set` assignments, `SECTION.KEY=VALUE` each (`game=VALUE` for the game), in
@@ -511,9 +548,27 @@ impl RunConfig {
     }
 }
 
+/// Puts every key of `over` into `base`, table into table, so that `over`'s keys win and
+/// `base` keeps the rest.
+fn overlay(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(inner)), toml::Value::Table(value)) => overlay(inner, value),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A config file shipped in configs/, read as a user's file is.
+    fn shipped(name: &str) -> Result<RunConfig, ConfigError> {
+        RunConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name), None)
+    }
 
     #[test]
     fn set_assignments_reach_every_section_and_are_checked_as_a_file_is() {
@@ -575,8 +630,7 @@ mod tests {
 
     #[test]
     fn the_shipped_gomoku_config_loads_with_what_it_promises() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/gomoku9.toml");
-        let c = RunConfig::load(&path).unwrap();
+        let c = shipped("gomoku9.toml").unwrap();
         assert_eq!(c.game.to_string(), "gomoku:9");
         assert_eq!(c.search.simulations, 100);
         assert_eq!(c.selfplay.full_search_fraction, 1.0);
@@ -589,7 +643,7 @@ mod tests {
     #[test]
     fn the_shipped_alphafive_and_15x15_configs_are_the_11x11_config_but_for_what_they_switch() {
         use dojo_search::config::ForcedVisits;
-        let load = |name: &str| RunConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name));
+        let load = shipped;
         let base = load("gomoku11.toml").unwrap();
         assert_eq!((base.game.to_string(), base.learner.keep_versions), ("gomoku:11".into(), 0));
         let mut buffer = base.clone();
@@ -610,8 +664,7 @@ mod tests {
 
     #[test]
     fn the_shipped_any_size_gomoku_config_trains_one_network_framed_to_its_largest_board() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/gomoku-any.toml");
-        let c = RunConfig::load(&path).unwrap();
+        let c = shipped("gomoku-any.toml").unwrap();
         assert_eq!(c.game.to_string(), "gomoku:9-15");
         assert!(c.any_size() && !c.net.any_size, "a spec of several sizes needs no switch");
         let probe = c.game.probe().unwrap();
@@ -625,8 +678,7 @@ mod tests {
     #[test]
     fn the_shipped_gumbel_config_loads_with_what_it_promises() {
         use dojo_search::config::SearchMode;
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/connect4-gumbel.toml");
-        let c = RunConfig::load(&path).unwrap();
+        let c = shipped("connect4-gumbel.toml").unwrap();
         assert_eq!(c.game.to_string(), "connect4:7x6");
         assert_eq!((c.search.mode, c.search.simulations), (SearchMode::Gumbel, 64));
         assert_eq!(c.selfplay.full_search_fraction, 1.0);
@@ -635,14 +687,42 @@ mod tests {
         // It is what a new Connect Four run gets without a config (issue 35).
         assert_eq!(c, RunConfig::for_game(GameSpec::connect4()));
         assert_eq!(RunConfig::for_game("connect4:saiblo".parse().unwrap()).search.mode, SearchMode::Gumbel);
-        // A config file's missing keys keep the plain defaults: PUCT for every game.
         assert_eq!(RunConfig::default().search.mode, SearchMode::Puct);
     }
 
     #[test]
+    fn a_users_file_changes_the_keys_it_names_over_its_games_defaults() {
+        use dojo_arch::precision::Precision;
+        // What the f32 runs of 2026-12-07 were started with: before, the keys it did not name
+        // took the plain defaults, and Connect Four self-played by PUCT.
+        let text = "game = \"connect4\"\n\n[train]\nprecision = \"f32\"\n";
+        let mut expected = RunConfig::for_game(GameSpec::connect4());
+        expected.train.precision = PrecisionChoice::Fixed(Precision::F32);
+        assert_eq!(RunConfig::from_user_toml(text, None).unwrap(), expected);
+        assert_eq!(RunConfig::from_user_toml(text, None).unwrap().search.mode, SearchMode::Gumbel);
+        // A run directory's own config.toml (every key written) reads exactly as written.
+        assert_eq!(RunConfig::from_toml(text).unwrap().search.mode, SearchMode::Puct);
+        // No game named: Connect Four's; a game given replaces the file's, with its defaults.
+        assert_eq!(RunConfig::from_user_toml("", None).unwrap(), RunConfig::for_game(GameSpec::connect4()));
+        let twenty48 = GameSpec::Twenty48;
+        let c = RunConfig::from_user_toml(text, Some(&twenty48)).unwrap();
+        let mut expected = RunConfig::for_game(twenty48);
+        expected.train.precision = PrecisionChoice::Fixed(Precision::F32);
+        assert_eq!((c.gating.games, c.selfplay.temperature_moves), (8, 0), "a one-player game's gate and self-play");
+        assert_eq!(c, expected);
+        // A section's other keys stay the game's: naming one search key keeps Gumbel.
+        let c = RunConfig::from_user_toml("[search]\nc_puct = 2.0\n", None).unwrap();
+        assert_eq!((c.search.mode, c.search.simulations, c.search.c_puct), (SearchMode::Gumbel, 64, 2.0));
+        // A typo is still refused, with its line; a bad value after layering too.
+        let typo = RunConfig::from_user_toml("game = \"connect4\"\n[search]\nsimulatons = 5\n", None).unwrap_err();
+        assert!(typo.to_string().contains("line 3") && typo.to_string().contains("simulatons"), "{typo}");
+        let zero = RunConfig::from_user_toml("[gating]\ngames = 7\n", None).unwrap_err();
+        assert!(matches!(&zero, ConfigError::OutOfRange { key: "gating.games", .. }), "{zero:?}");
+    }
+
+    #[test]
     fn the_shipped_saiblo_continuation_config_is_a_new_saiblo_run_but_for_the_cap_and_the_gate() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/saiblo-continue.toml");
-        let c = RunConfig::load(&path).unwrap();
+        let c = shipped("saiblo-continue.toml").unwrap();
         let mut expected = RunConfig::for_game("connect4:saiblo".parse().unwrap());
         assert_ne!((expected.replay.max_samples_per_position, expected.gating.every_versions), (2.0, 0));
         expected.replay.max_samples_per_position = 2.0;
@@ -652,8 +732,7 @@ mod tests {
 
     #[test]
     fn the_shipped_puct_config_is_the_connect_four_defaults_before_issue_35() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/connect4-puct.toml");
-        let c = RunConfig::load(&path).unwrap();
+        let c = shipped("connect4-puct.toml").unwrap();
         assert_eq!(c, RunConfig::default(), "PUCT at 200/50 playouts, a quarter of the moves trained");
         assert_eq!((c.search.mode, c.search.simulations), (SearchMode::Puct, 200));
         assert_eq!((c.selfplay.full_search_fraction, c.selfplay.fast_simulations), (0.25, 50));
@@ -663,7 +742,7 @@ mod tests {
     fn a_config_that_cannot_be_read_names_its_file_and_the_reason_once() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("none.toml");
-        let err = RunConfig::load(&missing).unwrap_err();
+        let err = RunConfig::load(&missing, None).unwrap_err();
         assert!(matches!(&err, ConfigError::Read { path, .. } if *path == missing), "{err:?}");
         let reason = std::fs::read(&missing).unwrap_err();
         assert_eq!(err.to_string(), format!("cannot read {}: {reason}", missing.display()));

@@ -133,7 +133,7 @@ impl RunDir {
     /// unless `config` is None.
     pub fn create_or_open(&self, config: Option<&RunConfig>) -> Result<(RunConfig, String), RunDirError> {
         if self.exists() {
-            let stored = RunConfig::load(&self.config())?;
+            let stored = RunConfig::load_stored(&self.config())?;
             if let Some(c) = config {
                 if c.game != stored.game || c.net != stored.net {
                     let (stored, given) = (GameAndNet::of(&stored), GameAndNet::of(c));

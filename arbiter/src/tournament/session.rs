@@ -96,7 +96,7 @@ pub fn plan(run_dir: &std::path::Path, request: &Request) -> Result<Plan, Tourna
     if !run.exists() {
         return Err(TournamentError::NotARun { path: run_dir.to_path_buf() });
     }
-    let config = RunConfig::load(&run.config())?;
+    let config = RunConfig::load_stored(&run.config())?;
     let dir = tournament_dir(&run.tournaments(), &request.name)?;
     let before = dir.read_spec()?;
     let game = board(request, &config, before.as_ref())?;

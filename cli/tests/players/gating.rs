@@ -31,7 +31,7 @@ fn gating_lines(run: &RunDir) -> Vec<serde_json::Value> {
 }
 
 fn set_promote_score(run: &RunDir, score: f64) {
-    let mut c = RunConfig::load(&run.config()).unwrap();
+    let mut c = RunConfig::load_stored(&run.config()).unwrap();
     c.gating.promote_score = score;
     std::fs::write(run.config(), c.to_toml()).unwrap();
 }

@@ -196,7 +196,7 @@ fn auxiliary_policy_targets_switched_on_train_report_their_losses_and_leave_play
     let args = ["train", "--run-dir", path(&plain), "--config", path(&config), "--steps", "0", "--http", "off"];
     assert!(dojo(&args).status.success());
     let run_config = plain.join("config.toml");
-    let mut resumed = dojo_run::config::RunConfig::load(&run_config).unwrap();
+    let mut resumed = dojo_run::config::RunConfig::load_stored(&run_config).unwrap();
     resumed.train.soft_policy_weight = 8.0;
     std::fs::write(&run_config, resumed.to_toml()).unwrap();
     let error = error_line(&["train", "--run-dir", path(&plain), "--steps", "2", "--http", "off"]);
