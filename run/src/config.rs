@@ -367,8 +367,7 @@ impl RunConfig {
         let named: RunConfig = toml::from_str(text).map_err(|error| ConfigError::Parse { error })?;
         let file: toml::Table = toml::from_str(text).map_err(|error| ConfigError::Parse { error })?;
         let game = game.cloned().unwrap_or(named.game);
-        let mut layered: toml::Table =
-            toml::from_str(&RunConfig::for_game(game.clone()).to_toml()).expect("a config's TOML reads back");
+        let mut layered = toml::Table::try_from(RunConfig::for_game(game.clone())).expect("the config serialises");
         overlay(&mut layered, file);
         layered.insert("game".into(), toml::Value::String(game.to_string()));
         let config: RunConfig = layered.try_into().map_err(|error| ConfigError::Parse { error })?;
